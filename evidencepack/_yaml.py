@@ -1,0 +1,156 @@
+"""Safe YAML loading that remembers where every value came from and rejects duplicate keys.
+
+PyYAML's ``SafeLoader`` builds plain Python objects; on the way we record the line and column
+of each mapping key and value so validation errors can say ``pack.yaml:12:5: field.path: ...``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import InputError
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Position:
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.column}"
+
+
+@dataclass
+class LocatedDocument:
+    """A YAML document as Python data plus the source position of each node, keyed by path."""
+
+    data: Any
+    value_positions: dict[Loc, Position] = field(default_factory=dict)
+    key_positions: dict[Loc, Position] = field(default_factory=dict)
+
+    def position(self, loc: Loc, *, prefer_key: bool = False) -> tuple[Position, Loc]:
+        """The position of the deepest known node along ``loc`` and the part of ``loc`` it matched.
+
+        Elements of ``loc`` that name no node (pydantic adds union member names such as
+        ``"str"``) are skipped, so the matched path is what a user sees in the file.
+        """
+        matched: Loc = ()
+        for element in loc:
+            trial = (*matched, element)
+            if trial in self.value_positions:
+                matched = trial
+        if prefer_key and matched in self.key_positions:
+            return self.key_positions[matched], matched
+        return self.value_positions.get(matched, Position(1, 1)), matched
+
+
+_PLAIN_TAGS = frozenset(
+    f"tag:yaml.org,2002:{name}"
+    for name in ("map", "seq", "str", "int", "float", "bool", "null", "timestamp")
+)
+
+
+def _mark(node: yaml.Node) -> Position:
+    return Position(node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def load_located(path: Path) -> LocatedDocument:
+    """Parse one YAML document from ``path`` with the safe loader, keeping node positions.
+
+    Raises InputError listing every syntax problem or duplicate key with ``file:line:col``.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise InputError(f"{path}: no such file") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc
+
+    loader = yaml.SafeLoader(text)
+    try:
+        root = loader.get_single_node()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
+        raise InputError(f"{path}:{where}: YAML syntax error: {exc.problem or exc}") from exc
+    except yaml.YAMLError as exc:
+        raise InputError(f"{path}: YAML error: {exc}") from exc
+    finally:
+        loader.dispose()
+
+    doc = LocatedDocument(data=None)
+    problems: list[str] = []
+    if root is None:
+        raise InputError(f"{path}:1:1: the file is empty")
+    doc.data = _build(root, (), doc, problems, path, loader)
+    if problems:
+        raise InputError(f"{path}: {len(problems)} YAML problem(s)", problems)
+    return doc
+
+
+def _build(
+    node: yaml.Node,
+    loc: Loc,
+    doc: LocatedDocument,
+    problems: list[str],
+    path: Path,
+    loader: yaml.SafeLoader,
+) -> Any:
+    doc.value_positions[loc] = _mark(node)
+    if node.tag not in _PLAIN_TAGS:
+        problems.append(
+            f"{path}:{_mark(node)}: {_dotted(loc)}: the YAML tag {node.tag!r} is not allowed"
+        )
+        return None
+    if isinstance(node, yaml.MappingNode):
+        result: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                problems.append(f"{path}:{_mark(key_node)}: YAML merge keys (<<) are not supported")
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                problems.append(f"{path}:{_mark(key_node)}: mapping keys must be plain scalars")
+                continue
+            key = loader.construct_object(key_node)
+            if not isinstance(key, str | int):
+                key = str(key)
+            child = (*loc, key)
+            if key in result:
+                first = doc.key_positions[child]
+                problems.append(
+                    f"{path}:{_mark(key_node)}: {_dotted(child)}: duplicate key "
+                    f"(first defined at line {first.line})"
+                )
+                continue
+            doc.key_positions[child] = _mark(key_node)
+            result[key] = _build(value_node, child, doc, problems, path, loader)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [
+            _build(item, (*loc, index), doc, problems, path, loader)
+            for index, item in enumerate(node.value)
+        ]
+    try:
+        return loader.construct_object(node)
+    except yaml.constructor.ConstructorError as exc:
+        problems.append(f"{path}:{_mark(node)}: {_dotted(loc)}: {exc.problem}")
+        return None
+
+
+def _dotted(loc: Loc) -> str:
+    out = ""
+    for element in loc:
+        if isinstance(element, int):
+            out += f"[{element}]"
+        else:
+            out += f".{element}" if out else str(element)
+    return out or "(document)"
+
+
+dotted = _dotted

@@ -1,0 +1,90 @@
+"""The one error tree: every failure a user can see is an EvidencePackError with its exit code.
+
+Exit codes: 0 ok, 1 checks or verification failed, 2 usage, 3 could not run.
+Third-party errors are caught in the one module that calls that library and re-raised
+``from`` the original as one of these types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_COULD_NOT_RUN = 3
+
+EXIT_CODES_HELP = """exit codes:
+  0  ok
+  1  checks or verification failed (invalid spec, rejected input, failed check)
+  2  usage error (bad command-line arguments)
+  3  could not run (I/O error, missing system library, signing service unreachable)"""
+
+
+class EvidencePackError(Exception):
+    """Base of every error evidencepack reports to a user."""
+
+    exit_code: int = EXIT_COULD_NOT_RUN
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(EvidencePackError):
+    """The command line itself is wrong."""
+
+    exit_code = EXIT_USAGE
+
+
+class InputError(EvidencePackError):
+    """An input file is malformed, missing or not what it claims to be.
+
+    ``problems`` holds one ``file:line:col: field: message`` string per finding so that
+    every problem is reported at once, not only the first.
+    """
+
+    exit_code = EXIT_FAILED
+
+    def __init__(self, message: str, problems: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.problems: tuple[str, ...] = tuple(problems) or (message,)
+
+
+class SpecError(InputError):
+    """The pack spec (pack.yaml) is invalid."""
+
+
+class CheckFailed(EvidencePackError):
+    """A hard check or a verification failed."""
+
+    exit_code = EXIT_FAILED
+
+
+class VerificationError(CheckFailed):
+    """A signature, identity or file digest did not verify."""
+
+
+class SchemaDriftError(CheckFailed):
+    """The JSON Schemas in schemas/ differ from what the models generate."""
+
+
+class CouldNotRun(EvidencePackError):
+    """The environment prevented the run: I/O, a missing system library, an unreachable service."""
+
+    exit_code = EXIT_COULD_NOT_RUN
+
+
+class StoreError(CouldNotRun):
+    """The DuckDB evidence store failed."""
+
+
+class RenderError(CouldNotRun):
+    """The report could not be rendered (template or WeasyPrint failure, missing libraries)."""
+
+
+class SigningError(CouldNotRun):
+    """Signing could not complete (no credentials, service unreachable, bad key)."""

@@ -1,0 +1,307 @@
+"""The pack spec (``pack.yaml``, ``apiVersion: evidencepack/v1``): decision frame, run conditions.
+
+``load_spec()`` reads it with the safe YAML loader and reports every problem as
+``pack.yaml:LINE:COL: field.path: message``; evidence paths resolve relative to the spec's folder.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints
+
+from ._models import Fraction, NonEmptyStr, NonNegativeFloat, PositiveFloat, Sha256Hex, StrictModel
+from ._validation import located_problem, validate_located
+from ._yaml import Loc, load_located
+from .errors import SpecError
+
+API_VERSION = "evidencepack/v1"
+
+Slug = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
+CheckId = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*$")]
+Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
+PositiveInt = Annotated[int, Field(gt=0)]
+
+
+class Decision(StrictModel):
+    """What is being decided, by whom, as of when."""
+
+    id: Slug
+    question: NonEmptyStr
+    owner: NonEmptyStr
+    date: dt.date
+
+
+class Task(StrictModel):
+    statement: NonEmptyStr
+
+
+class Dataset(StrictModel):
+    """The prompts the team scores its model on; identified by a digest, a path, or both."""
+
+    name: NonEmptyStr
+    version: NonEmptyStr
+    size_items: PositiveInt
+    digest: Sha256Hex | None = None
+    path: str | None = None
+
+
+class QualityBar(StrictModel):
+    """The team's own quality bar.
+
+    ``judged_on: confidence_bound`` compares the bar with the conservative end of the
+    confidence interval (the lower bound when higher is better); ``point_estimate`` with the
+    estimate itself.
+    """
+
+    threshold: float = Field(allow_inf_nan=False)
+    judged_on: Literal["point_estimate", "confidence_bound"] = "confidence_bound"
+    confidence_level: float = Field(default=0.95, gt=0.5, lt=1)
+
+
+class Scoring(StrictModel):
+    metric: NonEmptyStr
+    direction: Literal["higher_is_better", "lower_is_better"] = "higher_is_better"
+    bar: QualityBar
+
+
+class TokenLengths(StrictModel):
+    mean: PositiveFloat
+    p50: PositiveFloat | None = None
+    p90: PositiveFloat | None = None
+    p99: PositiveFloat | None = None
+
+
+class Traffic(StrictModel):
+    pattern: Literal["interactive", "batch"]
+    peak_requests_per_s: PositiveFloat
+    input_tokens: TokenLengths
+    output_tokens: TokenLengths
+    utilisation: Fraction = Field(default=0.6, gt=0)
+
+
+class Slo(StrictModel):
+    ttft_p99_ms: PositiveFloat
+    tpot_p99_ms: PositiveFloat
+    e2e_p99_ms: PositiveFloat | None = None
+    max_error_rate: Fraction = 0.01
+
+
+class ModelIdentity(StrictModel):
+    name: NonEmptyStr
+    digest: Sha256Hex
+
+
+class Runtime(StrictModel):
+    name: NonEmptyStr
+    version: NonEmptyStr
+
+
+class Envelope(StrictModel):
+    """The frozen run conditions that performance runs and quality evals must share."""
+
+    model: ModelIdentity
+    precision: NonEmptyStr
+    runtime: Runtime
+    max_concurrency: PositiveInt | None = None
+    max_batch_size: PositiveInt | None = None
+    settings: dict[str, str | int | float | bool] = Field(default_factory=dict)
+
+
+class Hardware(StrictModel):
+    accelerator: NonEmptyStr
+    accelerators_per_node: PositiveInt
+    nodes: PositiveInt = 1
+    accelerators_per_replica: PositiveInt
+
+
+class Stack(StrictModel):
+    runtime: NonEmptyStr
+    version: NonEmptyStr
+    precision: NonEmptyStr
+
+
+class Price(StrictModel):
+    per_accelerator_hour: PositiveFloat
+    currency: Currency = "USD"
+
+
+class EvidenceRef(StrictModel):
+    """A file or folder the pack rests on, relative to the spec; ``sha256`` pins a file's bytes."""
+
+    path: NonEmptyStr
+    sha256: Sha256Hex | None = None
+
+
+class MlperfRef(EvidenceRef):
+    """An MLPerf reference: a results tree, one submission result, or a LoadGen output folder.
+
+    ``result`` picks one result by its stable key
+    (``v5.1/closed/AMD/<system>/llama2-70b-99/Server``) when ``path`` holds several;
+    ``round`` names the round whose rules a team's own LoadGen run is checked against.
+    """
+
+    result: str | None = None
+    round: str | None = None
+
+
+class Evidence(StrictModel):
+    mlperf: list[MlperfRef] = Field(default_factory=list)
+    runs: list[EvidenceRef] = Field(default_factory=list)
+    scores: list[EvidenceRef] = Field(default_factory=list)
+
+
+class Candidate(StrictModel):
+    id: Slug
+    description: str | None = None
+    hardware: Hardware
+    stack: Stack
+    price: Price
+    evidence: Evidence = Field(default_factory=Evidence)
+
+
+class Waiver(StrictModel):
+    check: CheckId
+    candidate: Slug | None = None
+    reason: NonEmptyStr
+    approver: NonEmptyStr
+    expires: dt.date
+
+
+class Approval(StrictModel):
+    name: NonEmptyStr
+    role: NonEmptyStr
+    date: dt.date
+
+
+class PackSpec(StrictModel):
+    """The whole pack spec, version ``evidencepack/v1``."""
+
+    api_version: Literal["evidencepack/v1"] = Field(alias="apiVersion")
+    decision: Decision
+    task: Task
+    dataset: Dataset
+    scoring: Scoring
+    traffic: Traffic
+    slo: Slo
+    envelope: Envelope
+    candidates: list[Candidate] = Field(min_length=1)
+    headroom: NonNegativeFloat = Field(default=0.2, le=10)
+    stack_mismatch_discount: Fraction = 0.0
+    objective: Literal["lowest_cost_at_slo", "fewest_accelerators", "highest_quality"] = (
+        "lowest_cost_at_slo"
+    )
+    chosen: Slug | None = None
+    waivers: list[Waiver] = Field(default_factory=list)
+    approvals: list[Approval] = Field(default_factory=list)
+
+    def candidate(self, candidate_id: str) -> Candidate:
+        for candidate in self.candidates:
+            if candidate.id == candidate_id:
+                return candidate
+        raise KeyError(candidate_id)
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    """A validated spec with the file it came from; resolves evidence paths."""
+
+    spec: PackSpec
+    path: Path
+    allow_outside: bool = False
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.resolve().parent
+
+    def resolve(self, relative: str) -> Path:
+        return (self.base_dir / relative).resolve()
+
+    def evidence_refs(self) -> Iterator[tuple[Loc, str, EvidenceRef]]:
+        """Every evidence reference with its spec location and role (mlperf, runs, scores)."""
+        yield from _evidence_refs(self.spec)
+
+
+def _evidence_refs(spec: PackSpec) -> Iterator[tuple[Loc, str, EvidenceRef]]:
+    for ci, candidate in enumerate(spec.candidates):
+        for role in ("mlperf", "runs", "scores"):
+            refs: list[EvidenceRef] = list(getattr(candidate.evidence, role))
+            for ri, ref in enumerate(refs):
+                yield ("candidates", ci, "evidence", role, ri, "path"), role, ref
+
+
+def load_spec(path: Path, *, allow_outside: bool = False) -> LoadedSpec:
+    """Load and validate ``path``; raise SpecError listing every problem with line and column."""
+    from .errors import InputError
+
+    try:
+        doc = load_located(path)
+        spec = validate_located(PackSpec, doc, path)
+    except InputError as exc:
+        raise SpecError(exc.message, exc.problems) from exc
+
+    problems = [located_problem(doc, path, loc, msg) for loc, msg in _semantic_problems(spec)]
+    base = path.resolve().parent
+    for loc, _role, ref in _evidence_refs(spec):
+        problem = _path_problem(base, ref.path, allow_outside=allow_outside)
+        if problem:
+            problems.append(located_problem(doc, path, loc, problem))
+    if spec.dataset.path is not None:
+        problem = _path_problem(base, spec.dataset.path, allow_outside=allow_outside)
+        if problem:
+            problems.append(located_problem(doc, path, ("dataset", "path"), problem))
+    if problems:
+        raise SpecError(f"{path}: {len(problems)} problem(s) in the spec", problems)
+    return LoadedSpec(spec=spec, path=path, allow_outside=allow_outside)
+
+
+def _semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
+    ids = [c.id for c in spec.candidates]
+    seen: set[str] = set()
+    for index, candidate in enumerate(spec.candidates):
+        if candidate.id in seen:
+            yield ("candidates", index, "id"), f"duplicate candidate id {candidate.id!r}"
+        seen.add(candidate.id)
+        hw = candidate.hardware
+        total = hw.accelerators_per_node * hw.nodes
+        if hw.accelerators_per_replica > total:
+            yield (
+                ("candidates", index, "hardware", "accelerators_per_replica"),
+                f"{hw.accelerators_per_replica} accelerators per replica exceed the "
+                f"{total} the candidate has ({hw.nodes} node(s) x {hw.accelerators_per_node})",
+            )
+    if spec.chosen is not None and spec.chosen not in ids:
+        yield ("chosen",), f"{spec.chosen!r} is not a candidate id; candidates: {', '.join(ids)}"
+    for index, waiver in enumerate(spec.waivers):
+        if waiver.candidate is not None and waiver.candidate not in ids:
+            yield ("waivers", index, "candidate"), f"{waiver.candidate!r} is not a candidate id"
+    if spec.dataset.digest is None and spec.dataset.path is None:
+        yield ("dataset",), "give the dataset's digest, its path, or both"
+    for index, candidate in enumerate(spec.candidates):
+        for ri, ref in enumerate(candidate.evidence.mlperf):
+            if ref.round is not None and ref.round not in KNOWN_ROUNDS:
+                yield (
+                    ("candidates", index, "evidence", "mlperf", ri, "round"),
+                    f"unknown MLPerf round {ref.round!r}; known: {', '.join(KNOWN_ROUNDS)}",
+                )
+
+
+KNOWN_ROUNDS = ("v4.0", "v4.1", "v5.0", "v5.1", "v6.0")
+
+
+def _path_problem(base: Path, relative: str, *, allow_outside: bool) -> str | None:
+    if Path(relative).is_absolute() and not allow_outside:
+        return f"absolute path {relative!r} is not allowed (use a path relative to the spec)"
+    target = (base / relative).resolve()
+    if not allow_outside and not target.is_relative_to(base):
+        return (
+            f"path {relative!r} resolves to {target}, outside the spec's folder {base} "
+            "(symlinks included); pass --allow-outside-paths to permit it"
+        )
+    if not target.exists():
+        return f"path {relative!r} does not exist (looked for {target})"
+    return None

@@ -1,0 +1,52 @@
+"""Shared fixtures: the real data in ../shared/data, the sample spec, and spec-writing helpers."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = Path(os.environ.get("EVIDENCEPACK_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+SAMPLE_SPEC = REPO_ROOT / "samples" / "pack.yaml"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens", action="store_true", help="rewrite golden files from the current output"
+    )
+
+
+@pytest.fixture(scope="session")
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-goldens"))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The real inputs in ../shared/data. Missing data fails the test with a clear message."""
+    if not (SHARED_DATA / "README.md").is_file():
+        pytest.fail(
+            f"the real test data is missing: expected {SHARED_DATA} (the shared folder beside the "
+            "checkout; set EVIDENCEPACK_SHARED_DATA to point elsewhere)",
+            pytrace=False,
+        )
+    return SHARED_DATA
+
+
+@pytest.fixture
+def sample_text() -> str:
+    return SAMPLE_SPEC.read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def write_spec(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Write spec text into a fresh folder and return its path."""
+
+    def write(text: str, name: str = "pack.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    return write

@@ -1,0 +1,164 @@
+"""The pack spec: the sample validates; each kind of mistake is reported with file:line:col."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from evidencepack._cli import main
+from evidencepack.errors import SpecError
+from evidencepack.spec import load_spec
+
+from .conftest import SAMPLE_SPEC
+
+
+def _problems(path: Path, **kwargs: bool) -> list[str]:
+    with pytest.raises(SpecError) as info:
+        load_spec(path, **kwargs)
+    return list(info.value.problems)
+
+
+def _line_of(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def test_sample_spec_validates() -> None:
+    loaded = load_spec(SAMPLE_SPEC)
+    spec = loaded.spec
+    assert spec.api_version == "evidencepack/v1"
+    assert [c.id for c in spec.candidates] == ["h200-vllm", "mi325x-vllm", "b200-trtllm"]
+    assert spec.traffic.pattern == "interactive"
+    assert spec.envelope.precision == "fp8"
+    assert spec.chosen == "mi325x-vllm"
+    assert main(["validate", str(SAMPLE_SPEC)]) == 0
+
+
+def test_misspelt_key_names_line_column_and_suggestion(sample_text, write_spec, capsys) -> None:
+    text = sample_text.replace("  ttft_p99_ms: 2000", "  ttft_p99ms: 2000")
+    path = write_spec(text)
+    line = _line_of(text, "ttft_p99ms")
+    problems = _problems(path)
+    assert f"{path}:{line}:3: slo.ttft_p99ms: unknown key; did you mean 'ttft_p99_ms'?" in problems
+    # The missing correct key is reported in the same run: every problem at once.
+    assert any("slo.ttft_p99_ms: required field is missing" in p for p in problems)
+    assert main(["validate", str(path)]) == 1
+    assert f"{path}:{line}:3: slo.ttft_p99ms" in capsys.readouterr().err
+
+
+def test_duplicate_key_is_rejected(sample_text, write_spec) -> None:
+    text = sample_text.replace(
+        "  max_error_rate: 0.01", "  max_error_rate: 0.01\n  max_error_rate: 0.5"
+    )
+    path = write_spec(text)
+    line = _line_of(text, "max_error_rate: 0.5")
+    first = _line_of(text, "max_error_rate: 0.01")
+    assert _problems(path) == [
+        f"{path}:{line}:3: slo.max_error_rate: duplicate key (first defined at line {first})"
+    ]
+    assert main(["validate", str(path)]) == 1
+
+
+def test_wrong_type_names_field(sample_text, write_spec) -> None:
+    text = sample_text.replace("peak_requests_per_s: 14", "peak_requests_per_s: lots")
+    path = write_spec(text)
+    line = _line_of(text, "peak_requests_per_s: lots")
+    (problem,) = _problems(path)
+    assert problem.startswith(f"{path}:{line}:24: traffic.peak_requests_per_s: ")
+    assert "valid number" in problem
+    assert main(["validate", str(path)]) == 1
+
+
+def test_unquoted_version_gets_a_hint(sample_text, write_spec) -> None:
+    path = write_spec(sample_text.replace('version: "2026.11"', "version: 2026.11"))
+    (problem,) = _problems(path)
+    assert "dataset.version" in problem
+    assert "quote the value" in problem
+
+
+def test_missing_required_field_points_at_parent(sample_text, write_spec) -> None:
+    text = sample_text.replace("  owner: ML Platform team (sample)\n", "")
+    path = write_spec(text)
+    line = _line_of(text, "  id: contract-summariser-2026q4")
+    assert _problems(path) == [f"{path}:{line}:3: decision.owner: required field is missing"]
+    assert main(["validate", str(path)]) == 1
+
+
+def _with_run(sample_text: str, run_path: str) -> str:
+    return sample_text.replace(
+        "    price: {per_accelerator_hour: 2.90, currency: USD}\n",
+        "    price: {per_accelerator_hour: 2.90, currency: USD}\n"
+        f"    evidence:\n      runs:\n        - path: {run_path}\n",
+    )
+
+
+def test_path_outside_folder_is_refused(sample_text, write_spec, tmp_path) -> None:
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.json"
+    outside.write_text("{}")
+    text = _with_run(sample_text, f"../{outside.name}")
+    path = write_spec(text)
+    line = _line_of(text, f"- path: ../{outside.name}")
+    (problem,) = _problems(path)
+    assert problem.startswith(f"{path}:{line}:17: candidates[1].evidence.runs[0].path: ")
+    assert "outside the spec's folder" in problem
+    assert main(["validate", str(path)]) == 1
+    # The explicit flag permits it.
+    assert load_spec(path, allow_outside=True).resolve(f"../{outside.name}") == outside.resolve()
+    assert main(["validate", "--allow-outside-paths", str(path)]) == 0
+
+
+def test_symlink_escaping_the_folder_is_refused(sample_text, write_spec, tmp_path) -> None:
+    target = tmp_path.parent / f"{tmp_path.name}-secret.json"
+    target.write_text("{}")
+    os.symlink(target, tmp_path / "innocent.json")
+    path = write_spec(_with_run(sample_text, "innocent.json"))
+    (problem,) = _problems(path)
+    assert "candidates[1].evidence.runs[0].path" in problem
+    assert "outside the spec's folder" in problem
+
+
+def test_missing_evidence_file_and_semantic_rules(sample_text, write_spec) -> None:
+    text = _with_run(sample_text, "runs/none.json").replace("chosen: mi325x-vllm", "chosen: tpu")
+    text = text.replace("accelerators_per_replica: 2", "accelerators_per_replica: 16")
+    path = write_spec(text)
+    problems = _problems(path)
+    assert len(problems) == 3
+    assert any(
+        "candidates[0].hardware.accelerators_per_replica: 16 accelerators" in p for p in problems
+    )
+    assert any("runs[0].path: path 'runs/none.json' does not exist" in p for p in problems)
+    assert any("chosen: 'tpu' is not a candidate id" in p for p in problems)
+
+
+def test_yaml_syntax_error_has_position(write_spec) -> None:
+    path = write_spec("apiVersion: evidencepack/v1\ndecision: [unclosed\n")
+    with pytest.raises(SpecError) as info:
+        load_spec(path)
+    assert f"{path}:3:1: YAML syntax error" in info.value.message
+
+
+def test_unsafe_yaml_tags_are_refused(sample_text, write_spec) -> None:
+    path = write_spec(
+        sample_text.replace(
+            "owner: ML Platform team (sample)", "owner: !!python/object/apply:os.system ['true']"
+        )
+    )
+    (problem,) = _problems(path)
+    assert "decision.owner" in problem
+    assert (
+        "the YAML tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed" in problem
+    )
+
+
+def test_validate_json_lists_every_problem(sample_text, write_spec, capsys) -> None:
+    import json
+
+    text = sample_text.replace("  ttft_p99_ms: 2000", "  ttft_p99ms: 2000").replace(
+        "peak_requests_per_s: 14", "peak_requests_per_s: -3"
+    )
+    path = write_spec(text)
+    assert main(["validate", "--json", str(path)]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["valid"] is False
+    assert len(out["problems"]) == 3

@@ -1,0 +1,114 @@
+"""The DuckDB evidence store: one connection, versioned DDL, the files table every input cites.
+
+Each stage owns one DDL module in this package (``files``, ``mlperf``, ``runs``, ...) exposing
+``DDL: tuple[str, ...]``; ``_DDL_MODULES`` lists them in creation order. Any DDL change bumps
+``STORE_VERSION``. Every ``duckdb.Error`` is re-raised here as StoreError.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..errors import StoreError
+from ..provenance import FileRecord
+
+STORE_VERSION = 1
+
+_DDL_MODULES: tuple[str, ...] = ("files",)
+
+
+class Store:
+    """A DuckDB database (a file, or in memory when ``path`` is None) with evidencepack's tables."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        try:
+            self.con = duckdb.connect(str(path) if path else ":memory:")
+        except duckdb.Error as exc:
+            raise StoreError(f"cannot open the evidence store {path}: {exc}") from exc
+        self._migrate()
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- queries ----------------------------------------------------------------------------
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None) -> Any:
+        """Run one parameterised statement; values always travel as parameters, never as SQL."""
+        try:
+            return self.con.execute(sql, params) if params is not None else self.con.execute(sql)
+        except duckdb.Error as exc:
+            raise StoreError(f"evidence store query failed: {exc}") from exc
+
+    def rows(
+        self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
+        """Rows as dicts (column name -> value)."""
+        cursor = self.execute(sql, params)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All or nothing: a failed input leaves no rows behind."""
+        self.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self.execute("ROLLBACK")
+            raise
+        self.execute("COMMIT")
+
+    # -- files ------------------------------------------------------------------------------
+
+    def record_file(self, record: FileRecord, role: str) -> None:
+        """Record a file read (idempotent on path and sha256)."""
+        self.execute(
+            """
+            INSERT INTO files (sha256, path, size_bytes, role, tool, tool_version, warnings)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (sha256, path) DO NOTHING
+            """,
+            [
+                record.sha256,
+                record.path,
+                record.size_bytes,
+                role,
+                record.tool,
+                record.tool_version,
+                list(record.warnings),
+            ],
+        )
+
+    # -- schema -----------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        self.execute(
+            "CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR)"
+        )
+        found = self.execute("SELECT value FROM store_meta WHERE key = 'store_version'").fetchone()
+        if found is not None and int(found[0]) != STORE_VERSION:
+            raise StoreError(
+                f"the evidence store {self.path} has format version {found[0]}; this evidencepack "
+                f"writes version {STORE_VERSION}: import into a new file"
+            )
+        for name in _DDL_MODULES:
+            module = importlib.import_module(f"{__name__}.{name}")
+            for statement in module.DDL:
+                self.execute(statement)
+        self.execute(
+            "INSERT INTO store_meta VALUES ('store_version', ?) ON CONFLICT (key) DO NOTHING",
+            [str(STORE_VERSION)],
+        )

@@ -26,8 +26,11 @@ SCHEMA_ID_BASE = "https://evidencepack.dev/schemas/"
 
 def _documents() -> dict[str, type[BaseModel]]:
     """File name -> model. Imported lazily so adding a stage does not slow start-up."""
+    from .analyze.models import DecisionDocument
+
     return {
         "pack-spec.v1.schema.json": PackSpec,
+        "decision.v1.schema.json": DecisionDocument,
     }
 
 

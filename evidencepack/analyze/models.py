@@ -1,0 +1,258 @@
+"""The analysis results: checks, comparability, capacity, cost, quality, claims and the decision.
+
+``DecisionDocument`` is written as ``decision.json`` (apiVersion ``evidencepack/decision/v1``)
+and is everything the report renders: the templates read nothing else.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import Field
+
+from .._models import Sha256Hex, StrictModel
+from ..spec import PackSpec
+
+DECISION_API_VERSION: Literal["evidencepack/decision/v1"] = "evidencepack/decision/v1"
+
+Status = Literal["PASS", "WARN", "FAIL"]
+ClaimKind = Literal["measured", "proxy", "inherited"]
+"""measured: the team's own runs/scores of the candidate; proxy: the reference model on the
+candidate's hardware (MLPerf); inherited: a vendor's or MLPerf's figure taken as given."""
+
+
+class InputFile(StrictModel):
+    """One input file of the pack: where it sits in the pack, what it is, its digest."""
+
+    pack_path: str = Field(description="relative POSIX path inside the pack (inputs/...)")
+    spec_path: str = Field(description="the path as the spec names it")
+    role: Literal["spec", "dataset", "mlperf", "runs", "scores"]
+    candidate: str | None = None
+    sha256: Sha256Hex
+    size_bytes: int = Field(ge=0)
+    format: str | None = Field(default=None, description="detected format id")
+    tool: str | None = None
+    tool_version: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+class EvidenceLink(StrictModel):
+    """A pointer from a figure to what it rests on: a store row and the file it came from."""
+
+    row: str = Field(description="run id, score-set id, MLPerf result key or check id")
+    file_sha256: Sha256Hex | None = None
+    pack_path: str | None = None
+
+
+class Waived(StrictModel):
+    check: str
+    candidate: str | None
+    reason: str
+    approver: str
+    expires: dt.date
+
+
+class CheckResult(StrictModel):
+    """One check: a stable id, PASS/WARN/FAIL, a one-line reason and the evidence it used."""
+
+    id: str = Field(description="C1..C5, SLO-*, PROV-*")
+    title: str
+    candidate: str | None = None
+    status: Status
+    hard: bool = Field(description="a FAIL of a hard check blocks the candidate (unless waived)")
+    reason: str
+    evidence: tuple[EvidenceLink, ...] = ()
+    waived: Waived | None = None
+
+    @property
+    def blocking(self) -> bool:
+        return self.hard and self.status == "FAIL" and self.waived is None
+
+
+class FieldDifference(StrictModel):
+    field: str
+    envelope: str | None
+    observed: str | None
+    detail: str = Field(description="how much, or why it could not be compared")
+
+
+class ComparabilityRow(StrictModel):
+    """One run, score set or MLPerf reference against the frozen envelope."""
+
+    subject: str = Field(description="run id, score-set id or MLPerf result key")
+    kind: Literal["run", "scores", "mlperf"]
+    candidate: str
+    like_for_like: bool
+    differences: tuple[FieldDifference, ...] = ()
+    unknown: tuple[str, ...] = Field(
+        default=(), description="envelope fields the file does not state"
+    )
+
+
+class LoadPoint(StrictModel):
+    """One measured load level of a candidate (per replica)."""
+
+    run: str
+    offered_rate_rps: float | None = Field(description="open-loop target rate, if any")
+    concurrency: int | None = None
+    achieved_rate_rps: float = Field(
+        description="completed requests per second (Little's law for closed loop)"
+    )
+    output_tokens_per_s: float
+    ttft_p99_ms: float | None
+    tpot_p99_ms: float | None
+    e2e_p99_ms: float | None = None
+    error_rate: float
+    meets_slo: bool
+    misses: tuple[str, ...] = Field(
+        default=(), description="which SLO terms were missed, with values"
+    )
+
+
+class Capacity(StrictModel):
+    """The operating point X* and the accelerators needed for peak x (1 + headroom)."""
+
+    candidate: str
+    load_points: tuple[LoadPoint, ...]
+    method: Literal["open_loop", "littles_law", "offline", "none"]
+    confidence: Literal["sweep", "single_point", "none"]
+    operating_point_rps: float | None = Field(
+        description="X*: highest per-replica rate meeting the SLO"
+    )
+    operating_point_run: str | None
+    output_tokens_per_s_at_op: float | None
+    required_rate_rps: float = Field(description="peak_requests_per_s x (1 + headroom)")
+    replicas: int | None
+    accelerators_per_replica: int
+    accelerators: int | None
+    accelerators_per_server: int
+    servers: int | None
+    arithmetic: str = Field(description="the sizing arithmetic written out for the report")
+    reason: str
+
+
+class Spread(StrictModel):
+    runs: int
+    minimum: float
+    maximum: float
+
+
+class Cost(StrictModel):
+    candidate: str
+    currency: str
+    price_per_accelerator_hour: float
+    utilisation: float
+    per_million_output_tokens: float | None
+    per_request: float | None
+    per_month: float | None = Field(description="accelerators needed x price x 730 h")
+    spread_per_million_output_tokens: Spread | None = None
+    arithmetic: str
+    reason: str
+
+
+class Quality(StrictModel):
+    candidate: str
+    score_sets: tuple[str, ...]
+    metric: str
+    binary: bool
+    n_items: int
+    estimate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    confidence_level: float
+    method: Literal["wilson", "bootstrap", "none"]
+    bootstrap_seed: int | None = None
+    bar_threshold: float
+    judged_on: Literal["point_estimate", "confidence_bound"]
+    judged_value: float | None
+    meets_bar: bool
+    reason: str
+
+
+class MlperfReference(StrictModel):
+    """An MLPerf result cited for a candidate, beside the candidate's own stack."""
+
+    candidate: str
+    key: str
+    round: str | None
+    scenario: str
+    benchmark: str
+    validity: str
+    system: str
+    accelerator: str
+    accelerators_total: int | None
+    headline_value: float | None
+    headline_unit: str | None
+    per_accelerator_value: float | None
+    stack_runtime: str | None
+    stack_precision: str | None
+    stack_matches: bool
+    discount: float
+    discounted_per_accelerator_value: float | None
+    measured_ratio: float | None = Field(
+        description="reference per-accelerator output tokens/s over the candidate's measured value"
+    )
+    accuracy: dict[str, float] = Field(default_factory=dict)
+
+
+class Claim(StrictModel):
+    """A figure the report shows, typed by where it comes from, linked to its evidence."""
+
+    id: str
+    kind: ClaimKind
+    candidate: str | None
+    statement: str
+    value: float | None
+    unit: str
+    evidence: tuple[EvidenceLink, ...]
+
+
+class CandidateVerdict(StrictModel):
+    id: str
+    accelerator: str
+    stack: str
+    eligible: bool
+    accelerators_needed: int | None
+    servers_needed: int | None
+    cost_per_million_output_tokens: float | None
+    cost_per_month: float | None
+    currency: str
+    quality_estimate: float | None
+    quality_meets_bar: bool
+    failed_checks: tuple[str, ...]
+    reasons: tuple[str, ...]
+
+
+class DecisionDocument(StrictModel):
+    """decision.json: the complete analysis result and decision."""
+
+    api_version: Literal["evidencepack/decision/v1"] = Field(
+        default=DECISION_API_VERSION, alias="apiVersion"
+    )
+    tool_version: str
+    spec_sha256: Sha256Hex
+    decision_id: str
+    question: str
+    owner: str
+    as_of: dt.date
+    objective: str
+    recommendation: str | None
+    chosen: str | None
+    chosen_agrees: bool | None = Field(description="None when the spec names no chosen candidate")
+    verdict: Literal["PASS", "FAIL"] = Field(
+        description="FAIL when a hard check blocks the decision"
+    )
+    summary: str
+    candidates: tuple[CandidateVerdict, ...]
+    checks: tuple[CheckResult, ...]
+    comparability: tuple[ComparabilityRow, ...]
+    capacity: tuple[Capacity, ...]
+    cost: tuple[Cost, ...]
+    quality: tuple[Quality, ...]
+    references: tuple[MlperfReference, ...]
+    claims: tuple[Claim, ...]
+    waivers_applied: tuple[Waived, ...]
+    waivers_rejected: tuple[str, ...]
+    inputs: tuple[InputFile, ...]
+    spec: PackSpec = Field(description="the pack spec the decision was compiled from")

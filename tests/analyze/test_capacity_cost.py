@@ -1,0 +1,164 @@
+"""Capacity and cost against hand-computed values and DOMAIN.md's worked example."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from evidencepack.analyze.capacity import RunPoint, size_candidate
+from evidencepack.analyze.cost import cost_of, per_million_output_tokens
+from evidencepack.spec import load_spec
+
+from ..conftest import SAMPLE_SPEC
+
+
+def _point(
+    run: str,
+    rate: float,
+    ttft: float,
+    tpot: float,
+    *,
+    tokens: float | None = None,
+    failed: int = 0,
+    load: str = "open_loop",
+    concurrency: int | None = None,
+    e2e_mean: float | None = None,
+) -> RunPoint:
+    return RunPoint(
+        run=run,
+        load=load,
+        offered_rate_rps=rate if load == "open_loop" else None,
+        concurrency=concurrency,
+        completed=1000,
+        failed=failed,
+        request_rate_rps=rate,
+        output_tokens_per_s=tokens if tokens is not None else rate * 260,
+        ttft_p99_ms=ttft,
+        tpot_p99_ms=tpot,
+        e2e_p99_ms=None,
+        e2e_mean_ms=e2e_mean,
+    )
+
+
+@pytest.fixture(scope="module")
+def spec():  # type: ignore[no-untyped-def]
+    return load_spec(SAMPLE_SPEC).spec
+
+
+def test_domain_worked_example_half_a_dollar() -> None:
+    # 8 accelerators at $2.00/h serving 8840.42 tok/s: about $0.50 per 1M tokens at 100%.
+    value = per_million_output_tokens(2.00, 8, 8840.42, 1.0)
+    assert value == pytest.approx(16 / (8840.42 * 3600) * 1e6)
+    assert round(value, 2) == 0.50
+    assert per_million_output_tokens(2.00, 8, 0.0) is None
+
+
+def test_sweep_operating_point_and_sizing(spec) -> None:  # type: ignore[no-untyped-def]
+    candidate = spec.candidate("mi325x-vllm")  # 1 accelerator per replica, 8 per node
+    points = [
+        _point("r1", 1.0, 600, 40),
+        _point("r2", 2.0, 900, 70),
+        _point("r3", 2.4, 1900, 99),
+        _point("r4", 3.0, 4200, 160),
+    ]
+    cap = size_candidate(spec, candidate, points)
+    assert cap.confidence == "sweep"
+    assert cap.operating_point_run == "r3"
+    assert cap.operating_point_rps == pytest.approx(2.4)
+    required = 14 * 1.25
+    assert cap.required_rate_rps == pytest.approx(required)
+    assert cap.replicas == math.ceil(required / 2.4) == 8
+    assert cap.accelerators == 8
+    assert cap.servers == 1
+    assert [lp.meets_slo for lp in cap.load_points] == [True, True, True, False]
+    assert "TTFT p99 4200.0 ms > 2000 ms" in cap.load_points[-1].misses
+    cost = cost_of(spec, candidate, cap)
+    tokens = 2.4 * 260
+    assert cost.per_million_output_tokens == pytest.approx(2.90 / (tokens * 3600) * 1e6 / 0.6)
+    assert cost.per_request == pytest.approx(2.90 / (2.4 * 3600) / 0.6)
+    assert cost.per_month == pytest.approx(8 * 2.90 * 730)
+
+
+def test_multi_accelerator_replicas_and_servers(spec) -> None:  # type: ignore[no-untyped-def]
+    candidate = spec.candidate("h200-vllm")  # 2 per replica, 8 per node
+    cap = size_candidate(spec, candidate, [_point("a", 1.5, 500, 50), _point("b", 3.0, 9000, 90)])
+    assert cap.replicas == math.ceil(17.5 / 1.5) == 12
+    assert cap.accelerators == 24
+    assert cap.servers == 3
+
+
+def test_slo_never_met_is_ineligible_with_reason(spec) -> None:  # type: ignore[no-untyped-def]
+    candidate = spec.candidate("b200-trtllm")
+    cap = size_candidate(spec, candidate, [_point("x", 1.0, 2500, 50), _point("y", 2.0, 3000, 150)])
+    assert cap.operating_point_rps is None
+    assert cap.accelerators is None
+    assert "not met at any measured load" in cap.reason
+    assert "TTFT p99 2500.0 ms > 2000 ms" in cap.reason
+    cost = cost_of(spec, candidate, cap)
+    assert cost.per_million_output_tokens is None
+    assert cost.per_month is None
+
+
+def test_zero_throughput_and_no_runs(spec) -> None:  # type: ignore[no-untyped-def]
+    candidate = spec.candidate("b200-trtllm")
+    zero = RunPoint(
+        run="z",
+        load="open_loop",
+        offered_rate_rps=5,
+        concurrency=None,
+        completed=0,
+        failed=0,
+        request_rate_rps=0.0,
+        output_tokens_per_s=0.0,
+        ttft_p99_ms=None,
+        tpot_p99_ms=None,
+        e2e_p99_ms=None,
+        e2e_mean_ms=None,
+    )
+    cap = size_candidate(spec, candidate, [zero])
+    assert cap.operating_point_rps is None
+    assert cap.reason == "zero throughput measured: capacity cannot be sized"
+    none = size_candidate(spec, candidate, [])
+    assert none.confidence == "none"
+    assert "no serving run" in none.reason
+
+
+def test_single_point_is_flagged_lower_confidence(spec) -> None:  # type: ignore[no-untyped-def]
+    cap = size_candidate(spec, spec.candidate("b200-trtllm"), [_point("only", 3.0, 800, 60)])
+    assert cap.confidence == "single_point"
+    assert cap.operating_point_rps == 3.0
+    assert "one load point only" in cap.reason
+    assert "lower bound" in cap.reason
+
+
+def test_error_rate_breaks_the_slo(spec) -> None:  # type: ignore[no-untyped-def]
+    cap = size_candidate(
+        spec,
+        spec.candidate("b200-trtllm"),
+        [_point("ok", 1.0, 500, 50), _point("errs", 2.0, 500, 50, failed=50)],
+    )
+    assert cap.operating_point_run == "ok"
+    assert any("error rate" in m for m in cap.load_points[1].misses)
+
+
+def test_closed_loop_uses_littles_law(spec) -> None:  # type: ignore[no-untyped-def]
+    point = _point("c16", 99.0, 500, 50, load="closed_loop", concurrency=16, e2e_mean=8000.0)
+    cap = size_candidate(spec, spec.candidate("b200-trtllm"), [point])
+    assert cap.method == "littles_law"
+    assert cap.operating_point_rps == pytest.approx(16 / 8.0)
+
+
+def test_cost_spread_over_repeats(spec) -> None:  # type: ignore[no-untyped-def]
+    candidate = spec.candidate("mi325x-vllm")
+    points = [_point("a", 2.0, 900, 70, tokens=500.0), _point("b", 2.0, 950, 72, tokens=540.0)]
+    cap = size_candidate(spec, candidate, points)
+    cost = cost_of(spec, candidate, cap, repeats=cap.load_points)
+    assert cost.spread_per_million_output_tokens is not None
+    assert cost.spread_per_million_output_tokens.runs == 2
+    assert cost.spread_per_million_output_tokens.minimum == pytest.approx(
+        2.90 / (540 * 3600) * 1e6 / 0.6
+    )
+    assert cost.spread_per_million_output_tokens.maximum == pytest.approx(
+        2.90 / (500 * 3600) * 1e6 / 0.6
+    )

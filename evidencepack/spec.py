@@ -130,11 +130,31 @@ class Price(StrictModel):
     currency: Currency = "USD"
 
 
+class DeclaredConditions(StrictModel):
+    """What the team states about a run's conditions where its file does not record them.
+
+    The comparability matrix shows these as *declared*, never as observed; a value the file
+    itself records always wins over a declared one.
+    """
+
+    model_name: NonEmptyStr | None = None
+    model_digest: Sha256Hex | None = None
+    precision: NonEmptyStr | None = None
+    runtime: NonEmptyStr | None = None
+    runtime_version: NonEmptyStr | None = None
+    concurrency: PositiveInt | None = None
+    hardware: NonEmptyStr | None = None
+    replicas: PositiveInt = Field(
+        default=1, description="replicas the run measured; rates are divided by it"
+    )
+
+
 class EvidenceRef(StrictModel):
     """A file or folder the pack rests on, relative to the spec; ``sha256`` pins a file's bytes."""
 
     path: NonEmptyStr
     sha256: Sha256Hex | None = None
+    declared: DeclaredConditions | None = None
 
 
 class MlperfRef(EvidenceRef):

@@ -85,8 +85,9 @@ class ComparabilityRow(StrictModel):
     candidate: str
     like_for_like: bool
     differences: tuple[FieldDifference, ...] = ()
-    unknown: tuple[str, ...] = Field(
-        default=(), description="envelope fields the file does not state"
+    unknown: tuple[str, ...] = Field(default=(), description="envelope fields nobody states")
+    declared: tuple[str, ...] = Field(
+        default=(), description="fields taken from the spec's declared conditions, not the file"
     )
 
 

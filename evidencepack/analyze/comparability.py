@@ -1,0 +1,180 @@
+"""The comparability matrix: each run and score set against the candidate's frozen envelope.
+
+A candidate's envelope is the spec's (model identity, concurrency, token lengths) with the
+candidate's own stack (runtime, version, precision) and hardware. A value the file records wins
+over one the spec declares; a field nobody states is listed as unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Literal
+
+from ..spec import Candidate, PackSpec
+from .evidence import Conditions
+from .models import ComparabilityRow, FieldDifference
+
+HARD_FIELDS = ("model_name", "model_digest", "precision", "runtime", "runtime_version")
+"""A difference here means the evidence is for another model or stack: C5 fails."""
+TOKEN_TOLERANCE = 0.25
+"""Mean token lengths within +-25% of the traffic spec count as like-for-like."""
+
+_PRECISIONS = {
+    "fp8": ("fp8", "float8", "float8_e4m3fn", "e4m3", "fp8_e4m3"),
+    "bf16": ("bf16", "bfloat16"),
+    "fp16": ("fp16", "float16", "half"),
+    "fp32": ("fp32", "float32", "float"),
+    "fp4": ("fp4", "nvfp4", "mxfp4"),
+    "int8": ("int8", "w8a8"),
+    "int4": ("int4", "w4a16", "awq", "gptq"),
+}
+_RUNTIMES = {
+    "tensorrt-llm": ("tensorrt-llm", "tensorrt_llm", "trtllm", "trt-llm", "tensorrtllm"),
+    "vllm": ("vllm",),
+    "sglang": ("sglang",),
+    "tgi": ("tgi", "text-generation-inference"),
+    "tensorrt": ("tensorrt", "trt"),
+    "pytorch": ("pytorch", "torch"),
+}
+
+
+def normalise_precision(value: str | None) -> str | None:
+    if value is None:
+        return None
+    text = value.strip().lower().replace("torch.", "")
+    for canonical, aliases in _PRECISIONS.items():
+        if text in aliases:
+            return canonical
+    return text
+
+
+def normalise_runtime(value: str | None) -> str | None:
+    if value is None:
+        return None
+    text = re.sub(r"\s+", "-", value.strip().lower())
+    for canonical, aliases in _RUNTIMES.items():
+        if text in aliases:
+            return canonical
+    return text
+
+
+def versions_match(a: str, b: str) -> bool:
+    """Same release: equal, or one a local/dev build of the other (0.9.2 vs 0.9.2.dev108+g71f)."""
+    a, b = a.strip().lstrip("v"), b.strip().lstrip("v")
+    return (
+        a == b
+        or a.startswith(b + ".")
+        or b.startswith(a + ".")
+        or a.startswith(b + "+")
+        or (b.startswith(a + "+"))
+    )
+
+
+def envelope_for(spec: PackSpec, candidate: Candidate) -> Conditions:
+    return Conditions(
+        model_name=spec.envelope.model.name,
+        model_digest=spec.envelope.model.digest,
+        precision=candidate.stack.precision,
+        runtime=candidate.stack.runtime,
+        runtime_version=candidate.stack.version,
+        concurrency=spec.envelope.max_concurrency,
+        hardware=candidate.hardware.accelerator,
+        input_tokens_mean=spec.traffic.input_tokens.mean,
+        output_tokens_mean=spec.traffic.output_tokens.mean,
+    )
+
+
+Value = str | int | float
+
+
+def _differs(name: str, envelope: Value, value: Value) -> str | None:
+    """Why ``value`` differs from the envelope's, or None when it matches."""
+    if name == "model_name":
+        if str(value).strip().lower() != str(envelope).strip().lower():
+            return f"model {value!r}, envelope {envelope!r}"
+    elif name == "model_digest":
+        if value != envelope:
+            return f"digest {str(value)[:12]}..., envelope {str(envelope)[:12]}..."
+    elif name == "precision":
+        if normalise_precision(str(value)) != normalise_precision(str(envelope)):
+            return f"precision {value}, envelope {envelope}"
+    elif name == "runtime":
+        if normalise_runtime(str(value)) != normalise_runtime(str(envelope)):
+            return f"runtime {value}, envelope {envelope}"
+    elif name == "runtime_version":
+        if not versions_match(str(value), str(envelope)):
+            return f"version {value}, envelope {envelope}"
+    elif name == "concurrency":
+        if float(value) > float(envelope):
+            return f"concurrency {value} exceeds the frozen maximum {envelope}"
+    elif name == "hardware":
+        if _hardware_key(str(value)) != _hardware_key(str(envelope)):
+            return f"hardware {value!r}, candidate {envelope!r}"
+    elif name in ("input_tokens_mean", "output_tokens_mean"):
+        change = (float(value) - float(envelope)) / float(envelope)
+        if abs(change) > TOKEN_TOLERANCE:
+            return (
+                f"mean {name.split('_')[0]} tokens {float(value):.0f} vs traffic "
+                f"{float(envelope):.0f} ({change:+.1%}, tolerance +-{TOKEN_TOLERANCE:.0%})"
+            )
+    return None
+
+
+def _hardware_key(name: str) -> str:
+    """A coarse accelerator identity: vendor-neutral model token such as 'h200' or 'mi325x'."""
+    tokens = re.findall(r"[a-z]*\d+[a-z0-9]*", name.lower())
+    return tokens[0] if tokens else name.lower()
+
+
+def _fields(observed: Conditions, declared: Conditions) -> Iterator[tuple[str, Value, str]]:
+    for name in Conditions.__dataclass_fields__:
+        value = getattr(observed, name)
+        if value is not None:
+            yield name, value, "file"
+            continue
+        value = getattr(declared, name)
+        if value is not None:
+            yield name, value, "declared"
+
+
+def compare(
+    subject: str,
+    kind: Literal["run", "scores", "mlperf"],
+    candidate: str,
+    envelope: Conditions,
+    observed: Conditions,
+    declared: Conditions,
+) -> ComparabilityRow:
+    """One row of the matrix: the fields that differ (and by how much), unknown and declared."""
+    differences = []
+    stated: dict[str, str] = {}
+    for name, value, source in _fields(observed, declared):
+        stated[name] = source
+        reference = getattr(envelope, name)
+        if reference is None:
+            continue
+        why = _differs(name, reference, value)
+        if why:
+            differences.append(
+                FieldDifference(
+                    field=name,
+                    envelope=str(reference),
+                    observed=str(value),
+                    detail=why + (" (declared in the spec)" if source == "declared" else ""),
+                )
+            )
+    unknown = tuple(
+        n
+        for n in Conditions.__dataclass_fields__
+        if n not in stated and getattr(envelope, n) is not None
+    )
+    return ComparabilityRow(
+        subject=subject,
+        kind=kind,
+        candidate=candidate,
+        like_for_like=not differences and not any(f in unknown for f in HARD_FIELDS),
+        differences=tuple(differences),
+        unknown=unknown,
+        declared=tuple(n for n, s in stated.items() if s == "declared"),
+    )

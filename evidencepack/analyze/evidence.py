@@ -1,0 +1,97 @@
+"""The evidence of each candidate as the analysis sees it, independent of the input formats.
+
+``gather`` (in the pipeline) fills these from the store; checks, comparability, capacity, cost
+and quality read only these views, so a new input format never touches the analysis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .capacity import RunPoint
+from .models import EvidenceLink, InputFile
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """Run conditions of one piece of evidence; None where unknown."""
+
+    model_name: str | None = None
+    model_digest: str | None = None
+    precision: str | None = None
+    runtime: str | None = None
+    runtime_version: str | None = None
+    concurrency: int | None = None
+    hardware: str | None = None
+    input_tokens_mean: float | None = None
+    output_tokens_mean: float | None = None
+
+
+@dataclass(frozen=True)
+class RunEvidence:
+    id: str
+    file: InputFile
+    tool: str
+    point: RunPoint
+    observed: Conditions
+    declared: Conditions
+
+
+@dataclass(frozen=True)
+class ScoreEvidence:
+    id: str
+    file: InputFile
+    tool: str
+    metric: str | None
+    scores: tuple[float, ...]
+    observed: Conditions
+    declared: Conditions
+
+
+@dataclass(frozen=True)
+class ReferenceEvidence:
+    """An MLPerf result cited for a candidate."""
+
+    key: str
+    files: tuple[InputFile, ...]
+    round: str | None
+    benchmark: str
+    scenario: str
+    validity: str
+    invalid_reasons: tuple[str, ...]
+    failed_rules: tuple[str, ...]
+    system: str
+    accelerator: str
+    accelerators_total: int | None
+    headline_value: float | None
+    headline_unit: str | None
+    tokens_per_s: float | None
+    runtime: str | None
+    runtime_version: str | None
+    precision: str | None
+    stack_raw: str
+    accuracy: dict[str, float]
+    ttft_limit_ms: float | None
+    tpot_limit_ms: float | None
+
+    def link(self) -> EvidenceLink:
+        first = self.files[0] if self.files else None
+        return EvidenceLink(
+            row=self.key,
+            file_sha256=first.sha256 if first else None,
+            pack_path=first.pack_path if first else None,
+        )
+
+
+@dataclass
+class CandidateEvidence:
+    candidate: str
+    runs: list[RunEvidence] = field(default_factory=list)
+    scores: list[ScoreEvidence] = field(default_factory=list)
+    references: list[ReferenceEvidence] = field(default_factory=list)
+    problems: list[tuple[str, str, InputFile | None]] = field(default_factory=list)
+    """Provenance problems found while reading: (check id, reason, file)."""
+
+
+def link(item: RunEvidence | ScoreEvidence) -> EvidenceLink:
+    return EvidenceLink(row=item.id, file_sha256=item.file.sha256, pack_path=item.file.pack_path)

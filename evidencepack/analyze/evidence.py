@@ -92,6 +92,10 @@ class CandidateEvidence:
     problems: list[tuple[str, str, InputFile | None]] = field(default_factory=list)
     """Provenance problems found while reading: (check id, reason, file)."""
 
+    def items(self) -> list[RunEvidence | ScoreEvidence]:
+        """The runs and score sets, the evidence measured on the candidate itself."""
+        return [*self.runs, *self.scores]
+
 
 def link(item: RunEvidence | ScoreEvidence) -> EvidenceLink:
     return EvidenceLink(row=item.id, file_sha256=item.file.sha256, pack_path=item.file.pack_path)

@@ -1,0 +1,407 @@
+"""The reading checklist (C1-C5) and the SLO, quality and provenance checks, per candidate.
+
+Hard checks guard the evidence itself: a hard FAIL (not waived) fails the release gate.
+SLO and QUALITY failures are not hard: they make a candidate ineligible, which is an outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..spec import Candidate, PackSpec
+from .comparability import HARD_FIELDS, normalise_precision, normalise_runtime, versions_match
+from .evidence import CandidateEvidence, ReferenceEvidence, link
+from .models import Capacity, CheckResult, ComparabilityRow, EvidenceLink, Quality, Status
+
+TITLES = {
+    "C1": "Scenario matches traffic",
+    "C2": "Quality claim is the team's own, not MLPerf's accuracy floor",
+    "C3": "MLPerf software stack against the production stack",
+    "C4": "Candidate model re-measured on this configuration",
+    "C5": "Envelope held across performance runs and quality evals",
+    "SLO": "SLO met at a measured load",
+    "QUALITY": "Quality bar met",
+    "PROV-FILES": "Input files present and unchanged",
+    "PROV-MLPERF": "Cited MLPerf results are valid",
+    "PROV-MODEL": "Evidence is for the candidate model",
+    "DECISION": "Decision follows from the evidence",
+}
+_WORST = {"PASS": 0, "WARN": 1, "FAIL": 2}
+
+
+def _check(
+    check_id: str,
+    candidate: str | None,
+    status: Status,
+    hard: bool,
+    reason: str,
+    evidence: Iterable[EvidenceLink] = (),
+) -> CheckResult:
+    return CheckResult(
+        id=check_id,
+        title=TITLES[check_id],
+        candidate=candidate,
+        status=status,
+        hard=hard,
+        reason=reason,
+        evidence=tuple(evidence),
+    )
+
+
+def _worst(statuses: Iterable[Status]) -> Status:
+    return max(statuses, key=lambda s: _WORST[s], default="PASS")
+
+
+def per_accelerator(ref: ReferenceEvidence) -> float | None:
+    if ref.tokens_per_s is None or not ref.accelerators_total:
+        return None
+    return ref.tokens_per_s / ref.accelerators_total
+
+
+def stack_matches(ref: ReferenceEvidence, candidate: Candidate) -> tuple[bool, list[str]]:
+    """Whether the reference ran the candidate's runtime, version and precision; what differs."""
+    stack = candidate.stack
+    diffs = []
+    if ref.runtime is None:
+        diffs.append("runtime not identified in the submission's software stack")
+    elif normalise_runtime(ref.runtime) != normalise_runtime(stack.runtime):
+        diffs.append(f"runtime {ref.runtime} vs production {stack.runtime}")
+    elif ref.runtime_version and not versions_match(ref.runtime_version, stack.version):
+        diffs.append(f"{ref.runtime} {ref.runtime_version} vs production {stack.version}")
+    if ref.precision is None:
+        diffs.append("precision not stated")
+    elif normalise_precision(ref.precision) != normalise_precision(stack.precision):
+        diffs.append(f"precision {ref.precision} vs production {stack.precision}")
+    return not diffs, diffs
+
+
+def c1_scenario(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
+    interactive = spec.traffic.pattern == "interactive"
+    slo = spec.slo
+    statuses: list[Status] = []
+    reasons = []
+    for ref in ev.references:
+        if interactive and ref.scenario == "Offline":
+            statuses.append("FAIL")
+            reasons.append(f"{ref.key} is an Offline figure sizing interactive traffic")
+        elif interactive and ref.scenario in ("Server", "Interactive"):
+            looser = [
+                f"{name} p99 < {limit:g} ms (yours {mine:g} ms)"
+                for name, limit, mine in (
+                    ("TTFT", ref.ttft_limit_ms, slo.ttft_p99_ms),
+                    ("TPOT", ref.tpot_limit_ms, slo.tpot_p99_ms),
+                )
+                if limit is not None and limit > mine
+            ]
+            if looser:
+                statuses.append("WARN")
+                reasons.append(f"{ref.key} was measured under looser limits: {', '.join(looser)}")
+            else:
+                statuses.append("PASS")
+                reasons.append(f"{ref.key} ({ref.scenario}) matches interactive traffic")
+        elif not interactive and ref.scenario == "Offline":
+            statuses.append("PASS")
+            reasons.append(f"{ref.key} (Offline) matches batch traffic")
+        else:
+            statuses.append("WARN")
+            reasons.append(
+                f"{ref.key} ({ref.scenario}) does not match {spec.traffic.pattern} "
+                "traffic; its throughput is not comparable"
+            )
+    offline_runs = [r.id for r in ev.runs if r.point.load == "offline"]
+    if interactive and offline_runs:
+        statuses.append("WARN")
+        reasons.append(
+            f"offline runs ({', '.join(offline_runs)}) are not used to size interactive traffic"
+        )
+    if not reasons:
+        statuses.append("WARN")
+        reasons.append("no MLPerf reference cited")
+    links = [ref.link() for ref in ev.references]
+    return _check("C1", cid, _worst(statuses), True, "; ".join(reasons), links)
+
+
+def c2_own_scores(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
+    items = sum(len(s.scores) for s in ev.scores)
+    guard = [
+        f"{r.key}: " + ", ".join(f"{k} {v:g}" for k, v in sorted(r.accuracy.items()))
+        for r in ev.references
+        if r.accuracy
+    ]
+    guardrail = f"; MLPerf accuracy shown only as a guardrail ({'; '.join(guard)})" if guard else ""
+    links = [link(s) for s in ev.scores]
+    if not items:
+        return _check(
+            "C2",
+            cid,
+            "FAIL",
+            True,
+            "no scores of the candidate model on the team's task: the quality claim "
+            "would be inherited from MLPerf's accuracy floor" + guardrail,
+            links,
+        )
+    unidentified = [
+        s.id
+        for s in ev.scores
+        if (
+            s.observed.model_name
+            or s.declared.model_name
+            or s.observed.model_digest
+            or s.declared.model_digest
+        )
+        is None
+    ]
+    if unidentified:
+        return _check(
+            "C2",
+            cid,
+            "WARN",
+            True,
+            f"{items} own scored items, but {', '.join(unidentified)} do not say which "
+            "model was scored" + guardrail,
+            links,
+        )
+    return _check(
+        "C2",
+        cid,
+        "PASS",
+        True,
+        f"quality rests on {items} items of the team's own scoring ({spec.scoring.metric}) "
+        f"of {spec.envelope.model.name}" + guardrail,
+        links,
+    )
+
+
+def c3_stack(spec: PackSpec, candidate: Candidate, ev: CandidateEvidence) -> CheckResult:
+    statuses: list[Status] = []
+    reasons = []
+    stack = candidate.stack
+    for ref in ev.references:
+        ok, diffs = stack_matches(ref, candidate)
+        if ok:
+            statuses.append("PASS")
+            reasons.append(f"{ref.key} ran {stack.runtime} {stack.precision} like production")
+            continue
+        statuses.append("WARN")
+        value = per_accelerator(ref)
+        discount = spec.stack_mismatch_discount
+        shown = (
+            (
+                f"; discounted by {discount:.0%}: {value:.1f} -> {value * (1 - discount):.1f} "
+                "tok/s per accelerator"
+            )
+            if value is not None
+            else ""
+        )
+        if discount == 0:
+            shown += " (the spec sets no stack_mismatch_discount)"
+        reasons.append(f"{ref.key}: {'; '.join(diffs)}{shown}")
+    if not reasons:
+        return _check(
+            "C3", candidate.id, "PASS", True, "no MLPerf reference cited: nothing inherited"
+        )
+    return _check(
+        "C3",
+        candidate.id,
+        _worst(statuses),
+        True,
+        "; ".join(reasons),
+        [r.link() for r in ev.references],
+    )
+
+
+def c4_remeasured(
+    cid: str, ev: CandidateEvidence, capacity: Capacity, accelerators_per_replica: int
+) -> CheckResult:
+    runs = [r for r in ev.runs if r.point.load != "offline"]
+    links = [link(r) for r in ev.runs]
+    if not runs:
+        return _check(
+            "C4",
+            cid,
+            "FAIL",
+            True,
+            "no serving run of the candidate model on this configuration: sizing would "
+            "rest on the reference model (a proxy)",
+            links,
+        )
+    ratios = []
+    measured = capacity.output_tokens_per_s_at_op
+    for ref in ev.references:
+        value = per_accelerator(ref)
+        if value is not None and measured:
+            ratios.append(
+                f"{ref.key}: reference {value:.1f} vs measured "
+                f"{measured / accelerators_per_replica:.1f} tok/s per accelerator "
+                f"= {value / (measured / accelerators_per_replica):.2f}x"
+            )
+    unidentified = [
+        r.id
+        for r in runs
+        if (
+            r.observed.model_name
+            or r.declared.model_name
+            or r.observed.model_digest
+            or r.declared.model_digest
+        )
+        is None
+    ]
+    detail = f"{len(runs)} serving run(s) of the candidate model" + (
+        f"; {'; '.join(ratios)}" if ratios else ""
+    )
+    if unidentified:
+        return _check(
+            "C4",
+            cid,
+            "WARN",
+            True,
+            detail + f"; {', '.join(unidentified)} do not say which model ran",
+            links,
+        )
+    return _check("C4", cid, "PASS", True, detail, links)
+
+
+def c5_envelope(cid: str, rows: Sequence[ComparabilityRow], ev: CandidateEvidence) -> CheckResult:
+    mine = [r for r in rows if r.candidate == cid and r.kind in ("run", "scores")]
+    hard = [(r.subject, d) for r in mine for d in r.differences if d.field in HARD_FIELDS]
+    soft = [(r.subject, d) for r in mine for d in r.differences if d.field not in HARD_FIELDS]
+    unknown = sorted({f for r in mine for f in r.unknown if f in HARD_FIELDS})
+    links = [link(x) for x in ev.items()]
+    if not mine:
+        return _check("C5", cid, "FAIL", True, "no runs or score sets to hold the envelope across")
+    if hard:
+        return _check(
+            "C5",
+            cid,
+            "FAIL",
+            True,
+            "envelope broken: " + "; ".join(f"{subject}: {d.detail}" for subject, d in hard),
+            links,
+        )
+    if soft or unknown:
+        parts = [f"{subject}: {d.detail}" for subject, d in soft]
+        if unknown:
+            parts.append(f"not stated by any file or declaration: {', '.join(unknown)}")
+        return _check("C5", cid, "WARN", True, "; ".join(parts), links)
+    declared = sorted({f for r in mine for f in r.declared})
+    note = (
+        f" (declared in the spec, not recorded by the files: {', '.join(declared)})"
+        if (declared)
+        else ""
+    )
+    return _check(
+        "C5",
+        cid,
+        "PASS",
+        True,
+        f"{len(mine)} runs and score sets match the frozen envelope{note}",
+        links,
+    )
+
+
+def slo_check(cid: str, capacity: Capacity) -> CheckResult:
+    if capacity.operating_point_rps is None:
+        return _check("SLO", cid, "FAIL", False, capacity.reason)
+    return _check(
+        "SLO",
+        cid,
+        "PASS",
+        False,
+        f"X* = {capacity.operating_point_rps:.3f} req/s per replica within the SLO "
+        f"({capacity.operating_point_run}); {capacity.reason}",
+    )
+
+
+def quality_check(cid: str, quality: Quality, ev: CandidateEvidence) -> CheckResult:
+    return _check(
+        "QUALITY",
+        cid,
+        "PASS" if quality.meets_bar else "FAIL",
+        False,
+        quality.reason,
+        [link(s) for s in ev.scores],
+    )
+
+
+def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[CheckResult]:
+    out = []
+    for check_id in ("PROV-FILES",):
+        problems = [(reason, f) for cid_, reason, f in ev.problems if cid_ == check_id]
+        if problems:
+            out.append(
+                _check(
+                    check_id,
+                    cid,
+                    "FAIL",
+                    True,
+                    "; ".join(r for r, _ in problems),
+                    [
+                        EvidenceLink(row=f.pack_path, file_sha256=f.sha256, pack_path=f.pack_path)
+                        for _, f in problems
+                        if f is not None
+                    ],
+                )
+            )
+        else:
+            out.append(_check(check_id, cid, "PASS", True, "every input file read and unchanged"))
+    statuses: list[Status] = []
+    reasons = []
+    for ref in ev.references:
+        if ref.validity != "VALID":
+            statuses.append("FAIL")
+            reasons.append(f"{ref.key} is {ref.validity}: {'; '.join(ref.invalid_reasons)}")
+        elif ref.failed_rules:
+            statuses.append("WARN")
+            reasons.append(
+                f"{ref.key} fails re-applied checker rules: {'; '.join(ref.failed_rules)}"
+            )
+        elif ref.round is None:
+            statuses.append("WARN")
+            reasons.append(
+                f"{ref.key} identifies no MLPerf round: the checker's rules were not applied"
+            )
+        else:
+            statuses.append("PASS")
+            reasons.append(f"{ref.key} VALID under {ref.round} rules")
+    if reasons:
+        out.append(
+            _check(
+                "PROV-MLPERF",
+                cid,
+                _worst(statuses),
+                True,
+                "; ".join(reasons),
+                [r.link() for r in ev.references],
+            )
+        )
+    envelope = spec.envelope.model
+    wrong = []
+    for item in ev.items():
+        name = item.observed.model_name
+        digest = item.observed.model_digest
+        if digest is not None and digest != envelope.digest:
+            wrong.append(f"{item.id} is for model digest {digest[:12]}...")
+        elif name is not None and name.strip().lower() != envelope.name.strip().lower():
+            wrong.append(f"{item.id} is for model {name!r}")
+    if wrong:
+        out.append(
+            _check(
+                "PROV-MODEL",
+                cid,
+                "FAIL",
+                True,
+                f"evidence for the wrong model (envelope: {envelope.name}): " + "; ".join(wrong),
+                [link(x) for x in ev.items()],
+            )
+        )
+    else:
+        out.append(
+            _check(
+                "PROV-MODEL",
+                cid,
+                "PASS",
+                True,
+                f"no run or score set names another model than {envelope.name}",
+            )
+        )
+    return out

@@ -1,0 +1,124 @@
+"""The claim ledger: every figure the report shows, typed measured, proxy or inherited,
+linked to the evidence rows and file digests it rests on.
+"""
+
+from __future__ import annotations
+
+from ..spec import Candidate
+from .checks import per_accelerator
+from .evidence import CandidateEvidence, link
+from .models import Capacity, Claim, Cost, EvidenceLink, Quality
+
+
+def claims_for(
+    candidate: Candidate,
+    ev: CandidateEvidence,
+    capacity: Capacity,
+    cost: Cost,
+    quality: Quality,
+    spec_link: EvidenceLink,
+) -> list[Claim]:
+    cid = candidate.id
+    op_links = tuple(link(r) for r in ev.runs if r.id == capacity.operating_point_run)
+    out = [
+        Claim(
+            id=f"{cid}.price",
+            kind="inherited",
+            candidate=cid,
+            statement="price per accelerator-hour (quoted in the spec)",
+            value=candidate.price.per_accelerator_hour,
+            unit=f"{candidate.price.currency}/accelerator-hour",
+            evidence=(spec_link,),
+        )
+    ]
+    if capacity.operating_point_rps is not None:
+        out += [
+            Claim(
+                id=f"{cid}.xstar",
+                kind="measured",
+                candidate=cid,
+                statement="operating point X*: highest measured rate within the SLO",
+                value=capacity.operating_point_rps,
+                unit="req/s per replica",
+                evidence=op_links,
+            ),
+            Claim(
+                id=f"{cid}.tokens",
+                kind="measured",
+                candidate=cid,
+                statement="output tokens/s per replica at X*",
+                value=capacity.output_tokens_per_s_at_op,
+                unit="tok/s",
+                evidence=op_links,
+            ),
+            Claim(
+                id=f"{cid}.accelerators",
+                kind="measured",
+                candidate=cid,
+                statement="accelerators needed for peak x (1 + headroom)",
+                value=capacity.accelerators,
+                unit="accelerators",
+                evidence=(*op_links, spec_link),
+            ),
+        ]
+    if cost.per_million_output_tokens is not None:
+        out += [
+            Claim(
+                id=f"{cid}.cost_per_million",
+                kind="measured",
+                candidate=cid,
+                statement="cost per 1M output tokens at X*",
+                value=cost.per_million_output_tokens,
+                unit=f"{cost.currency}/1M output tokens",
+                evidence=(*op_links, spec_link),
+            ),
+            Claim(
+                id=f"{cid}.cost_per_month",
+                kind="measured",
+                candidate=cid,
+                statement="cost per month at the needed capacity",
+                value=cost.per_month,
+                unit=f"{cost.currency}/month",
+                evidence=(*op_links, spec_link),
+            ),
+        ]
+    if quality.estimate is not None:
+        out.append(
+            Claim(
+                id=f"{cid}.quality",
+                kind="measured",
+                candidate=cid,
+                statement=f"{quality.metric} of the candidate model on the team's task",
+                value=quality.estimate,
+                unit=quality.metric,
+                evidence=tuple(link(s) for s in ev.scores),
+            )
+        )
+    for i, ref in enumerate(ev.references):
+        value = per_accelerator(ref)
+        if value is not None:
+            out.append(
+                Claim(
+                    id=f"{cid}.ref{i + 1}.throughput",
+                    kind="proxy",
+                    candidate=cid,
+                    statement=f"MLPerf {ref.benchmark} {ref.scenario} output tokens/s per "
+                    f"accelerator (reference model on {ref.system})",
+                    value=value,
+                    unit="tok/s per accelerator",
+                    evidence=(ref.link(),),
+                )
+            )
+        for metric, metric_value in sorted(ref.accuracy.items()):
+            out.append(
+                Claim(
+                    id=f"{cid}.ref{i + 1}.{metric}",
+                    kind="inherited",
+                    candidate=cid,
+                    statement=f"MLPerf reference accuracy {metric} (guardrail only)",
+                    value=metric_value,
+                    unit=metric,
+                    evidence=(ref.link(),),
+                )
+            )
+    return out

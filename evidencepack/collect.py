@@ -1,0 +1,167 @@
+"""Collect a spec's inputs: hash each file, check pinned digests, copy them into the pack.
+
+Inside a pack every input sits under ``inputs/`` at its path relative to the spec
+(``inputs/pack.yaml`` is the spec itself); inputs outside the spec's folder (allowed only with
+``--allow-outside-paths``) go under ``inputs/external/<n>/``. A folder's digest is the sha256 of
+its ``sha256sum``-style listing: one ``<sha256>  <relative path>`` line per file, sorted by path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from .analyze.models import InputFile
+from .errors import CouldNotRun, InputError
+from .provenance import sha256_file
+from .spec import EvidenceRef, LoadedSpec
+
+Role = Literal["spec", "dataset", "mlperf", "runs", "scores"]
+
+
+@dataclass
+class Collected:
+    """Every input file, its place in the pack, and the provenance problems found."""
+
+    files: dict[str, InputFile] = field(default_factory=dict)  # pack path -> file
+    problems: list[tuple[str | None, str, InputFile | None]] = field(default_factory=list)
+    """(candidate, reason, file): a missing file or a digest that does not match its pin."""
+    sources: dict[str, Path] = field(default_factory=dict)  # pack path -> source path
+    _external: dict[Path, str] = field(default_factory=dict)
+
+    def input_files(self) -> list[InputFile]:
+        return [self.files[k] for k in sorted(self.files)]
+
+
+def folder_digest(entries: Iterable[tuple[str, str]]) -> str:
+    """sha256 of the sorted ``<sha256>  <relative path>`` listing of a folder's files."""
+    listing = "".join(f"{digest}  {rel}\n" for rel, digest in sorted(entries))
+    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
+
+
+def files_under(path: Path) -> list[Path]:
+    """Regular files under ``path`` (itself if a file), sorted; symlinks inside are refused."""
+    if path.is_file():
+        return [path]
+    out = []
+    for child in sorted(path.rglob("*")):
+        if child.is_symlink():
+            raise InputError(f"{child}: symbolic links inside evidence folders are not followed")
+        if child.is_file():
+            out.append(child)
+    return out
+
+
+class Collector:
+    """Adds a spec's inputs to a ``Collected``; one instance per build."""
+
+    def __init__(self, loaded: LoadedSpec) -> None:
+        self.loaded = loaded
+        self.result = Collected()
+        spec_file = loaded.path.resolve()
+        self.add_file(
+            spec_file, "inputs/pack.yaml", role="spec", spec_path=loaded.path.name, candidate=None
+        )
+
+    def pack_path(self, source: Path) -> str:
+        base = self.loaded.base_dir
+        if source.is_relative_to(base):
+            return str(PurePosixPath("inputs", *source.relative_to(base).parts))
+        # Outside the spec's folder (explicitly allowed): number each outside root.
+        for root, prefix in self.result._external.items():
+            if source.is_relative_to(root):
+                return str(PurePosixPath(prefix, *source.relative_to(root).parts))
+        root = source.parent if source.is_file() else source
+        prefix = f"inputs/external/{len(self.result._external) + 1}"
+        self.result._external[root] = prefix
+        return str(PurePosixPath(prefix, *source.relative_to(root).parts))
+
+    def add_file(
+        self,
+        source: Path,
+        pack_path: str,
+        *,
+        role: Role,
+        spec_path: str,
+        candidate: str | None,
+        fmt: str | None = None,
+        tool: str | None = None,
+        tool_version: str | None = None,
+    ) -> InputFile:
+        existing = self.result.files.get(pack_path)
+        if existing is not None:
+            return existing
+        record = InputFile(
+            pack_path=pack_path,
+            spec_path=spec_path,
+            role=role,
+            candidate=candidate,
+            sha256=sha256_file(source),
+            size_bytes=source.stat().st_size,
+            format=fmt,
+            tool=tool,
+            tool_version=tool_version,
+        )
+        self.result.files[pack_path] = record
+        self.result.sources[pack_path] = source
+        return record
+
+    def add_ref(self, ref: EvidenceRef, role: Role, candidate: str | None) -> list[InputFile]:
+        """Hash (and later copy) every file of one evidence reference; check its pin."""
+        source = self.loaded.resolve(ref.path)
+        if not source.exists():
+            self.result.problems.append((candidate, f"{ref.path}: missing", None))
+            return []
+        added = [
+            self.add_file(f, self.pack_path(f), role=role, spec_path=ref.path, candidate=candidate)
+            for f in files_under(source)
+        ]
+        if ref.sha256 is not None:
+            if source.is_file():
+                actual = added[0].sha256
+            else:
+                actual = folder_digest(
+                    (str(PurePosixPath(*f.relative_to(source).parts)), a.sha256)
+                    for f, a in zip(files_under(source), added, strict=True)
+                )
+            if actual != ref.sha256:
+                self.result.problems.append(
+                    (
+                        candidate,
+                        (f"{ref.path}: sha256 {actual} does not match the pinned {ref.sha256}"),
+                        added[0] if added else None,
+                    )
+                )
+        return added
+
+    def annotate(
+        self,
+        pack_path: str,
+        *,
+        fmt: str | None,
+        tool: str | None,
+        tool_version: str | None,
+        warnings: tuple[str, ...] = (),
+    ) -> None:
+        """Record what a reader found a file to be."""
+        current = self.result.files[pack_path]
+        self.result.files[pack_path] = current.model_copy(
+            update={"format": fmt, "tool": tool, "tool_version": tool_version, "warnings": warnings}
+        )
+
+
+def copy_inputs(collected: Collected, pack_dir: Path) -> None:
+    """Copy every collected input into ``pack_dir`` at its pack path, checking the bytes."""
+    for pack_path, source in sorted(collected.sources.items()):
+        target = pack_dir / pack_path
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+        except OSError as exc:
+            raise CouldNotRun(f"cannot copy {source} into the pack: {exc}") from exc
+        if sha256_file(target) != collected.files[pack_path].sha256:
+            raise InputError(f"{source}: changed while the pack was being built")

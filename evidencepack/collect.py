@@ -111,7 +111,7 @@ class Collector:
         return record
 
     def add_ref(self, ref: EvidenceRef, role: Role, candidate: str | None) -> list[InputFile]:
-        """Hash (and later copy) every file of one evidence reference; check its pin."""
+        """Hash every file of one evidence reference for copying into the pack; check its pin."""
         source = self.loaded.resolve(ref.path)
         if not source.exists():
             self.result.problems.append((candidate, f"{ref.path}: missing", None))
@@ -120,23 +120,37 @@ class Collector:
             self.add_file(f, self.pack_path(f), role=role, spec_path=ref.path, candidate=candidate)
             for f in files_under(source)
         ]
-        if ref.sha256 is not None:
-            if source.is_file():
-                actual = added[0].sha256
-            else:
-                actual = folder_digest(
-                    (str(PurePosixPath(*f.relative_to(source).parts)), a.sha256)
-                    for f, a in zip(files_under(source), added, strict=True)
-                )
-            if actual != ref.sha256:
-                self.result.problems.append(
-                    (
-                        candidate,
-                        (f"{ref.path}: sha256 {actual} does not match the pinned {ref.sha256}"),
-                        added[0] if added else None,
-                    )
-                )
+        self.check_pin(
+            ref, candidate, {f: a.sha256 for f, a in zip(files_under(source), added, strict=True)}
+        )
         return added
+
+    def check_pin(
+        self, ref: EvidenceRef, candidate: str | None, known: dict[Path, str] | None = None
+    ) -> None:
+        """Compare a pinned sha256 with the file (or the folder listing digest) it names."""
+        if ref.sha256 is None:
+            return
+        source = self.loaded.resolve(ref.path)
+        if not source.exists():
+            self.result.problems.append((candidate, f"{ref.path}: missing", None))
+            return
+        known = known or {}
+        digests = {f: known.get(f) or sha256_file(f) for f in files_under(source)}
+        if source.is_file():
+            actual = digests[source]
+        else:
+            actual = folder_digest(
+                (str(PurePosixPath(*f.relative_to(source).parts)), d) for f, d in digests.items()
+            )
+        if actual != ref.sha256:
+            self.result.problems.append(
+                (
+                    candidate,
+                    (f"{ref.path}: sha256 {actual} does not match the pinned {ref.sha256}"),
+                    None,
+                )
+            )
 
     def annotate(
         self,

@@ -20,7 +20,7 @@ from ..provenance import FileRecord
 
 STORE_VERSION = 1
 
-_DDL_MODULES: tuple[str, ...] = ("files",)
+_DDL_MODULES: tuple[str, ...] = ("files", "analysis")
 
 
 class Store:
@@ -51,6 +51,13 @@ class Store:
             return self.con.execute(sql, params) if params is not None else self.con.execute(sql)
         except duckdb.Error as exc:
             raise StoreError(f"evidence store query failed: {exc}") from exc
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One parameterised statement over many rows (small batches; bulk data uses readers)."""
+        try:
+            self.con.executemany(sql, rows)
+        except duckdb.Error as exc:
+            raise StoreError(f"evidence store insert failed: {exc}") from exc
 
     def rows(
         self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None

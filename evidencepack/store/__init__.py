@@ -20,7 +20,7 @@ from ..provenance import FileRecord
 
 STORE_VERSION = 1
 
-_DDL_MODULES: tuple[str, ...] = ("files",)
+_DDL_MODULES: tuple[str, ...] = ("files", "mlperf")
 
 
 class Store:

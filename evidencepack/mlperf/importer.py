@@ -85,8 +85,9 @@ def _rejection(location: str, exc: InputError) -> Rejection:
 
 
 def fingerprint(result: MlperfResult) -> str:
-    """A digest over the result's files (role, path, sha256): equal means the same import."""
-    digest = hashlib.sha256()
+    """A digest over the result's files (role, path, sha256) and the round it was checked
+    against: equal means the same import."""
+    digest = hashlib.sha256(f"round\0{result.round}\n".encode())
     for source in sorted(result.sources, key=lambda s: (s.role, s.path)):
         digest.update(f"{source.role}\0{source.path}\0{source.sha256}\n".encode())
     return digest.hexdigest()
@@ -109,7 +110,8 @@ def _partition(
         if result.key in seen or (result.key in known and known[result.key] != mark):
             other = seen.get(result.key, "an earlier import")
             message = (
-                f"{where}: result key {result.key} is already taken by {other} with other files"
+                f"{where}: result key {result.key} is already taken by {other} with other "
+                "files or another round (import into a new store to replace it)"
             )
             conflicts.append(Rejection(location=where, reason=message, problems=(message,)))
         elif result.key in known:

@@ -242,7 +242,7 @@ def _record(raw: str) -> dict[str, Any] | str:
     try:
         record = json.loads(raw[len(_PREFIX) :])
     except json.JSONDecodeError as exc:
-        return f"truncated or invalid JSON ({exc.msg} at column {exc.colno + len(_PREFIX)})"
+        return f"truncated or invalid JSON: {exc.msg} (column {exc.colno + len(_PREFIX)})"
     if not isinstance(record, dict) or not isinstance(record.get("key"), str):
         return "a :::MLLOG record without a string 'key'"
     return record

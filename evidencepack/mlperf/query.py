@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import pydantic
 
+from .._models import StrictModel
 from ..errors import StoreError
 from ..store import Store
 from .models import MlperfResult
@@ -33,22 +33,30 @@ def load_results(store: Store, keys: Sequence[str] | None = None) -> list[Mlperf
     return out
 
 
-LIST_COLUMNS = (
-    "key",
-    "benchmark",
-    "scenario",
-    "validity",
-    "checks_ok",
-    "headline_value",
-    "headline_unit",
-    "ttft_p99_ms",
-    "tpot_p99_ms",
-    "accelerator",
-    "accelerators_total",
-    "precision",
-    "runtime",
-    "runtime_version",
-)
+class ListRow(StrictModel):
+    """One line of ``evidencepack mlperf list``."""
+
+    key: str
+    benchmark: str | None
+    scenario: str
+    validity: str
+    checks_ok: bool
+    headline_value: float | None
+    headline_unit: str | None
+    ttft_p99_ms: float | None
+    tpot_p99_ms: float | None
+    accelerator: str | None
+    accelerators_total: int | None
+    precision: str | None
+    runtime: str | None
+    runtime_version: str | None
+
+
+class MlperfListing(StrictModel):
+    """The JSON ``evidencepack mlperf list --json`` prints."""
+
+    db: str
+    results: tuple[ListRow, ...]
 
 
 def list_results(
@@ -57,11 +65,13 @@ def list_results(
     benchmark: str | None = None,
     scenario: str | None = None,
     accelerator: str | None = None,
-) -> list[dict[str, Any]]:
-    """Summary rows ordered by key; filters are case-insensitive (accelerator: substring)."""
-    return store.rows(
+) -> list[ListRow]:
+    """Summary rows ordered by key. Filters are case-insensitive: ``benchmark`` matches the
+    canonical name, the folder name or the model family; ``accelerator`` is a substring."""
+    columns = ", ".join(ListRow.model_fields)
+    rows = store.rows(
         f"""
-        SELECT {", ".join(LIST_COLUMNS)}
+        SELECT {columns}
         FROM mlperf_results
         WHERE (CAST(? AS VARCHAR) IS NULL OR lower(benchmark) = lower(?)
                OR lower(benchmark_dir) = lower(?) OR lower(model_family) = lower(?))
@@ -71,3 +81,4 @@ def list_results(
         """,
         [benchmark, benchmark, benchmark, benchmark, scenario, scenario, accelerator, accelerator],
     )
+    return [ListRow.model_validate(row) for row in rows]

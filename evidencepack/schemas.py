@@ -26,8 +26,14 @@ SCHEMA_ID_BASE = "https://evidencepack.dev/schemas/"
 
 def _documents() -> dict[str, type[BaseModel]]:
     """File name -> model. Imported lazily so adding a stage does not slow start-up."""
+    from .mlperf.models import ImportReport, MlperfResult
+    from .mlperf.query import MlperfListing
+
     return {
         "pack-spec.v1.schema.json": PackSpec,
+        "mlperf-import-report.v1.schema.json": ImportReport,
+        "mlperf-list.v1.schema.json": MlperfListing,
+        "mlperf-result.v1.schema.json": MlperfResult,
     }
 
 

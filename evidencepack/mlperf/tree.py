@@ -66,17 +66,22 @@ def find_results(path: Path) -> Iterator[ResultFiles]:
     if _is_results_dir(path):
         yield _tree_result(path)
         return
-    for current, dirs, _files in os.walk(path):
+    for current, dirs, files in os.walk(path):
         dirs.sort()
         here = Path(current)
         if _is_results_dir(here):
             dirs[:] = []  # nothing below a scenario folder is another result
             yield _tree_result(here)
-        elif (
+            continue
+        if "results" in dirs:
+            # a submitter folder: only results/ holds results (compliance/ holds TEST runs)
+            dirs[:] = ["results"]
+            continue
+        if (
             # a LoadGen folder of one's own, beside other ones, outside any results tree
-            not any(part == "results" for part in here.relative_to(path).parts)
-            and _has_logs(here)
+            (DETAIL_NAME in files or SUMMARY_NAME in files)
             and here.parent.name != "performance"
+            and "results" not in here.relative_to(path).parts
         ):
             dirs[:] = []
             yield _loadgen_result(here)
@@ -87,12 +92,8 @@ def _has_logs(folder: Path) -> bool:
 
 
 def _is_results_dir(folder: Path) -> bool:
-    parents = folder.parents
-    return (
-        len(parents) >= 4
-        and parents[2].name == "results"
-        and resolve_scenario(folder.name) is not None
-    )
+    parts = folder.parts
+    return len(parts) >= 5 and parts[-4] == "results" and resolve_scenario(parts[-1]) is not None
 
 
 def _loadgen_result(folder: Path) -> ResultFiles:

@@ -150,7 +150,7 @@ def _run_rows(
             r,
             "early stopping met",
             str(log.early_stopping_met) if log.early_stopping_met is not None else "absent",
-            log.early_stopping_met is True if log.source == "detail" else log.early_stopping_met,
+            log.early_stopping_met,  # None (skip) where a summary did not print it
             log.cite("early_stopping_met"),
         )
     if scenario in ("Server", "Interactive") and scenario in limits:

@@ -31,7 +31,7 @@ def import_path(
     store: Store,
     path: Path,
     *,
-    round: str | None = None,  # noqa: A002 - the brief's public name
+    round: str | None = None,  # shadows the builtin: the public name the analysis stage calls
     benchmark: str | None = None,
     progress: Progress | None = None,
 ) -> ImportReport:

@@ -1,4 +1,4 @@
-"""MLPerf test helpers: copy one real result into tmp_path to modify it there."""
+"""MLPerf test helpers: copy real results and runs into tmp_path to modify them there."""
 
 from __future__ import annotations
 
@@ -7,7 +7,23 @@ from pathlib import Path
 
 import pytest
 
+from evidencepack.mlperf.loadgen_log import DETAIL_NAME, SUMMARY_NAME
+
 AMD_INTERACTIVE = "closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99/Interactive"
+
+
+@pytest.fixture
+def loadgen(shared_data: Path) -> Path:
+    """The real LoadGen 6.0.17 output folders."""
+    return shared_data / "loadgen"
+
+
+def copy_run(src: Path, dst: Path) -> Path:
+    """Copy a LoadGen run's detail and summary logs into a new folder."""
+    dst.mkdir(parents=True)
+    for name in (DETAIL_NAME, SUMMARY_NAME):
+        shutil.copy(src / name, dst / name)
+    return dst
 
 
 @pytest.fixture

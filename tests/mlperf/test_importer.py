@@ -357,3 +357,30 @@ def test_load_results_by_key(v51_store: Store) -> None:
     assert intel.benchmark == "llama3.1-8b"
     assert intel.accelerator is None  # "N/A": a CPU system
     assert intel.accelerators_per_node == 0
+
+
+def test_v50_interactive_benchmark_folder(copy_result, tmp_path: Path) -> None:
+    """v5.0 named interactive runs as a benchmark with a Server folder; rebuild that shape."""
+    results = copy_result()
+    system = results.parent.parent
+    old = system / "llama2-70b-99"
+    new = system / "llama2-70b-interactive-99"
+    shutil.move(old / "Interactive", old / "Server")
+    shutil.move(old, new)
+    submitter = system.parent.parent
+    for part in ("measurements", "compliance"):
+        moved = submitter / part / system.name / "llama2-70b-99"
+        shutil.move(moved / "Interactive", moved / "Server")
+        shutil.move(moved, moved.with_name("llama2-70b-interactive-99"))
+    with Store() as store:
+        report = import_path(store, tmp_path, round="v5.0")
+        (result,) = load_results(store)
+    assert report.rejected == ()
+    assert result.key == "v5.0/closed/AMD/8xMI300X_2xEPYC_9575F/llama2-70b-interactive-99/Server"
+    assert (result.benchmark, result.scenario) == ("llama2-70b-99", "Interactive")
+    assert result.round_source == "argument"
+    rows = {c.rule: c for c in result.checks}
+    assert rows["round.ttft_p99"].expected == "< 450 ms (llama2-70b-99 Interactive)"
+    assert rows["round.seeds"].status == "fail"  # a v5.1 log checked against v5.0's seeds
+    assert result.test06 == "pass"
+    assert result.precision == "fp8"

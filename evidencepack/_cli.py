@@ -100,6 +100,123 @@ def _cmd_schemas(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --- mlperf -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MlperfImportOptions:
+    path: Path
+    db: Path
+    round: str | None
+    benchmark: str | None
+    json: bool
+
+
+@dataclass(frozen=True)
+class MlperfListOptions:
+    db: Path
+    benchmark: str | None
+    scenario: str | None
+    accelerator: str | None
+    json: bool
+
+
+def _progress_bar(done: int, total: int, location: str) -> None:
+    width = 30
+    filled = width * done // total
+    tail = location[-50:]
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {tail:<50}")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def _cmd_mlperf_import(args: argparse.Namespace) -> int:
+    from .errors import EXIT_FAILED
+    from .mlperf import import_path
+    from .store import Store
+
+    opts = MlperfImportOptions(
+        Path(args.path), Path(args.db), args.round, args.benchmark, args.json
+    )
+    progress = _progress_bar if sys.stderr.isatty() else None
+    with Store(opts.db) as store:
+        report = import_path(
+            store, opts.path, round=opts.round, benchmark=opts.benchmark, progress=progress
+        )
+    lines = [
+        f"{opts.path}: imported {len(report.imported)} result(s), "
+        f"{len(report.unchanged)} already in {opts.db}, {len(report.rejected)} rejected, "
+        f"{len(report.skipped)} skipped"
+    ]
+    for title, items in (("rejected", report.rejected), ("skipped", report.skipped)):
+        if items:
+            lines.append(f"{title}:")
+        for item in items:
+            lines.append(f"  {item.location}")
+            lines.extend(f"    {problem}" for problem in item.problems)
+    _emit(report.model_dump(mode="json"), as_json=opts.json, text="\n".join(lines))
+    return EXIT_FAILED if report.rejected else EXIT_OK
+
+
+def _cmd_mlperf_list(args: argparse.Namespace) -> int:
+    from .mlperf.query import MlperfListing, list_results
+    from .store import Store
+
+    opts = MlperfListOptions(
+        Path(args.db), args.benchmark, args.scenario, args.accelerator, args.json
+    )
+    if not opts.db.is_file():
+        raise InputError(f"{opts.db}: no such evidence store (run 'evidencepack mlperf import')")
+    with Store(opts.db) as store:
+        rows = list_results(
+            store, benchmark=opts.benchmark, scenario=opts.scenario, accelerator=opts.accelerator
+        )
+    listing = MlperfListing(db=str(opts.db), results=tuple(rows))
+    _emit(listing.model_dump(mode="json"), as_json=opts.json, text=_table(rows))
+    return EXIT_OK
+
+
+def _table(rows: Sequence[Any]) -> str:
+    def fmt(value: float | None) -> str:
+        return "-" if value is None else f"{value:.6g}"
+
+    header = (
+        "key",
+        "validity",
+        "checks",
+        "headline",
+        "unit",
+        "ttft_p99_ms",
+        "tpot_p99_ms",
+        "accel",
+        "precision",
+        "runtime",
+    )
+    table = [header] + [
+        (
+            r.key,
+            r.validity,
+            "ok" if r.checks_ok else "FAIL",
+            fmt(r.headline_value),
+            r.headline_unit or "-",
+            fmt(r.ttft_p99_ms),
+            fmt(r.tpot_p99_ms),
+            "-" if r.accelerators_total is None else str(r.accelerators_total),
+            r.precision or "-",
+            " ".join(x for x in (r.runtime, r.runtime_version) if x) or "-",
+        )
+        for r in rows
+    ]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in table
+    ]
+    lines.append(f"{len(rows)} result(s)")
+    return "\n".join(lines)
+
+
 # --- parser -------------------------------------------------------------------------------------
 
 
@@ -147,7 +264,51 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", metavar="DIR", help="folder to write or check (default: schemas/)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    p = command("mlperf", _cmd_group_help, "import and list MLPerf Inference results")
+    mlperf = p.add_subparsers(dest="mlperf_command", metavar="ACTION", parser_class=_Parser)
+
+    def action(
+        name: str, handler: Callable[[argparse.Namespace], int], help_text: str
+    ) -> argparse.ArgumentParser:
+        q = mlperf.add_parser(
+            name,
+            help=help_text,
+            description=help_text,
+            epilog=EXIT_CODES_HELP,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        q.set_defaults(handler=handler)
+        return q
+
+    q = action(
+        "import",
+        _cmd_mlperf_import,
+        "read a results tree, one submission or a LoadGen output folder into the store",
+    )
+    q.add_argument("path", metavar="PATH", help="a results tree, a submission or a LoadGen folder")
+    q.add_argument("--db", metavar="FILE", required=True, help="the DuckDB evidence store")
+    q.add_argument(
+        "--round",
+        metavar="ROUND",
+        help="check against this round's rules (a LoadGen run of your own needs it)",
+    )
+    q.add_argument(
+        "--benchmark", metavar="B", help="the benchmark of a LoadGen folder whose name lacks it"
+    )
+    q.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    q = action("list", _cmd_mlperf_list, "list the MLPerf results in the store, ordered by key")
+    q.add_argument("--db", metavar="FILE", required=True, help="the DuckDB evidence store")
+    q.add_argument("--benchmark", metavar="B", help="only this benchmark (or model family)")
+    q.add_argument("--scenario", metavar="S", help="only this scenario")
+    q.add_argument("--accelerator", metavar="A", help="only accelerators whose name contains A")
+    q.add_argument("--json", action="store_true", help="print the results as JSON")
     return parser
+
+
+def _cmd_group_help(args: argparse.Namespace) -> int:
+    raise UsageError(f"evidencepack {args.command}: give an action (see --help)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,10 +27,15 @@ SCHEMA_ID_BASE = "https://evidencepack.dev/schemas/"
 def _documents() -> dict[str, type[BaseModel]]:
     """File name -> model. Imported lazily so adding a stage does not slow start-up."""
     from .analyze.models import DecisionDocument
+    from .mlperf.models import ImportReport, MlperfResult
+    from .mlperf.query import MlperfListing
 
     return {
         "pack-spec.v1.schema.json": PackSpec,
         "decision.v1.schema.json": DecisionDocument,
+        "mlperf-import-report.v1.schema.json": ImportReport,
+        "mlperf-list.v1.schema.json": MlperfListing,
+        "mlperf-result.v1.schema.json": MlperfResult,
     }
 
 

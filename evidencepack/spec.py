@@ -18,6 +18,7 @@ from ._models import Fraction, NonEmptyStr, NonNegativeFloat, PositiveFloat, Sha
 from ._validation import located_problem, validate_located
 from ._yaml import Loc, load_located
 from .errors import SpecError
+from .mlperf.rules import KNOWN_ROUNDS
 
 API_VERSION = "evidencepack/v1"
 
@@ -308,9 +309,6 @@ def _semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
                     ("candidates", index, "evidence", "mlperf", ri, "round"),
                     f"unknown MLPerf round {ref.round!r}; known: {', '.join(KNOWN_ROUNDS)}",
                 )
-
-
-KNOWN_ROUNDS = ("v4.0", "v4.1", "v5.0", "v5.1", "v6.0")
 
 
 def _path_problem(base: Path, relative: str, *, allow_outside: bool) -> str | None:

@@ -20,7 +20,7 @@ from ..provenance import FileRecord
 
 STORE_VERSION = 1
 
-_DDL_MODULES: tuple[str, ...] = ("files", "analysis")
+_DDL_MODULES: tuple[str, ...] = ("files", "mlperf", "analysis")
 
 
 class Store:

@@ -1,0 +1,128 @@
+"""The accuracy side of a result: ``accuracy.txt``, the measurements JSON, TEST06's verdict.
+
+``accuracy.txt`` is the reference scorer's printout: a Python dict literal of metrics
+(``{'rouge1': 44.7172, ..., 'tokens_per_sample': 274.4}``, values sometimes quoted) among other
+lines, then ``hash=<sha256 of the full accuracy log>``. It is read with ``ast.literal_eval``
+only (no code runs).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Literal
+
+from .._models import StrictModel
+from ..errors import InputError
+
+# keys the reference scorers print; a dict line without any of them is not the metrics line
+_METRIC_KEYS = {
+    "rouge1",
+    "rouge2",
+    "rougeL",
+    "rougeLsum",
+    "exact_match",
+    "gsm8k",
+    "mbxp",
+    "gen_len",
+    "tokens_per_sample",
+}
+
+
+class AccuracyResult(StrictModel):
+    """The metrics an accuracy run printed and the hash line, with the lines they came from."""
+
+    path: str
+    metrics: dict[str, float]
+    metrics_line: int
+    hash: str | None = None
+
+
+class Test06Verdict(StrictModel):
+    """TEST06 ``verify_accuracy.txt``: each check's printed value and the overall verdict."""
+
+    path: str
+    checks: dict[str, str]
+    verdict: Literal["pass", "fail"]
+
+
+def read_accuracy(path: Path) -> AccuracyResult:
+    """The last metrics dict in ``accuracy.txt``; raise InputError if there is none."""
+    text = _read(path)
+    found: tuple[int, dict[str, float]] | None = None
+    digest = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("hash="):
+            digest = stripped[len("hash=") :].strip() or None
+        if not (stripped.startswith("{") and stripped.endswith("}")):
+            continue
+        try:
+            value = ast.literal_eval(stripped)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            continue  # e.g. mixtral's two per-language dicts on one line
+        if isinstance(value, dict) and _METRIC_KEYS & {str(k) for k in value}:
+            metrics = {str(k): f for k, v in value.items() if (f := _number(v)) is not None}
+            found = (number, metrics)
+    if found is None:
+        raise InputError(f"{path}: no metrics dictionary (e.g. {{'rouge1': ...}}) in accuracy.txt")
+    return AccuracyResult(path=str(path), metrics=found[1], metrics_line=found[0], hash=digest)
+
+
+def read_test06(path: Path) -> Test06Verdict:
+    """TEST06 passes when first-token is True or Skipped and EOS and sample length are True."""
+    text = _read(path)
+    checks: dict[str, str] = {}
+    for line in text.splitlines():
+        label, sep, value = line.partition(" check pass:")
+        if sep:
+            checks[label.strip()] = value.strip()
+    required = {"First token": ("True", "Skipped"), "EOS": ("True",), "Sample length": ("True",)}
+    if not checks:
+        raise InputError(f"{path}: no '... check pass:' lines in TEST06 verify_accuracy.txt")
+    ok = all(checks.get(name) in allowed for name, allowed in required.items())
+    return Test06Verdict(path=str(path), checks=checks, verdict="pass" if ok else "fail")
+
+
+def read_precision(path: Path) -> str | None:
+    """``weight_data_types`` from a measurements JSON (None when absent)."""
+    text = _read(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from exc
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: a measurements file must be a JSON object")
+    value = data.get("weight_data_types")
+    return None if value is None else " ".join(str(value).split()) or None
+
+
+def has_precision(path: Path) -> bool:
+    """Whether a JSON file in a measurements folder is the one carrying ``weight_data_types``."""
+    try:
+        return "weight_data_types" in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError as exc:
+        raise InputError(f"{path}: no such file") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc

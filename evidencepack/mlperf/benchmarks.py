@@ -1,0 +1,79 @@
+"""MLPerf LLM benchmark and scenario names: canonical forms, folder aliases, model families.
+
+Benchmark folders vary: ``llama3_1-8b`` beside ``llama3.1-8b``; v5.0 named interactive runs as a
+benchmark (``llama2-70b-interactive-99``); LoadGen's own config names drop the accuracy level
+(``llama2-70b``). ``resolve_benchmark`` maps all of them to one canonical name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Scenario = Literal["Offline", "Server", "Interactive", "SingleStream", "MultiStream"]
+SCENARIOS: tuple[str, ...] = ("Offline", "Server", "Interactive", "SingleStream", "MultiStream")
+
+# canonical benchmark -> model family (what a spec compares across accuracy levels)
+BENCHMARKS: dict[str, str] = {
+    "gptj-99": "gptj",
+    "gptj-99.9": "gptj",
+    "llama2-70b-99": "llama2-70b",
+    "llama2-70b-99.9": "llama2-70b",
+    "mixtral-8x7b": "mixtral-8x7b",
+    "llama3.1-405b": "llama3.1-405b",
+    "llama3.1-8b": "llama3.1-8b",
+    "llama3.1-8b-edge": "llama3.1-8b",
+    "deepseek-r1": "deepseek-r1",
+    "gpt-oss-120b": "gpt-oss-120b",
+}
+
+# LoadGen config names (mlperf.conf) without an accuracy level -> the 99% benchmark
+_LEVELLESS = {"gptj": "gptj-99", "llama2-70b": "llama2-70b-99"}
+
+
+@dataclass(frozen=True)
+class ResolvedBenchmark:
+    """A benchmark folder name resolved: canonical name, and whether it implies Interactive."""
+
+    benchmark: str
+    interactive: bool
+    assumed_level: bool = False
+
+    @property
+    def model_family(self) -> str:
+        return BENCHMARKS[self.benchmark]
+
+
+def _normalise(name: str) -> str:
+    # llama3_1-8b -> llama3.1-8b (the checker's model_mapping); case-insensitive
+    return name.strip().lower().replace("llama3_1", "llama3.1")
+
+
+def resolve_benchmark(name: str) -> ResolvedBenchmark | None:
+    """The canonical benchmark a folder (or LoadGen config) name stands for, or None."""
+    text = _normalise(name)
+    interactive = False
+    if "-interactive" in text:
+        # v5.0: llama2-70b-interactive-99; LoadGen config: llama3_1-8b-interactive
+        text = text.replace("-interactive", "")
+        interactive = True
+    if text in BENCHMARKS:
+        return ResolvedBenchmark(text, interactive)
+    if text in _LEVELLESS:
+        return ResolvedBenchmark(_LEVELLESS[text], interactive, assumed_level=True)
+    return None
+
+
+def resolve_scenario(folder: str) -> str | None:
+    """``offline`` -> ``Offline``; None for a folder that is not a scenario."""
+    return {s.lower(): s for s in SCENARIOS}.get(folder.strip().lower())
+
+
+def benchmark_from_run_folder(name: str) -> ResolvedBenchmark | None:
+    """The benchmark in a LoadGen output folder named ``<benchmark>_<Scenario>_...``."""
+    parts = name.split("_")
+    for end in range(len(parts), 0, -1):
+        found = resolve_benchmark("_".join(parts[:end]))
+        if found is not None:
+            return found
+    return None

@@ -1,0 +1,320 @@
+"""Turn one result's files into an MlperfResult: parse, resolve names, normalise, re-check.
+
+Every problem that makes a result unusable raises ``InputError`` naming ``file:line``; the
+importer records it as a rejection and goes on with the other results.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from ..errors import InputError
+from ..provenance import sha256_file
+from .accuracy import AccuracyResult, Test06Verdict, read_accuracy, read_precision, read_test06
+from .benchmarks import (
+    BENCHMARKS,
+    ResolvedBenchmark,
+    benchmark_from_run_folder,
+    resolve_benchmark,
+    resolve_scenario,
+)
+from .checks import apply_rules
+from .loadgen_log import LoadgenLog, parse_run
+from .models import MlperfResult, SourceFile
+from .system import SystemInfo, read_system
+from .tree import ResultFiles
+
+
+class NotAPerformanceRun(InputError):
+    """An accuracy-mode LoadGen run: nothing to import, but nothing wrong either."""
+
+
+@dataclass
+class ImportContext:
+    """What one import reads once and shares between results: name mappings, file digests.
+
+    Open-division folder names map to the benchmark they answer through
+    ``model_mapping.json`` in the submitter folder (the checker's mechanism), else the round's
+    official table ``summary_results.json`` at the tree root (its ``Model`` per ``Location``).
+    """
+
+    _mappings: dict[Path, dict[str, str]] = field(default_factory=dict)
+    _tables: dict[Path, dict[str, str]] = field(default_factory=dict)
+    _digests: dict[Path, tuple[str, int]] = field(default_factory=dict)
+
+    def source(self, role: str, path: Path) -> SourceFile:
+        """A file's digest and size, computed once per import."""
+        if path not in self._digests:
+            try:
+                size = path.stat().st_size
+            except OSError as exc:
+                raise InputError(f"{path}: cannot read: {exc}") from exc
+            self._digests[path] = (sha256_file(path), size)
+        digest, size = self._digests[path]
+        return SourceFile(role=role, path=str(path), sha256=digest, size_bytes=size)
+
+    def resolve(self, files: ResultFiles) -> tuple[ResolvedBenchmark, Path | None] | None:
+        found = resolve_benchmark(files.benchmark_dir)
+        if found is not None or files.submitter_dir is None:
+            return (found, None) if found else None
+        mapping_path = files.submitter_dir / "model_mapping.json"
+        mapped = self._load_mapping(mapping_path).get(files.benchmark_dir)
+        if mapped and (found := resolve_benchmark(mapped)):
+            return found, mapping_path
+        root = files.submitter_dir.parent.parent if files.division else files.submitter_dir.parent
+        table_path = root / "summary_results.json"
+        model = self._load_table(table_path).get(files.location)
+        if model and (found := resolve_benchmark(model)):
+            return found, table_path
+        return None
+
+    def _load_mapping(self, path: Path) -> dict[str, str]:
+        if path not in self._mappings:
+            data = _json_file(path) if path.is_file() else {}
+            self._mappings[path] = (
+                {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+            )
+        return self._mappings[path]
+
+    def _load_table(self, path: Path) -> dict[str, str]:
+        if path not in self._tables:
+            data = _json_file(path) if path.is_file() else []
+            rows = data if isinstance(data, list) else []
+            self._tables[path] = {
+                str(r["Location"]): str(r["Model"])
+                for r in rows
+                if isinstance(r, dict) and "Location" in r and "Model" in r
+            }
+        return self._tables[path]
+
+
+def build_result(
+    files: ResultFiles,
+    *,
+    round_: str | None,
+    benchmark: str | None,
+    names: ImportContext,
+) -> tuple[MlperfResult, SystemInfo | None]:
+    """One result from its files; raises InputError (or NotAPerformanceRun) with file:line."""
+    if files.detail is None and files.summary is None:
+        raise InputError(
+            f"{files.results_dir}: no performance/run_1/mlperf_log_detail.txt or "
+            "mlperf_log_summary.txt (missing performance logs)"
+        )
+    log = parse_run(files.detail, files.summary)
+    if not log.is_performance_run:
+        raise NotAPerformanceRun(
+            f"{log.cite('effective_test_mode')}: an {log.test_mode} run has no performance result"
+        )
+    if log.validity is None:
+        raise InputError(
+            f"{log.cite('result_validity')}: no result_validity: the run did not finish or the "
+            "log is truncated"
+        )
+    resolved, mapped_by = _benchmark(files, benchmark, names)
+    scenario = _scenario(files, log, resolved)
+    notes: list[str] = []
+    if resolved is not None and resolved.assumed_level:
+        notes.append(f"accuracy level not in {files.benchmark_dir!r}: assumed {resolved.benchmark}")
+    if mapped_by is not None:
+        notes.append(f"benchmark {files.benchmark_dir!r} mapped by {mapped_by}")
+    round_name, round_source = _round(files, log, round_)
+    system = _system(files)
+    division = files.division or (system.division if system else None)
+    if system is not None:
+        system = system.model_copy(update={"system_id": _system_id(files, round_name, division)})
+    precision_raw = read_precision(files.measurements) if files.measurements else None
+    precision = _precision(precision_raw, system)
+    if files.in_tree and files.measurements is None:
+        notes.append("no measurements JSON: precision from the software stack, if stated")
+    accuracy: AccuracyResult | None = read_accuracy(files.accuracy) if files.accuracy else None
+    test06: Test06Verdict | None = read_test06(files.test06) if files.test06 else None
+    checks = apply_rules(
+        round_=round_name,
+        benchmark=resolved.benchmark if resolved else None,
+        scenario=scenario,
+        division=division if files.in_tree else None,
+        log=log,
+        accuracy=accuracy,
+        accuracy_expected=files.in_tree,
+        test06=test06,
+    )
+    stack = system.stack if system else None
+    result = MlperfResult(
+        key=_key(files, round_name, division, scenario),
+        round=round_name,
+        round_source=round_source,
+        division=division,
+        submitter=files.submitter or (system.submitter if system else None),
+        system=files.system,
+        system_name=system.system_name if system else None,
+        location=files.location,
+        benchmark=resolved.benchmark if resolved else None,
+        benchmark_dir=files.benchmark_dir,
+        model_family=BENCHMARKS[resolved.benchmark] if resolved else None,
+        scenario=scenario,  # type: ignore[arg-type]
+        validity=log.validity,
+        invalid_reasons=log.invalid_reasons,
+        checks_ok=all(row.status != "fail" for row in checks),
+        headline_value=log.headline_value,
+        headline_unit=log.headline_unit,
+        tokens_per_s=log.tokens_per_s,
+        tokens_inferred=log.tokens_inferred,
+        samples_per_s=log.samples_per_s,
+        ttft_p99_ms=log.ttft_p99_ms,
+        tpot_p99_ms=log.tpot_p99_ms,
+        latency_ms=log.latency_ms,
+        ttft_ms=log.ttft_ms,
+        tpot_ms=log.tpot_ms,
+        target_qps=log.settings.target_qps,
+        ttft_limit_ms=log.settings.ttft_latency_ms,
+        tpot_limit_ms=log.settings.tpot_latency_ms,
+        min_duration_ms=log.settings.min_duration_ms,
+        query_count=log.query_count,
+        loadgen_version=log.loadgen_version,
+        test_datetime=log.test_datetime,
+        log_source=log.source,
+        seed_round=log.seed_round,
+        accelerator=system.accelerator if system else None,
+        accelerators_per_node=system.accelerators_per_node if system else None,
+        nodes=system.nodes if system else None,
+        accelerators_total=system.accelerators_total if system else None,
+        precision=precision,
+        precision_raw=precision_raw,
+        runtime=stack.of_kind("runtime") if stack else (),
+        platform=stack.of_kind("platform") if stack else (),
+        stack_raw=stack.raw if stack else "",
+        accuracy=accuracy.metrics if accuracy else {},
+        accuracy_hash=accuracy.hash if accuracy else None,
+        test06=test06.verdict if test06 else None,
+        checks=checks,
+        sources=_sources(files, mapped_by, names),
+        notes=tuple(notes) + (system.notes if system else ()),
+    )
+    return result, system
+
+
+def _benchmark(
+    files: ResultFiles, benchmark: str | None, names: ImportContext
+) -> tuple[ResolvedBenchmark | None, Path | None]:
+    if not files.in_tree:
+        # a team's own LoadGen folder: --benchmark, else the folder name, else unknown
+        if benchmark is not None:
+            found = resolve_benchmark(benchmark)
+            if found is None:
+                raise InputError(f"unknown benchmark {benchmark!r}; known: {', '.join(BENCHMARKS)}")
+            return found, None
+        return benchmark_from_run_folder(files.benchmark_dir), None
+    resolved = names.resolve(files)
+    if resolved is None:
+        raise InputError(
+            f"{files.results_dir}: unknown benchmark {files.benchmark_dir!r} (LLM benchmarks: "
+            f"{', '.join(BENCHMARKS)}; an open-division name needs model_mapping.json in "
+            f"{files.submitter_dir} or the round's summary_results.json)"
+        )
+    return resolved
+
+
+def _scenario(files: ResultFiles, log: LoadgenLog, resolved: ResolvedBenchmark | None) -> str:
+    """The scenario: the folder's (Interactive is Server in the log), checked against the log."""
+    logged = log.scenario
+    if logged is None:
+        raise InputError(f"{log.cite('effective_scenario')}: no scenario in the log")
+    if not files.in_tree:
+        interactive = resolved is not None and resolved.interactive
+        return "Interactive" if interactive and logged == "Server" else logged
+    folder = resolve_scenario(files.scenario_dir) or ""
+    if resolved is not None and resolved.interactive and folder == "Server":
+        folder = "Interactive"  # v5.0: llama2-70b-interactive-99/Server
+    expected_log = "Server" if folder == "Interactive" else folder
+    if logged != expected_log:
+        raise InputError(
+            f"{log.cite('effective_scenario')}: the log ran {logged} but the result folder "
+            f"{files.results_dir} says {files.scenario_dir}"
+        )
+    return folder
+
+
+def _system(files: ResultFiles) -> SystemInfo | None:
+    if not files.in_tree:
+        return None
+    if files.system_json is None:
+        assert files.submitter_dir is not None
+        raise InputError(
+            f"{files.submitter_dir / 'systems' / (str(files.system) + '.json')}: missing "
+            "(every result needs its system description)"
+        )
+    return read_system(files.system_json, system_id="")
+
+
+def _system_id(files: ResultFiles, round_: str | None, division: str | None) -> str:
+    """Systems share the key's prefix: ``<round>/<division>/<submitter>/<system>``."""
+    parts = (round_ or "no-round", division or "no-division", str(files.submitter))
+    return "/".join((*parts, str(files.system)))
+
+
+RoundSource = Literal["argument", "folder", "seeds"]
+
+
+def _round(
+    files: ResultFiles, log: LoadgenLog, round_: str | None
+) -> tuple[str | None, RoundSource | None]:
+    if round_ is not None:
+        return round_, "argument"
+    if not files.in_tree:
+        return None, None  # a team's own run: only the round the user names
+    if files.round_dir is not None:
+        return files.round_dir, "folder"
+    if log.seed_round is not None:
+        return log.seed_round, "seeds"
+    return None, None
+
+
+def _precision(raw: str | None, system: SystemInfo | None) -> str | None:
+    if raw is not None and raw.strip().lower() not in ("", "unset", "n/a", "none"):
+        return raw.strip().lower()
+    return system.stack.precision_hint if system else None
+
+
+def _key(files: ResultFiles, round_: str | None, division: str | None, scenario: str) -> str:
+    if not files.in_tree:
+        return f"loadgen/{files.benchmark_dir}"
+    scenario_part = resolve_scenario(files.scenario_dir) or scenario
+    return "/".join(
+        (
+            round_ or "no-round",
+            division or "no-division",
+            str(files.submitter),
+            str(files.system),
+            files.benchmark_dir,
+            scenario_part,
+        )
+    )
+
+
+def _sources(
+    files: ResultFiles, mapped_by: Path | None, context: ImportContext
+) -> tuple[SourceFile, ...]:
+    roles = (
+        ("detail", files.detail),
+        ("summary", files.summary),
+        ("system", files.system_json),
+        ("measurements", files.measurements),
+        ("user_conf", files.user_conf),
+        ("accuracy", files.accuracy),
+        ("test06", files.test06),
+        ("benchmark_mapping", mapped_by),
+    )
+    return tuple(context.source(role, path) for role, path in roles if path is not None)
+
+
+def _json_file(path: Path) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc

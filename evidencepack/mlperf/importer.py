@@ -1,0 +1,224 @@
+"""Import MLPerf results into the evidence store: find, build, then insert in bulk, all or nothing.
+
+``import_path(store, path)`` takes a results tree, one submission or a LoadGen output folder.
+A bad result is rejected with its ``file:line`` reasons and never stops the others. Re-importing
+the same files adds no rows; a known key arriving with different files is rejected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..store import Store
+from ..store.mlperf import bulk_insert_sql, write_ndjson
+from .build import ImportContext, NotAPerformanceRun, build_result
+from .models import ImportReport, MlperfResult, Rejection
+from .rules import KNOWN_ROUNDS
+from .system import SystemInfo
+from .tree import find_results
+
+Progress = Callable[[int, int, str], None]
+"""``progress(done, total, location)``, called after each result is read."""
+
+
+def import_path(
+    store: Store,
+    path: Path,
+    *,
+    round: str | None = None,  # shadows the builtin: the public name the analysis stage calls
+    benchmark: str | None = None,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Read every result under ``path`` and store the good ones; report the rest.
+
+    ``round`` names the round to check against (required for a team's own LoadGen run to be
+    checked; for a tree it overrides the folder name). ``benchmark`` names the benchmark of a
+    LoadGen folder whose name does not say it.
+    """
+    if round is not None and round not in KNOWN_ROUNDS:
+        raise InputError(f"unknown MLPerf round {round!r}; known: {', '.join(KNOWN_ROUNDS)}")
+    if not path.exists():
+        raise InputError(f"{path}: no such file or folder")
+    if not path.is_dir():
+        raise InputError(f"{path}: give a folder (a results tree, a submission or a LoadGen run)")
+    found = list(find_results(path))
+    if not found:
+        raise InputError(
+            f"{path}: no MLPerf results here (no results/<system>/<benchmark>/<scenario> "
+            "folders and no mlperf_log_detail.txt or mlperf_log_summary.txt)"
+        )
+    context = ImportContext()
+    built: list[tuple[MlperfResult, SystemInfo | None]] = []
+    rejected: list[Rejection] = []
+    skipped: list[Rejection] = []
+    for done, files in enumerate(found, start=1):
+        try:
+            built.append(build_result(files, round_=round, benchmark=benchmark, names=context))
+        except NotAPerformanceRun as exc:
+            skipped.append(_rejection(str(files.results_dir), exc))
+        except InputError as exc:
+            rejected.append(_rejection(str(files.results_dir), exc))
+        if progress is not None:
+            progress(done, len(found), files.location)
+    fresh, unchanged, conflicts = _partition(store, built)
+    rejected.extend(conflicts)
+    with store.transaction():
+        _insert(store, fresh, rejected)
+    return ImportReport(
+        path=str(path),
+        round=round,
+        imported=tuple(sorted(r.key for r, _ in fresh)),
+        unchanged=tuple(sorted(unchanged)),
+        rejected=tuple(rejected),
+        skipped=tuple(skipped),
+    )
+
+
+def _rejection(location: str, exc: InputError) -> Rejection:
+    return Rejection(location=location, reason=exc.message, problems=exc.problems)
+
+
+def fingerprint(result: MlperfResult) -> str:
+    """A digest over the result's files (role, path, sha256) and the round it was checked
+    against: equal means the same import."""
+    digest = hashlib.sha256(f"round\0{result.round}\n".encode())
+    for source in sorted(result.sources, key=lambda s: (s.role, s.path)):
+        digest.update(f"{source.role}\0{source.path}\0{source.sha256}\n".encode())
+    return digest.hexdigest()
+
+
+def _partition(
+    store: Store, built: list[tuple[MlperfResult, SystemInfo | None]]
+) -> tuple[list[tuple[MlperfResult, SystemInfo | None]], list[str], list[Rejection]]:
+    known = {
+        row["key"]: row["sources_sha256"]
+        for row in store.rows("SELECT key, sources_sha256 FROM mlperf_results ORDER BY key")
+    }
+    fresh: list[tuple[MlperfResult, SystemInfo | None]] = []
+    unchanged: list[str] = []
+    conflicts: list[Rejection] = []
+    seen: dict[str, str] = {}
+    for result, system in built:
+        mark = fingerprint(result)
+        where = result.sources[0].path if result.sources else result.location
+        if result.key in seen or (result.key in known and known[result.key] != mark):
+            other = seen.get(result.key, "an earlier import")
+            message = (
+                f"{where}: result key {result.key} is already taken by {other} with other "
+                "files or another round (import into a new store to replace it)"
+            )
+            conflicts.append(Rejection(location=where, reason=message, problems=(message,)))
+        elif result.key in known:
+            unchanged.append(result.key)
+        else:
+            seen[result.key] = where
+            fresh.append((result, system))
+    return fresh, unchanged, conflicts
+
+
+def _insert(
+    store: Store,
+    fresh: list[tuple[MlperfResult, SystemInfo | None]],
+    rejected: list[Rejection],
+) -> None:
+    results = [result for result, _ in fresh]
+    systems = {s.system_id: s for _, s in fresh if s is not None}
+    tables: dict[str, list[dict[str, Any]]] = {
+        "mlperf_results": [_result_row(r, s) for r, s in fresh],
+        "mlperf_systems": [_system_row(s, results) for s in systems.values()],
+        "mlperf_stack_components": [
+            {"system_id": s.system_id, "position": i, **c.model_dump()}
+            for s in systems.values()
+            for i, c in enumerate(s.stack.components)
+        ],
+        "mlperf_checks": [
+            {"key": r.key, "position": i, **c.model_dump()}
+            for r in results
+            for i, c in enumerate(r.checks)
+        ],
+        "mlperf_result_files": [
+            {"key": r.key, **s.model_dump()} for r in results for s in r.sources
+        ],
+        "mlperf_rejections": [
+            {"location": x.location, "reason": x.reason, "problems": list(x.problems)}
+            for x in rejected
+        ],
+    }
+    for table, rows in tables.items():
+        _bulk(store, bulk_insert_sql(table), rows)
+    files: dict[tuple[str, str], dict[str, Any]] = {
+        (s.sha256, s.path): {
+            "sha256": s.sha256,
+            "path": s.path,
+            "size_bytes": s.size_bytes,
+            "role": f"mlperf.{s.role}",
+            "tool": "mlperf-loadgen" if s.role in ("detail", "summary") else None,
+            "tool_version": r.loadgen_version if s.role in ("detail", "summary") else None,
+            "warnings": [],
+        }
+        for r in results
+        for s in r.sources
+    }
+    _bulk(store, _FILES_SQL, list(files.values()))
+
+
+_FILES_SQL = (
+    "INSERT OR IGNORE INTO files BY NAME SELECT * FROM read_json(?, "
+    "format = 'newline_delimited', columns = {'sha256': 'VARCHAR', 'path': 'VARCHAR', "
+    "'size_bytes': 'BIGINT', 'role': 'VARCHAR', 'tool': 'VARCHAR', 'tool_version': 'VARCHAR', "
+    "'warnings': 'VARCHAR[]'})"
+)
+
+
+def _bulk(store: Store, sql: str, rows: Sequence[Mapping[str, Any]]) -> None:
+    if not rows:
+        return
+    path = write_ndjson(rows)
+    try:
+        store.execute(sql, [path])
+    finally:
+        os.unlink(path)
+
+
+def _result_row(result: MlperfResult, system: SystemInfo | None) -> dict[str, Any]:
+    row = result.model_dump(
+        exclude={
+            "latency_ms",
+            "ttft_ms",
+            "tpot_ms",
+            "runtime",
+            "platform",
+            "checks",
+            "sources",
+            "notes",
+        }
+    )
+    primary = result.primary_runtime
+    row.update(
+        invalid_reasons=list(result.invalid_reasons),
+        latency_p99_ms=result.latency_ms.get("p99"),
+        runtime=primary.name if primary else None,
+        runtime_version=primary.version if primary else None,
+        system_id=system.system_id if system else None,
+        sources_sha256=fingerprint(result),
+        record=result.model_dump(mode="json"),
+    )
+    return row
+
+
+def _system_row(system: SystemInfo, results: list[MlperfResult]) -> dict[str, Any]:
+    sha = next(s.sha256 for r in results for s in r.sources if s.path == system.path)
+    row = system.model_dump(exclude={"stack", "raw_json", "notes"})
+    row.update(
+        sha256=sha,
+        stack_raw=system.stack.raw,
+        notes=list(system.notes),
+        raw=json.loads(system.raw_json),
+    )
+    return row

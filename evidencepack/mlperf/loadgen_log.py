@@ -1,0 +1,408 @@
+"""One MLPerf LoadGen run: ``mlperf_log_detail.txt`` (the truth) and its summary (a cross-check).
+
+``parse_loadgen_dir(path)`` reads a LoadGen output folder; ``parse_run(detail, summary)`` reads
+the two files wherever they are. Times are milliseconds, throughputs per second. A malformed
+file, or a summary that contradicts its detail log, raises ``LoadgenLogError`` naming
+``file:line``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from .._models import StrictModel
+from ..errors import InputError
+from .rounds import Seeds, round_for_seeds
+
+DETAIL_NAME = "mlperf_log_detail.txt"
+SUMMARY_NAME = "mlperf_log_summary.txt"
+_PREFIX = ":::MLLOG "
+_NS_PER_MS = 1_000_000.0
+_MAX_PROBLEMS = 20
+
+Scenario = Literal["Offline", "Server", "SingleStream", "MultiStream"]
+SCENARIOS = ("Offline", "Server", "SingleStream", "MultiStream")
+Validity = Literal["VALID", "INVALID"]
+
+
+class LoadgenLogError(InputError):
+    """A LoadGen log is malformed, missing, or contradicts its other half."""
+
+
+class LogLine(StrictModel):
+    """An error or warning LoadGen logged, and where."""
+
+    file: str
+    line: int = Field(ge=1)
+    key: str
+    message: str
+
+
+class EffectiveSettings(StrictModel):
+    """What LoadGen actually ran with (``effective_*``; the published user.conf may differ)."""
+
+    target_qps: float | None = None
+    target_latency_ms: float | None = None
+    ttft_latency_ms: float | None = None
+    tpot_latency_ms: float | None = None
+    min_duration_ms: int | None = None
+    max_duration_ms: int | None = None
+    min_query_count: int | None = None
+    max_query_count: int | None = None
+    samples_per_query: int | None = None
+    performance_sample_count: int | None = None
+    max_async_queries: int | None = None
+
+
+class LoadgenLog(StrictModel):
+    """Everything evidencepack takes from one LoadGen run.
+
+    ``latency_ms``, ``ttft_ms`` and ``tpot_ms`` map ``min``/``max``/``mean``/``p50``/``p90``/
+    ``p95``/``p97``/``p99``/``p99.9`` to milliseconds. ``headline_value`` is what the official
+    table reports: tokens/s (gptj: inferred tokens/s) for Offline and Server, the 90th
+    percentile latency in ms for SingleStream; samples/s where no token count was logged.
+    ``lines`` maps each key read to its line in the file ``source`` names, for citations.
+    """
+
+    source: Literal["detail", "summary"]
+    detail_path: str | None = None
+    summary_path: str | None = None
+    loadgen_version: str | None = None
+    loadgen_git_commit_date: str | None = None
+    test_datetime: str | None = None
+    sut_name: str | None = None
+    scenario: Scenario | None = None
+    test_mode: str | None = None
+    validity: Validity | None = None
+    invalid_reasons: tuple[str, ...] = ()
+    perf_constraints_met: bool | None = None
+    min_duration_met: bool | None = None
+    min_queries_met: bool | None = None
+    early_stopping_met: bool | None = None
+    settings: EffectiveSettings = EffectiveSettings()
+    seeds: Seeds | None = None
+    seed_round: str | None = None
+    query_count: int | None = None
+    samples_per_s: float | None = None
+    scheduled_samples_per_s: float | None = None
+    tokens_per_s: float | None = None
+    tokens_inferred: bool = False
+    headline_value: float | None = None
+    headline_unit: str | None = None
+    latency_ms: dict[str, float] = Field(default_factory=dict)
+    ttft_ms: dict[str, float] = Field(default_factory=dict)
+    tpot_ms: dict[str, float] = Field(default_factory=dict)
+    num_errors: int | None = None
+    errors: tuple[LogLine, ...] = ()
+    warnings: tuple[LogLine, ...] = ()
+    lines: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def ttft_p99_ms(self) -> float | None:
+        return self.ttft_ms.get("p99")
+
+    @property
+    def tpot_p99_ms(self) -> float | None:
+        return self.tpot_ms.get("p99")
+
+    @property
+    def latency_p99_ms(self) -> float | None:
+        return self.latency_ms.get("p99")
+
+    @property
+    def is_performance_run(self) -> bool:
+        return self.test_mode in (None, "PerformanceOnly")
+
+    def cite(self, key: str) -> str:
+        """``file:line`` of a key, for check rows and error messages."""
+        path = self.detail_path if self.source == "detail" else self.summary_path
+        line = self.lines.get(key)
+        return f"{path}:{line}" if line else str(path)
+
+
+def percentile_key(text: str) -> str:
+    """``"99.90"`` -> ``"p99.9"``, ``"50.00"`` -> ``"p50"``."""
+    return "p" + format(float(text), "g")
+
+
+def headline(
+    scenario: str | None,
+    tokens_per_s: float | None,
+    samples_per_s: float | None,
+    latency_ms: dict[str, float],
+) -> tuple[float | None, str | None]:
+    """The official table's metric for a run (LLM benchmarks; checker RESULT_FIELD_*)."""
+    if scenario == "SingleStream":
+        value = latency_ms.get("p90")
+        return (value, "Latency (ms)") if value is not None else (None, None)
+    if scenario == "MultiStream":
+        value = latency_ms.get("p99")
+        return (value, "Latency (ms)") if value is not None else (None, None)
+    if tokens_per_s is not None:
+        return tokens_per_s, "Tokens/s"
+    if samples_per_s is not None:
+        return samples_per_s, "Samples/s"
+    return None, None
+
+
+# --- the detail log -------------------------------------------------------------------------
+
+_SETTING_KEYS: dict[str, tuple[str, float]] = {
+    # log key -> (settings field, divisor to the field's unit)
+    "effective_target_qps": ("target_qps", 1.0),
+    "effective_target_latency_ns": ("target_latency_ms", _NS_PER_MS),
+    "requested_server_ttft_latency": ("ttft_latency_ms", _NS_PER_MS),
+    "requested_server_tpot_latency": ("tpot_latency_ms", _NS_PER_MS),
+    "effective_min_duration_ms": ("min_duration_ms", 1.0),
+    "effective_max_duration_ms": ("max_duration_ms", 1.0),
+    "effective_min_query_count": ("min_query_count", 1.0),
+    "effective_max_query_count": ("max_query_count", 1.0),
+    "effective_samples_per_query": ("samples_per_query", 1.0),
+    "effective_performance_sample_count": ("performance_sample_count", 1.0),
+    "effective_max_async_queries": ("max_async_queries", 1.0),
+}
+_INT_SETTINGS = {name for name, _ in _SETTING_KEYS.values() if not name.endswith(("_ms", "_qps"))}
+_INT_SETTINGS |= {"min_duration_ms", "max_duration_ms"}
+
+_TOKEN_KEYS = (
+    # (key, inferred) in order of preference: Offline, Server, gptj's inferred variants
+    ("result_tokens_per_second", False),
+    ("result_completed_tokens_per_second", False),
+    ("result_inferred_tokens_per_second", True),
+    ("result_inferred_completed_tokens_per_second", True),
+)
+_FLAG_KEYS = {
+    "result_perf_constraints_met": "perf_constraints_met",
+    "result_min_duration_met": "min_duration_met",
+    "result_min_queries_met": "min_queries_met",
+    "early_stopping_met": "early_stopping_met",
+}
+
+
+def read_detail_records(path: Path) -> tuple[dict[str, Any], dict[str, int], list[LogLine]]:
+    """Every ``:::MLLOG`` line: last value per key, its line, and the error/warning lines.
+
+    Raises LoadgenLogError naming each ``file:line`` that is not a complete JSON record.
+    """
+    values: dict[str, Any] = {}
+    lines: dict[str, int] = {}
+    flagged: list[LogLine] = []
+    problems: list[str] = []
+    reasons: list[str] = []
+    try:
+        handle = path.open(encoding="utf-8", errors="replace")
+    except FileNotFoundError as exc:
+        raise LoadgenLogError(f"{path}: no such file") from exc
+    except OSError as exc:
+        raise LoadgenLogError(f"{path}: cannot read: {exc}") from exc
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            record = _record(raw)
+            if isinstance(record, str):
+                problems.append(f"{path}:{number}: {record}")
+                if len(problems) >= _MAX_PROBLEMS:
+                    break
+                continue
+            key = record["key"]
+            value = record.get("value")
+            values[key] = value
+            lines[key] = number
+            if key == "result_invalid_reason" and value:
+                reasons.append(str(value).strip())
+            meta = record.get("metadata")
+            if isinstance(meta, dict) and (meta.get("is_error") or meta.get("is_warning")):
+                flagged.append(
+                    LogLine(
+                        file=str(path),
+                        line=number,
+                        key=("error:" if meta.get("is_error") else "warning:") + key,
+                        message=str(value),
+                    )
+                )
+    if problems:
+        raise LoadgenLogError(
+            f"{path}: {len(problems)} malformed line(s) in the LoadGen detail log", problems
+        )
+    if not values:
+        raise LoadgenLogError(f"{path}: no :::MLLOG records (empty or not a LoadGen detail log)")
+    values["__invalid_reasons__"] = reasons
+    return values, lines, flagged
+
+
+def _record(raw: str) -> dict[str, Any] | str:
+    """A parsed record, or the reason the line is not one."""
+    if not raw.startswith(_PREFIX):
+        return f"not a :::MLLOG record: {raw.strip()[:60]!r}"
+    try:
+        record = json.loads(raw[len(_PREFIX) :])
+    except json.JSONDecodeError as exc:
+        return f"truncated or invalid JSON: {exc.msg} (column {exc.colno + len(_PREFIX)})"
+    if not isinstance(record, dict) or not isinstance(record.get("key"), str):
+        return "a :::MLLOG record without a string 'key'"
+    return record
+
+
+def parse_detail(path: Path) -> LoadgenLog:
+    """Read ``mlperf_log_detail.txt`` into a LoadgenLog."""
+    values, lines, flagged = read_detail_records(path)
+
+    def num(key: str) -> float | None:
+        value = values.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return float(value)
+
+    settings: dict[str, Any] = {}
+    for key, (name, divisor) in _SETTING_KEYS.items():
+        value = num(key)
+        if value is not None:
+            settings[name] = int(value) if name in _INT_SETTINGS else value / divisor
+    latency = _percentiles(values, "result_", "_percentile_latency_ns", "result_{}_latency_ns")
+    ttft = _percentiles(
+        values, "result_first_token_", "_percentile_latency_ns", "result_first_token_{}_latency_ns"
+    )
+    tpot = _percentiles(
+        values, "result_time_per_output_token_", "_percentile_ns", "result_time_to_output_token_{}"
+    )
+    tokens, inferred = None, False
+    for key, is_inferred in _TOKEN_KEYS:
+        if num(key) is not None:
+            tokens, inferred = num(key), is_inferred
+            break
+    scenario = values.get("effective_scenario")
+    samples = num("result_samples_per_second")
+    if samples is None:
+        samples = num("result_completed_samples_per_sec")
+    if samples is None:
+        samples = num("result_qps_without_loadgen_overhead")
+    validity = values.get("result_validity")
+    flags: dict[str, bool] = {}
+    for key, name in _FLAG_KEYS.items():
+        if isinstance(values.get(key), bool):
+            flags[name] = values[key]
+    seeds = _seeds(values, "effective_")
+    value, unit = headline(scenario, tokens, samples, latency)
+    num_errors = num("num_errors")
+    query_count = num("result_query_count")
+    return LoadgenLog.model_validate(
+        {
+            "source": "detail",
+            "detail_path": str(path),
+            "loadgen_version": _str(values.get("loadgen_version")),
+            "loadgen_git_commit_date": _str(values.get("loadgen_git_commit_date")),
+            "test_datetime": _str(values.get("test_datetime")),
+            "sut_name": _str(values.get("sut_name")),
+            "scenario": scenario if scenario in SCENARIOS else None,
+            "test_mode": _str(values.get("effective_test_mode")),
+            "validity": validity if validity in ("VALID", "INVALID") else None,
+            "invalid_reasons": _reasons(validity, values["__invalid_reasons__"], flags),
+            "settings": settings,
+            "seeds": seeds,
+            "seed_round": round_for_seeds(seeds),
+            "query_count": int(query_count) if query_count is not None else None,
+            "samples_per_s": samples,
+            "scheduled_samples_per_s": num("result_scheduled_samples_per_sec"),
+            "tokens_per_s": tokens,
+            "tokens_inferred": inferred,
+            "headline_value": value,
+            "headline_unit": unit,
+            "latency_ms": latency,
+            "ttft_ms": ttft,
+            "tpot_ms": tpot,
+            "num_errors": int(num_errors) if num_errors is not None else None,
+            "errors": tuple(x for x in flagged if x.key.startswith("error:")),
+            "warnings": tuple(x for x in flagged if x.key.startswith("warning:")),
+            "lines": lines,
+            **flags,
+        }
+    )
+
+
+def _percentiles(values: dict[str, Any], prefix: str, suffix: str, stat: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for name in ("min", "max", "mean"):
+        value = values.get(stat.format(name))
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            out[name] = value / _NS_PER_MS
+    for key, value in values.items():
+        if key.startswith(prefix) and key.endswith(suffix):
+            middle = key[len(prefix) : -len(suffix)]
+            if _is_number(middle) and isinstance(value, int | float):
+                out[percentile_key(middle)] = value / _NS_PER_MS
+    return out
+
+
+def _seeds(values: dict[str, Any], prefix: str) -> Seeds | None:
+    found = {name: values.get(f"{prefix}{name}") for name in Seeds.model_fields}
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in found.values()):
+        return None
+    return Seeds.model_validate(found)
+
+
+def _reasons(validity: object, logged: list[str], flags: dict[str, bool]) -> tuple[str, ...]:
+    """LoadGen's own reasons, else the unmet constraints it flagged."""
+    if validity != "INVALID":
+        return ()
+    if logged:
+        return tuple(dict.fromkeys(logged))
+    names = {
+        "perf_constraints_met": "performance constraints not met",
+        "min_duration_met": "minimum duration not met",
+        "min_queries_met": "minimum query count not met",
+        "early_stopping_met": "early stopping not satisfied",
+    }
+    unmet = tuple(text for name, text in names.items() if flags.get(name) is False)
+    return unmet or ("LoadGen reported INVALID without a reason",)
+
+
+def _str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+# --- a run: detail + summary ----------------------------------------------------------------
+
+
+def parse_run(detail: Path | None, summary: Path | None) -> LoadgenLog:
+    """One run from its detail log (the truth) cross-checked against its summary, or the summary
+    alone where no detail log exists (older published trees). Contradictions raise."""
+    from .loadgen_summary import cross_check, parse_summary_raw
+
+    if detail is None and summary is None:
+        raise LoadgenLogError(f"neither {DETAIL_NAME} nor {SUMMARY_NAME} was found")
+    if detail is None:
+        assert summary is not None
+        return parse_summary_raw(summary).to_log()
+    log = parse_detail(detail)
+    if summary is not None:
+        raw = parse_summary_raw(summary)
+        problems = cross_check(log, raw)
+        if problems:
+            raise LoadgenLogError(
+                f"{summary}: contradicts {detail} in {len(problems)} value(s)", problems
+            )
+        log = log.model_copy(update={"summary_path": str(summary)})
+    return log
+
+
+def parse_loadgen_dir(path: Path) -> LoadgenLog:
+    """A LoadGen output folder (``mlperf_log_detail.txt`` and/or ``mlperf_log_summary.txt``)."""
+    if not path.is_dir():
+        raise LoadgenLogError(f"{path}: not a folder")
+    detail, summary = path / DETAIL_NAME, path / SUMMARY_NAME
+    if not detail.is_file() and not summary.is_file():
+        raise LoadgenLogError(f"{path}: no {DETAIL_NAME} or {SUMMARY_NAME} in this folder")
+    return parse_run(detail if detail.is_file() else None, summary if summary.is_file() else None)

@@ -1,0 +1,59 @@
+"""The MLPerf Inference rounds evidencepack knows, and the LoadGen seeds that identify each.
+
+Seeds are the checker's ``seeds`` per round (mlcommons/inference
+``tools/submission/submission_checker/constants.py``); v4.0's are those every v4.0 log carries.
+"""
+
+from __future__ import annotations
+
+from .._models import StrictModel
+
+KNOWN_ROUNDS: tuple[str, ...] = ("v4.0", "v4.1", "v5.0", "v5.1", "v6.0")
+
+
+class Seeds(StrictModel):
+    """The three LoadGen RNG seeds a round fixes."""
+
+    qsl_rng_seed: int
+    sample_index_rng_seed: int
+    schedule_rng_seed: int
+
+
+ROUND_SEEDS: dict[str, Seeds] = {
+    "v4.0": Seeds(
+        qsl_rng_seed=13281865557512327830,
+        sample_index_rng_seed=198141574272810017,
+        schedule_rng_seed=7575108116881280410,
+    ),
+    "v4.1": Seeds(
+        qsl_rng_seed=3066443479025735752,
+        sample_index_rng_seed=10688027786191513374,
+        schedule_rng_seed=14962580496156340209,
+    ),
+    "v5.0": Seeds(
+        qsl_rng_seed=6023615788873153749,
+        sample_index_rng_seed=15036839855038426416,
+        schedule_rng_seed=9933818062894767841,
+    ),
+    "v5.1": Seeds(
+        qsl_rng_seed=1780908523862526354,
+        sample_index_rng_seed=14771362308971278857,
+        schedule_rng_seed=18209322760996052031,
+    ),
+    # The checker marks these "TODO: Update random seeds"; they are what it enforces today.
+    "v6.0": Seeds(
+        qsl_rng_seed=2465351861681999779,
+        sample_index_rng_seed=14276810075590677512,
+        schedule_rng_seed=3936089224930324775,
+    ),
+}
+
+
+def round_for_seeds(seeds: Seeds | None) -> str | None:
+    """The round whose official seeds these are, or None (a team's own run, or a typo)."""
+    if seeds is None:
+        return None
+    for name, known in ROUND_SEEDS.items():
+        if known == seeds:
+            return name
+    return None

@@ -1,0 +1,123 @@
+"""A submission's system description JSON, normalised: numbers, text, accelerators, stack.
+
+Real files mix ``8`` and ``"8"``, carry dicts (``other_software_stack``), stray whitespace and
+U+202F, and ``"TODO"``. Total accelerators = nodes x accelerators per node. Anything that cannot
+be read as intended becomes None with a note saying why; the raw JSON is kept beside.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .._models import StrictModel
+from ..errors import InputError
+from .stack import Stack, normalise_space, parse_stack, stack_text
+
+_PLACEHOLDERS = {"", "todo", "n/a", "na", "none", "null", "-", "tbd", "unknown"}
+_INT = re.compile(r"^\d+(?:\.0+)?$")
+
+
+class SystemInfo(StrictModel):
+    """One ``systems/<system>.json`` after normalisation."""
+
+    path: str
+    system_id: str
+    submitter: str | None = None
+    division: str | None = None
+    status: str | None = None
+    system_name: str | None = None
+    system_type: str | None = None
+    accelerator: str | None = None
+    accelerator_memory: str | None = None
+    accelerators_per_node: int | None = None
+    nodes: int | None = None
+    accelerators_total: int | None = None
+    host_processor: str | None = None
+    host_processors_per_node: int | None = None
+    operating_system: str | None = None
+    stack: Stack = Stack()
+    notes: tuple[str, ...] = ()
+    raw_json: str = "{}"
+
+
+def clean_text(value: object) -> str | None:
+    """Free text with whitespace (U+202F included) collapsed; placeholders become None."""
+    if value is None:
+        return None
+    text = normalise_space(stack_text(value))
+    return None if text.lower() in _PLACEHOLDERS else text
+
+
+def clean_int(value: object, field: str, notes: list[str]) -> int | None:
+    """A count given as a number or a string; anything else is None with a note."""
+    if isinstance(value, bool):
+        notes.append(f"{field}: {value!r} is not a count")
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    text = clean_text(value)
+    if text is None:
+        if value is not None:
+            notes.append(f"{field}: {value!r} is a placeholder, not a count")
+        return None
+    if _INT.match(text):
+        return int(float(text))
+    notes.append(f"{field}: {value!r} is not a count")
+    return None
+
+
+def read_system(path: Path, system_id: str) -> SystemInfo:
+    """Read and normalise a system description; raise InputError if it is not a JSON object."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise InputError(f"{path}: no such file") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from exc
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: a system description must be a JSON object")
+    return normalise_system(data, path=str(path), system_id=system_id)
+
+
+def normalise_system(data: dict[str, Any], *, path: str, system_id: str) -> SystemInfo:
+    notes: list[str] = []
+    per_node = clean_int(data.get("accelerators_per_node"), "accelerators_per_node", notes)
+    nodes = clean_int(data.get("number_of_nodes"), "number_of_nodes", notes)
+    total = per_node * nodes if per_node is not None and nodes is not None else None
+    division = clean_text(data.get("division"))
+    return SystemInfo(
+        path=path,
+        system_id=system_id,
+        submitter=clean_text(data.get("submitter")),
+        division=division.lower() if division else None,
+        status=clean_text(data.get("status")),
+        system_name=clean_text(data.get("system_name")),
+        system_type=clean_text(data.get("system_type")),
+        accelerator=clean_text(data.get("accelerator_model_name")),
+        accelerator_memory=clean_text(data.get("accelerator_memory_capacity")),
+        accelerators_per_node=per_node,
+        nodes=nodes,
+        accelerators_total=total,
+        host_processor=clean_text(data.get("host_processor_model_name")),
+        host_processors_per_node=clean_int(
+            data.get("host_processors_per_node"), "host_processors_per_node", notes
+        ),
+        operating_system=clean_text(data.get("operating_system")),
+        stack=parse_stack(
+            {
+                "framework": data.get("framework"),
+                "other_software_stack": data.get("other_software_stack"),
+            }
+        ),
+        notes=tuple(notes),
+        raw_json=json.dumps(data, sort_keys=True, ensure_ascii=False),
+    )

@@ -26,8 +26,14 @@ SCHEMA_ID_BASE = "https://evidencepack.dev/schemas/"
 
 def _documents() -> dict[str, type[BaseModel]]:
     """File name -> model. Imported lazily so adding a stage does not slow start-up."""
+    from .manifest import PackPredicate, Statement
+    from .verify import VerifyReport
+
     return {
         "pack-spec.v1.schema.json": PackSpec,
+        "pack-predicate.v1.schema.json": PackPredicate,
+        "pack-statement.v1.schema.json": Statement,
+        "verify-report.v1.schema.json": VerifyReport,
     }
 
 

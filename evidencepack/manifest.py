@@ -257,6 +257,15 @@ def _problems(exc: pydantic.ValidationError, prefix: str) -> list[str]:
 def parse_statement(payload: bytes) -> Statement:
     """Read a signed payload back; raise VerificationError naming each bad JSON path."""
     try:
+        kind = json.loads(payload).get("predicateType")
+    except (ValueError, AttributeError):
+        kind = None
+    if isinstance(kind, str) and kind != PREDICATE_TYPE:
+        raise VerificationError(
+            f"the signed statement has predicateType {kind!r}, not {PREDICATE_TYPE!r}: "
+            "it is not an evidence pack"
+        )
+    try:
         return Statement.model_validate_json(payload)
     except pydantic.ValidationError as exc:
         problems = _problems(exc, "statement: ")

@@ -169,8 +169,12 @@ def _verify_folder(
     policy: VerifyPolicy,
     bundle_path: Path | None,
 ) -> VerifyReport:
-    bundle_path = bundle_path or root / BUNDLE_NAME
-    label = str(bundle_path) if kind == "pack" else f"{target}!{bundle_path.relative_to(root)}"
+    if bundle_path is None:
+        bundle_path = root / BUNDLE_NAME
+        # A bundle inside an extracted archive is named by its place in the archive.
+        label = f"{target}!{BUNDLE_NAME}" if kind == "archive" else str(bundle_path)
+    else:
+        label = str(bundle_path)
     report: dict[str, object] = {
         "target": target,
         "target_kind": kind,
@@ -178,7 +182,7 @@ def _verify_folder(
         "trust_root": _trust_info(policy),
     }
     try:
-        raw = read_bundle(bundle_path)
+        raw = read_bundle(bundle_path, label)
         report["bundle_sha256"] = hashlib.sha256(raw).hexdigest()
         checked = _check_signature(raw, label, policy)
         report["signer"] = checked.signer

@@ -104,6 +104,14 @@ def build_pack(
     return folder, predicate
 
 
+def another_pack(
+    folder: Path, shared_data: Path, like: Path, toolchain: Toolchain
+) -> tuple[Path, PackPredicate]:
+    """A second pack: same inputs and HTML as the pack in ``like``, another PDF."""
+    html = (like / "report.html").read_bytes()
+    return build_pack(folder, shared_data, toolchain, (html, b"%PDF-1.7 another report"))
+
+
 @pytest.fixture
 def pack(
     tmp_path: Path, shared_data: Path, toolchain: Toolchain, report_files: tuple[bytes, bytes]

@@ -87,17 +87,18 @@ class CheckedSignature:
     payload: bytes | None
 
 
-def read_bundle(path: Path) -> bytes:
+def read_bundle(path: Path, label: str | None = None) -> bytes:
     """The bundle's bytes; a missing bundle is a verification failure, unreadable one is I/O."""
+    name = label or str(path)
     try:
         size = path.stat().st_size
         if size > MAX_BUNDLE_BYTES:
-            raise VerificationError(f"{path}: {size} bytes is too large for a Sigstore bundle")
+            raise VerificationError(f"{name}: {size} bytes is too large for a Sigstore bundle")
         return path.read_bytes()
     except FileNotFoundError as exc:
-        raise VerificationError(f"{path}: no such bundle (the pack is not signed)") from exc
+        raise VerificationError(f"{name}: no such bundle (the pack is not signed)") from exc
     except OSError as exc:
-        raise CouldNotRun(f"{path}: cannot read the bundle: {exc}") from exc
+        raise CouldNotRun(f"{name}: cannot read the bundle: {exc}") from exc
 
 
 def parse_bundle(raw: bytes, source: str) -> ParsedBundle:

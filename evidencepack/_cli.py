@@ -191,24 +191,34 @@ def _cmd_sign(args: argparse.Namespace) -> int:
             opts.identity_token, staging=opts.staging, trust_config=opts.trust_config
         )
     result = sign_pack_detailed(opts.pack, None, signer)
-    parsed = parse_bundle(result.bundle.read_bytes(), str(result.bundle))
-    detail = (
-        f"key sha256:{parsed.key_hint}"
-        if parsed.mode == "key"
-        else f"keyless, log index {parsed.log_index}"
-    )
-    _emit(
-        {
-            "pack": str(opts.pack),
-            "bundle": str(result.bundle),
-            "mode": result.mode,
-            "files": result.files,
-            "key_fingerprint": parsed.key_hint,
-            "log_index": parsed.log_index,
-        },
-        as_json=opts.json,
-        text=f"signed {opts.pack}: {result.files} file(s), {detail} -> {result.bundle}",
-    )
+    raw = result.bundle.read_bytes()
+    parsed = parse_bundle(raw, str(result.bundle))
+    payload: dict[str, object] = {
+        "pack": str(opts.pack),
+        "bundle": str(result.bundle),
+        "mode": result.mode,
+        "files": result.files,
+        "key_fingerprint": parsed.key_hint,
+        "log_index": parsed.log_index,
+        "identity": None,
+        "issuer": None,
+    }
+    if parsed.mode == "key":
+        text = (
+            f"signed {opts.pack}: {result.files} file(s) with key sha256:{parsed.key_hint}\n"
+            f"wrote {result.bundle}; verify with: evidencepack verify {opts.pack} --key PUBLIC_PEM"
+        )
+    else:
+        from .signing.keyless import certificate_identity
+
+        identity, issuer = certificate_identity(raw)
+        payload |= {"identity": identity, "issuer": issuer}
+        text = (
+            f"signed {opts.pack}: {result.files} file(s) as {identity} ({issuer}), "
+            f"log index {parsed.log_index}\nwrote {result.bundle}; verify with: evidencepack "
+            f"verify {opts.pack} --cert-identity {identity} --cert-oidc-issuer {issuer}"
+        )
+    _emit(payload, as_json=opts.json, text=text)
     return EXIT_OK
 
 

@@ -20,6 +20,7 @@ from .manifest import (
     build_statement,
     load_predicate,
     statement_bytes,
+    write_predicate,
 )
 
 
@@ -48,7 +49,15 @@ def sign_pack(pack_dir: Path, predicate: PackPredicate, signer: PackSigner) -> P
 def sign_pack_detailed(
     pack_dir: Path, predicate: PackPredicate | None, signer: PackSigner
 ) -> SignResult:
-    """``sign_pack`` returning what was signed; ``predicate=None`` reads the pack's own."""
+    """``sign_pack`` returning what was signed; ``predicate=None`` reads the pack's own.
+
+    A pack always carries its predicate as ``predicate.json`` (written here if absent), so
+    that it can be signed again later, keyless or with another key, from the pack alone.
+    """
+    if not pack_dir.is_dir():
+        raise InputError(f"{pack_dir}: not a folder")
+    if predicate is not None and not (pack_dir / PREDICATE_NAME).exists():
+        write_predicate(pack_dir, predicate)
     if predicate is None or (pack_dir / PREDICATE_NAME).is_file():
         stored = load_predicate(pack_dir)
         if predicate is not None and stored != predicate:

@@ -32,6 +32,7 @@ from evidencepack.signing.keyless import IDENTITY_TOKEN_ENV, KeylessSigner
 from .packs import another_pack
 from .sigstore_testing.fixtures import IDENTITY, ISSUER, WORKFLOW_REF, KeylessPack, KeyPack
 from .sigstore_testing.instance import LocalSigstore
+from .sigstore_testing.server import serve
 
 Pack = tuple[Path, PackPredicate]
 _AMBIENT_ENV = (
@@ -239,3 +240,50 @@ def test_sign_command_refuses_a_pack_with_a_symlink(
     assert main(["sign", str(folder), "--identity-token", "unused"]) == 1
     assert "elsewhere: symbolic link" in capsys.readouterr().err
     assert not (folder / BUNDLE_NAME).exists()
+
+
+def test_sign_command_keyless_end_to_end_over_loopback(
+    pack: Pack,
+    local_sigstore: LocalSigstore,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``evidencepack sign`` with a trust config: the real Fulcio and Rekor HTTP clients talk
+    to the local instance; the verify command it prints for auditors then passes."""
+    folder, _ = pack
+    token = local_sigstore.identity_token(workflow_ref=WORKFLOW_REF)
+    with serve(local_sigstore) as url:
+        config = tmp_path / "config.json"
+        config.write_text(json.dumps(local_sigstore.trust_config_json(url, url)))
+        assert (
+            main(["sign", str(folder), "--trust-config", str(config), "--identity-token", token])
+            == 0
+        )
+    out = capsys.readouterr().out
+    assert f"as {IDENTITY} ({ISSUER}), log index 0" in out
+    command = out.strip().splitlines()[-1].split("verify with: ", 1)[1]
+    assert command == (
+        f"evidencepack verify {folder} --cert-identity {IDENTITY} --cert-oidc-issuer {ISSUER}"
+    )
+    trusted_root = local_sigstore.write_trusted_root(tmp_path / "root.json")
+    argv = [*command.split()[1:], "--trusted-root", str(trusted_root)]
+    assert main(argv) == 0
+    assert capsys.readouterr().out.startswith("OK: pack")
+
+
+def test_sign_pack_writes_the_predicate_when_the_pack_lacks_it(pack: Pack, tmp_path: Path) -> None:
+    from evidencepack.keys import generate_keypair
+    from evidencepack.manifest import PREDICATE_NAME, load_predicate
+    from evidencepack.signing.keyed import KeySigner
+
+    folder, predicate = pack
+    (folder / PREDICATE_NAME).unlink()
+    pair = generate_keypair(tmp_path / "k.pem", tmp_path / "k.pub.pem", None)
+    signer = KeySigner.from_file(pair.private_key)
+    sign_pack(folder, predicate, signer)
+    assert load_predicate(folder) == predicate
+    payload = json.loads(base64.b64decode(_bundle(folder)["dsseEnvelope"]["payload"]))  # type: ignore[index]
+    assert PREDICATE_NAME in [s["name"] for s in payload["subject"]]
+    with pytest.raises(InputError, match="not a folder"):
+        sign_pack(tmp_path / "no-such-pack", predicate, signer)
+    assert not (tmp_path / "no-such-pack").exists()

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
+from cryptography import x509
 from cryptography.x509 import ExtensionNotFound
 from sigstore import dsse
 from sigstore._internal.fulcio.client import ExpiredCertificate, FulcioClientError
@@ -114,6 +115,38 @@ class KeylessSigner:
             detail = str(exc) or type(exc).__name__
             raise SigningError(f"keyless signing failed: {detail}") from exc
         return bundle.to_json().encode()
+
+
+_ISSUER_V1 = x509.ObjectIdentifier("1.3.6.1.4.1.57264.1.1")
+_ISSUER_V2 = x509.ObjectIdentifier("1.3.6.1.4.1.57264.1.8")
+
+
+def certificate_identity(raw_bundle: bytes) -> tuple[str | None, str | None]:
+    """The identity (SAN) and OIDC issuer a keyless bundle's certificate names.
+
+    Unverified, for telling the signer what auditors must require; verification checks them.
+    """
+    try:
+        cert = Bundle.from_json(raw_bundle).signing_certificate
+        san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except _VERIFY_ERRORS as exc:
+        raise VerificationError(f"cannot read the signing certificate: {exc}") from exc
+    names = san.get_values_for_type(x509.UniformResourceIdentifier) + san.get_values_for_type(
+        x509.RFC822Name
+    )
+    issuer = None
+    for oid in (_ISSUER_V1, _ISSUER_V2):
+        try:
+            value = cert.extensions.get_extension_for_oid(oid).value
+        except ExtensionNotFound:
+            continue
+        raw = value.value if isinstance(value, x509.UnrecognizedExtension) else b""
+        # v2 is a DER UTF8String (tag 0x0c, short length); v1 is the bare string.
+        if oid == _ISSUER_V2 and raw[:1] == b"\x0c" and len(raw) > 1 and raw[1] < 0x80:
+            raw = raw[2:]
+        issuer = raw.decode("utf-8", errors="replace")
+        break
+    return (names[0] if names else None), issuer
 
 
 class TrustRoot:

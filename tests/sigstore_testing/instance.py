@@ -57,22 +57,10 @@ class _SigningCertEndpoint:
     def post(
         self, request: x509.CertificateSigningRequest, identity: IdentityToken
     ) -> FulcioCertificateSigningResponse:
-        """Fulcio's job: check proof of possession, bind the token's identity to the key."""
-        if not request.is_signature_valid:
-            raise FulcioClientError("the CSR signature is invalid")
-        public_key = request.public_key()
-        assert isinstance(public_key, ec.EllipticCurvePublicKey)
-        claims = jwt.decode(str(identity), options={"verify_signature": False})
-        san: x509.GeneralName
-        if identity.issuer == GITHUB_ISSUER:
-            # Fulcio puts the workflow that ran, not the token's sub, into a GitHub leaf.
-            san = x509.UniformResourceIdentifier(f"https://github.com/{claims['job_workflow_ref']}")
-        elif "email" in claims:
-            san = x509.RFC822Name(claims["email"])
-        else:
-            san = x509.UniformResourceIdentifier(claims["sub"])
-        now = self._instance.clock()
-        leaf = self._instance.ca.issue(public_key, san, identity.federated_issuer, now)
+        try:
+            leaf = self._instance.issue_certificate(request, str(identity))
+        except ValueError as exc:
+            raise FulcioClientError(str(exc)) from exc
         return FulcioCertificateSigningResponse(leaf, [self._instance.ca.root])
 
 
@@ -108,6 +96,26 @@ class LocalSigstore:
         self.log = LocalLog()
         self.start = self.ca.not_before
 
+    def issue_certificate(
+        self, request: x509.CertificateSigningRequest, raw_token: str
+    ) -> x509.Certificate:
+        """Fulcio's job: check proof of possession, bind the token's identity to the key."""
+        if not request.is_signature_valid:
+            raise ValueError("the CSR signature is invalid")
+        public_key = request.public_key()
+        if not isinstance(public_key, ec.EllipticCurvePublicKey):
+            raise ValueError("only ECDSA keys are accepted")
+        claims = jwt.decode(raw_token, options={"verify_signature": False})
+        san: x509.GeneralName
+        if claims["iss"] == GITHUB_ISSUER:
+            # Fulcio puts the workflow that ran, not the token's sub, into a GitHub leaf.
+            san = x509.UniformResourceIdentifier(f"https://github.com/{claims['job_workflow_ref']}")
+        elif "email" in claims:
+            san = x509.RFC822Name(claims["email"])
+        else:
+            san = x509.UniformResourceIdentifier(claims["sub"])
+        return self.ca.issue(public_key, san, claims["iss"], self.clock())
+
     def trusted_root_json(self) -> dict[str, Any]:
         return {
             "mediaType": "application/vnd.dev.sigstore.trustedroot+json;version=0.1",
@@ -142,7 +150,9 @@ class LocalSigstore:
             "timestampAuthorities": [],
         }
 
-    def trust_config_json(self) -> dict[str, Any]:
+    def trust_config_json(
+        self, fulcio_url: str = FULCIO_URL, rekor_url: str = REKOR_URL
+    ) -> dict[str, Any]:
         """A client trust config (what ``sigstore --trust-config`` reads) around the root."""
 
         def service(url: str) -> dict[str, Any]:
@@ -158,9 +168,9 @@ class LocalSigstore:
             "trustedRoot": self.trusted_root_json(),
             "signingConfig": {
                 "mediaType": "application/vnd.dev.sigstore.signingconfig.v0.2+json",
-                "caUrls": [service(FULCIO_URL)],
+                "caUrls": [service(fulcio_url)],
                 "oidcUrls": [],
-                "rekorTlogUrls": [service(REKOR_URL)],
+                "rekorTlogUrls": [service(rekor_url)],
                 "rekorTlogConfig": {"selector": "ANY"},
                 "tsaUrls": [],
                 "tsaConfig": {"selector": "ANY"},

@@ -1,9 +1,7 @@
 """Pack archives: a deterministic ``PACK.tar.gz`` of a pack folder, and its safe extraction.
 
-Writing: sorted members under one top folder, fixed mtime/uid/gid/mode, gzip mtime 0, so the
-same pack gives the same bytes. Extracting: every member header is checked before anything is
-written (no absolute paths, no ``..``, no links or devices, no duplicates, size limits), and
-files are created only inside a fresh folder.
+Every member header is checked before anything is written (no absolute paths, ``..``, links,
+devices or duplicates, size limits), and files are created only inside a fresh folder.
 """
 
 from __future__ import annotations
@@ -73,7 +71,7 @@ def write_archive(pack_dir: Path, out: Path, *, mtime: int = 0) -> Path:
 
     with (
         atomic_output(out) as raw,
-        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as zipped,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as zipped,
         tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar,
     ):
         tar.addfile(info("", None))

@@ -1,8 +1,7 @@
 """Signing keys for air-gapped packs: ECDSA P-256 pairs, the private key encrypted by a passphrase.
 
-The private key is PKCS#8 PEM, encrypted with the passphrase from ``EVIDENCEPACK_KEY_PASSPHRASE``
-(or typed at a prompt), written 0600; the public key is SubjectPublicKeyInfo PEM. A key's
-fingerprint (sha256 of its DER public key) is the hint a key-signed bundle carries.
+Private key: PKCS#8 PEM, mode 0600. A key's fingerprint (sha256 of its DER public key) is the
+hint a key-signed bundle carries.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The pack manifest: an in-toto Statement v1 with one subject per pack file and our predicate.
 
-``build_statement()`` hashes every regular file under a pack folder (except the bundle itself);
-``statement_bytes()`` is the exact payload that gets signed. The predicate also travels in the
-pack as ``predicate.json`` so that a pack can be signed after it was built.
+``statement_bytes(build_statement(...))`` is the exact signed payload; the predicate also
+travels in the pack as ``predicate.json`` so that a pack can be signed after it was built.
 """
 
 from __future__ import annotations

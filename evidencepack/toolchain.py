@@ -1,9 +1,7 @@
 """The rendering toolchain recorded in a pack's predicate: library versions and font digests.
 
-Read without importing WeasyPrint (``render/pdf.py`` stays its only importer): Python package
-versions come from their metadata, Pango/HarfBuzz/fontconfig versions from the shared libraries
-WeasyPrint loads (same sonames, so the dynamic loader hands back the same library), and the fonts
-from fontconfig's own match for each requested pattern.
+Read without importing WeasyPrint (``render/pdf.py`` stays its only importer): from package
+metadata, the shared libraries WeasyPrint loads, and fontconfig's match for each font.
 """
 
 from __future__ import annotations
@@ -22,7 +20,8 @@ from .provenance import sha256_file
 REPORT_FONTS: tuple[str, ...] = ("DejaVu Sans", "DejaVu Sans:bold")
 """fontconfig patterns of the fonts the report templates ask for."""
 
-# The names WeasyPrint 70 tries for each library (weasyprint/text/ffi.py), in its order.
+# The names WeasyPrint 70 tries for each library (weasyprint/text/ffi.py), in its order: with
+# the same sonames the dynamic loader hands back the very library WeasyPrint renders with.
 _LIBRARY_NAMES: dict[str, tuple[str, ...]] = {
     "pango": ("libpango-1.0.so.0", "libpango-1.0-0", "libpango-1.0.dylib", "libpango-1.0-0.dll"),
     "harfbuzz": ("libharfbuzz.so.0", "libharfbuzz-0", "libharfbuzz.0.dylib", "libharfbuzz-0.dll"),

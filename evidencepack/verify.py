@@ -1,8 +1,7 @@
 """Verify a signed pack (folder or ``.tar.gz``) or one file of it, offline: a full report.
 
-Checks, in order: the bundle's signature and signer policy (identity and issuer, or a public
-key), the statement and predicate type, then every file re-hashed against the subjects:
-missing, extra and changed files are all listed with expected and actual sha256.
+Signature and signer policy first, then the statement, then every file re-hashed: missing,
+extra and changed files are all listed with expected and actual sha256.
 """
 
 from __future__ import annotations
@@ -328,7 +327,8 @@ def _match_statement(
 
 def format_report(report: VerifyReport) -> str:
     """The human-readable report: OK or FAIL first, then signer, time, decision, findings."""
-    files = f" ({report.files_checked} file(s))" if report.target_kind != "file" else ""
+    checked = report.signer is not None and report.target_kind != "file"
+    files = f" ({report.files_checked} file(s))" if checked else ""
     lines = [f"{'OK' if report.ok else 'FAIL'}: {report.target_kind} {report.target}{files}"]
 
     def row(label: str, value: str) -> None:

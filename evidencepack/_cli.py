@@ -280,6 +280,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         args.offline,
         args.json,
     )
+    if not opts.target.exists():
+        raise InputError(f"{opts.target}: no such file or folder")
     policy = _verify_policy(opts)
     if opts.target.is_dir() or is_archive(opts.target):
         report = verify_pack(opts.target, policy, bundle=opts.bundle)

@@ -299,6 +299,8 @@ def test_verify_command_exit_codes_and_json(
     assert "pass the pack's bundle" in err
     assert main(["verify", folder, *who, "--trusted-root", "/no/such/root.json"]) == 3
     assert "cannot read the trusted root" in capsys.readouterr().err
+    assert main(["verify", f"{folder}-gone", *who, *root]) == 1
+    assert "-gone: no such file or folder" in capsys.readouterr().err
 
 
 def test_verify_command_on_one_file(

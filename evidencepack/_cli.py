@@ -8,10 +8,21 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
-from .errors import EXIT_CODES_HELP, EXIT_OK, EXIT_USAGE, EvidencePackError, InputError, UsageError
+from .errors import (
+    EXIT_CODES_HELP,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    EvidencePackError,
+    InputError,
+    UsageError,
+)
+
+if TYPE_CHECKING:
+    from .verify import VerifyPolicy
 
 
 class _Parser(argparse.ArgumentParser):
@@ -217,6 +228,195 @@ def _table(rows: Sequence[Any]) -> str:
     return "\n".join(lines)
 
 
+# --- keygen -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeygenOptions:
+    private_key: Path
+    public_key: Path
+    no_passphrase: bool
+    force: bool
+    json: bool
+
+
+def _cmd_keygen(args: argparse.Namespace) -> int:
+    from .keys import generate_keypair, read_passphrase
+
+    opts = KeygenOptions(
+        Path(args.private_key), Path(args.public_key), args.no_passphrase, args.force, args.json
+    )
+    if not opts.force:
+        for path in (opts.private_key, opts.public_key):
+            if path.exists():
+                raise UsageError(f"{path} exists; pass --force to replace it")
+    passphrase = None if opts.no_passphrase else read_passphrase(confirm=True)
+    pair = generate_keypair(opts.private_key, opts.public_key, passphrase, overwrite=opts.force)
+    state = "encrypted" if pair.encrypted else "NOT encrypted"
+    _emit(
+        {
+            "private_key": str(pair.private_key),
+            "public_key": str(pair.public_key),
+            "fingerprint": pair.fingerprint,
+            "encrypted": pair.encrypted,
+        },
+        as_json=opts.json,
+        text=f"wrote {pair.private_key} (private, {state}, mode 0600) and {pair.public_key}\n"
+        f"key fingerprint sha256:{pair.fingerprint}",
+    )
+    return EXIT_OK
+
+
+# --- sign ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SignOptions:
+    pack: Path
+    key: Path | None
+    identity_token: str | None
+    staging: bool
+    trust_config: Path | None
+    json: bool
+
+
+def _cmd_sign(args: argparse.Namespace) -> int:
+    from .sign import PackSigner, sign_pack_detailed
+    from .signing.bundle import parse_bundle
+
+    opts = SignOptions(
+        Path(args.pack),
+        Path(args.key) if args.key else None,
+        args.identity_token,
+        args.staging,
+        Path(args.trust_config) if args.trust_config else None,
+        args.json,
+    )
+    signer: PackSigner
+    if opts.key is not None:
+        if opts.identity_token or opts.staging or opts.trust_config:
+            raise UsageError(
+                "--key signs without Sigstore: drop --identity-token/--staging/--trust-config"
+            )
+        from .signing.keyed import KeySigner
+
+        signer = KeySigner.from_file(opts.key)
+    else:
+        from .signing.keyless import KeylessSigner
+
+        signer = KeylessSigner(
+            opts.identity_token, staging=opts.staging, trust_config=opts.trust_config
+        )
+    result = sign_pack_detailed(opts.pack, None, signer)
+    raw = result.bundle.read_bytes()
+    parsed = parse_bundle(raw, str(result.bundle))
+    payload: dict[str, object] = {
+        "pack": str(opts.pack),
+        "bundle": str(result.bundle),
+        "mode": result.mode,
+        "files": result.files,
+        "key_fingerprint": parsed.key_hint,
+        "log_index": parsed.log_index,
+        "identity": None,
+        "issuer": None,
+    }
+    if parsed.mode == "key":
+        text = (
+            f"signed {opts.pack}: {result.files} file(s) with key sha256:{parsed.key_hint}\n"
+            f"wrote {result.bundle}; verify with: evidencepack verify {opts.pack} --key PUBLIC_PEM"
+        )
+    else:
+        from .signing.keyless import certificate_identity
+
+        identity, issuer = certificate_identity(raw)
+        payload |= {"identity": identity, "issuer": issuer}
+        text = (
+            f"signed {opts.pack}: {result.files} file(s) as {identity} ({issuer}), "
+            f"log index {parsed.log_index}\nwrote {result.bundle}; verify with: evidencepack "
+            f"verify {opts.pack} --cert-identity {identity} --cert-oidc-issuer {issuer}"
+        )
+    _emit(payload, as_json=opts.json, text=text)
+    return EXIT_OK
+
+
+# --- verify -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    target: Path
+    bundle: Path | None
+    cert_identity: str | None
+    cert_oidc_issuer: str | None
+    key: Path | None
+    trusted_root: Path | None
+    staging: bool
+    offline: bool
+    json: bool
+
+
+def _verify_policy(opts: VerifyOptions) -> VerifyPolicy:
+    from .verify import KeylessPolicy, KeyPolicy
+
+    keyless = opts.cert_identity is not None or opts.cert_oidc_issuer is not None
+    if opts.key is not None:
+        if keyless or opts.trusted_root or opts.staging or opts.offline:
+            raise UsageError(
+                "--key verifies a key-signed pack: drop --cert-identity/--cert-oidc-issuer/"
+                "--trusted-root/--staging/--offline"
+            )
+        from .keys import load_public_key
+
+        return KeyPolicy(load_public_key(opts.key))
+    if not (opts.cert_identity and opts.cert_oidc_issuer):
+        raise UsageError(
+            "say who must have signed: --cert-identity and --cert-oidc-issuer (both), or --key"
+        )
+    if opts.trusted_root and opts.staging:
+        raise UsageError(
+            "--staging picks Sigstore's staging root; it cannot go with --trusted-root"
+        )
+    from .signing.keyless import load_trust_root
+
+    root = load_trust_root(opts.trusted_root, staging=opts.staging, offline=opts.offline)
+    return KeylessPolicy(opts.cert_identity, opts.cert_oidc_issuer, root)
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from .archive import is_archive
+    from .verify import format_report, verify_file, verify_pack
+
+    opts = VerifyOptions(
+        Path(args.target),
+        Path(args.bundle) if args.bundle else None,
+        args.cert_identity,
+        args.cert_oidc_issuer,
+        Path(args.key) if args.key else None,
+        Path(args.trusted_root) if args.trusted_root else None,
+        args.staging,
+        args.offline,
+        args.json,
+    )
+    if not opts.target.exists():
+        raise InputError(f"{opts.target}: no such file or folder")
+    policy = _verify_policy(opts)
+    if opts.target.is_dir() or is_archive(opts.target):
+        report = verify_pack(opts.target, policy, bundle=opts.bundle)
+    elif opts.bundle is None:
+        raise UsageError(
+            f"{opts.target}: to verify one file, pass the pack's bundle "
+            "(--bundle pack.sigstore.json)"
+        )
+    else:
+        report = verify_file(opts.target, opts.bundle, policy)
+    _emit(
+        report.model_dump(mode="json", by_alias=True),
+        as_json=opts.json,
+        text=format_report(report),
+    )
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
 # --- parser -------------------------------------------------------------------------------------
 
 
@@ -304,6 +504,76 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--scenario", metavar="S", help="only this scenario")
     q.add_argument("--accelerator", metavar="A", help="only accelerators whose name contains A")
     q.add_argument("--json", action="store_true", help="print the results as JSON")
+    p = command("keygen", _cmd_keygen, "write an ECDSA P-256 key pair for signing packs with --key")
+    p.add_argument(
+        "--private-key",
+        default="evidencepack.key.pem",
+        metavar="PATH",
+        help="private key, PKCS#8, encrypted with $EVIDENCEPACK_KEY_PASSPHRASE or a prompted "
+        "passphrase (default: %(default)s)",
+    )
+    p.add_argument(
+        "--public-key",
+        default="evidencepack.pub.pem",
+        metavar="PATH",
+        help="public key to give auditors (default: %(default)s)",
+    )
+    p.add_argument("--no-passphrase", action="store_true", help="write the private key unencrypted")
+    p.add_argument("--force", action="store_true", help="replace existing key files")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    p = command("sign", _cmd_sign, "sign a built pack: write PACK/pack.sigstore.json")
+    p.add_argument("pack", metavar="PACK", help="the pack folder (it holds predicate.json)")
+    p.add_argument(
+        "--key",
+        metavar="PRIVATE_PEM",
+        help="sign with this key, offline (passphrase from $EVIDENCEPACK_KEY_PASSPHRASE or a "
+        "prompt); without --key, sign keyless with Sigstore",
+    )
+    p.add_argument(
+        "--identity-token",
+        metavar="TOKEN",
+        help="keyless: the OIDC token (default: $SIGSTORE_IDENTITY_TOKEN, then ambient "
+        "credentials such as GitHub Actions with id-token: write)",
+    )
+    p.add_argument(
+        "--staging", action="store_true", help="keyless: use Sigstore's public staging instance"
+    )
+    p.add_argument(
+        "--trust-config",
+        metavar="FILE",
+        help="keyless: a Sigstore client trust config (a private Sigstore instance)",
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    p = command(
+        "verify",
+        _cmd_verify,
+        "verify a signed pack (folder or .tar.gz) or one file of it",
+    )
+    p.add_argument("target", metavar="PACK_OR_FILE", help="pack folder, PACK.tar.gz, or one file")
+    p.add_argument(
+        "--bundle",
+        metavar="FILE",
+        help="the pack's pack.sigstore.json (needed to verify one file on its own)",
+    )
+    p.add_argument("--cert-identity", metavar="IDENTITY", help="keyless: the signer's identity")
+    p.add_argument("--cert-oidc-issuer", metavar="URL", help="keyless: the identity's issuer")
+    p.add_argument("--key", metavar="PUBLIC_PEM", help="verify a key-signed pack with this key")
+    p.add_argument(
+        "--trusted-root",
+        metavar="FILE",
+        help="keyless: pinned Sigstore trusted root (or client trust config) JSON; no network",
+    )
+    p.add_argument(
+        "--staging", action="store_true", help="keyless: trust Sigstore's staging instance"
+    )
+    p.add_argument(
+        "--offline",
+        action="store_true",
+        help="keyless: use sigstore-python's cached trusted root, without refreshing it",
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
     return parser
 
 

@@ -65,7 +65,14 @@ class CheckFailed(EvidencePackError):
 
 
 class VerificationError(CheckFailed):
-    """A signature, identity or file digest did not verify."""
+    """A signature, identity or file digest did not verify.
+
+    ``problems`` holds every finding (one line each) when there is more than one.
+    """
+
+    def __init__(self, message: str, problems: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.problems: tuple[str, ...] = tuple(problems) or (message,)
 
 
 class SchemaDriftError(CheckFailed):

@@ -27,8 +27,10 @@ SCHEMA_ID_BASE = "https://evidencepack.dev/schemas/"
 def _documents() -> dict[str, type[BaseModel]]:
     """File name -> model. Imported lazily so adding a stage does not slow start-up."""
     from .analyze.models import DecisionDocument
+    from .manifest import PackPredicate, Statement
     from .mlperf.models import ImportReport, MlperfResult
     from .mlperf.query import MlperfListing
+    from .verify import VerifyReport
 
     return {
         "pack-spec.v1.schema.json": PackSpec,
@@ -36,6 +38,9 @@ def _documents() -> dict[str, type[BaseModel]]:
         "mlperf-import-report.v1.schema.json": ImportReport,
         "mlperf-list.v1.schema.json": MlperfListing,
         "mlperf-result.v1.schema.json": MlperfResult,
+        "pack-predicate.v1.schema.json": PackPredicate,
+        "pack-statement.v1.schema.json": Statement,
+        "verify-report.v1.schema.json": VerifyReport,
     }
 
 

@@ -1,0 +1,119 @@
+"""Build unsigned sample packs in a temp folder for the signing tests, from real files.
+
+A pack here is what ``evidencepack build`` will leave: the spec and real input files under
+``inputs/``, a decision JSON, a report rendered by WeasyPrint, and ``predicate.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evidencepack import __version__
+from evidencepack.manifest import (
+    DecisionSummary,
+    PackPredicate,
+    SpecRef,
+    ToolInfo,
+    write_predicate,
+)
+from evidencepack.provenance import sha256_file
+from evidencepack.spec import load_spec
+from evidencepack.toolchain import Toolchain, rendering_toolchain
+
+from .conftest import SAMPLE_SPEC
+
+# Real inputs, copied (content only: the shared copies are read-only) into each pack.
+REAL_INPUTS = {
+    "inputs/loadgen/llama2-70b_Server_perf/mlperf_log_summary.txt": (
+        "loadgen/llama2-70b_Server_perf/mlperf_log_summary.txt"
+    ),
+    "inputs/loadgen/llama2-70b_Server_perf/mlperf_log_detail.txt": (
+        "loadgen/llama2-70b_Server_perf/mlperf_log_detail.txt"
+    ),
+    "inputs/runs/guidellm/benchmarks.json": "formats/guidellm/generated/benchmarks.json",
+}
+
+_REPORT_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<meta name="dcterms.created" content="{created}"><meta name="dcterms.modified" content="{created}">
+<style>body {{ font-family: "DejaVu Sans"; }}</style></head>
+<body><h1>{title}</h1><p>{question}</p></body></html>
+"""
+
+
+@pytest.fixture(scope="session")
+def toolchain() -> Toolchain:
+    return rendering_toolchain()
+
+
+@pytest.fixture(scope="session")
+def report_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[bytes, bytes]:
+    """The sample spec's title page as HTML and as a PDF rendered once by WeasyPrint."""
+    import weasyprint
+
+    spec = load_spec(SAMPLE_SPEC).spec
+    html = _REPORT_HTML.format(
+        title=f"Evidence pack {spec.decision.id}",
+        question=spec.decision.question,
+        created=spec.decision.date.isoformat(),
+    )
+    pdf = weasyprint.HTML(string=html).write_pdf(pdf_variant="pdf/a-3b")
+    assert isinstance(pdf, bytes)
+    return html.encode(), pdf
+
+
+def predicate_for(pack: Path, toolchain: Toolchain) -> PackPredicate:
+    spec = load_spec(pack / "inputs" / "pack.yaml").spec
+    return PackPredicate(
+        tool=ToolInfo(version=__version__),
+        spec=SpecRef(pack_path="inputs/pack.yaml", sha256=sha256_file(pack / "inputs/pack.yaml")),
+        decision=DecisionSummary(
+            decision_id=spec.decision.id,
+            question=spec.decision.question,
+            as_of=spec.decision.date,
+            recommendation=spec.chosen,
+            chosen=spec.chosen,
+            verdict="PASS",
+        ),
+        toolchain=toolchain,
+        created_at=spec.decision.date.isoformat(),
+        rendered=("report.html", "report.pdf"),
+    )
+
+
+def build_pack(
+    folder: Path, shared_data: Path, toolchain: Toolchain, report: tuple[bytes, bytes]
+) -> tuple[Path, PackPredicate]:
+    """An unsigned pack in ``folder`` with its predicate written to predicate.json."""
+    (folder / "inputs").mkdir(parents=True)
+    shutil.copyfile(SAMPLE_SPEC, folder / "inputs" / "pack.yaml")
+    for target, source in REAL_INPUTS.items():
+        (folder / target).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shared_data / source, folder / target)
+    spec = load_spec(folder / "inputs" / "pack.yaml").spec
+    decision = {"decision_id": spec.decision.id, "candidates": [c.id for c in spec.candidates]}
+    (folder / "decision.json").write_text(json.dumps(decision, indent=2, sort_keys=True) + "\n")
+    (folder / "report.html").write_bytes(report[0])
+    (folder / "report.pdf").write_bytes(report[1])
+    predicate = predicate_for(folder, toolchain)
+    write_predicate(folder, predicate)
+    return folder, predicate
+
+
+def another_pack(
+    folder: Path, shared_data: Path, like: Path, toolchain: Toolchain
+) -> tuple[Path, PackPredicate]:
+    """A second pack: same inputs and HTML as the pack in ``like``, another PDF."""
+    html = (like / "report.html").read_bytes()
+    return build_pack(folder, shared_data, toolchain, (html, b"%PDF-1.7 another report"))
+
+
+@pytest.fixture
+def pack(
+    tmp_path: Path, shared_data: Path, toolchain: Toolchain, report_files: tuple[bytes, bytes]
+) -> tuple[Path, PackPredicate]:
+    return build_pack(tmp_path / "pack", shared_data, toolchain, report_files)

@@ -1,0 +1,48 @@
+"""The example release workflow signs keyless with id-token: write, and its commands parse."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+import yaml
+
+from evidencepack._cli import build_parser
+
+from .conftest import REPO_ROOT
+
+WORKFLOW = REPO_ROOT / ".github" / "workflows" / "evidence-pack.yml"
+# Subcommands the example uses that the build stage adds (not in this branch yet).
+PENDING = {"build"}
+
+
+def _workflow() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load(WORKFLOW.read_text())
+    return data
+
+
+def test_keyless_signing_needs_only_the_id_token_permission() -> None:
+    (job,) = _workflow()["jobs"].values()
+    assert job["permissions"] == {"contents": "read", "id-token": "write"}
+    assert _workflow()["permissions"] == {"contents": "read"}
+    assert job["env"]["ISSUER"] == "https://token.actions.githubusercontent.com"
+    assert job["env"]["SIGNER"] == "https://github.com/${{ github.workflow_ref }}"
+
+
+def test_every_evidencepack_command_parses() -> None:
+    (job,) = _workflow()["jobs"].values()
+    commands = [
+        shlex.split(step["run"])
+        for step in job["steps"]
+        if step.get("run", "").startswith("evidencepack ")
+    ]
+    assert [c[1] for c in commands] == ["build", "sign", "verify"]
+    parser = build_parser()
+    for command in commands:
+        if command[1] in PENDING:
+            continue
+        args = parser.parse_args(command[1:])
+        if command[1] == "sign":
+            assert args.key is None  # keyless
+        if command[1] == "verify":
+            assert (args.cert_identity, args.cert_oidc_issuer) == ("$SIGNER", "$ISSUER")

@@ -144,3 +144,17 @@ def test_missing_harfbuzz_subset_is_refused(monkeypatch: pytest.MonkeyPatch) -> 
         render_pdf("<p>x</p>", attachments=[], created=fixture.CREATED)
     assert "libharfbuzz-subset0" in caught.value.message
     assert caught.value.exit_code == 3
+
+
+def test_page_one_of_the_pdf_says_what_the_html_says(reader: pypdf.PdfReader) -> None:
+    first = " ".join(reader.pages[0].extract_text().split())
+    doc = fixture.decision()
+    assert "Decision" in first
+    assert "mi325x-vllm" in first
+    assert "agrees with the recommendation" in first
+    assert fixture.EVIDENCE_DIGEST in first.replace(" ", "")
+    assert fixture.SIGNER in first
+    for verdict in doc.candidates:
+        assert verdict.id in first
+    for figure in ("USD 1.57", "USD 1.30", "USD 1.01", "83.5% [79.5%, 86.8%]", "SLO-QUALITY"):
+        assert figure in first

@@ -8,6 +8,7 @@ back as text, and the allowlist fetcher must refuse file:// and http:// when cal
 from __future__ import annotations
 
 import io
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -102,8 +103,12 @@ def test_hostile_strings_are_escaped_text_not_markup(hostile_html: str, loopback
         assert bad not in hostile_html or "<" not in bad
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in hostile_html
     assert f"&lt;img src=&#34;http://127.0.0.1:{loopback.port}/x&#34;&gt;" in hostile_html
-    # Every place the fixture planted them: the number of escaped copies is large.
+    # Every place the fixture planted them: the number of escaped copies is large, and they
+    # reach the document title, the running header and the SVG chart labels as text.
     assert hostile_html.count("&lt;script&gt;") > 100
+    assert re.search(r"<title>Evidence report: &lt;script&gt;", hostile_html)
+    assert re.search(r'<span class="decision-id">&lt;script&gt;', hostile_html)
+    assert re.search(r"<text [^>]*>&lt;script&gt;alert\(1\)", hostile_html)
 
 
 def test_hostile_document_renders_to_pdf_without_any_fetch(

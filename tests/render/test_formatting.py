@@ -1,0 +1,75 @@
+"""The report's number filters: deterministic, locale-independent, None as an em dash."""
+
+from __future__ import annotations
+
+import pytest
+
+from evidencepack.render.formatting import (
+    MISSING,
+    money,
+    ms,
+    num,
+    pct,
+    rate,
+    score,
+    score_interval,
+    sha_short,
+    size,
+    yes_no,
+)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (1.2959, "USD 1.30"),
+        (15330.0, "USD 15,330.00"),
+        (0.000337, "USD 0.000337"),
+        (0.0123, "USD 0.0123"),
+        (-0.0, "USD 0.00"),
+        (0, "USD 0.00"),
+        (None, MISSING),
+        (float("nan"), MISSING),
+    ],
+)
+def test_money(value: float | None, expected: str) -> None:
+    assert money(value, "USD") == expected
+
+
+def test_latency_rate_and_plain_numbers_scale_their_decimals() -> None:
+    assert ms(2450.0) == "2,450 ms"
+    assert ms(71.04) == "71.0 ms"
+    assert ms(3.254) == "3.25 ms"
+    assert ms(None) == MISSING
+    assert rate(7.96) == "7.96 req/s"
+    assert rate(2064.0, "tok/s") == "2,064 tok/s"
+    assert num(400) == "400"
+    assert num(1_843_211) == "1,843,211"
+    assert num(4145.175) == "4,145"
+    assert num(29.1255, 4) == "29.1255"
+    assert num(None) == MISSING
+
+
+def test_percentages_and_intervals() -> None:
+    assert pct(0.875) == "87.5%"
+    assert pct(0.0018, 2) == "0.18%"
+    assert pct(None) == MISSING
+    assert score(0.8, True) == "80.0%"
+    assert score(3.14159, False) == "3.142"
+    assert score_interval(0.875, 0.839, 0.904, True) == "87.5% [83.9%, 90.4%]"
+    # No interval: the estimate alone, never a half-empty bracket.
+    assert score_interval(0.875, None, 0.904, True) == "87.5%"
+    assert score_interval(None, 0.1, 0.2, True) == MISSING
+
+
+def test_digests_sizes_and_booleans() -> None:
+    digest = "ab" * 32
+    assert sha_short(digest) == "abababababab\u2026"
+    assert sha_short(digest, 64) == digest
+    assert sha_short(None) == MISSING
+    assert size(912) == "912 B"
+    assert size(14_540) == "14.2 KiB"
+    assert size(3_250_000) == "3.1 MiB"
+    assert size(5 * 1024**3) == "5.0 GiB"
+    assert yes_no(True) == "yes"
+    assert yes_no(None) == MISSING

@@ -1,0 +1,171 @@
+"""The report HTML: golden file, self-contained, page 1 is the decision, figures cite claims."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jinja2
+import pytest
+
+from evidencepack.errors import RenderError
+from evidencepack.render import html as render_html_module
+from evidencepack.render import render_html
+
+from . import fixture
+from .scan import bad_attributes, scan
+
+GOLDEN = Path(__file__).parent / "golden" / "report.html"
+
+
+@pytest.fixture(scope="module")
+def report() -> str:
+    return render_html(
+        fixture.decision(), evidence_digest=fixture.EVIDENCE_DIGEST, signer=fixture.SIGNER
+    )
+
+
+def test_matches_the_golden_file(report: str, update_goldens: bool) -> None:
+    if update_goldens:
+        GOLDEN.write_text(report, encoding="utf-8")
+    assert GOLDEN.is_file(), "no golden file yet: run pytest tests/render --update-goldens"
+    assert report == GOLDEN.read_text(encoding="utf-8"), (
+        "the rendered report differs from tests/render/golden/report.html; if the change is "
+        "intended, rewrite it with --update-goldens and review the diff"
+    )
+
+
+def test_is_self_contained_with_a_restrictive_csp(report: str) -> None:
+    parsed = scan(report)
+    names = parsed.names()
+    assert "script" not in names
+    for tag in ("img", "link", "iframe", "object", "embed", "base", "form", "input"):
+        assert tag not in names, tag
+    assert names.count("style") == 1
+    assert "url(" not in "".join(parsed.style_text)
+    assert "@import" not in "".join(parsed.style_text)
+    csp = [
+        dict(attrs)
+        for tag, attrs in parsed.tags
+        if tag == "meta" and dict(attrs).get("http-equiv") == "Content-Security-Policy"
+    ]
+    assert csp == [
+        {
+            "http-equiv": "Content-Security-Policy",
+            "content": "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; "
+            "form-action 'none'",
+        }
+    ]
+    assert bad_attributes(parsed) == []
+    # Every internal link lands on an element of the report.
+    ids = {dict(a)["id"] for _, a in parsed.tags if "id" in dict(a)}
+    hrefs = {dict(a)["href"] for _, a in parsed.tags if "href" in dict(a)}
+    assert hrefs
+    assert {(h or "").removeprefix("#") for h in hrefs} <= ids
+
+
+def test_page_one_is_the_decision(report: str) -> None:
+    doc = fixture.decision()
+    first = report[report.index('<section id="sec-decision">') : report.index('id="sec-contents"')]
+    text = scan(first).all_text()
+    assert "Which accelerator configuration should serve" in text
+    assert "Recommendation mi325x-vllm" in text
+    assert "agrees with the recommendation" in text
+    assert fixture.EVIDENCE_DIGEST in text
+    assert fixture.SIGNER in text
+    for verdict in doc.candidates:
+        assert verdict.id in text
+    # The verdict table: eligibility, accelerators, $ per 1M tokens, quality against the bar.
+    assert "mi325x-vllm AMD Instinct MI325X 256GB HBM3E vllm 0.9.2 fp8 yes 5 (1) USD 1.30" in text
+    assert "b200-trtllm NVIDIA B200-SXM-180GB tensorrt-llm 0.21.0 fp8 no 2 (1) USD 1.01" in text
+    assert "83.5% [79.5%, 86.8%] lower bound 79.5% below the bar 80.0% C5 SLO-QUALITY" in text
+    assert "87.5% [83.9%, 90.4%] lower bound 83.9% meets the bar 80.0% none" in text
+
+
+def test_unsigned_build_says_so() -> None:
+    html = render_html(fixture.decision(), evidence_digest=fixture.EVIDENCE_DIGEST, signer=None)
+    assert "<tr><th>Signer</th><td>unsigned</td></tr>" in html
+
+
+def test_sections_arithmetic_and_appendix(report: str) -> None:
+    text = scan(report).all_text()
+    doc = fixture.decision()
+    for title in (
+        "The five layers of evidence",
+        "Checklist",
+        "Comparability matrix",
+        "Capacity at the SLO",
+        "Cost",
+        "Quality",
+        "MLPerf references beside the candidate stacks",
+        "Claims and their evidence",
+        "Waivers and approvals",
+        "Appendix: inputs",
+    ):
+        assert f"<h2>{title}</h2>" in report
+    assert "replicas = ceil(17.50 / 3.98) = 5" in text
+    assert "per month = 5 accelerators x USD 2.90/h x 730 h = USD 10,585.00" in text
+    for item in doc.inputs:
+        assert item.sha256 in text
+        assert item.pack_path in text
+    for check in doc.checks:
+        assert check.reason in text
+    assert "expired on 2026-10-31, before the decision date" in text
+    assert "A. Example (sample) Head of ML Platform 2026-11-30" in text
+
+
+def test_every_figure_names_its_claim_and_evidence_digest(report: str) -> None:
+    figures = re.findall(r"</figure>\s*(<p class=\"claimref\">.*?</p>)", report, re.S)
+    capacity_refs = [scan(f).all_text() for f in figures]
+    assert len(capacity_refs) == 3
+    for candidate, ref in zip(
+        ("h200-vllm", "mi325x-vllm", "b200-trtllm"), capacity_refs, strict=True
+    ):
+        assert f"claim capacity.{candidate} (measured)" in ref
+        assert "sha256:" in ref
+    refs = scan(report).all_text()
+    for claim in fixture.decision().claims:
+        assert f"claim {claim.id} ({claim.kind})" in refs, claim.id
+
+
+def test_a_figure_without_a_claim_says_so() -> None:
+    doc = fixture.decision().model_copy(update={"claims": ()})
+    html = render_html(doc, evidence_digest=fixture.EVIDENCE_DIGEST, signer=None)
+    assert html.count("no claim in the analysis refers to this figure") == 3 + 3 + 3 + 4
+
+
+def test_claims_link_to_figures_by_topic_candidate_and_row() -> None:
+    view = render_html_module.build_view(fixture.decision())
+    assert [c.claim.id for c in view.claims_for("cost", "h200-vllm")] == ["cost.h200-vllm"]
+    key = fixture.REFERENCES[3]["key"]
+    assert [c.claim.id for c in view.claims_for("mlperf", "b200-trtllm", key)] == [
+        "mlperf.b200-trtllm.4",
+        "mlperf.b200-trtllm.accuracy",
+    ]
+    assert view.claims_for("mlperf", "b200-trtllm", "no-such-row") == ()
+    assert view.claims_for("quality", None) == ()
+
+
+def test_bad_evidence_digest_is_refused() -> None:
+    with pytest.raises(RenderError, match="64 lowercase hex"):
+        render_html(fixture.decision(), evidence_digest="ABC", signer=None)
+
+
+def test_template_errors_become_render_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    env = jinja2.Environment(
+        loader=jinja2.DictLoader({"report.html.j2": "{{ d.no_such_field }}"}),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    monkeypatch.setattr(render_html_module, "environment", lambda: env)
+    with pytest.raises(RenderError, match="no_such_field"):
+        render_html(fixture.decision(), evidence_digest=fixture.EVIDENCE_DIGEST, signer=None)
+
+
+def test_the_environment_escapes_and_is_strict() -> None:
+    env = render_html_module.environment()
+    assert env.autoescape is True
+    assert env.undefined is jinja2.StrictUndefined
+    assert env.from_string("{{ x }}").render(x="<b>&") == "&lt;b&gt;&amp;"
+    with pytest.raises(jinja2.UndefinedError):
+        env.from_string("{{ y }}").render()

@@ -38,9 +38,27 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+def without_evidence(text: str) -> str:
+    """The sample spec minus its evidence references (candidates' ``evidence:`` blocks and
+    ``dataset.path``), which resolve only beside samples/pack.yaml, not in a test's tmp folder."""
+    out: list[str] = []
+    in_block = False
+    for line in text.splitlines(keepends=True):
+        if line.startswith("    evidence:"):
+            in_block = True
+            continue
+        if in_block and line.startswith("      "):
+            continue
+        in_block = False
+        if not line.startswith("  path: "):
+            out.append(line)
+    return "".join(out)
+
+
 @pytest.fixture
 def sample_text() -> str:
-    return SAMPLE_SPEC.read_text(encoding="utf-8")
+    """The sample spec's text, safe to write into another folder (see ``without_evidence``)."""
+    return without_evidence(SAMPLE_SPEC.read_text(encoding="utf-8"))
 
 
 @pytest.fixture

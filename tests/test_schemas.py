@@ -73,7 +73,7 @@ BAD_EDITS = {
     "misspelt key": ("  ttft_p99_ms: 2000", "  ttft_p99ms: 2000"),
     "wrong type": ("peak_requests_per_s: 14", "peak_requests_per_s: lots"),
     "missing field": ("  owner: ML Platform team (sample)\n", ""),
-    "bad digest": ("digest: 5f1c", "digest: XX1c"),
+    "bad digest": ("digest: 9b2d", "digest: XX2d"),
     "bad enum": ("pattern: interactive", "pattern: bursty"),
     "negative rate": ("peak_requests_per_s: 14", "peak_requests_per_s: -1"),
     "bad api version": ("apiVersion: evidencepack/v1", "apiVersion: evidencepack/v9"),

@@ -99,6 +99,7 @@ def test_installed_wheel_runs(wheel: Path, tmp_path: Path) -> None:
     spec_dir = tmp_path / "spec"
     spec_dir.mkdir()
     shutil.copy(SAMPLE_SPEC, spec_dir / "pack.yaml")
+    shutil.copytree(SAMPLE_SPEC.parent / "evidence", spec_dir / "evidence")
     exe = env_dir / "bin" / "evidencepack"
     for args in (["schemas", "--check"], ["validate", str(spec_dir / "pack.yaml")]):
         done = subprocess.run(

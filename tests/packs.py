@@ -67,7 +67,7 @@ def report_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[bytes, bytes
 
 
 def predicate_for(pack: Path, toolchain: Toolchain) -> PackPredicate:
-    spec = load_spec(pack / "inputs" / "pack.yaml").spec
+    spec = load_spec(SAMPLE_SPEC).spec  # the copy's evidence paths resolve only in samples/
     return PackPredicate(
         tool=ToolInfo(version=__version__),
         spec=SpecRef(pack_path="inputs/pack.yaml", sha256=sha256_file(pack / "inputs/pack.yaml")),
@@ -94,7 +94,7 @@ def build_pack(
     for target, source in REAL_INPUTS.items():
         (folder / target).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(shared_data / source, folder / target)
-    spec = load_spec(folder / "inputs" / "pack.yaml").spec
+    spec = load_spec(SAMPLE_SPEC).spec
     decision = {"decision_id": spec.decision.id, "candidates": [c.id for c in spec.candidates]}
     (folder / "decision.json").write_text(json.dumps(decision, indent=2, sort_keys=True) + "\n")
     (folder / "report.html").write_bytes(report[0])

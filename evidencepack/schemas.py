@@ -26,8 +26,12 @@ SCHEMA_ID_BASE = "https://evidencepack.dev/schemas/"
 
 def _documents() -> dict[str, type[BaseModel]]:
     """File name -> model. Imported lazily so adding a stage does not slow start-up."""
+    from .inputs.generic_scores import ScoreLine, ScoresHeader
+
     return {
         "pack-spec.v1.schema.json": PackSpec,
+        "evidencepack-scores-header.v1.schema.json": ScoresHeader,
+        "evidencepack-scores-item.v1.schema.json": ScoreLine,
     }
 
 

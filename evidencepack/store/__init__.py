@@ -8,7 +8,8 @@ Each stage owns one DDL module in this package (``files``, ``mlperf``, ``runs``,
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,8 @@ from ..provenance import FileRecord
 
 STORE_VERSION = 1
 
-_DDL_MODULES: tuple[str, ...] = ("files", "mlperf")
+_DDL_MODULES: tuple[str, ...] = ("files", "mlperf", "runs")
+_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
 
 
 class Store:
@@ -59,6 +61,28 @@ class Store:
         cursor = self.execute(sql, params)
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    def insert_columns(self, table: str, columns: Mapping[str, Any]) -> int:
+        """Bulk-insert columnar rows (numpy arrays, masked where NULL) into ``table``.
+
+        The one bulk path for large inputs: DuckDB scans the arrays directly, no row loop.
+        ``table`` and the column names are evidencepack's own identifiers, never input.
+        """
+        names = list(columns)
+        if not _IDENTIFIER.fullmatch(table) or not all(_IDENTIFIER.fullmatch(n) for n in names):
+            raise StoreError(f"bulk insert into {table!r}: not a plain identifier")
+        if not names:
+            return 0
+        listed = ", ".join(names)
+        try:
+            self.con.register("_bulk", dict(columns))
+            try:
+                self.con.execute(f"INSERT INTO {table} ({listed}) SELECT {listed} FROM _bulk")
+            finally:
+                self.con.unregister("_bulk")
+        except duckdb.Error as exc:
+            raise StoreError(f"bulk insert into {table} failed: {exc}") from exc
+        return len(next(iter(columns.values())))
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

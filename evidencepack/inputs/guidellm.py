@@ -33,7 +33,12 @@ from .models import (
 )
 from .stage import Staging
 
-_STATUSES = ("successful", "errored", "incomplete")
+_FIELD = {
+    "e2e_ms": "request_latency",
+    "ttft_ms": "time_to_first_token_ms",
+    "input_tokens": "prompt_tokens",
+    "output_tokens": "output_tokens",
+}
 
 # Every benchmark's requests, unnested by DuckDB straight from the file. The JSON paths work for
 # every layout: v0.3 also serialises request_latency and time_to_first_token_ms.
@@ -83,7 +88,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
     benches = root.items("benchmarks")
 
     def locate(run: int, request: int, line: int | None, column: str) -> str:
-        return f"$.benchmarks[{run}].requests (request #{request}): {column}"
+        return f"$.benchmarks[{run}].requests (request #{request}).{_FIELD.get(column, column)}"
 
     staging = Staging(probe.path, locate)
     try:

@@ -9,6 +9,7 @@ text map to numbers as inspect-ai's ``value_to_float`` does; a dict value gives 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -31,7 +32,7 @@ def score_value(value: Any) -> float | None:
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, int | float):
-        return float(value)
+        return float(value) if math.isfinite(value) else None
     if isinstance(value, str):
         text = value.strip()
         if text in _LETTERS:
@@ -39,9 +40,10 @@ def score_value(value: Any) -> float | None:
         if text.lower() in _WORDS:
             return _WORDS[text.lower()]
         try:
-            return float(text)
+            number = float(text)
         except ValueError:
             return None
+        return number if math.isfinite(number) else None
     return None
 
 

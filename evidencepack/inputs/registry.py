@@ -73,8 +73,8 @@ def detect_format(probe: Probe) -> Format:
 
 def read_input(path: Path) -> ParsedInput:
     """Read one file into the normalised models; nothing is stored. Raises InputError."""
-    record = file_record(path)
     probe = probe_file(path)
+    record = file_record(path)
     parsed = detect_format(probe).parse(probe, record)
     runs = tuple(_with_concurrency(run) for run in parsed.runs)
     return replace(parsed, runs=runs)

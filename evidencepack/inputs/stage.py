@@ -83,8 +83,18 @@ class Staging:
         self.query(f"INSERT INTO req BY NAME {select_sql}", params)
 
     def insert_columns(self, columns: dict[str, Any]) -> None:
-        """Insert a columnar batch (lists or numpy arrays of equal length)."""
+        """Insert a small columnar batch (lists of equal length) built in Python.
+
+        DuckDB reads a NaN in a numpy float column as NULL, so NaN is refused here first.
+        """
         batch = {name: list(values) for name, values in columns.items()}
+        for name, values in batch.items():
+            for row, value in enumerate(values):
+                if isinstance(value, float) and math.isnan(value):
+                    where = self.locate(
+                        int(batch["run_index"][row]), int(batch["request_index"][row]), None, name
+                    )
+                    raise InputError(f"{self.path}: {where}: NaN is not a valid measurement")
         names = ", ".join(batch)  # our own column names, never input
         try:
             self.con.register("_batch", _as_arrays(batch))
@@ -284,9 +294,28 @@ def _check(
 _LINE = re.compile(r"line (\d+)")
 
 
+def _first_bad_json_line(path: Path) -> InputError | None:
+    from ._json import iter_json_lines
+
+    try:
+        for _ in iter_json_lines(path):
+            pass
+    except InputError as exc:
+        return exc
+    return None
+
+
 def _input_error(path: Path, exc: duckdb.Error) -> InputError:
-    """A DuckDB reader error in a user's words: the file and, where DuckDB says it, the line."""
+    """A DuckDB reader error in a user's words: the file and the line.
+
+    DuckDB's own line numbers for malformed JSON are not exact, so on that path the file is
+    re-scanned line by line to name the first bad line.
+    """
     text = str(exc).split("\n")[0]
+    if "Malformed JSON" in text:
+        located = _first_bad_json_line(path)
+        if located is not None:
+            return located
     text = re.sub(r"^[A-Za-z ]+Error: ", "", text)
     if "unexpected end of data" in text:
         return InputError(f"{path}: truncated JSON: the file ends inside a record ({text})")

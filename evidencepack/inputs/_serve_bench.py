@@ -94,7 +94,7 @@ def parse(probe: Probe, record: FileRecord, flavour: Flavour) -> ParsedInput:
             obj = node.obj(required=True)
             assert obj is not None
             runs.append(_run(obj, index, prefix, record, flavour, staging))
-        columns = staging.columns([r.run_id for r in runs])
+        columns = staging.columns()
     finally:
         staging.close()
     warnings = [f"{r.run_id}: {w}" for r in runs for w in r.warnings]

@@ -176,7 +176,7 @@ def _finish(
         file=with_tool(record, "evidencepack-scores", score_set.tool_version, warnings),
         score_sets=(score_set,),
         warnings=tuple(warnings),
-        items=staging.columns([score_set.set_id]),
+        items=staging.columns(),
     )
 
 

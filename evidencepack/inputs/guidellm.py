@@ -95,7 +95,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
         staging.insert(_UNNEST, [str(probe.path), max(record.size_bytes + 1, 1 << 24)])
         staging.finish()
         runs = [_run(b, i, root, layout, record, staging) for i, b in enumerate(benches)]
-        columns = staging.columns([r.run_id for r in runs])
+        columns = staging.columns()
     finally:
         staging.close()
     file_warnings = [] if layout.version else ["the file does not record guidellm's version"]

@@ -212,7 +212,7 @@ def _parse(
                     warnings=tuple(warnings),
                 )
             )
-        columns = staging.columns([s.set_id for s in sets]) if sets else None
+        columns = staging.columns() if sets else None
     finally:
         staging.close()
     return ParsedInput(

@@ -130,13 +130,13 @@ class ItemStaging:
             n_passed=int(row[3]) if binary else None,
         )
 
-    def columns(self, set_ids: Sequence[str]) -> Columns:
+    def columns(self) -> Columns:
+        """The staged items as numpy columns (``set_index`` becomes ``set_id`` in the store)."""
         result = self.run(
-            "SELECT list_extract(?::VARCHAR[], set_index + 1) AS set_id, item_id, score, label, "
+            "SELECT set_index, item_id, score, label, "
             "CASE WHEN bool_and(score IN (0, 1)) OVER (PARTITION BY set_index) "
             "     THEN score = 1 END AS passed, CAST(metadata AS VARCHAR) AS metadata "
-            "FROM items ORDER BY set_index, line NULLS LAST, item_id",
-            [list(set_ids)],
+            "FROM items ORDER BY set_index, line NULLS LAST, item_id"
         )
         columns: Columns = result.fetchnumpy()
         return columns

@@ -164,7 +164,7 @@ def parse_responses(probe: Probe, record: FileRecord) -> ParsedInput:
             tokens=staged_tokens(staging, 0),
             per_request_rows=rows,
         )
-        columns = staging.columns([run_id])
+        columns = staging.columns()
     finally:
         staging.close()
     return one_run(RESPONSES_FORMAT.id, record, run, file_warnings=warnings, requests=columns)

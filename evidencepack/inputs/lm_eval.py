@@ -242,7 +242,7 @@ def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
                     ),
                 )
             )
-        columns = staging.columns([s.set_id for s in sets])
+        columns = staging.columns()
     finally:
         staging.close()
     return ParsedInput(

@@ -55,10 +55,16 @@ def load_input(store: Store, parsed: ParsedInput, *, role: str, candidate: str |
             _insert_run(store, parsed, run, role, candidate)
         for score_set in parsed.score_sets:
             _insert_set(store, parsed, score_set, role, candidate)
+        run_ids = [run.run_id for run in sorted(parsed.runs, key=lambda r: r.index)]
+        set_ids = [s.set_id for s in sorted(parsed.score_sets, key=lambda s: s.index)]
         if parsed.requests is not None:
-            store.insert_columns("run_requests", parsed.requests)
+            store.insert_columns(
+                "run_requests", parsed.requests, decode={"run_id": ("run_index", run_ids)}
+            )
         if parsed.items is not None:
-            store.insert_columns("score_items", parsed.items)
+            store.insert_columns(
+                "score_items", parsed.items, decode={"set_id": ("set_index", set_ids)}
+            )
 
 
 def _already_loaded(

@@ -101,7 +101,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
                     warnings=tuple(warnings),
                 )
             )
-        columns = staging.columns([s.set_id for s in sets])
+        columns = staging.columns()
     finally:
         staging.close()
     return ParsedInput(

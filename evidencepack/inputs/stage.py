@@ -34,7 +34,8 @@ CREATE TABLE req (
     e2e_ms DOUBLE,
     tpot_ms DOUBLE,
     tool_itl_ms DOUBLE,
-    itl_gaps_ms DOUBLE[]
+    itl_gaps_ms DOUBLE[],
+    problem VARCHAR
 )
 """
 
@@ -104,7 +105,16 @@ class Staging:
             raise _input_error(self.path, exc) from exc
 
     def finish(self) -> None:
-        """Reject NaN and negative values (naming where they are), then derive TPOT."""
+        """Reject rows a reader flagged (``problem``), NaN and negative values, naming where
+        they are; then derive TPOT."""
+        flagged = self.query(
+            "SELECT run_index, request_index, line, problem FROM req WHERE problem IS NOT NULL "
+            "ORDER BY run_index, request_index LIMIT 1"
+        ).fetchone()
+        if flagged is not None:
+            run_index, request_index, line, problem = flagged
+            where = self.locate(int(run_index), int(request_index), line, "problem")
+            raise InputError(f"{self.path}: {where}{problem}")
         for column in _CHECKED_COLUMNS:
             bad = self.query(
                 f"SELECT run_index, request_index, line, {column} FROM req "
@@ -236,16 +246,16 @@ class Staging:
             )
         return checks
 
-    def columns(self, run_ids: Sequence[str]) -> Columns:
-        """The staged rows as numpy columns for the store (``run_id`` replaces ``run_index``)."""
+    def columns(self) -> Columns:
+        """The staged rows as numpy columns for the store (``run_index`` becomes ``run_id``
+        there: see ``inputs/load.py``)."""
         result = self.query(
-            "SELECT list_extract(?::VARCHAR[], run_index + 1) AS run_id, request_index, ok, error, "
+            "SELECT run_index, request_index, ok, error, "
             "CAST(input_tokens AS BIGINT) AS input_tokens, "
             "CAST(output_tokens AS BIGINT) AS output_tokens, start_s, ttft_ms, e2e_ms, tpot_ms, "
             "tool_itl_ms, CAST(len(itl_gaps_ms) AS INTEGER) AS itl_gap_count, "
             "list_max(itl_gaps_ms) AS itl_gap_max_ms "
-            "FROM req ORDER BY run_index, request_index",
-            [list(run_ids)],
+            "FROM req ORDER BY run_index, request_index"
         )
         columns: Columns = result.fetchnumpy()
         return columns

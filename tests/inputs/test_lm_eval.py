@@ -97,8 +97,8 @@ def test_samples_give_per_item_scores_and_the_task_hash(shared_data: Path) -> No
     assert parsed.items is not None
     ids = [
         i
-        for i, s in zip(parsed.items["item_id"], parsed.items["set_id"], strict=True)
-        if s == acc.set_id
+        for i, s in zip(parsed.items["item_id"], parsed.items["set_index"], strict=True)
+        if s == acc.index
     ]
     assert sorted(ids, key=int) == [str(r["doc_id"]) for r in rows]
 

@@ -39,7 +39,7 @@ def test_new_detailed_run_is_recomputed_from_its_arrays(tmp_path: Path) -> None:
     assert run.checks
     assert all(check.ok for check in run.checks)
     assert parsed.requests is not None
-    assert len(parsed.requests["run_id"]) == 60
+    assert len(parsed.requests["run_index"]) == 60
     assert int(np.sum(~parsed.requests["ok"])) == 3
 
 
@@ -83,7 +83,7 @@ def test_appended_results_are_one_run_per_line(tmp_path: Path) -> None:
         [line["p99_ttft_ms"] for line in lines]
     )
     assert parsed.requests is not None
-    assert len(parsed.requests["run_id"]) == 60
+    assert len(parsed.requests["run_index"]) == 60
 
 
 def test_an_aggregate_that_disagrees_with_the_arrays_is_reported(tmp_path: Path) -> None:

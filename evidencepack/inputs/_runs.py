@@ -116,7 +116,7 @@ def reconcile(
             if theirs is not None and _same_meaning(ours, theirs):
                 checks = staging.check(run_index, slot, ours, theirs) if staging else []
                 out.checks += checks
-                out.warnings += [_disagreement(c) for c in checks if not c.ok]
+                out.warnings += [disagreement(c) for c in checks if not c.ok]
             out.latency[metric] = ours
         else:
             out.latency[metric] = theirs
@@ -165,7 +165,7 @@ def _same_meaning(a: LatencyStats, b: LatencyStats) -> bool:
     return a.definition == b.definition and a.weighting == b.weighting
 
 
-def _disagreement(check: AggregateCheck) -> str:
+def disagreement(check: AggregateCheck) -> str:
     return (
         f"{check.metric} {check.statistic}: the tool reports {check.tool_value:.6g} ms but the "
         f"per-request rows give {check.recomputed_value:.6g} ms (accepted "

@@ -14,7 +14,8 @@ from .._models import StrictModel
 from ..errors import InputError
 from ..store import Store
 from .base import ParsedInput
-from .models import LatencyStats, ScoreSet, ServingRun
+from .crosscheck import link_companions
+from .models import AggregateCheck, LatencyStats, ScoreSet, ServingRun
 
 _RUN_COLUMNS = (
     "run_id, file_sha256, file_path, role, candidate, format_id, tool, tool_version, layout, "
@@ -65,6 +66,8 @@ def load_input(store: Store, parsed: ParsedInput, *, role: str, candidate: str |
             store.insert_columns(
                 "score_items", parsed.items, decode={"set_id": ("set_index", set_ids)}
             )
+        stored = [r.model_copy(update={"role": role, "candidate": candidate}) for r in parsed.runs]
+        link_companions(store, stored)
 
 
 def _already_loaded(
@@ -134,19 +137,25 @@ def _insert_run(
         if stats is not None:
             _insert_latency(store, run.run_id, stats)
     for check in run.checks:
-        store.execute(
-            "INSERT INTO run_checks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                run.run_id,
-                check.metric,
-                check.statistic,
-                check.tool_value,
-                check.recomputed_value,
-                check.lower,
-                check.upper,
-                check.ok,
-            ],
-        )
+        insert_check(store, run.run_id, check, None)
+
+
+def insert_check(store: Store, run_id: str, check: AggregateCheck, against: str | None) -> None:
+    """One check row; ``against`` names the run whose rows were used when it is another file."""
+    store.execute(
+        "INSERT INTO run_checks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        [
+            run_id,
+            check.metric,
+            check.statistic,
+            check.tool_value,
+            check.recomputed_value,
+            check.lower,
+            check.upper,
+            check.ok,
+            against,
+        ],
+    )
 
 
 def _insert_latency(store: Store, run_id: str, s: LatencyStats) -> None:

@@ -48,7 +48,7 @@ _COLUMN: dict[str, str] = {
     "itl": "itl_gaps_ms",
 }
 _CHECKED_COLUMNS = ("ttft_ms", "e2e_ms", "tool_itl_ms", "input_tokens", "output_tokens")
-_PERCENTILES = (("p50_ms", 0.5), ("p90_ms", 0.9), ("p95_ms", 0.95), ("p99_ms", 0.99))
+PERCENTILES = (("p50_ms", 0.5), ("p90_ms", 0.9), ("p95_ms", 0.95), ("p99_ms", 0.99))
 
 REL_TOLERANCE = 1e-3
 ABS_TOLERANCE_MS = 0.01
@@ -177,7 +177,7 @@ class Staging:
         weighting: Weighting,
     ) -> LatencyStats | None:
         """The distribution of one staged column for one run, or None when it has no values."""
-        quantiles = [q for _, q in _PERCENTILES]
+        quantiles = [q for _, q in PERCENTILES]
         row = self.query(
             "SELECT count(x), avg(x), quantile_cont(x, ?::DOUBLE[]), min(x), max(x), "
             f"stddev_pop(x) FROM ({self._source(slot)})",
@@ -186,7 +186,7 @@ class Staging:
         if row is None or not row[0]:
             return None
         count, mean, qs, low, high, std = row
-        values = dict(zip((name for name, _ in _PERCENTILES), qs, strict=True))
+        values = dict(zip((name for name, _ in PERCENTILES), qs, strict=True))
         return LatencyStats(
             metric=metric,
             definition=definition,
@@ -206,9 +206,9 @@ class Staging:
         """Compare the tool's mean and percentiles with the recomputed distribution."""
         checks: list[AggregateCheck] = []
         if tool.mean_ms is not None and ours.mean_ms is not None:
-            tol = _tolerance(ours.mean_ms)
+            tol = tolerance(ours.mean_ms)
             checks.append(
-                _check(
+                make_check(
                     ours.metric,
                     "mean",
                     tool.mean_ms,
@@ -217,13 +217,13 @@ class Staging:
                     ours.mean_ms + tol,
                 )
             )
-        wanted = [(name, q) for name, q in _PERCENTILES if getattr(tool, name) is not None]
+        wanted = [(name, q) for name, q in PERCENTILES if getattr(tool, name) is not None]
         n = ours.count or 0
         if not wanted or n == 0:
             return checks
         indices: list[int] = []
         for _, q in wanted:
-            indices += [_clip(math.floor(q * n), n), _clip(math.ceil(q * n) + 1, n)]
+            indices += [clip_index(math.floor(q * n), n), clip_index(math.ceil(q * n) + 1, n)]
         row = self.query(
             "SELECT list_transform(?::BIGINT[], lambda i: s[i]) FROM "
             f"(SELECT list_sort(list(x)) AS s FROM ({self._source(slot)}))",
@@ -235,13 +235,13 @@ class Staging:
             low, high = bounds[2 * k], bounds[2 * k + 1]
             recomputed = getattr(ours, name)
             checks.append(
-                _check(
+                make_check(
                     ours.metric,
                     name.removesuffix("_ms"),
                     getattr(tool, name),
                     recomputed,
-                    low - _tolerance(low),
-                    high + _tolerance(high),
+                    low - tolerance(low),
+                    high + tolerance(high),
                 )
             )
         return checks
@@ -279,15 +279,15 @@ def _as_arrays(batch: dict[str, list[Any]]) -> dict[str, Any]:
     return out
 
 
-def _clip(index: int, n: int) -> int:
+def clip_index(index: int, n: int) -> int:
     return max(1, min(n, index))
 
 
-def _tolerance(value: float) -> float:
+def tolerance(value: float) -> float:
     return max(ABS_TOLERANCE_MS, REL_TOLERANCE * abs(value))
 
 
-def _check(
+def make_check(
     metric: str, statistic: str, tool: float, recomputed: float, low: float, high: float
 ) -> AggregateCheck:
     return AggregateCheck(

@@ -74,6 +74,8 @@ DDL: tuple[str, ...] = (
         lower DOUBLE NOT NULL,
         upper DOUBLE NOT NULL,
         ok BOOLEAN NOT NULL,
+        -- the run whose per-request rows were used, when they are in another file
+        against_run_id VARCHAR,
         PRIMARY KEY (run_id, metric, statistic)
     )
     """,

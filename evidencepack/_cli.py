@@ -415,6 +415,35 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         text=format_report(report),
     )
     return EXIT_OK if report.ok else EXIT_FAILED
+# --- inspect ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InspectOptions:
+    files: tuple[Path, ...]
+    json: bool
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    from .inputs.describe import describe
+    from .inputs.registry import read_input
+
+    opts = InspectOptions(tuple(Path(f) for f in args.files), args.json)
+    reports: list[dict[str, Any]] = []
+    lines: list[str] = []
+    failed = 0
+    for path in opts.files:
+        try:
+            parsed = read_input(path)
+        except InputError as exc:
+            failed += 1
+            reports.append({"path": str(path), "ok": False, "error": exc.message})
+            lines.append(f"cannot read: {exc.message}")
+            continue
+        reports.append({"path": str(path), "ok": True, **parsed.summary()})
+        lines += describe(parsed)
+    _emit(reports, as_json=opts.json, text="\n".join(lines))
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 # --- parser -------------------------------------------------------------------------------------
@@ -463,6 +492,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 if schemas/ differs from what the models generate",
     )
     p.add_argument("--out", metavar="DIR", help="folder to write or check (default: schemas/)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    p = command(
+        "inspect",
+        _cmd_inspect,
+        "detect and summarise serving-benchmark and eval-score files",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="a file any supported tool wrote")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
     p = command("mlperf", _cmd_group_help, "import and list MLPerf Inference results")

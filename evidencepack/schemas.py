@@ -27,6 +27,7 @@ SCHEMA_ID_BASE = "https://evidencepack.dev/schemas/"
 def _documents() -> dict[str, type[BaseModel]]:
     """File name -> model. Imported lazily so adding a stage does not slow start-up."""
     from .analyze.models import DecisionDocument
+    from .inputs.generic_scores import ScoreLine, ScoresHeader
     from .manifest import PackPredicate, Statement
     from .mlperf.models import ImportReport, MlperfResult
     from .mlperf.query import MlperfListing
@@ -35,6 +36,8 @@ def _documents() -> dict[str, type[BaseModel]]:
     return {
         "pack-spec.v1.schema.json": PackSpec,
         "decision.v1.schema.json": DecisionDocument,
+        "evidencepack-scores-header.v1.schema.json": ScoresHeader,
+        "evidencepack-scores-item.v1.schema.json": ScoreLine,
         "mlperf-import-report.v1.schema.json": ImportReport,
         "mlperf-list.v1.schema.json": MlperfListing,
         "mlperf-result.v1.schema.json": MlperfResult,

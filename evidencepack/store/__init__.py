@@ -8,7 +8,8 @@ Each stage owns one DDL module in this package (``files``, ``mlperf``, ``runs``,
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,8 @@ from ..provenance import FileRecord
 
 STORE_VERSION = 1
 
-_DDL_MODULES: tuple[str, ...] = ("files", "mlperf", "analysis")
+_DDL_MODULES: tuple[str, ...] = ("files", "mlperf", "runs", "analysis")
+_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
 
 
 class Store:
@@ -66,6 +68,44 @@ class Store:
         cursor = self.execute(sql, params)
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    def insert_columns(
+        self,
+        table: str,
+        columns: Mapping[str, Any],
+        *,
+        decode: Mapping[str, tuple[str, Sequence[str]]] | None = None,
+    ) -> int:
+        """Bulk-insert columnar rows (numpy arrays, masked where NULL) into ``table``.
+
+        The one bulk path for large inputs: DuckDB scans the arrays directly, no row loop.
+        ``decode`` maps a target column to (an integer column of ``columns``, the texts it
+        indexes), so a repeated id travels as a small integer until DuckDB expands it.
+        ``table`` and the column names are evidencepack's own identifiers, never input.
+        """
+        decode = dict(decode or {})
+        sources = {source for source, _ in decode.values()}
+        names = [n for n in columns if n not in sources]
+        every = [table, *names, *decode, *sources]
+        if not all(_IDENTIFIER.fullmatch(n) for n in every):
+            raise StoreError(f"bulk insert into {table!r}: not a plain identifier")
+        if not names and not decode:
+            return 0
+        targets = ", ".join([*decode, *names])
+        exprs = [f"list_extract(?::VARCHAR[], {source} + 1)" for source, _ in decode.values()]
+        params = [list(values) for _, values in decode.values()]
+        select = ", ".join([*exprs, *names])
+        try:
+            self.con.register("_bulk", dict(columns))
+            try:
+                self.con.execute(
+                    f"INSERT INTO {table} ({targets}) SELECT {select} FROM _bulk", params
+                )
+            finally:
+                self.con.unregister("_bulk")
+        except duckdb.Error as exc:
+            raise StoreError(f"bulk insert into {table} failed: {exc}") from exc
+        return len(next(iter(columns.values())))
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -1,0 +1,9 @@
+"""The team's own evidence: serving-benchmark runs and quality scores from any tool, normalised.
+
+``read_input(path)`` detects the format by content and returns a ParsedInput (runs or score
+sets, provenance, warnings); ``load_input(store, parsed, role=..., candidate=...)`` stores it;
+``load_runs`` / ``load_score_sets`` / ``score_items`` read it back. One module per format,
+listed in ``registry.FORMATS``.
+"""
+
+from __future__ import annotations

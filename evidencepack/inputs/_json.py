@@ -1,0 +1,210 @@
+"""Read JSON values with their JSON path, so every complaint names the file and where in it.
+
+``Node`` wraps a parsed value and its location (``$.benchmarks[2].metrics``, or
+``line 7: $.ttft`` in JSONL); typed getters reject wrong types, NaN, infinities and negatives.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+
+def fail(path: Path, where: str, message: str) -> InputError:
+    """The one shape of a located input error: ``file: where: message``."""
+    return InputError(f"{path}: {where}: {message}")
+
+
+def load_json_document(path: Path) -> Any:
+    """Parse a whole JSON document; a syntax error names the line and column."""
+    try:
+        with path.open("rb") as handle:
+            return json.load(handle)
+    except json.JSONDecodeError as exc:
+        what = "truncated JSON" if exc.pos >= _size(path) - 1 else "malformed JSON"
+        raise fail(path, f"line {exc.lineno} column {exc.colno}", f"{what}: {exc.msg}") from exc
+    except UnicodeDecodeError as exc:
+        raise fail(path, f"byte {exc.start}", "not UTF-8 text") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc
+
+
+def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line number, value)`` for each non-blank line of a JSONL file."""
+    try:
+        with path.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    yield number, json.loads(raw)
+                except json.JSONDecodeError as exc:
+                    truncated = not raw.endswith(b"\n") and exc.pos >= len(raw.rstrip()) - 1
+                    what = "truncated JSON" if truncated else "malformed JSON"
+                    raise fail(path, f"line {number}", f"{what}: {exc.msg}") from exc
+    except UnicodeDecodeError as exc:
+        raise fail(path, f"byte {exc.start}", "not UTF-8 text") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+class Node:
+    """A JSON value, the file it came from and its JSON path."""
+
+    __slots__ = ("file", "prefix", "value", "where")
+
+    def __init__(self, value: Any, file: Path, where: str = "$", prefix: str = "") -> None:
+        self.value = value
+        self.file = file
+        self.where = where
+        self.prefix = prefix
+
+    @property
+    def location(self) -> str:
+        return f"{self.prefix}{self.where}"
+
+    def error(self, message: str) -> InputError:
+        return fail(self.file, self.location, message)
+
+    # -- navigation -------------------------------------------------------------------------
+
+    def child(self, key: str | int) -> Node:
+        where = f"{self.where}[{key}]" if isinstance(key, int) else f"{self.where}.{key}"
+        value = self.value[key] if self._has(key) else None
+        return Node(value, self.file, where, self.prefix)
+
+    def _has(self, key: str | int) -> bool:
+        if isinstance(key, int):
+            return isinstance(self.value, list) and 0 <= key < len(self.value)
+        return isinstance(self.value, dict) and key in self.value
+
+    def has(self, key: str) -> bool:
+        return self._has(key) and self.value[key] is not None
+
+    def path(self, *keys: str | int) -> Node:
+        node = self
+        for key in keys:
+            node = node.child(key)
+        return node
+
+    def obj(self, key: str | None = None, *, required: bool = False) -> Node | None:
+        node = self.child(key) if key is not None else self
+        if node.value is None:
+            if required:
+                raise node.error("required object is missing")
+            return None
+        if not isinstance(node.value, dict):
+            raise node.error(f"expected an object, found {_kind(node.value)}")
+        return node
+
+    def need(self, key: str) -> Node:
+        """A required object member."""
+        node = self.obj(key, required=True)
+        assert node is not None  # obj(required=True) raises instead of returning None
+        return node
+
+    def need_int(self, key: str) -> int:
+        """A required whole number."""
+        value = self.int_(key, required=True)
+        assert value is not None  # int_(required=True) raises instead of returning None
+        return value
+
+    def items(self, key: str | None = None) -> list[Node]:
+        """The elements of a list (an absent or null value is an empty list)."""
+        node = self.child(key) if key is not None else self
+        if node.value is None:
+            return []
+        if not isinstance(node.value, list):
+            raise node.error(f"expected a list, found {_kind(node.value)}")
+        return [node.child(i) for i in range(len(node.value))]
+
+    # -- typed values -----------------------------------------------------------------------
+
+    def num(
+        self, key: str | None = None, *, required: bool = False, negative_ok: bool = False
+    ) -> float | None:
+        """A finite number; NaN, infinities, booleans, strings and (by default) negatives fail."""
+        node = self.child(key) if key is not None else self
+        value = node.value
+        if value is None:
+            if required:
+                raise node.error("required number is missing")
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise node.error(f"expected a number, found {_kind(value)}")
+        number = float(value)
+        if math.isnan(number):
+            raise node.error("NaN is not a measurement")
+        if math.isinf(number):
+            raise node.error("an infinite value is not a measurement")
+        if number < 0 and not negative_ok:
+            raise node.error(f"negative value {value} is not a valid measurement")
+        return number
+
+    def int_(self, key: str | None = None, *, required: bool = False) -> int | None:
+        number = self.num(key, required=required)
+        if number is None:
+            return None
+        if number != int(number):
+            node = self.child(key) if key is not None else self
+            raise node.error(f"expected a whole number, found {number}")
+        return int(number)
+
+    def str_(self, key: str | None = None, *, required: bool = False) -> str | None:
+        node = self.child(key) if key is not None else self
+        value = node.value
+        if value is None:
+            if required:
+                raise node.error("required text is missing")
+            return None
+        if not isinstance(value, str):
+            raise node.error(f"expected text, found {_kind(value)}")
+        return value
+
+    def bool_(self, key: str | None = None) -> bool | None:
+        node = self.child(key) if key is not None else self
+        if node.value is None:
+            return None
+        if not isinstance(node.value, bool):
+            raise node.error(f"expected true or false, found {_kind(node.value)}")
+        return node.value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"the text {shown!r}"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def scalar_settings(node: Node | None, keys: tuple[str, ...]) -> dict[str, Any]:
+    """The named keys of an object whose values are plain scalars (for ``Identity.settings``)."""
+    if node is None or not isinstance(node.value, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for key in keys:
+        value = node.value.get(key)
+        finite = not (isinstance(value, float) and not math.isfinite(value))
+        if isinstance(value, str | int | float | bool) and finite:
+            out[key] = value
+    return out

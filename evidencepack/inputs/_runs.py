@@ -1,0 +1,182 @@
+"""Shared steps of the serving-run readers: tool figures as LatencyStats, and reconciliation.
+
+``reconcile`` picks, per metric, the distribution recomputed from per-request rows when the
+file has them (always the canonical definition) and the tool's own figure otherwise (kept
+under the tool's definition), and checks the tool's figure wherever both mean the same thing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..provenance import FileRecord
+from .base import ParsedInput, with_tool
+from .models import (
+    CANONICAL,
+    DEFINITIONS,
+    AggregateCheck,
+    Definition,
+    LatencyMetric,
+    LatencyStats,
+    ServingRun,
+    TokenStats,
+    Weighting,
+)
+from .stage import TOLERANCE_TEXT, Staging
+
+METRICS: tuple[LatencyMetric, ...] = ("ttft", "tpot", "itl", "e2e")
+_WEIGHTING: dict[str, Weighting] = {
+    "ttft": "request",
+    "tpot": "request",
+    "itl": "gap",
+    "e2e": "request",
+}
+_STAT_KEYS = ("mean", "p50", "p90", "p95", "p99", "min", "max", "std")
+
+
+def tool_stats(
+    metric: LatencyMetric,
+    values: Mapping[str, float | None],
+    *,
+    definition: Definition | None = None,
+    weighting: Weighting | None = None,
+    scale: float = 1.0,
+    count: int | None = None,
+    extra: Mapping[str, float | None] | None = None,
+) -> LatencyStats | None:
+    """A tool's aggregate as LatencyStats in ms (``scale`` converts the tool's unit to ms).
+
+    ``values`` uses the keys mean, p50, p90, p95, p99, min, max, std; None when all are absent.
+    """
+    fields = {f"{key}_ms": values.get(key) for key in _STAT_KEYS}
+    if all(v is None for v in fields.values()):
+        return None
+    scaled = {k: (None if v is None else v * scale) for k, v in fields.items()}
+    extras = {k: v * scale for k, v in (extra or {}).items() if v is not None}
+    return LatencyStats(
+        metric=metric,
+        definition=definition or CANONICAL[metric],
+        weighting=weighting or _WEIGHTING[metric],
+        source="tool_aggregate",
+        count=count,
+        extra_percentiles_ms=extras,
+        **scaled,
+    )
+
+
+@dataclass
+class Reconciled:
+    latency: dict[str, LatencyStats | None] = field(default_factory=dict)
+    checks: list[AggregateCheck] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ttft(self) -> LatencyStats | None:
+        return self.latency.get("ttft")
+
+    @property
+    def tpot(self) -> LatencyStats | None:
+        return self.latency.get("tpot")
+
+    @property
+    def itl(self) -> LatencyStats | None:
+        return self.latency.get("itl")
+
+    @property
+    def e2e(self) -> LatencyStats | None:
+        return self.latency.get("e2e")
+
+
+def reconcile(
+    staging: Staging | None,
+    run_index: int,
+    tool: Mapping[LatencyMetric, LatencyStats | None] | Mapping[str, LatencyStats | None],
+    *,
+    tool_itl_definition: Definition | None = None,
+) -> Reconciled:
+    """Final latency stats for one run, the checks made, and warnings for anything not canonical.
+
+    ``tool_itl_definition`` names the definition of a per-request ITL the tool wrote itself
+    (staged as ``tool_itl_ms``), used for the ITL slot when no chunk gaps were recorded.
+    """
+    out = Reconciled()
+    for metric in METRICS:
+        ours = None
+        if staging is not None:
+            ours = staging.stats(run_index, metric, metric, CANONICAL[metric], _WEIGHTING[metric])
+        if ours is None and metric == "itl" and staging is not None and tool_itl_definition:
+            ours = staging.stats(run_index, "tool_itl", "itl", tool_itl_definition, "request")
+            slot = "tool_itl"
+        else:
+            slot = metric
+        theirs = tool.get(metric)
+        if ours is not None:
+            if theirs is not None and _same_meaning(ours, theirs):
+                checks = staging.check(run_index, slot, ours, theirs) if staging else []
+                out.checks += checks
+                out.warnings += [disagreement(c) for c in checks if not c.ok]
+            out.latency[metric] = ours
+        else:
+            out.latency[metric] = theirs
+        final = out.latency[metric]
+        if final is not None and not final.canonical:
+            out.warnings.append(_non_canonical(final))
+    return out
+
+
+def build_run(settled: Reconciled, warnings: list[str], **fields: Any) -> ServingRun:
+    """A ServingRun with the reconciled latency, the checks made and every warning."""
+    return ServingRun(
+        ttft=settled.ttft,
+        tpot=settled.tpot,
+        itl=settled.itl,
+        e2e=settled.e2e,
+        checks=tuple(settled.checks),
+        warnings=tuple(warnings + settled.warnings),
+        **fields,
+    )
+
+
+def staged_tokens(staging: Staging, run_index: int) -> TokenStats:
+    """Mean and total token counts over one run's successful staged requests."""
+    mean_in, mean_out, total_in, total_out = staging.token_means(run_index)
+    return TokenStats(
+        input_mean_tokens=mean_in,
+        output_mean_tokens=mean_out,
+        input_total_tokens=total_in,
+        output_total_tokens=total_out,
+    )
+
+
+def one_run(format_id: str, record: FileRecord, run: ServingRun, **extra: Any) -> ParsedInput:
+    """The ParsedInput of a file that holds exactly one run."""
+    return ParsedInput(
+        format_id=format_id,
+        file=with_tool(record, run.tool, run.tool_version, list(extra.pop("file_warnings", []))),
+        runs=(run,),
+        warnings=run.warnings,
+        **extra,
+    )
+
+
+def _same_meaning(a: LatencyStats, b: LatencyStats) -> bool:
+    return a.definition == b.definition and a.weighting == b.weighting
+
+
+def disagreement(check: AggregateCheck) -> str:
+    return (
+        f"{check.metric} {check.statistic}: the tool reports {check.tool_value:.6g} ms but the "
+        f"per-request rows give {check.recomputed_value:.6g} ms (accepted "
+        f"{check.lower:.6g}..{check.upper:.6g}; tolerance {TOLERANCE_TEXT})"
+    )
+
+
+def _non_canonical(stats: LatencyStats) -> str:
+    return (
+        f"{stats.metric}: kept under the tool's own definition '{stats.definition}' "
+        f"({DEFINITIONS[stats.definition]}; weighted per {stats.weighting}); evidencepack "
+        f"compares on '{CANONICAL[stats.metric]}' and the file has no per-request data that could "
+        "convert it"
+    )

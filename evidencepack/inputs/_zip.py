@@ -1,0 +1,99 @@
+"""Read one zip member at a time, including zstd members (method 93) Python's zipfile cannot open.
+
+The central directory comes from ``zipfile``; a zstd member's bytes are streamed from its
+local header through ``zstandard`` (multi-frame aware) and checked against the CRC-32 and
+size the directory records. ``zstandard`` errors become ``InputError`` here.
+"""
+
+from __future__ import annotations
+
+import struct
+import zipfile
+import zlib
+from pathlib import Path
+
+import zstandard
+
+from ..errors import InputError
+
+ZSTD_METHOD = 93
+_CHUNK = 1 << 20
+_LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
+_LOCAL_MAGIC = b"PK\x03\x04"
+
+
+class ZipReader:
+    """An open zip archive whose members are read one by one."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.archive = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise InputError(f"{path}: truncated or corrupt zip archive: {exc}") from exc
+
+    def close(self) -> None:
+        self.archive.close()
+
+    def __enter__(self) -> ZipReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def names(self) -> list[str]:
+        return self.archive.namelist()
+
+    def read(self, name: str) -> bytes:
+        """The decompressed bytes of one member, verified against its CRC-32 and size."""
+        try:
+            info = self.archive.getinfo(name)
+        except KeyError as exc:
+            raise InputError(f"{self.path}: the archive has no member {name!r}") from exc
+        try:
+            if info.compress_type == ZSTD_METHOD:
+                data = self._read_zstd(info)
+            else:
+                data = self.archive.read(info)
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError) as exc:
+            raise InputError(f"{self.path}: member {name}: cannot decompress: {exc}") from exc
+        if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+            raise InputError(
+                f"{self.path}: member {name}: truncated or corrupt (size or CRC-32 "
+                "does not match the archive directory)"
+            )
+        return data
+
+    def _read_zstd(self, info: zipfile.ZipInfo) -> bytes:
+        handle = self.archive.fp
+        if handle is None:
+            raise InputError(f"{self.path}: the archive is closed")
+        handle.seek(info.header_offset)
+        header = handle.read(_LOCAL_HEADER.size)
+        if len(header) != _LOCAL_HEADER.size or not header.startswith(_LOCAL_MAGIC):
+            raise InputError(f"{self.path}: member {info.filename}: bad local header")
+        name_len, extra_len = _LOCAL_HEADER.unpack(header)[-2:]
+        handle.seek(info.header_offset + _LOCAL_HEADER.size + name_len + extra_len)
+        remaining = info.compress_size
+        out = bytearray()
+        dctx = zstandard.ZstdDecompressor()
+        obj = dctx.decompressobj()
+        try:
+            while remaining > 0:
+                chunk = handle.read(min(_CHUNK, remaining))
+                if not chunk:
+                    break
+                remaining -= len(chunk)
+                while chunk:
+                    out += obj.decompress(chunk)
+                    # A member may hold several zstd frames: start a new one on the leftovers.
+                    chunk = obj.unused_data if obj.eof else b""
+                    if obj.eof:
+                        obj = dctx.decompressobj()
+        except zstandard.ZstdError as exc:
+            raise InputError(
+                f"{self.path}: member {info.filename}: corrupt zstd data: {exc}"
+            ) from exc
+        if remaining:
+            raise InputError(f"{self.path}: member {info.filename}: truncated")
+        return bytes(out)

@@ -1,0 +1,121 @@
+"""What every format module shares: the probe it detects on and the ParsedInput it returns.
+
+A format module exposes ``FORMAT_ID``, ``KIND`` (``runs`` or ``scores``), ``detect(probe)``
+and ``parse(probe, record)``; ``registry.py`` lists them. Ids of runs and score sets are
+``<first 12 hex of the file's sha256>#<index>``, stable for the same bytes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from ..errors import InputError
+from ..provenance import FileRecord
+from .models import ScoreSet, ServingRun
+
+Container = Literal["json", "jsonl", "csv", "zip", "text", "binary", "empty"]
+Columns = Mapping[str, np.ndarray[Any, Any]]
+"""Columnar rows (one numpy array per column, masked where NULL) bound for a store table."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What detection saw: the container kind and the first value in it.
+
+    ``first`` is the whole document for ``json``, the first record for ``jsonl``, the header
+    row (a list of cells) for ``csv``, the first line for ``text`` and the member names for
+    ``zip``. ``line_count`` counts non-blank lines of a JSONL file's head only.
+    """
+
+    path: Path
+    container: Container
+    first: Any
+    head: bytes
+
+
+@dataclass(frozen=True)
+class ParsedInput:
+    """One file, read and normalised; nothing is in a store yet.
+
+    ``requests`` holds the per-request rows of every run (column ``run_id`` says which) and
+    ``items`` the per-item scores of every score set (column ``set_id``), ready for a bulk
+    insert by ``load_input``.
+    """
+
+    format_id: str
+    file: FileRecord
+    runs: tuple[ServingRun, ...] = ()
+    score_sets: tuple[ScoreSet, ...] = ()
+    warnings: tuple[str, ...] = ()
+    requests: Columns | None = field(default=None, repr=False)
+    items: Columns | None = field(default=None, repr=False)
+
+    @property
+    def kind(self) -> Literal["runs", "scores"]:
+        return "scores" if self.score_sets or self.items is not None else "runs"
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready description (``evidencepack inspect --json``)."""
+        return {
+            "file": self.file.model_dump(mode="json"),
+            "format": self.format_id,
+            "runs": [run.model_dump(mode="json") for run in self.runs],
+            "score_sets": [s.model_dump(mode="json") for s in self.score_sets],
+            "warnings": list(self.warnings),
+        }
+
+
+Detector = Callable[[Probe], bool]
+Parser = Callable[[Probe, FileRecord], ParsedInput]
+
+
+@dataclass(frozen=True)
+class Format:
+    """One input format: an id, what it yields, how to recognise it and how to read it."""
+
+    id: str
+    kind: Literal["runs", "scores"]
+    tool: str
+    detect: Detector
+    parse: Parser
+
+
+def item_id(record: FileRecord, index: int) -> str:
+    """The stable id of the ``index``-th run or score set of a file."""
+    return f"{record.sha256[:12]}#{index}"
+
+
+def with_tool(
+    record: FileRecord, tool: str, version: str | None, warnings: list[str]
+) -> FileRecord:
+    """The file record completed with what was detected."""
+    return record.model_copy(
+        update={"tool": tool, "tool_version": version, "warnings": tuple(warnings)}
+    )
+
+
+def require_completed(path: Path, where: str, completed: int) -> None:
+    """A run with no completed request measures nothing: refuse it."""
+    if completed <= 0:
+        raise InputError(f"{path}: {where}: zero completed requests; nothing was measured")
+
+
+def iso_from_epoch(seconds: float | None) -> str | None:
+    """An ISO 8601 UTC timestamp from epoch seconds in the file (never from the clock)."""
+    if seconds is None or seconds <= 0:
+        return None
+    try:
+        moment = dt.datetime.fromtimestamp(seconds, tz=dt.UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def ms(value: float | None, scale: float) -> float | None:
+    return None if value is None else value * scale

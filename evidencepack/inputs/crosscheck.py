@@ -1,0 +1,149 @@
+"""Check a tool's summary file against its per-request file of the same run, once both are stored.
+
+AIPerf (``profile_export_aiperf.json`` + ``profile_export.jsonl``) and llmperf (``*_summary.json``
++ ``*_individual_responses.json``) split one run over two files. Two stored runs are companions
+when they belong to the same candidate and tool, one has per-request rows and the other none,
+they count the same completed requests, and their start times lie within 5 s (or, when either
+has no time, they are the only such pair). The summary's figures are then checked against the
+rows with the same rule as within a file; the checks land in ``run_checks`` (``against_run_id``)
+and in the summary run's document, with a warning for any disagreement.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+
+from ..store import Store
+from ._runs import disagreement
+from .models import AggregateCheck, LatencyStats, ServingRun
+from .stage import PERCENTILES, clip_index, make_check, tolerance
+
+MAX_START_GAP_S = 5.0
+_ROW_COLUMN = {"ttft": "ttft_ms", "tpot": "tpot_ms", "e2e": "e2e_ms"}
+
+
+def link_companions(store: Store, runs: list[ServingRun]) -> None:
+    """Find each new run's companion among stored runs and record the checks between them."""
+    from .load import insert_check  # load.py imports this module
+
+    for run in runs:
+        for summary, detail in _pairs(store, run):
+            checks = _checks(store, summary, detail)
+            if not checks:
+                continue
+            for check in checks:
+                insert_check(store, summary.run_id, check, detail.run_id)
+            note = f"checked against the per-request rows of {detail.run_id}"
+            warnings = [note] + [disagreement(c) for c in checks if not c.ok]
+            updated = summary.model_copy(
+                update={
+                    "checks": summary.checks + tuple(checks),
+                    "warnings": summary.warnings + tuple(warnings),
+                }
+            )
+            store.execute(
+                "UPDATE serving_runs SET document = ? WHERE run_id = ?",
+                [updated.model_dump_json(), summary.run_id],
+            )
+
+
+def _pairs(store: Store, run: ServingRun) -> list[tuple[ServingRun, ServingRun]]:
+    from .load import load_runs  # load.py imports this module
+
+    others = [
+        r
+        for r in load_runs(store, candidate=run.candidate)
+        if r.run_id != run.run_id
+        and r.tool == run.tool
+        and bool(r.per_request_rows) != bool(run.per_request_rows)
+        and r.requests_completed == run.requests_completed
+        and r.requests_completed
+    ]
+    timed = [r for r in others if _close(r.timestamp, run.timestamp)]
+    untimed = [r for r in others if _start(r.timestamp) is None or _start(run.timestamp) is None]
+    chosen = timed if timed else (untimed if len(untimed) == 1 else [])
+    out = []
+    for other in chosen:
+        summary, detail = (other, run) if run.per_request_rows else (run, other)
+        done = store.rows(
+            "SELECT count(*) AS n FROM run_checks WHERE run_id = ? AND against_run_id = ?",
+            [summary.run_id, detail.run_id],
+        )
+        if not done[0]["n"]:
+            out.append((summary, detail))
+    return out
+
+
+def _start(text: str | None) -> dt.datetime | None:
+    if not text:
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    # AIPerf writes its start time without a zone; it is UTC, like its nanosecond stamps.
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+def _close(a: str | None, b: str | None) -> bool:
+    first, second = _start(a), _start(b)
+    return bool(first and second and abs((first - second).total_seconds()) <= MAX_START_GAP_S)
+
+
+def _checks(store: Store, summary: ServingRun, detail: ServingRun) -> list[AggregateCheck]:
+    checks: list[AggregateCheck] = []
+    for metric in ("ttft", "tpot", "itl", "e2e"):
+        theirs: LatencyStats | None = getattr(summary, metric)
+        ours: LatencyStats | None = getattr(detail, metric)
+        if theirs is None or ours is None:
+            continue
+        if (theirs.definition, theirs.weighting) != (ours.definition, ours.weighting):
+            continue
+        if theirs.mean_ms is not None and ours.mean_ms is not None:
+            tol = tolerance(ours.mean_ms)
+            checks.append(
+                make_check(
+                    metric,
+                    "mean",
+                    theirs.mean_ms,
+                    ours.mean_ms,
+                    ours.mean_ms - tol,
+                    ours.mean_ms + tol,
+                )
+            )
+        column = _ROW_COLUMN.get(metric)
+        if column is None:  # chunk gaps are not kept per request in the store
+            continue
+        count = store.rows(
+            f"SELECT count({column}) AS n FROM run_requests WHERE run_id = ? AND ok",
+            [detail.run_id],
+        )[0]["n"]
+        wanted = [(name, q) for name, q in PERCENTILES if getattr(theirs, name) is not None]
+        if not count or not wanted:
+            continue
+        indices: list[int] = []
+        for _, q in wanted:
+            indices += [
+                clip_index(math.floor(q * count), count),
+                clip_index(math.ceil(q * count) + 1, count),
+            ]
+        bounds = store.rows(
+            "SELECT list_transform(?::BIGINT[], lambda i: s[i]) AS b FROM "
+            f"(SELECT list_sort(list({column})) AS s FROM run_requests "
+            f"WHERE run_id = ? AND ok AND {column} IS NOT NULL)",
+            [indices, detail.run_id],
+        )[0]["b"]
+        for k, (name, _) in enumerate(wanted):
+            low, high = bounds[2 * k], bounds[2 * k + 1]
+            checks.append(
+                make_check(
+                    metric,
+                    name.removesuffix("_ms"),
+                    getattr(theirs, name),
+                    getattr(ours, name),
+                    low - tolerance(low),
+                    high + tolerance(high),
+                )
+            )
+    return checks

@@ -1,0 +1,93 @@
+"""Plain-text description of a ParsedInput, for ``evidencepack inspect``."""
+
+from __future__ import annotations
+
+from .base import ParsedInput
+from .models import LatencyStats, ScoreSet, ServingRun
+
+
+def describe(parsed: ParsedInput) -> list[str]:
+    record = parsed.file
+    tool = record.tool or "?"
+    version = f" {record.tool_version}" if record.tool_version else ""
+    lines = [
+        f"{record.path}: {parsed.format_id} ({tool}{version}); {record.size_bytes} bytes, "
+        f"sha256 {record.sha256}"
+    ]
+    lines += [line for run in parsed.runs for line in _run(run)]
+    lines += [line for score_set in parsed.score_sets for line in _set(score_set)]
+    if not parsed.runs and not parsed.score_sets:
+        lines.append("  holds no serving run and no score set")
+    shown = {w for run in parsed.runs for w in run.warnings}
+    shown |= {w for s in parsed.score_sets for w in s.warnings}
+    lines += [f"  warning: {w}" for w in parsed.warnings if w not in shown and not _prefixed(w)]
+    return lines
+
+
+def _prefixed(warning: str) -> bool:
+    return "#" in warning.split(":", 1)[0]
+
+
+def _num(value: float | None, digits: int = 4) -> str:
+    return "?" if value is None else f"{value:.{digits}g}"
+
+
+def _run(run: ServingRun) -> list[str]:
+    who = run.identity
+    load = run.load
+    load_text: str = load.kind or "load unknown"
+    if load.request_rate_per_s:
+        load_text += f" {_num(load.request_rate_per_s)} req/s" + (
+            f" ({load.arrival})" if load.arrival else ""
+        )
+    if load.concurrency:
+        load_text += f" concurrency {load.concurrency}"
+    lines = [
+        f"  run {run.run_id} [{run.layout or run.tool}]: model {who.model_name or '?'}; "
+        f"{load_text}; {_num(run.requests_completed, 10)} completed, "
+        f"{_num(run.requests_failed, 10)} failed; {_num(run.request_throughput_per_s)} req/s, "
+        f"{_num(run.output_token_throughput_per_s)} output tok/s"
+        + (f"; {run.per_request_rows} per-request rows" if run.per_request_rows else "")
+    ]
+    lines += ["    " + _stats(s) for s in (run.ttft, run.tpot, run.itl, run.e2e) if s is not None]
+    failed = [c for c in run.checks if not c.ok]
+    if run.checks:
+        lines.append(
+            f"    checks against the tool's aggregates: {len(run.checks) - len(failed)} of "
+            f"{len(run.checks)} agree"
+        )
+    lines += [f"    warning: {w}" for w in run.warnings]
+    return lines
+
+
+def _stats(s: LatencyStats) -> str:
+    mark = "" if s.canonical else "  (NOT the compared definition)"
+    return (
+        f"{s.metric.upper():4} mean {_num(s.mean_ms)} p50 {_num(s.p50_ms)} p90 {_num(s.p90_ms)} "
+        f"p99 {_num(s.p99_ms)} ms [{s.definition}, per {s.weighting}, {s.source}]{mark}"
+    )
+
+
+def _set(s: ScoreSet) -> list[str]:
+    what = " ".join(
+        part
+        for part in (
+            f"task {s.task}" if s.task else None,
+            f"scorer {s.scorer}" if s.scorer else None,
+            f"metric {s.metric}",
+            f"filter {s.filter}" if s.filter else None,
+        )
+        if part
+    )
+    tool_value = f"; tool value {_num(s.value)}" if s.value is not None else ""
+    stderr = f" ± {_num(s.stderr)}" if s.stderr is not None else ""
+    lines = [
+        f"  score set {s.set_id}: {what}; {s.n_items} items"
+        + (f", {s.kind}" if s.kind else "")
+        + (f", item mean {_num(s.mean_item_score)}" if s.mean_item_score is not None else "")
+        + tool_value
+        + stderr
+        + f"; model {s.identity.model_name or '?'}"
+    ]
+    lines += [f"    warning: {w}" for w in s.warnings]
+    return lines

@@ -1,0 +1,82 @@
+"""Look at a file's bytes (never its name): JSON, JSON lines, CSV, zip or text.
+
+The format modules then decide from the probe's content which tool wrote it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zipfile
+from pathlib import Path
+
+from ..errors import InputError
+from ._json import load_json_document
+from .base import Probe
+
+HEAD_BYTES = 1 << 16
+_ZIP_MAGIC = b"PK\x03\x04"
+_EMPTY_ZIP = b"PK\x05\x06"
+
+
+def probe_file(path: Path) -> Probe:
+    """Classify ``path`` by content; a truncated zip or JSON document fails here, located."""
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder; give the files inside it")
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+            handle.seek(0)
+            first_line = _next_nonblank(handle) or b""
+            second = _next_nonblank(handle)
+    except FileNotFoundError as exc:
+        raise InputError(f"{path}: no such file") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc
+
+    if not head.strip():
+        return Probe(path, "empty", None, head)
+    if head.startswith((_ZIP_MAGIC, _EMPTY_ZIP)):
+        return Probe(path, "zip", _zip_members(path), head)
+    try:
+        text_line = first_line.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return Probe(path, "binary", None, head)
+
+    stripped = text_line.strip()
+    if stripped.startswith(("{", "[")):
+        try:
+            value = json.loads(stripped)
+        except json.JSONDecodeError:
+            # Not a complete value on its first line: a (pretty-printed) JSON document.
+            return Probe(path, "json", load_json_document(path), head)
+        if second is None:
+            return Probe(path, "json", value, head)
+        if isinstance(value, dict):
+            return Probe(path, "jsonl", value, head)
+        return Probe(path, "json", load_json_document(path), head)
+    if "," in stripped and not stripped.startswith(":::"):
+        header = next(csv.reader(io.StringIO(stripped)))
+        return Probe(path, "csv", [cell.strip() for cell in header], head)
+    return Probe(path, "text", stripped, head)
+
+
+def _next_nonblank(handle: io.BufferedReader) -> bytes | None:
+    for _ in range(1000):
+        line = handle.readline()
+        if not line:
+            return None
+        if line.strip():
+            return line
+    return None
+
+
+def _zip_members(path: Path) -> list[str]:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return archive.namelist()
+    except zipfile.BadZipFile as exc:
+        raise InputError(f"{path}: truncated or corrupt zip archive: {exc}") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc

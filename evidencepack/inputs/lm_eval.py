@@ -1,0 +1,272 @@
+"""lm-evaluation-harness: ``results_<ts>.json`` and ``samples_<task>_<ts>.jsonl``.
+
+Results (detected by ``results`` + ``configs``/``versions`` + ``lm_eval_version``/``config``)
+give one score set per task, metric and filter (``"acc,none"``), with the tool's value and
+stderr (``"N/A"`` becomes None), and the run's identity from ``config``/``model_args``.
+Samples (detected by ``doc_id`` + ``doc_hash`` + ``prompt_hash`` + ``target_hash``) give the
+per-item scores; the samples name no task, so each set carries the task hash lm-eval itself
+computes (sha256 over the rows' doc/prompt/target hashes), which ``results`` lists per task:
+the store links the two by it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..provenance import FileRecord
+from ._json import Node
+from .base import Format, ParsedInput, Probe, iso_from_epoch, item_id, with_tool
+from .items import ItemStaging
+from .models import DatasetRef, Identity, ScoreSet
+
+_NOT_METRICS = {"alias", "name", "sample_len", "samples", " "}
+
+
+def detect_results(probe: Probe) -> bool:
+    doc = probe.first
+    return (
+        probe.container == "json"
+        and isinstance(doc, dict)
+        and isinstance(doc.get("results"), dict)
+        and ("configs" in doc or "versions" in doc)
+        and ("lm_eval_version" in doc or "config" in doc or "n-shot" in doc)
+    )
+
+
+def model_args(value: Any) -> dict[str, Any]:
+    """``model_args`` as a dict: lm-eval accepts ``"k=v,k2=v2"`` or an object."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        pairs = (part.split("=", 1) for part in value.split(",") if "=" in part)
+        return {k.strip(): v.strip() for k, v in pairs}
+    return {}
+
+
+def identity(root: Node) -> Identity:
+    config = root.obj("config")
+    raw = config.value if config else {}
+    args = model_args(raw.get("model_args"))
+    backend = raw.get("model") if isinstance(raw.get("model"), str) else None
+    name = next(
+        (
+            args[k]
+            for k in ("pretrained", "model", "path", "model_name")
+            if isinstance(args.get(k), str)
+        ),
+        root.str_("model_name"),
+    )
+    precision = args.get("dtype") or raw.get("model_dtype")
+    version = None
+    if backend in ("hf", "hf-auto", "huggingface", "hf-multimodal"):
+        tv = root.str_("transformers_version")
+        version = tv if tv and tv != "N/A" else None
+    batch = raw.get("batch_size")
+    settings: dict[str, str | int | float | bool | None] = {
+        key: value
+        for key, value in {
+            "chat_template_sha": root.value.get("chat_template_sha"),
+            "system_instruction_sha": root.value.get("system_instruction_sha"),
+            "fewshot_as_multiturn": root.value.get("fewshot_as_multiturn"),
+            "lm_eval_version": root.value.get("lm_eval_version"),
+            "git_hash": root.value.get("git_hash"),
+            "limit": raw.get("limit"),
+            "random_seed": raw.get("random_seed"),
+            **{f"model_args.{k}": v for k, v in args.items()},
+        }.items()
+        if value is not None and isinstance(value, str | int | float | bool)
+    }
+    if isinstance(raw.get("gen_kwargs"), dict) and raw["gen_kwargs"]:
+        settings["gen_kwargs"] = ",".join(f"{k}={v}" for k, v in sorted(raw["gen_kwargs"].items()))
+    return Identity(
+        model_name=name if isinstance(name, str) else None,
+        model_revision=args.get("revision") if isinstance(args.get("revision"), str) else None,
+        precision=str(precision) if precision not in (None, "auto") else None,
+        runtime_name=backend,
+        runtime_version=version,
+        batch_size=batch if isinstance(batch, int) else None,
+        settings=settings,
+    )
+
+
+def parse_results(probe: Probe, record: FileRecord) -> ParsedInput:
+    root = Node(probe.first, probe.path)
+    who = identity(root)
+    version = root.str_("lm_eval_version")
+    task_hashes = root.obj("task_hashes")
+    higher = root.obj("higher_is_better")
+    n_samples = root.obj("n-samples")
+    configs = root.obj("configs")
+    sets: list[ScoreSet] = []
+    warnings: list[str] = []
+    results = root.need("results")
+    for task in sorted(results.value):
+        entry = results.need(task)
+        for key in sorted(entry.value):
+            if key in _NOT_METRICS or "," not in key or "_stderr," in key:
+                continue
+            metric, _, filt = key.partition(",")
+            value = entry.value[key]
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                warnings.append(f"$.results.{task}.{key}: not a number ({value!r}); skipped")
+                continue
+            entry.num(key, negative_ok=True)  # rejects NaN and infinities with the JSON path
+            stderr_raw = entry.value.get(f"{metric}_stderr,{filt}")
+            stderr = None
+            if isinstance(stderr_raw, int | float) and not isinstance(stderr_raw, bool):
+                stderr = float(stderr_raw) if math.isfinite(stderr_raw) else None
+            hib = higher.path(task, metric).value if higher else None
+            config = configs.obj(task) if configs else None
+            sets.append(
+                ScoreSet(
+                    set_id=item_id(record, len(sets)),
+                    index=len(sets),
+                    format_id=RESULTS_FORMAT.id,
+                    tool="lm-eval",
+                    tool_version=version,
+                    task=task,
+                    task_hash=_text(task_hashes.value.get(task)) if task_hashes else None,
+                    metric=metric,
+                    filter=filt or None,
+                    direction=None
+                    if hib is None
+                    else ("higher_is_better" if hib else "lower_is_better"),
+                    value=float(value),
+                    stderr=stderr,
+                    n_items=_effective(n_samples, task),
+                    identity=who,
+                    dataset=_dataset(config),
+                    timestamp=iso_from_epoch(root.num("date")),
+                    warnings=()
+                    if stderr_raw is None or stderr is not None
+                    else (f"stderr is {stderr_raw!r}: unknown",),
+                )
+            )
+    return ParsedInput(
+        format_id=RESULTS_FORMAT.id,
+        file=with_tool(record, "lm-eval", version, warnings),
+        score_sets=tuple(sets),
+        warnings=tuple(warnings),
+    )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _effective(n_samples: Node | None, task: str) -> int:
+    if n_samples is None:
+        return 0
+    value = n_samples.path(task, "effective").value
+    return int(value) if isinstance(value, int) else 0
+
+
+def _dataset(config: Node | None) -> DatasetRef | None:
+    if config is None:
+        return None
+    name = _text(config.value.get("dataset_path"))
+    sub = _text(config.value.get("dataset_name"))
+    version = config.path("metadata", "version").value
+    if name is None:
+        return None
+    return DatasetRef(
+        name=f"{name}/{sub}" if sub else name, version=None if version is None else str(version)
+    )
+
+
+# -- samples ------------------------------------------------------------------------------------
+
+_SAMPLES = "read_json_objects(?, format='newline_delimited')"
+_COMBOS = f"""
+SELECT DISTINCT m.metric, json ->> 'filter' AS filter
+FROM (SELECT json, unnest(CAST(json -> 'metrics' AS VARCHAR[])) AS metric FROM {_SAMPLES}) m
+ORDER BY 1, 2
+"""
+_ITEMS = f"""
+SELECT ? AS set_index, CAST(json ->> 'doc_id' AS VARCHAR) AS item_id, line,
+       CASE json_type(json -> ?) WHEN 'BOOLEAN' THEN CAST(json ->> ? = 'true' AS DOUBLE)
+            ELSE TRY_CAST(json ->> ? AS DOUBLE) END AS score
+FROM (SELECT row_number() OVER () AS line, json FROM {_SAMPLES})
+WHERE (json ->> 'filter') IS NOT DISTINCT FROM ?
+  AND list_contains(CAST(json -> 'metrics' AS VARCHAR[]), ?)
+"""
+_TASK_HASH = f"""
+SELECT sha256(string_agg(
+           (json ->> 'doc_hash') || (json ->> 'prompt_hash') || (json ->> 'target_hash'),
+           '' ORDER BY line)),
+       count(*) FILTER (WHERE json ->> 'doc_hash' IS NULL)
+FROM (SELECT row_number() OVER () AS line, json FROM {_SAMPLES})
+"""
+
+
+def detect_samples(probe: Probe) -> bool:
+    first = probe.first
+    return (
+        probe.container in ("jsonl", "json")
+        and isinstance(first, dict)
+        and all(k in first for k in ("doc_id", "doc_hash", "prompt_hash", "target_hash"))
+    )
+
+
+def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
+    path = probe.path
+    staging = ItemStaging(path, lambda s, line, item: f"line {line}" if line else f"doc {item}")
+    try:
+        combos = staging.run(_COMBOS, [str(path)]).fetchall()
+        row = staging.run(_TASK_HASH, [str(path)]).fetchone()
+        task_hash = row[0] if row and not row[1] else None
+        for index, (metric, filt) in enumerate(combos):
+            staging.insert(_ITEMS, [index, metric, metric, metric, str(path), filt, metric])
+        _reject_non_numeric(staging, combos)
+        staging.finish()
+        sets = []
+        for index, (metric, filt) in enumerate(combos):
+            summary = staging.summary(index)
+            sets.append(
+                ScoreSet(
+                    set_id=item_id(record, index),
+                    index=index,
+                    format_id=SAMPLES_FORMAT.id,
+                    tool="lm-eval",
+                    task_hash=task_hash,
+                    metric=metric,
+                    filter=filt,
+                    kind=summary.kind,
+                    n_items=summary.n_items,
+                    n_passed=summary.n_passed,
+                    mean_item_score=summary.mean,
+                    warnings=(
+                        "the samples file names neither its task nor the model; both come "
+                        "from the results file with the same task hash",
+                    ),
+                )
+            )
+        columns = staging.columns()
+    finally:
+        staging.close()
+    return ParsedInput(
+        format_id=SAMPLES_FORMAT.id,
+        file=with_tool(record, "lm-eval", None, []),
+        score_sets=tuple(sets),
+        items=columns,
+    )
+
+
+def _reject_non_numeric(staging: ItemStaging, combos: list[tuple[str, str | None]]) -> None:
+    """A metric lm-eval logged as a list or text (bleu, perplexity pairs) is not an item score."""
+    bad = staging.run(
+        "SELECT set_index, line, item_id FROM items WHERE score IS NULL ORDER BY 1, 2 LIMIT 1"
+    ).fetchone()
+    if bad is not None:
+        metric, _ = combos[int(bad[0])]
+        from ..errors import InputError
+
+        raise InputError(
+            f"{staging.path}: line {bad[1]}: $.{metric}: the per-item value of {metric!r} is not "
+            "a number; evidencepack reads numeric or boolean per-item scores only"
+        )
+
+
+RESULTS_FORMAT = Format("lm-eval-results", "scores", "lm-eval", detect_results, parse_results)
+SAMPLES_FORMAT = Format("lm-eval-samples", "scores", "lm-eval", detect_samples, parse_samples)

@@ -1,0 +1,297 @@
+"""Put a ParsedInput into the store (all or nothing) and read runs and score sets back.
+
+``load_input`` records the file, its runs or score sets, their latency stats and checks, and
+bulk-inserts per-request rows and per-item scores. ``load_runs`` / ``load_score_sets`` return
+the normalised models; an lm-eval samples set is completed from the results set that lists
+the same task hash (task, model identity, the tool's value and stderr).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._models import StrictModel
+from ..errors import InputError
+from ..store import Store
+from .base import ParsedInput
+from .crosscheck import link_companions
+from .models import AggregateCheck, LatencyStats, ScoreSet, ServingRun
+
+_RUN_COLUMNS = (
+    "run_id, file_sha256, file_path, role, candidate, format_id, tool, tool_version, layout, "
+    "label, timestamp, model_name, model_digest, precision, runtime_name, runtime_version, "
+    "backend, load_kind, request_rate_per_s, arrival, concurrency, requests_sent, "
+    "requests_completed, requests_failed, duration_s, request_throughput_per_s, "
+    "output_token_throughput_per_s, total_token_throughput_per_s, goodput_per_s, "
+    "input_tokens_mean, output_tokens_mean, per_request_rows, document"
+)
+_SET_COLUMNS = (
+    "set_id, file_sha256, file_path, role, candidate, format_id, tool, tool_version, task, "
+    "task_hash, scorer, metric, filter, direction, kind, value, stderr, n_items, n_passed, "
+    "mean_item_score, model_name, model_digest, precision, runtime_name, runtime_version, "
+    "dataset_name, dataset_version, dataset_digest, document"
+)
+
+
+class ScoreItem(StrictModel):
+    """One scored item as stored (``passed`` is set only in binary sets)."""
+
+    item_id: str
+    score: float
+    label: str | None = None
+    passed: bool | None = None
+
+
+def load_input(store: Store, parsed: ParsedInput, *, role: str, candidate: str | None) -> None:
+    """Store one parsed file under ``role`` for ``candidate``; loading it again is a no-op.
+
+    The same bytes cannot be evidence for two candidates or roles: that is an InputError.
+    """
+    ids = [r.run_id for r in parsed.runs] + [s.set_id for s in parsed.score_sets]
+    if ids and _already_loaded(store, parsed, ids, role, candidate):
+        return
+    with store.transaction():
+        store.record_file(parsed.file, role)
+        for run in parsed.runs:
+            _insert_run(store, parsed, run, role, candidate)
+        for score_set in parsed.score_sets:
+            _insert_set(store, parsed, score_set, role, candidate)
+        run_ids = [run.run_id for run in sorted(parsed.runs, key=lambda r: r.index)]
+        set_ids = [s.set_id for s in sorted(parsed.score_sets, key=lambda s: s.index)]
+        if parsed.requests is not None:
+            store.insert_columns(
+                "run_requests", parsed.requests, decode={"run_id": ("run_index", run_ids)}
+            )
+        if parsed.items is not None:
+            store.insert_columns(
+                "score_items", parsed.items, decode={"set_id": ("set_index", set_ids)}
+            )
+        stored = [r.model_copy(update={"role": role, "candidate": candidate}) for r in parsed.runs]
+        link_companions(store, stored)
+
+
+def _already_loaded(
+    store: Store, parsed: ParsedInput, ids: list[str], role: str, candidate: str | None
+) -> bool:
+    found = store.rows(
+        "SELECT role, candidate FROM serving_runs WHERE list_contains(?::VARCHAR[], run_id) "
+        "UNION ALL SELECT role, candidate FROM score_sets "
+        "WHERE list_contains(?::VARCHAR[], set_id) "
+        "ORDER BY role, candidate",
+        [ids, ids],
+    )
+    if not found:
+        return False
+    if all(row["role"] == role and row["candidate"] == candidate for row in found):
+        return True
+    other = found[0]
+    raise InputError(
+        f"{parsed.file.path}: already loaded as {other['role']} evidence for candidate "
+        f"{other['candidate']!r}; the same file cannot also be {role} evidence for {candidate!r}"
+    )
+
+
+def _insert_run(
+    store: Store, parsed: ParsedInput, run: ServingRun, role: str, candidate: str | None
+) -> None:
+    stored = run.model_copy(update={"role": role, "candidate": candidate})
+    who, load, tokens = run.identity, run.load, run.tokens
+    values: list[Any] = [
+        run.run_id,
+        parsed.file.sha256,
+        parsed.file.path,
+        role,
+        candidate,
+        run.format_id,
+        run.tool,
+        run.tool_version,
+        run.layout,
+        run.label,
+        run.timestamp,
+        who.model_name,
+        who.model_digest,
+        who.precision,
+        who.runtime_name,
+        who.runtime_version,
+        run.backend,
+        load.kind,
+        load.request_rate_per_s,
+        load.arrival,
+        load.concurrency,
+        run.requests_sent,
+        run.requests_completed,
+        run.requests_failed,
+        run.duration_s,
+        run.request_throughput_per_s,
+        run.output_token_throughput_per_s,
+        run.total_token_throughput_per_s,
+        run.goodput_per_s,
+        tokens.input_mean_tokens,
+        tokens.output_mean_tokens,
+        run.per_request_rows,
+        stored.model_dump_json(),
+    ]
+    marks = ", ".join("?" * len(values))
+    store.execute(f"INSERT INTO serving_runs ({_RUN_COLUMNS}) VALUES ({marks})", values)
+    for stats in (run.ttft, run.tpot, run.itl, run.e2e):
+        if stats is not None:
+            _insert_latency(store, run.run_id, stats)
+    for check in run.checks:
+        insert_check(store, run.run_id, check, None)
+
+
+def insert_check(store: Store, run_id: str, check: AggregateCheck, against: str | None) -> None:
+    """One check row; ``against`` names the run whose rows were used when it is another file."""
+    store.execute(
+        "INSERT INTO run_checks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        [
+            run_id,
+            check.metric,
+            check.statistic,
+            check.tool_value,
+            check.recomputed_value,
+            check.lower,
+            check.upper,
+            check.ok,
+            against,
+        ],
+    )
+
+
+def _insert_latency(store: Store, run_id: str, s: LatencyStats) -> None:
+    store.execute(
+        "INSERT INTO run_latency VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            run_id,
+            s.metric,
+            s.definition,
+            s.weighting,
+            s.source,
+            s.count,
+            s.mean_ms,
+            s.p50_ms,
+            s.p90_ms,
+            s.p95_ms,
+            s.p99_ms,
+            s.min_ms,
+            s.max_ms,
+            s.std_ms,
+        ],
+    )
+
+
+def _insert_set(
+    store: Store, parsed: ParsedInput, s: ScoreSet, role: str, candidate: str | None
+) -> None:
+    stored = s.model_copy(update={"role": role, "candidate": candidate})
+    who, data = s.identity, s.dataset
+    values: list[Any] = [
+        s.set_id,
+        parsed.file.sha256,
+        parsed.file.path,
+        role,
+        candidate,
+        s.format_id,
+        s.tool,
+        s.tool_version,
+        s.task,
+        s.task_hash,
+        s.scorer,
+        s.metric,
+        s.filter,
+        s.direction,
+        s.kind,
+        s.value,
+        s.stderr,
+        s.n_items,
+        s.n_passed,
+        s.mean_item_score,
+        who.model_name,
+        who.model_digest,
+        who.precision,
+        who.runtime_name,
+        who.runtime_version,
+        data.name if data else None,
+        data.version if data else None,
+        data.digest if data else None,
+        stored.model_dump_json(),
+    ]
+    marks = ", ".join("?" * len(values))
+    store.execute(f"INSERT INTO score_sets ({_SET_COLUMNS}) VALUES ({marks})", values)
+
+
+# -- queries ------------------------------------------------------------------------------------
+
+
+def load_runs(
+    store: Store, *, candidate: str | None = None, role: str | None = None
+) -> list[ServingRun]:
+    """Every stored run (optionally of one candidate or role), ordered by run id."""
+    rows = store.rows(
+        "SELECT document FROM serving_runs "
+        "WHERE (? IS NULL OR candidate = ?) AND (? IS NULL OR role = ?) ORDER BY run_id",
+        [candidate, candidate, role, role],
+    )
+    return [ServingRun.model_validate_json(row["document"]) for row in rows]
+
+
+def load_score_sets(
+    store: Store, *, candidate: str | None = None, role: str | None = None
+) -> list[ScoreSet]:
+    """Every stored score set, ordered by set id; lm-eval samples sets completed by task hash."""
+    rows = store.rows(
+        "SELECT document FROM score_sets "
+        "WHERE (? IS NULL OR candidate = ?) AND (? IS NULL OR role = ?) ORDER BY set_id",
+        [candidate, candidate, role, role],
+    )
+    sets = [ScoreSet.model_validate_json(row["document"]) for row in rows]
+    return [_complete(s, sets) for s in sets]
+
+
+def _complete(s: ScoreSet, sets: list[ScoreSet]) -> ScoreSet:
+    """A samples set (no task, a task hash) takes what its results set states."""
+    if s.task is not None or s.task_hash is None:
+        return s
+    match = next(
+        (
+            r
+            for r in sets
+            if r.task is not None
+            and r.task_hash == s.task_hash
+            and r.metric == s.metric
+            and (r.filter or None) == (s.filter or None)
+            and r.candidate == s.candidate
+        ),
+        None,
+    )
+    if match is None:
+        return s
+    return s.model_copy(
+        update={
+            "task": match.task,
+            "tool_version": match.tool_version,
+            "direction": match.direction,
+            "value": match.value,
+            "stderr": match.stderr,
+            "identity": match.identity,
+            "dataset": match.dataset,
+            "timestamp": match.timestamp,
+            "warnings": tuple(w for w in s.warnings if "names neither" not in w)
+            + (f"task, model and the tool's value taken from {match.set_id} (same task hash)",),
+        }
+    )
+
+
+def score_items(store: Store, set_id: str) -> list[float]:
+    """The item scores of one set (ordered by item id), for Wilson or bootstrap intervals."""
+    rows = store.rows("SELECT score FROM score_items WHERE set_id = ? ORDER BY item_id", [set_id])
+    return [float(row["score"]) for row in rows]
+
+
+def score_item_rows(store: Store, set_id: str) -> list[ScoreItem]:
+    """The full item rows of one set, ordered by item id."""
+    rows = store.rows(
+        "SELECT item_id, score, label, passed FROM score_items WHERE set_id = ? ORDER BY item_id",
+        [set_id],
+    )
+    return [ScoreItem.model_validate(row) for row in rows]

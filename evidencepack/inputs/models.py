@@ -1,0 +1,205 @@
+"""The normalised models every input format is read into: serving runs and score sets.
+
+A number is only comparable with another when both say what they measure: every latency
+distribution carries its ``definition``, ``weighting`` and ``source`` (see ``DEFINITIONS``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from .._models import Sha256Hex, StrictModel
+
+LatencyMetric = Literal["ttft", "tpot", "itl", "e2e"]
+Definition = Literal[
+    "ttft", "tpot_excl_first", "tpot_incl_first", "itl_gap", "itl_incl_first", "e2e"
+]
+Weighting = Literal["request", "token", "gap"]
+StatsSource = Literal["per_request", "tool_aggregate"]
+
+DEFINITIONS: dict[str, str] = {
+    "ttft": "time from sending the request to receiving the first output token",
+    "tpot_excl_first": "per request (e2e latency - TTFT) / (output tokens - 1): excludes the "
+    "first token",
+    "tpot_incl_first": "per request latency / output tokens: includes the first token "
+    "(guidellm's time_per_output_token_ms)",
+    "itl_gap": "each gap between consecutive streamed output chunks, pooled over requests",
+    "itl_incl_first": "per request mean gap between tokens counting the TTFT as the first gap "
+    "(llmperf's inter_token_latency)",
+    "e2e": "time from sending the request to receiving the complete response",
+}
+"""What each definition means; the README and ``inspect`` print these."""
+
+CANONICAL: dict[str, Definition] = {
+    "ttft": "ttft",
+    "tpot": "tpot_excl_first",
+    "itl": "itl_gap",
+    "e2e": "e2e",
+}
+"""The definition evidencepack compares on, per metric. Anything else is marked, never mixed."""
+
+
+class LatencyStats(StrictModel):
+    """One latency distribution in milliseconds, with what it measures and how it was weighted.
+
+    ``weighting``: ``request`` (one value per request), ``token`` (each request's value counted
+    once per output token, guidellm's aggregates) or ``gap`` (every inter-chunk gap pooled).
+    ``source``: ``per_request`` when recomputed in SQL from the file's per-request rows,
+    ``tool_aggregate`` when it is the tool's own figure.
+    """
+
+    metric: LatencyMetric
+    definition: Definition
+    weighting: Weighting
+    source: StatsSource
+    count: int | None = Field(default=None, ge=0)
+    mean_ms: float | None = None
+    p50_ms: float | None = None
+    p90_ms: float | None = None
+    p95_ms: float | None = None
+    p99_ms: float | None = None
+    min_ms: float | None = None
+    max_ms: float | None = None
+    std_ms: float | None = None
+    extra_percentiles_ms: dict[str, float] = Field(default_factory=dict)
+
+    @property
+    def canonical(self) -> bool:
+        """True when this is the definition evidencepack compares on, per request or per gap."""
+        return self.definition == CANONICAL[self.metric] and self.weighting != "token"
+
+
+class Load(StrictModel):
+    """The load a run was measured under.
+
+    ``open_loop``: requests arrive at ``request_rate_per_s`` (``arrival`` process), possibly
+    capped at ``concurrency`` in flight; ``closed_loop``: ``concurrency`` users each send the
+    next request when the last one finished; ``offline``: everything at once (max throughput).
+    """
+
+    kind: Literal["open_loop", "closed_loop", "offline"] | None = None
+    request_rate_per_s: float | None = Field(default=None, gt=0)
+    arrival: Literal["poisson", "constant", "gamma", "trace"] | None = None
+    burstiness: float | None = None
+    concurrency: int | None = Field(default=None, gt=0)
+
+
+class Identity(StrictModel):
+    """What a file states about the model and the run conditions; None where it says nothing."""
+
+    model_name: str | None = None
+    model_digest: Sha256Hex | None = None
+    model_revision: str | None = None
+    precision: str | None = None
+    runtime_name: str | None = None
+    runtime_version: str | None = None
+    batch_size: int | None = None
+    concurrency: int | None = None
+    settings: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+
+
+class TokenStats(StrictModel):
+    input_mean_tokens: float | None = None
+    output_mean_tokens: float | None = None
+    input_total_tokens: int | None = None
+    output_total_tokens: int | None = None
+
+
+class AggregateCheck(StrictModel):
+    """The tool's own figure against the value recomputed in SQL from the per-request rows.
+
+    ``ok`` when ``tool_value`` lies in ``[lower, upper]``: for a mean, the recomputed value
+    widened by the tolerance; for a percentile, the order statistics that any standard
+    percentile definition could pick (see ``inputs/stats.py``), widened the same way.
+    """
+
+    metric: str
+    statistic: str
+    tool_value: float
+    recomputed_value: float
+    lower: float
+    upper: float
+    ok: bool
+
+
+class ServingRun(StrictModel):
+    """One serving-benchmark run (one load point) from any tool, normalised.
+
+    ``run_id`` is ``<first 12 hex of the file's sha256>#<index in the file>``: stable for the
+    same bytes. ``role`` and ``candidate`` are set when the run is loaded into a store.
+    """
+
+    run_id: str
+    index: int = Field(ge=0)
+    format_id: str
+    tool: str
+    tool_version: str | None = None
+    layout: str | None = None
+    label: str | None = None
+    timestamp: str | None = None
+    identity: Identity = Field(default_factory=Identity)
+    backend: str | None = None
+    load: Load = Field(default_factory=Load)
+    requests_sent: int | None = Field(default=None, ge=0)
+    requests_completed: int | None = Field(default=None, ge=0)
+    requests_failed: int | None = Field(default=None, ge=0)
+    duration_s: float | None = Field(default=None, ge=0)
+    request_throughput_per_s: float | None = Field(default=None, ge=0)
+    output_token_throughput_per_s: float | None = Field(default=None, ge=0)
+    total_token_throughput_per_s: float | None = Field(default=None, ge=0)
+    goodput_per_s: float | None = Field(default=None, ge=0)
+    tokens: TokenStats = Field(default_factory=TokenStats)
+    ttft: LatencyStats | None = None
+    tpot: LatencyStats | None = None
+    itl: LatencyStats | None = None
+    e2e: LatencyStats | None = None
+    per_request_rows: int = Field(default=0, ge=0)
+    checks: tuple[AggregateCheck, ...] = ()
+    warnings: tuple[str, ...] = ()
+    role: str | None = None
+    candidate: str | None = None
+
+    def latency(self, metric: LatencyMetric) -> LatencyStats | None:
+        stats: LatencyStats | None = getattr(self, metric)
+        return stats
+
+
+class DatasetRef(StrictModel):
+    name: str | None = None
+    version: str | None = None
+    digest: Sha256Hex | None = None
+
+
+class ScoreSet(StrictModel):
+    """One metric of one task scored over items (or only its aggregate, when items are absent).
+
+    ``kind`` is ``binary`` when every item score is 0/1 (pass/fail), ``continuous`` otherwise.
+    ``value`` and ``stderr`` are the tool's own aggregate; ``mean_item_score`` is recomputed
+    from the items. ``set_id`` is ``<first 12 hex of the file's sha256>#<index>``.
+    """
+
+    set_id: str
+    index: int = Field(ge=0)
+    format_id: str
+    tool: str
+    tool_version: str | None = None
+    task: str | None = None
+    task_hash: str | None = None
+    scorer: str | None = None
+    metric: str
+    filter: str | None = None
+    direction: Literal["higher_is_better", "lower_is_better"] | None = None
+    kind: Literal["binary", "continuous"] | None = None
+    value: float | None = None
+    stderr: float | None = None
+    n_items: int = Field(default=0, ge=0)
+    n_passed: int | None = Field(default=None, ge=0)
+    mean_item_score: float | None = None
+    identity: Identity = Field(default_factory=Identity)
+    dataset: DatasetRef | None = None
+    timestamp: str | None = None
+    warnings: tuple[str, ...] = ()
+    role: str | None = None
+    candidate: str | None = None

@@ -1,0 +1,103 @@
+"""The format registry: format id -> detector + parser. Adding a format is one module and one line.
+
+``read_input(path)`` hashes the file, probes its content and hands it to the first format
+whose detector accepts it; a file no detector accepts is an ``unknown format`` error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from ..errors import InputError
+from ..provenance import file_record
+from . import (
+    aiperf,
+    aiperf_csv,
+    aiperf_requests,
+    generic_scores,
+    guidellm,
+    inspect_ai,
+    llmperf,
+    lm_eval,
+    loadgen,
+    promptfoo,
+    sglang,
+    trtllm,
+    vllm,
+)
+from .base import Format, ParsedInput, Probe
+from .detect import probe_file
+from .models import ServingRun
+
+# Order matters only where two detectors could both accept a file: the more specific first.
+FORMATS: tuple[Format, ...] = (
+    vllm.FORMAT,
+    sglang.FORMAT,
+    guidellm.FORMAT,
+    aiperf.FORMAT,
+    aiperf_csv.CSV_FORMAT,
+    aiperf_requests.JSONL_FORMAT,
+    llmperf.SUMMARY_FORMAT,
+    llmperf.RESPONSES_FORMAT,
+    trtllm.FORMAT,
+    loadgen.DETAIL_FORMAT,
+    loadgen.SUMMARY_FORMAT,
+    lm_eval.RESULTS_FORMAT,
+    lm_eval.SAMPLES_FORMAT,
+    inspect_ai.EVAL_FORMAT,
+    inspect_ai.JSON_FORMAT,
+    promptfoo.FORMAT,
+    generic_scores.JSONL_FORMAT,
+    generic_scores.CSV_FORMAT,
+)
+
+
+def format_by_id(format_id: str) -> Format:
+    for fmt in FORMATS:
+        if fmt.id == format_id:
+            return fmt
+    raise KeyError(format_id)
+
+
+def detect_format(probe: Probe) -> Format:
+    for fmt in FORMATS:
+        if fmt.detect(probe):
+            return fmt
+    known = ", ".join(f.id for f in FORMATS)
+    raise InputError(
+        f"{probe.path}: unknown format: the content ({_describe(probe)}) matches none of the "
+        f"formats evidencepack reads ({known})"
+    )
+
+
+def read_input(path: Path) -> ParsedInput:
+    """Read one file into the normalised models; nothing is stored. Raises InputError."""
+    probe = probe_file(path)
+    record = file_record(path)
+    parsed = detect_format(probe).parse(probe, record)
+    runs = tuple(_with_concurrency(run) for run in parsed.runs)
+    return replace(parsed, runs=runs)
+
+
+def _with_concurrency(run: ServingRun) -> ServingRun:
+    """The envelope compares concurrency: a closed-loop or capped load states it."""
+    if run.identity.concurrency is not None or run.load.concurrency is None:
+        return run
+    identity = run.identity.model_copy(update={"concurrency": run.load.concurrency})
+    return run.model_copy(update={"identity": identity})
+
+
+def _describe(probe: Probe) -> str:
+    if probe.container == "json" and isinstance(probe.first, dict):
+        keys = sorted(probe.first)[:8]
+        return f"a JSON object with keys {', '.join(keys)}{'...' if len(probe.first) > 8 else ''}"
+    if probe.container == "jsonl" and isinstance(probe.first, dict):
+        return f"JSON lines whose first record has keys {', '.join(sorted(probe.first)[:8])}"
+    if probe.container == "csv":
+        return f"CSV with header {','.join(probe.first[:6])}"
+    if probe.container == "zip":
+        return f"a zip archive of {len(probe.first)} member(s)"
+    if probe.container == "json":
+        return f"a JSON {type(probe.first).__name__}"
+    return {"empty": "an empty file", "binary": "binary data"}.get(probe.container, "text")

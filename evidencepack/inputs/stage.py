@@ -1,0 +1,334 @@
+"""Per-request rows staged in a private in-memory DuckDB: bulk-read, validated, summarised in SQL.
+
+Format modules fill the ``req`` table with one ``INSERT ... BY NAME SELECT`` over DuckDB's own
+JSON/CSV readers (or, for small embedded arrays, a columnar numpy batch); nothing is inserted
+row by row. Percentiles are recomputed here with ``quantile_cont`` and checked against the
+tool's own aggregates (``reconcile``). Every ``duckdb.Error`` becomes an ``InputError``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..errors import InputError
+from .base import Columns
+from .models import AggregateCheck, Definition, LatencyMetric, LatencyStats, Weighting
+
+REQ_DDL = """
+CREATE TABLE req (
+    run_index INTEGER NOT NULL,
+    request_index BIGINT NOT NULL,
+    line BIGINT,
+    ok BOOLEAN NOT NULL,
+    error VARCHAR,
+    input_tokens DOUBLE,
+    output_tokens DOUBLE,
+    start_s DOUBLE,
+    ttft_ms DOUBLE,
+    e2e_ms DOUBLE,
+    tpot_ms DOUBLE,
+    tool_itl_ms DOUBLE,
+    itl_gaps_ms DOUBLE[],
+    problem VARCHAR
+)
+"""
+
+# Metric slot -> the staged column it is recomputed from (identifiers are ours, never input).
+_COLUMN: dict[str, str] = {
+    "ttft": "ttft_ms",
+    "e2e": "e2e_ms",
+    "tpot": "tpot_ms",
+    "tool_itl": "tool_itl_ms",
+    "itl": "itl_gaps_ms",
+}
+_CHECKED_COLUMNS = ("ttft_ms", "e2e_ms", "tool_itl_ms", "input_tokens", "output_tokens")
+PERCENTILES = (("p50_ms", 0.5), ("p90_ms", 0.9), ("p95_ms", 0.95), ("p99_ms", 0.99))
+
+REL_TOLERANCE = 1e-3
+ABS_TOLERANCE_MS = 0.01
+TOLERANCE_TEXT = "0.1% relative or 0.01 ms absolute, whichever is larger"
+"""How far a tool's figure may sit from our SQL recomputation before it is reported."""
+
+Locate = Callable[[int, int, "int | None", str], str]
+"""(run index, request index, source line, staged column) -> where in the file that value is."""
+
+
+class Staging:
+    """The staged per-request rows of one file."""
+
+    def __init__(self, path: Path, locate: Locate) -> None:
+        self.path = path
+        self.locate = locate
+        self.con = duckdb.connect(":memory:")
+        self.query(REQ_DDL)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None) -> Any:
+        try:
+            return self.con.execute(sql, params) if params is not None else self.con.execute(sql)
+        except duckdb.Error as exc:
+            raise _input_error(self.path, exc) from exc
+
+    # -- filling ----------------------------------------------------------------------------
+
+    def insert(self, select_sql: str, params: Sequence[Any]) -> None:
+        """``INSERT INTO req BY NAME <select_sql>``: columns the SELECT omits stay NULL."""
+        self.query(f"INSERT INTO req BY NAME {select_sql}", params)
+
+    def insert_columns(self, columns: dict[str, Any]) -> None:
+        """Insert a small columnar batch (lists of equal length) built in Python.
+
+        DuckDB reads a NaN in a numpy float column as NULL, so NaN is refused here first.
+        """
+        batch = {name: list(values) for name, values in columns.items()}
+        for name, values in batch.items():
+            for row, value in enumerate(values):
+                if isinstance(value, float) and math.isnan(value):
+                    where = self.locate(
+                        int(batch["run_index"][row]), int(batch["request_index"][row]), None, name
+                    )
+                    raise InputError(f"{self.path}: {where}: NaN is not a valid measurement")
+        names = ", ".join(batch)  # our own column names, never input
+        try:
+            self.con.register("_batch", _as_arrays(batch))
+            self.con.execute(f"INSERT INTO req ({names}) SELECT {names} FROM _batch")
+            self.con.unregister("_batch")
+        except duckdb.Error as exc:
+            raise _input_error(self.path, exc) from exc
+
+    def finish(self) -> None:
+        """Reject rows a reader flagged (``problem``), NaN and negative values, naming where
+        they are; then derive TPOT."""
+        flagged = self.query(
+            "SELECT run_index, request_index, line, problem FROM req WHERE problem IS NOT NULL "
+            "ORDER BY run_index, request_index LIMIT 1"
+        ).fetchone()
+        if flagged is not None:
+            run_index, request_index, line, problem = flagged
+            where = self.locate(int(run_index), int(request_index), line, "problem")
+            raise InputError(f"{self.path}: {where}{problem}")
+        for column in _CHECKED_COLUMNS:
+            bad = self.query(
+                f"SELECT run_index, request_index, line, {column} FROM req "
+                f"WHERE isnan({column}) OR {column} < 0 "
+                "ORDER BY run_index, request_index LIMIT 1"
+            ).fetchone()
+            if bad is not None:
+                self._reject(bad, column)
+        bad = self.query(
+            "SELECT run_index, request_index, line, g FROM "
+            "(SELECT run_index, request_index, line, unnest(itl_gaps_ms) AS g FROM req) "
+            "WHERE isnan(g) OR g < 0 ORDER BY run_index, request_index LIMIT 1"
+        ).fetchone()
+        if bad is not None:
+            self._reject(bad, "itl_gaps_ms")
+        # TPOT by the canonical definition: the first token is excluded.
+        self.query(
+            "UPDATE req SET tpot_ms = (e2e_ms - ttft_ms) / (output_tokens - 1) "
+            "WHERE ok AND output_tokens > 1 AND e2e_ms IS NOT NULL AND ttft_ms IS NOT NULL"
+        )
+
+    def _reject(self, row: tuple[Any, ...], column: str) -> None:
+        run_index, request_index, line, value = row
+        where = self.locate(int(run_index), int(request_index), line, column)
+        what = "NaN" if isinstance(value, float) and math.isnan(value) else f"negative {value}"
+        raise InputError(f"{self.path}: {where}: {what} is not a valid measurement")
+
+    # -- summaries --------------------------------------------------------------------------
+
+    def counts(self, run_index: int) -> tuple[int, int]:
+        """(rows, ok rows) of one run."""
+        row = self.query(
+            "SELECT count(*), count(*) FILTER (WHERE ok) FROM req WHERE run_index = ?",
+            [run_index],
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def token_means(self, run_index: int) -> tuple[float | None, float | None, int, int]:
+        row = self.query(
+            "SELECT avg(input_tokens), avg(output_tokens), "
+            "coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0) "
+            "FROM req WHERE run_index = ? AND ok",
+            [run_index],
+        ).fetchone()
+        assert row is not None
+        return row[0], row[1], int(row[2]), int(row[3])
+
+    def _source(self, slot: str) -> str:
+        column = _COLUMN[slot]
+        if slot == "itl":
+            return f"SELECT unnest({column}) AS x FROM req WHERE ok AND run_index = ?"
+        return f"SELECT {column} AS x FROM req WHERE ok AND run_index = ? AND {column} IS NOT NULL"
+
+    def stats(
+        self,
+        run_index: int,
+        slot: str,
+        metric: LatencyMetric,
+        definition: Definition,
+        weighting: Weighting,
+    ) -> LatencyStats | None:
+        """The distribution of one staged column for one run, or None when it has no values."""
+        quantiles = [q for _, q in PERCENTILES]
+        row = self.query(
+            "SELECT count(x), avg(x), quantile_cont(x, ?::DOUBLE[]), min(x), max(x), "
+            f"stddev_pop(x) FROM ({self._source(slot)})",
+            [quantiles, run_index],
+        ).fetchone()
+        if row is None or not row[0]:
+            return None
+        count, mean, qs, low, high, std = row
+        values = dict(zip((name for name, _ in PERCENTILES), qs, strict=True))
+        return LatencyStats(
+            metric=metric,
+            definition=definition,
+            weighting=weighting,
+            source="per_request",
+            count=int(count),
+            mean_ms=mean,
+            min_ms=low,
+            max_ms=high,
+            std_ms=std,
+            **values,
+        )
+
+    def check(
+        self, run_index: int, slot: str, ours: LatencyStats, tool: LatencyStats
+    ) -> list[AggregateCheck]:
+        """Compare the tool's mean and percentiles with the recomputed distribution."""
+        checks: list[AggregateCheck] = []
+        if tool.mean_ms is not None and ours.mean_ms is not None:
+            tol = tolerance(ours.mean_ms)
+            checks.append(
+                make_check(
+                    ours.metric,
+                    "mean",
+                    tool.mean_ms,
+                    ours.mean_ms,
+                    ours.mean_ms - tol,
+                    ours.mean_ms + tol,
+                )
+            )
+        wanted = [(name, q) for name, q in PERCENTILES if getattr(tool, name) is not None]
+        n = ours.count or 0
+        if not wanted or n == 0:
+            return checks
+        indices: list[int] = []
+        for _, q in wanted:
+            indices += [clip_index(math.floor(q * n), n), clip_index(math.ceil(q * n) + 1, n)]
+        row = self.query(
+            "SELECT list_transform(?::BIGINT[], lambda i: s[i]) FROM "
+            f"(SELECT list_sort(list(x)) AS s FROM ({self._source(slot)}))",
+            [indices, run_index],
+        ).fetchone()
+        assert row is not None
+        bounds = row[0]
+        for k, (name, _) in enumerate(wanted):
+            low, high = bounds[2 * k], bounds[2 * k + 1]
+            recomputed = getattr(ours, name)
+            checks.append(
+                make_check(
+                    ours.metric,
+                    name.removesuffix("_ms"),
+                    getattr(tool, name),
+                    recomputed,
+                    low - tolerance(low),
+                    high + tolerance(high),
+                )
+            )
+        return checks
+
+    def columns(self) -> Columns:
+        """The staged rows as numpy columns for the store (``run_index`` becomes ``run_id``
+        there: see ``inputs/load.py``)."""
+        result = self.query(
+            "SELECT run_index, request_index, ok, error, "
+            "CAST(input_tokens AS BIGINT) AS input_tokens, "
+            "CAST(output_tokens AS BIGINT) AS output_tokens, start_s, ttft_ms, e2e_ms, tpot_ms, "
+            "tool_itl_ms, CAST(len(itl_gaps_ms) AS INTEGER) AS itl_gap_count, "
+            "list_max(itl_gaps_ms) AS itl_gap_max_ms "
+            "FROM req ORDER BY run_index, request_index"
+        )
+        columns: Columns = result.fetchnumpy()
+        return columns
+
+
+def _as_arrays(batch: dict[str, list[Any]]) -> dict[str, Any]:
+    import numpy as np
+
+    out: dict[str, Any] = {}
+    for name, values in batch.items():
+        if name == "itl_gaps_ms":
+            array = np.empty(len(values), dtype=object)
+            array[:] = values
+            out[name] = array
+        elif name in ("error",):
+            out[name] = np.array(values, dtype=object)
+        else:
+            mask = [v is None for v in values]
+            filled = [0 if v is None else v for v in values]
+            out[name] = np.ma.masked_array(np.array(filled), mask=mask)
+    return out
+
+
+def clip_index(index: int, n: int) -> int:
+    return max(1, min(n, index))
+
+
+def tolerance(value: float) -> float:
+    return max(ABS_TOLERANCE_MS, REL_TOLERANCE * abs(value))
+
+
+def make_check(
+    metric: str, statistic: str, tool: float, recomputed: float, low: float, high: float
+) -> AggregateCheck:
+    return AggregateCheck(
+        metric=metric,
+        statistic=statistic,
+        tool_value=tool,
+        recomputed_value=recomputed,
+        lower=low,
+        upper=high,
+        ok=low <= tool <= high,
+    )
+
+
+_LINE = re.compile(r"line (\d+)")
+
+
+def _first_bad_json_line(path: Path) -> InputError | None:
+    from ._json import iter_json_lines
+
+    try:
+        for _ in iter_json_lines(path):
+            pass
+    except InputError as exc:
+        return exc
+    return None
+
+
+def _input_error(path: Path, exc: duckdb.Error) -> InputError:
+    """A DuckDB reader error in a user's words: the file and the line.
+
+    DuckDB's own line numbers for malformed JSON are not exact, so on that path the file is
+    re-scanned line by line to name the first bad line.
+    """
+    text = str(exc).split("\n")[0]
+    if "Malformed JSON" in text:
+        located = _first_bad_json_line(path)
+        if located is not None:
+            return located
+    text = re.sub(r"^[A-Za-z ]+Error: ", "", text)
+    if "unexpected end of data" in text:
+        return InputError(f"{path}: truncated JSON: the file ends inside a record ({text})")
+    match = _LINE.search(text)
+    where = f"line {match.group(1)}: " if match else ""
+    return InputError(f"{path}: {where}cannot read per-request rows: {text}")

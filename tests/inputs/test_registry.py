@@ -1,0 +1,96 @@
+"""Every file in ../shared/data/formats and ../shared/data/loadgen is either read, by the format
+its content says, or refused with a clear error; nothing depends on file names."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evidencepack.errors import InputError
+from evidencepack.inputs.registry import FORMATS, format_by_id, read_input
+
+from ..conftest import SHARED_DATA
+
+# What each real file is (by path suffix). "-" marks files that are not benchmark or score
+# outputs: inputs the tools were run with, manifests, MLPerf submission metadata.
+EXPECTED: dict[str, str] = {
+    "formats/MANIFEST.tsv": "-",
+    "formats/aiperf/generated/inputs.json": "-",
+    "formats/aiperf/generated/profile_export.jsonl": "aiperf-requests",
+    "formats/aiperf/generated/profile_export_aiperf.csv": "aiperf-csv",
+    "formats/aiperf/generated/profile_export_aiperf.json": "aiperf-summary",
+    "formats/guidellm/generated/benchmarks.csv": "-",
+    "formats/guidellm/generated/benchmarks.json": "guidellm-benchmarks",
+    "formats/guidellm/repo_fixtures/llm-d-benchmark_guidellm_report_v2.json": "guidellm-benchmarks",
+    "arith_cd35BTSqvLP2vAp46QvUBC.eval": "inspect-ai-eval",
+    "arith_6K5jXqkC8Q8GYRTv6FcCgL.json": "inspect-ai-json",
+    "inspect_log_schema_0.3.285.json": "-",
+    "popularity_dPiJifoWeEQBrfWsAopzWr.eval": "inspect-ai-eval",
+    "2025-05-12T20-28-13-04-00_popularity.json": "inspect-ai-json",
+    "formats/lm-eval/generated/inputs/data.jsonl": "-",
+    "formats/lm-eval/generated/inputs/demo_gen.yaml": "-",
+    "formats/lm-eval/generated/inputs/demo_mc.yaml": "-",
+    "formats/lm-eval/generated/results_2026-11-30T05-02-28.257527.json": "lm-eval-results",
+    "samples_demo_arith_gen_2026-11-30T05-02-28.257527.jsonl": "lm-eval-samples",
+    "samples_demo_arith_mc_2026-11-30T05-02-28.257527.jsonl": "lm-eval-samples",
+    "accuracy/accuracy.txt": "-",
+    "performance/run_1/mlperf_log_detail.txt": "mlperf-loadgen-detail",
+    "performance/run_1/mlperf_log_summary.txt": "mlperf-loadgen-summary",
+    "Server/measurements.json": "-",
+    "Server/user.conf": "-",
+    "systems/8xMI300X_2xEPYC_9575F.json": "-",
+    "formats/promptfoo/generated/promptfooconfig.yaml": "-",
+    "formats/promptfoo/generated/results.json": "promptfoo-results",
+    "mlperf_log_accuracy.json": "-",
+    "mlperf_log_detail.txt": "mlperf-loadgen-detail",
+    "mlperf_log_summary.txt": "mlperf-loadgen-summary",
+    "loadgen/user.conf": "-",
+}
+
+
+def _files() -> list[str]:
+    return sorted(
+        str(p.relative_to(SHARED_DATA))
+        for folder in ("formats", "loadgen")
+        for p in (SHARED_DATA / folder).rglob("*")
+        if p.is_file()
+    )
+
+
+def _expected(relative: str) -> str:
+    matches = [v for k, v in EXPECTED.items() if relative.endswith(k)]
+    assert matches, f"{relative}: a new file in the shared data; say what it is in EXPECTED"
+    return matches[0]
+
+
+@pytest.mark.parametrize("relative", _files())
+def test_every_shared_file(shared_data: Path, relative: str) -> None:
+    expected = _expected(relative)
+    path = shared_data / relative
+    if expected == "-":
+        with pytest.raises(InputError, match="unknown format: the content"):
+            read_input(path)
+        return
+    parsed = read_input(path)
+    assert parsed.format_id == expected
+    assert parsed.file.sha256
+    assert parsed.file.size_bytes == path.stat().st_size
+    assert parsed.file.tool == format_by_id(expected).tool
+    for run in parsed.runs:
+        assert run.run_id.startswith(parsed.file.sha256[:12] + "#")
+    for score_set in parsed.score_sets:
+        assert score_set.set_id.startswith(parsed.file.sha256[:12] + "#")
+
+
+def test_detection_ignores_file_names(shared_data: Path, tmp_path: Path) -> None:
+    src = shared_data / "formats/aiperf/generated/profile_export_aiperf.json"
+    disguised = tmp_path / "results_2026.jsonl"
+    shutil.copy(src, disguised)
+    assert read_input(disguised).format_id == "aiperf-summary"
+
+
+def test_format_ids_are_unique() -> None:
+    ids = [f.id for f in FORMATS]
+    assert len(ids) == len(set(ids))

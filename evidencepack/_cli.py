@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -22,6 +23,9 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
+    from .analyze.models import DecisionDocument
+    from .pipeline import CompileOptions
+    from .sign import PackSigner
     from .verify import VerifyPolicy
 
 
@@ -78,6 +82,118 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         f"{refs} evidence reference(s))",
     )
     return EXIT_OK
+
+
+# --- check and build ----------------------------------------------------------------------------
+
+
+def _compile_options(args: argparse.Namespace) -> CompileOptions:
+    from .pipeline import CompileOptions
+
+    as_of = None
+    if args.as_of:
+        try:
+            as_of = dt.date.fromisoformat(args.as_of)
+        except ValueError as exc:
+            raise UsageError(f"--as-of {args.as_of!r}: give a date as YYYY-MM-DD") from exc
+    return CompileOptions(allow_outside=args.allow_outside_paths, as_of=as_of)
+
+
+def _decision_text(decision: DecisionDocument) -> str:
+    lines = [f"{decision.decision_id}: {decision.verdict}", decision.summary, ""]
+    for v in decision.candidates:
+        state = "eligible" if v.eligible else "not eligible"
+        accel = "-" if v.accelerators_needed is None else str(v.accelerators_needed)
+        cost = "-" if v.cost_per_month is None else f"{v.cost_per_month:,.0f} {v.currency}/month"
+        lines.append(f"  {v.id:<20} {state:<13} accelerators {accel:<5} {cost}")
+    notable = [c for c in decision.checks if c.status != "PASS"]
+    if notable:
+        lines.append("")
+    for c in notable:
+        who = f" [{c.candidate}]" if c.candidate else ""
+        flag = " (waived)" if c.waived else (" (hard)" if c.hard and c.status == "FAIL" else "")
+        lines.append(f"  {c.status} {c.id}{who}{flag}: {c.reason}")
+    lines.extend(f"  waiver rejected: {text}" for text in decision.waivers_rejected)
+    return "\n".join(lines)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from .pipeline import check
+
+    decision = check(Path(args.spec), _compile_options(args))
+    _emit(
+        json.loads(decision.model_dump_json(by_alias=True)),
+        as_json=args.json,
+        text=_decision_text(decision),
+    )
+    return EXIT_OK if decision.verdict == "PASS" else EXIT_FAILED
+
+
+@dataclass(frozen=True)
+class BuildCommandOptions:
+    spec: Path
+    out: Path
+    force: bool
+    sign: bool
+    key: Path | None
+    identity_token: str | None
+    staging: bool
+    trust_config: Path | None
+    archive: bool
+    json: bool
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from .pipeline import BuildOptions, build
+
+    opts = BuildCommandOptions(
+        Path(args.spec),
+        Path(args.out),
+        args.force,
+        args.sign or args.key is not None,
+        Path(args.key) if args.key else None,
+        args.identity_token,
+        args.staging,
+        Path(args.trust_config) if args.trust_config else None,
+        args.archive,
+        args.json,
+    )
+    signer = (
+        _signer(opts.key, opts.identity_token, opts.staging, opts.trust_config)
+        if opts.sign
+        else None
+    )
+    result = build(
+        opts.spec,
+        opts.out,
+        BuildOptions(compile=_compile_options(args), force=opts.force),
+        signer,
+        archive=opts.archive,
+    )
+    decision = result.decision
+    signed = (
+        f"signed: {result.out_dir / 'pack.sigstore.json'}"
+        if result.signed
+        else "unsigned: sign it with `evidencepack sign`"
+    )
+    lines = [_decision_text(decision), "", f"wrote {result.out_dir}/", f"  {signed}"]
+    lines.append(f"  evidence digest {result.evidence_digest}")
+    if result.archive:
+        lines.append(f"  archive: {result.archive}")
+    text = "\n".join(lines)
+    _emit(
+        {
+            "pack": str(result.out_dir),
+            "evidence_digest": result.evidence_digest,
+            "signed": result.signed,
+            "archive": str(result.archive) if result.archive else None,
+            "verdict": decision.verdict,
+            "recommendation": decision.recommendation,
+        },
+        as_json=opts.json,
+        text=text,
+    )
+    return EXIT_OK if decision.verdict == "PASS" else EXIT_FAILED
 
 
 # --- schemas ------------------------------------------------------------------------------------
@@ -280,8 +396,25 @@ class SignOptions:
     json: bool
 
 
+def _signer(
+    key: Path | None, identity_token: str | None, staging: bool, trust_config: Path | None
+) -> PackSigner:
+    """A key signer with --key, else a keyless Sigstore signer."""
+    if key is not None:
+        if identity_token or staging or trust_config:
+            raise UsageError(
+                "--key signs without Sigstore: drop --identity-token/--staging/--trust-config"
+            )
+        from .signing.keyed import KeySigner
+
+        return KeySigner.from_file(key)
+    from .signing.keyless import KeylessSigner
+
+    return KeylessSigner(identity_token, staging=staging, trust_config=trust_config)
+
+
 def _cmd_sign(args: argparse.Namespace) -> int:
-    from .sign import PackSigner, sign_pack_detailed
+    from .sign import sign_pack_detailed
     from .signing.bundle import parse_bundle
 
     opts = SignOptions(
@@ -292,21 +425,7 @@ def _cmd_sign(args: argparse.Namespace) -> int:
         Path(args.trust_config) if args.trust_config else None,
         args.json,
     )
-    signer: PackSigner
-    if opts.key is not None:
-        if opts.identity_token or opts.staging or opts.trust_config:
-            raise UsageError(
-                "--key signs without Sigstore: drop --identity-token/--staging/--trust-config"
-            )
-        from .signing.keyed import KeySigner
-
-        signer = KeySigner.from_file(opts.key)
-    else:
-        from .signing.keyless import KeylessSigner
-
-        signer = KeylessSigner(
-            opts.identity_token, staging=opts.staging, trust_config=opts.trust_config
-        )
+    signer = _signer(opts.key, opts.identity_token, opts.staging, opts.trust_config)
     result = sign_pack_detailed(opts.pack, None, signer)
     raw = result.bundle.read_bytes()
     parsed = parse_bundle(raw, str(result.bundle))
@@ -415,6 +534,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         text=format_report(report),
     )
     return EXIT_OK if report.ok else EXIT_FAILED
+
+
 # --- inspect ------------------------------------------------------------------------------------
 
 
@@ -447,6 +568,19 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 
 # --- parser -------------------------------------------------------------------------------------
+
+
+def _compile_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--allow-outside-paths",
+        action="store_true",
+        help="allow evidence paths outside the spec's folder",
+    )
+    p.add_argument(
+        "--as-of",
+        metavar="DATE",
+        help="judge waiver expiry on this date (default: the spec's decision date)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -483,6 +617,26 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="allow evidence paths outside the spec's folder",
     )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    p = command(
+        "check", _cmd_check, "the release gate: analyse a spec's evidence and print the decision"
+    )
+    p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml)")
+    _compile_arguments(p)
+    p.add_argument("--json", action="store_true", help="print decision.json instead")
+
+    p = command("build", _cmd_build, "compile a spec into an evidence pack folder (and sign it)")
+    p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml)")
+    p.add_argument("-o", "--out", metavar="OUTDIR", required=True, help="the pack folder")
+    p.add_argument("--force", action="store_true", help="replace an existing OUTDIR")
+    _compile_arguments(p)
+    p.add_argument("--sign", action="store_true", help="sign keyless with Sigstore")
+    p.add_argument("--key", metavar="PRIVATE_PEM", help="sign with this key (implies --sign)")
+    p.add_argument("--identity-token", metavar="TOKEN", help="keyless: the OIDC token")
+    p.add_argument("--staging", action="store_true", help="keyless: Sigstore staging")
+    p.add_argument("--trust-config", metavar="FILE", help="keyless: a client trust config")
+    p.add_argument("--archive", action="store_true", help="also write OUTDIR.tar.gz")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
     p = command("schemas", _cmd_schemas, "write (or --check) the JSON Schemas in schemas/")

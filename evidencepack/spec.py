@@ -171,6 +171,10 @@ class MlperfRef(EvidenceRef):
 
 
 class Evidence(StrictModel):
+    """A candidate's evidence. ``declared`` applies to each run and score file that does not
+    carry its own ``declared`` block."""
+
+    declared: DeclaredConditions | None = None
     mlperf: list[MlperfRef] = Field(default_factory=list)
     runs: list[EvidenceRef] = Field(default_factory=list)
     scores: list[EvidenceRef] = Field(default_factory=list)

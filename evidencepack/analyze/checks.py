@@ -19,7 +19,7 @@ TITLES = {
     "C3": "MLPerf software stack against the production stack",
     "C4": "Candidate model re-measured on this configuration",
     "C5": "Envelope held across performance runs and quality evals",
-    "SLO": "SLO met at a measured load",
+    "SLO-MET": "SLO met at a measured load",
     "QUALITY": "Quality bar met",
     "PROV-FILES": "Input files present and unchanged",
     "PROV-MLPERF": "Cited MLPerf results are valid",
@@ -301,9 +301,9 @@ def c5_envelope(cid: str, rows: Sequence[ComparabilityRow], ev: CandidateEvidenc
 
 def slo_check(cid: str, capacity: Capacity) -> CheckResult:
     if capacity.operating_point_rps is None:
-        return _check("SLO", cid, "FAIL", False, capacity.reason)
+        return _check("SLO-MET", cid, "FAIL", False, capacity.reason)
     return _check(
-        "SLO",
+        "SLO-MET",
         cid,
         "PASS",
         False,

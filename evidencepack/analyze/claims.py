@@ -22,7 +22,7 @@ def claims_for(
     op_links = tuple(link(r) for r in ev.runs if r.id == capacity.operating_point_run)
     out = [
         Claim(
-            id=f"{cid}.price",
+            id=f"cost.{cid}.price",
             kind="inherited",
             candidate=cid,
             statement="price per accelerator-hour (quoted in the spec)",
@@ -34,7 +34,7 @@ def claims_for(
     if capacity.operating_point_rps is not None:
         out += [
             Claim(
-                id=f"{cid}.xstar",
+                id=f"capacity.{cid}.xstar",
                 kind="measured",
                 candidate=cid,
                 statement="operating point X*: highest measured rate within the SLO",
@@ -43,7 +43,7 @@ def claims_for(
                 evidence=op_links,
             ),
             Claim(
-                id=f"{cid}.tokens",
+                id=f"capacity.{cid}.tokens",
                 kind="measured",
                 candidate=cid,
                 statement="output tokens/s per replica at X*",
@@ -52,7 +52,7 @@ def claims_for(
                 evidence=op_links,
             ),
             Claim(
-                id=f"{cid}.accelerators",
+                id=f"capacity.{cid}.accelerators",
                 kind="measured",
                 candidate=cid,
                 statement="accelerators needed for peak x (1 + headroom)",
@@ -64,7 +64,7 @@ def claims_for(
     if cost.per_million_output_tokens is not None:
         out += [
             Claim(
-                id=f"{cid}.cost_per_million",
+                id=f"cost.{cid}.per_million",
                 kind="measured",
                 candidate=cid,
                 statement="cost per 1M output tokens at X*",
@@ -73,7 +73,7 @@ def claims_for(
                 evidence=(*op_links, spec_link),
             ),
             Claim(
-                id=f"{cid}.cost_per_month",
+                id=f"cost.{cid}.per_month",
                 kind="measured",
                 candidate=cid,
                 statement="cost per month at the needed capacity",
@@ -85,7 +85,7 @@ def claims_for(
     if quality.estimate is not None:
         out.append(
             Claim(
-                id=f"{cid}.quality",
+                id=f"quality.{cid}",
                 kind="measured",
                 candidate=cid,
                 statement=f"{quality.metric} of the candidate model on the team's task",
@@ -99,7 +99,7 @@ def claims_for(
         if value is not None:
             out.append(
                 Claim(
-                    id=f"{cid}.ref{i + 1}.throughput",
+                    id=f"mlperf.{cid}.ref{i + 1}.throughput",
                     kind="proxy",
                     candidate=cid,
                     statement=f"MLPerf {ref.benchmark} {ref.scenario} output tokens/s per "
@@ -109,15 +109,17 @@ def claims_for(
                     evidence=(ref.link(),),
                 )
             )
-        for metric, metric_value in sorted(ref.accuracy.items()):
+        if ref.accuracy:
+            metrics = ", ".join(f"{k} {v:g}" for k, v in sorted(ref.accuracy.items()))
             out.append(
                 Claim(
-                    id=f"{cid}.ref{i + 1}.{metric}",
+                    id=f"mlperf.{cid}.ref{i + 1}.accuracy",
                     kind="inherited",
                     candidate=cid,
-                    statement=f"MLPerf reference accuracy {metric} (guardrail only)",
-                    value=metric_value,
-                    unit=metric,
+                    statement=f"MLPerf reference accuracy (a guardrail, not the quality bar): "
+                    f"{metrics}",
+                    value=None,
+                    unit="as reported",
                     evidence=(ref.link(),),
                 )
             )

@@ -214,7 +214,7 @@ def _verdict(
     ]
     reasons = [f"{c.id}: {c.reason}" for c in failed]
     eligible = not failed and capacity.accelerators is not None
-    if capacity.accelerators is None and not any(c.id == "SLO" for c in failed):
+    if capacity.accelerators is None and not any(c.id == "SLO-MET" for c in failed):
         reasons.append(capacity.reason)
     return CandidateVerdict(
         id=candidate.id,

@@ -56,7 +56,7 @@ class Waived(StrictModel):
 class CheckResult(StrictModel):
     """One check: a stable id, PASS/WARN/FAIL, a one-line reason and the evidence it used."""
 
-    id: str = Field(description="C1..C5, SLO-*, PROV-*")
+    id: str = Field(description="C1..C5, SLO-MET, QUALITY, PROV-*, DECISION")
     title: str
     candidate: str | None = None
     status: Status

@@ -1,0 +1,310 @@
+"""Read every input a spec cites into the store and into the analysis' evidence views.
+
+This is the one module that knows both the input readers (``mlperf``, ``inputs``) and the
+analysis' views (``analyze.evidence``): a new input format never reaches the analysis.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .analyze.capacity import RunPoint
+from .analyze.evidence import (
+    CandidateEvidence,
+    Conditions,
+    ReferenceEvidence,
+    RunEvidence,
+    ScoreEvidence,
+)
+from .analyze.models import InputFile
+from .collect import Collector
+from .errors import InputError
+from .inputs.base import ParsedInput
+from .inputs.load import load_input, score_items
+from .inputs.models import ServingRun
+from .inputs.registry import read_input
+from .mlperf.importer import import_path
+from .mlperf.models import MlperfResult
+from .mlperf.query import load_results
+from .spec import Candidate, DeclaredConditions, EvidenceRef, LoadedSpec, MlperfRef
+from .store import Store
+
+LOADGEN_DETAIL = "mlperf_log_detail.txt"
+_SERVING_RUNTIMES = ("TensorRT-LLM", "vLLM", "SGLang", "TensorRT", "Dynamo", "LLMBoost")
+
+
+def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, CandidateEvidence]:
+    """Every candidate's evidence; problems are recorded as provenance findings, not raised."""
+    spec = loaded.spec
+    shared_problems: list[tuple[str, str, InputFile | None]] = []
+    if spec.dataset.path is not None:
+        ref = EvidenceRef(path=spec.dataset.path, sha256=spec.dataset.digest)
+        before = len(collector.result.problems)
+        collector.add_ref(ref, "dataset", None)
+        shared_problems += [
+            ("PROV-FILES", reason, f) for _, reason, f in collector.result.problems[before:]
+        ]
+    out: dict[str, CandidateEvidence] = {}
+    for candidate in spec.candidates:
+        ev = CandidateEvidence(candidate.id, problems=list(shared_problems))
+        for ref in candidate.evidence.mlperf:
+            _gather_reference(loaded, store, collector, candidate, ref, ev)
+        for ref in candidate.evidence.runs:
+            for parsed, files in _read_ref(loaded, collector, candidate, ref, "runs", ev):
+                load_input(store, parsed, role="runs", candidate=candidate.id)
+                for index, run in enumerate(parsed.runs):
+                    ev.runs.append(_run(ref, candidate, files, parsed, run, index))
+        for ref in candidate.evidence.scores:
+            for parsed, files in _read_ref(loaded, collector, candidate, ref, "scores", ev):
+                load_input(store, parsed, role="scores", candidate=candidate.id)
+                for index, score_set in enumerate(parsed.score_sets):
+                    values = score_items(store, score_set.set_id)
+                    label = ref.path if len(parsed.score_sets) == 1 else f"{ref.path}#{index}"
+                    ev.scores.append(
+                        ScoreEvidence(
+                            id=label,
+                            file=files[0],
+                            tool=score_set.tool,
+                            metric=score_set.metric,
+                            scores=tuple(values),
+                            observed=_observed(score_set.identity),
+                            declared=_declared(ref.declared or candidate.evidence.declared),
+                        )
+                    )
+        out[candidate.id] = ev
+    return out
+
+
+def _read_ref(
+    loaded: LoadedSpec,
+    collector: Collector,
+    candidate: Candidate,
+    ref: EvidenceRef,
+    role: str,
+    ev: CandidateEvidence,
+) -> list[tuple[ParsedInput, list[InputFile]]]:
+    """Hash and parse the files of one reference; a LoadGen folder is read by its detail log."""
+    before = len(collector.result.problems)
+    added = collector.add_ref(ref, role, candidate.id)  # type: ignore[arg-type]
+    ev.problems += [
+        ("PROV-FILES", reason, f) for _, reason, f in collector.result.problems[before:]
+    ]
+    source = loaded.resolve(ref.path)
+    targets = [f for f in added if source.is_file() or Path(f.pack_path).name == LOADGEN_DETAIL]
+    if not targets:
+        targets = added
+    out = []
+    for target in targets:
+        path = collector.result.sources[target.pack_path]
+        try:
+            parsed = read_input(path)
+        except InputError as exc:
+            ev.problems.append(("PROV-FILES", f"{ref.path}: cannot read: {exc.message}", target))
+            continue
+        if not (parsed.runs if role == "runs" else parsed.score_sets):
+            ev.problems.append(
+                (
+                    "PROV-FILES",
+                    f"{ref.path}: a {parsed.format_id} file holds no "
+                    f"{'serving runs' if role == 'runs' else 'scores'}",
+                    target,
+                )
+            )
+            continue
+        collector.annotate(
+            target.pack_path,
+            fmt=parsed.format_id,
+            tool=(parsed.runs or parsed.score_sets)[0].tool,
+            tool_version=(parsed.runs or parsed.score_sets)[0].tool_version,
+            warnings=parsed.warnings,
+        )
+        out.append((parsed, [collector.result.files[target.pack_path]]))
+    return out
+
+
+def _run(
+    ref: EvidenceRef,
+    candidate: Candidate,
+    files: list[InputFile],
+    parsed: ParsedInput,
+    run: ServingRun,
+    index: int,
+) -> RunEvidence:
+    declared = ref.declared or candidate.evidence.declared
+    replicas = declared.replicas if declared else 1
+    label = ref.path if len(parsed.runs) == 1 else f"{ref.path}#{index}"
+
+    def p99(stats: object) -> float | None:
+        if stats is None:
+            return None
+        value = getattr(stats, "p99_ms", None)
+        return float(value) if value is not None else None
+
+    completed = run.requests_completed or 0
+    failed = run.requests_failed or 0
+    load = run.load.kind or "open_loop"
+    tpot = run.tpot if run.tpot is not None and run.tpot.canonical else None
+    point = RunPoint(
+        run=label,
+        load=load,
+        offered_rate_rps=(run.load.request_rate_per_s / replicas)
+        if run.load.request_rate_per_s
+        else None,
+        concurrency=run.load.concurrency,
+        completed=completed,
+        failed=failed,
+        request_rate_rps=(run.request_throughput_per_s / replicas)
+        if run.request_throughput_per_s is not None
+        else None,
+        output_tokens_per_s=(run.output_token_throughput_per_s / replicas)
+        if run.output_token_throughput_per_s is not None
+        else None,
+        ttft_p99_ms=p99(run.ttft),
+        tpot_p99_ms=p99(tpot),
+        e2e_p99_ms=p99(run.e2e),
+        e2e_mean_ms=run.e2e.mean_ms if run.e2e is not None else None,
+    )
+    observed = _observed(run.identity)
+    observed = Conditions(
+        **{
+            **observed.__dict__,
+            "input_tokens_mean": run.tokens.input_mean_tokens,
+            "output_tokens_mean": run.tokens.output_mean_tokens,
+        }
+    )
+    return RunEvidence(
+        id=label,
+        file=files[0],
+        tool=run.tool,
+        point=point,
+        observed=observed,
+        declared=_declared(declared),
+    )
+
+
+def _observed(identity: object) -> Conditions:
+    get = identity.__getattribute__
+    return Conditions(
+        model_name=get("model_name"),
+        model_digest=get("model_digest"),
+        precision=get("precision"),
+        runtime=get("runtime_name"),
+        runtime_version=get("runtime_version"),
+        concurrency=get("concurrency"),
+    )
+
+
+def _declared(declared: DeclaredConditions | None) -> Conditions:
+    if declared is None:
+        return Conditions()
+    return Conditions(
+        model_name=declared.model_name,
+        model_digest=declared.model_digest,
+        precision=declared.precision,
+        runtime=declared.runtime,
+        runtime_version=declared.runtime_version,
+        concurrency=declared.concurrency,
+        hardware=declared.hardware,
+    )
+
+
+def _gather_reference(
+    loaded: LoadedSpec,
+    store: Store,
+    collector: Collector,
+    candidate: Candidate,
+    ref: MlperfRef,
+    ev: CandidateEvidence,
+) -> None:
+    path = loaded.resolve(ref.path)
+    before = len(collector.result.problems)
+    collector.check_pin(ref, candidate.id)
+    ev.problems += [
+        ("PROV-FILES", reason, f) for _, reason, f in collector.result.problems[before:]
+    ]
+    try:
+        report = import_path(store, path, round=ref.round)
+    except InputError as exc:
+        ev.problems.append(("PROV-FILES", f"{ref.path}: {exc.message}", None))
+        return
+    keys = sorted({*report.imported, *report.unchanged})
+    results = load_results(store, keys)
+    if ref.result is not None:
+        chosen = [r for r in results if r.key == ref.result]
+        if not chosen:
+            rejected = [
+                r
+                for r in report.rejected
+                if ref.result.endswith(r.location.rstrip("/").split("/")[-1])
+            ]
+            why = f"; rejected: {rejected[0].reason}" if rejected else ""
+            ev.problems.append(
+                (
+                    "PROV-FILES",
+                    f"{ref.path}: no MLPerf result {ref.result!r} (found {len(results)}){why}",
+                    None,
+                )
+            )
+            return
+    elif len(results) == 1:
+        chosen = results
+    else:
+        ev.problems.append(
+            (
+                "PROV-FILES",
+                f"{ref.path} holds {len(results)} MLPerf results: name one with `result:`",
+                None,
+            )
+        )
+        return
+    result = chosen[0]
+    files = [
+        collector.add_file(
+            Path(s.path),
+            collector.pack_path(Path(s.path).resolve()),
+            role="mlperf",
+            spec_path=ref.path,
+            candidate=candidate.id,
+            fmt=f"mlperf-{s.role}",
+            tool="mlperf-loadgen" if s.role in ("detail", "summary") else None,
+            tool_version=result.loadgen_version if s.role in ("detail", "summary") else None,
+        )
+        for s in sorted(result.sources, key=lambda s: (s.role != "detail", s.path))
+    ]
+    ev.references.append(reference_view(result, files))
+
+
+def reference_view(result: MlperfResult, files: list[InputFile]) -> ReferenceEvidence:
+    """An MLPerf result as the analysis sees it; the serving runtime picked from its stack."""
+    runtimes = sorted(
+        result.runtime,
+        key=lambda c: _SERVING_RUNTIMES.index(c.name) if c.name in _SERVING_RUNTIMES else 99,
+    )
+    primary = runtimes[0] if runtimes else None
+    return ReferenceEvidence(
+        key=result.key,
+        files=tuple(files),
+        round=result.round,
+        benchmark=result.benchmark or result.benchmark_dir,
+        scenario=result.scenario,
+        validity=result.validity,
+        invalid_reasons=result.invalid_reasons,
+        failed_rules=tuple(
+            f"{c.rule}: expected {c.expected}, got {c.actual}"
+            for c in result.checks
+            if c.status == "fail"
+        ),
+        system=result.system_name or result.system or "?",
+        accelerator=result.accelerator or "?",
+        accelerators_total=result.accelerators_total,
+        headline_value=result.headline_value,
+        headline_unit=result.headline_unit,
+        tokens_per_s=result.tokens_per_s,
+        runtime=primary.name if primary else None,
+        runtime_version=primary.version if primary else None,
+        precision=result.precision,
+        stack_raw=result.stack_raw,
+        accuracy=dict(result.accuracy),
+        ttft_limit_ms=result.ttft_limit_ms,
+        tpot_limit_ms=result.tpot_limit_ms,
+    )

@@ -1,0 +1,237 @@
+"""The compiler's stage order, and the only place that knows it.
+
+spec -> collect (hash, pin-check) -> gather (read into the store) -> analyze (decide)
+     -> render (HTML, PDF) -> manifest -> [sign]
+
+``compile_pack`` runs up to the decision (``evidencepack check``); ``build`` writes a whole pack
+into a temporary folder beside OUTDIR and renames it into place.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import __version__
+from .analyze.decision import decide
+from .analyze.models import DecisionDocument
+from .archive import write_archive
+from .collect import Collected, Collector, copy_inputs
+from .errors import CouldNotRun, UsageError
+from .evidence_manifest import MANIFEST_NAME, manifest_bytes
+from .gather import gather
+from .manifest import (
+    DecisionSummary,
+    PackPredicate,
+    SpecRef,
+    ToolInfo,
+    source_date_epoch,
+    write_predicate,
+)
+from .render.html import render_html
+from .render.pdf import Attachment, render_pdf
+from .sign import PackSigner, sign_pack
+from .spec import LoadedSpec, load_spec
+from .store import Store
+from .store.analysis import save_decision
+from .toolchain import rendering_toolchain
+
+STORE_NAME = "evidence.duckdb"
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    allow_outside: bool = False
+    as_of: dt.date | None = None
+
+
+@dataclass
+class Compiled:
+    loaded: LoadedSpec
+    decision: DecisionDocument
+    collected: Collected
+
+
+def compile_pack(spec_path: Path, options: CompileOptions, store: Store) -> Compiled:
+    """Read every input into ``store``, analyse, and store the decision. Raises on a bad spec."""
+    loaded = load_spec(spec_path, allow_outside=options.allow_outside)
+    collector = Collector(loaded)
+    evidence = gather(loaded, store, collector)
+    spec_file = collector.result.files["inputs/pack.yaml"]
+    decision = decide(
+        loaded.spec, spec_file.sha256, evidence, collector.result.input_files(), as_of=options.as_of
+    )
+    save_decision(store, decision)
+    return Compiled(loaded=loaded, decision=decision, collected=collector.result)
+
+
+def check(spec_path: Path, options: CompileOptions) -> DecisionDocument:
+    """The release gate: compile in memory and return the decision (its verdict is the gate)."""
+    with Store() as store:
+        return compile_pack(spec_path, options, store).decision
+
+
+def decision_json(decision: DecisionDocument) -> bytes:
+    """decision.json bytes: stable key order, two-space indent, trailing newline."""
+    data = json.loads(decision.model_dump_json(by_alias=True))
+    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    compile: CompileOptions
+    force: bool = False
+
+
+def staging_dir(out_dir: Path) -> Path:
+    """A fresh folder beside ``out_dir`` (same file system, so the final rename is atomic)."""
+    parent = out_dir.resolve().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=parent))
+        # mkdtemp makes 0700; a finished pack gets the permissions any new folder would.
+        umask = os.umask(0)
+        os.umask(umask)
+        staging.chmod(0o777 & ~umask)
+        return staging
+    except OSError as exc:
+        raise CouldNotRun(f"cannot create a working folder beside {out_dir}: {exc}") from exc
+
+
+def publish(staging: Path, out_dir: Path, *, force: bool) -> None:
+    """Rename ``staging`` to ``out_dir``; an existing OUTDIR is replaced only with ``force``,
+    and then only after the new pack is complete (never half-overwritten)."""
+    if out_dir.exists() and not force:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise UsageError(f"{out_dir} exists: choose another folder or pass --force to replace it")
+    try:
+        if out_dir.exists():
+            old = staging.with_name(staging.name + ".old")
+            os.replace(out_dir, old)
+            os.replace(staging, out_dir)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(staging, out_dir)
+    except OSError as exc:
+        raise CouldNotRun(f"cannot move the finished pack to {out_dir}: {exc}") from exc
+
+
+def write_inputs(collected: Collected, pack_dir: Path) -> None:
+    copy_inputs(collected, pack_dir)
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    out_dir: Path
+    decision: DecisionDocument
+    evidence_digest: str
+    archive: Path | None
+    signed: bool
+
+
+def build(
+    spec_path: Path,
+    out_dir: Path,
+    options: BuildOptions,
+    signer: PackSigner | None = None,
+    *,
+    archive: bool = False,
+) -> BuildResult:
+    """Compile, render and (optionally) sign a pack in a temporary folder, then rename it into
+    place. Nothing is left at OUTDIR unless every stage succeeded."""
+    if out_dir.exists() and not options.force:
+        raise UsageError(f"{out_dir} exists: choose another folder or pass --force to replace it")
+    staging = staging_dir(out_dir)
+    try:
+        with Store(staging / STORE_NAME) as store:
+            compiled = compile_pack(spec_path, options.compile, store)
+        decision = compiled.decision
+        copy_inputs(compiled.collected, staging)
+        dec_bytes = decision_json(decision)
+        man_bytes = manifest_bytes(decision, dec_bytes)
+        evidence_digest = hashlib.sha256(man_bytes).hexdigest()
+        created = dt.datetime.combine(decision.as_of, dt.time(0), tzinfo=dt.UTC)
+        html = render_html(
+            decision, evidence_digest=evidence_digest, signer=describe_signer(signer)
+        )
+        pdf = render_pdf(
+            html,
+            created=created,
+            attachments=[
+                Attachment(
+                    name=MANIFEST_NAME,
+                    data=man_bytes,
+                    mime_type="application/json",
+                    description="evidence manifest: every input and the decision, by sha256",
+                ),
+                Attachment(
+                    name="decision.json",
+                    data=dec_bytes,
+                    mime_type="application/json",
+                    description="the complete analysis and decision",
+                ),
+            ],
+        )
+        for name, data in (
+            (MANIFEST_NAME, man_bytes),
+            ("decision.json", dec_bytes),
+            ("report.html", html.encode("utf-8")),
+            ("report.pdf", pdf),
+        ):
+            (staging / name).write_bytes(data)
+        predicate = pack_predicate(compiled, created)
+        write_predicate(staging, predicate)
+        if signer is not None:
+            sign_pack(staging, predicate, signer)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    publish(staging, out_dir, force=options.force)
+    archive_path = None
+    if archive:
+        archive_path = out_dir.with_name(out_dir.name + ".tar.gz")
+        write_archive(out_dir, archive_path, mtime=source_date_epoch(predicate.created_at))
+    return BuildResult(
+        out_dir=out_dir,
+        decision=decision,
+        evidence_digest=evidence_digest,
+        archive=archive_path,
+        signed=signer is not None,
+    )
+
+
+def pack_predicate(compiled: Compiled, created: dt.datetime) -> PackPredicate:
+    """The signed predicate: tool, spec digest, decision summary, rendering toolchain, time."""
+    decision = compiled.decision
+    return PackPredicate(
+        tool=ToolInfo(version=__version__),
+        spec=SpecRef(pack_path="inputs/pack.yaml", sha256=decision.spec_sha256),
+        decision=DecisionSummary(
+            decision_id=decision.decision_id,
+            question=decision.question,
+            as_of=decision.as_of,
+            recommendation=decision.recommendation,
+            chosen=decision.chosen,
+            verdict=decision.verdict,
+            summary=decision.summary,
+        ),
+        toolchain=rendering_toolchain(),
+        created_at=created.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        rendered=("report.html", "report.pdf"),
+    )
+
+
+def describe_signer(signer: PackSigner | None) -> str | None:
+    """Who signs, for the report's first page (the bundle itself is the proof)."""
+    if signer is None:
+        return None
+    fingerprint = getattr(signer, "fingerprint", None)
+    if fingerprint:
+        return f"key {fingerprint} (ECDSA P-256), in pack.sigstore.json"
+    return "keyless Sigstore signature (identity and log entry in pack.sigstore.json)"

@@ -528,12 +528,31 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         )
     else:
         report = verify_file(opts.target, opts.bundle, policy)
-    _emit(
-        report.model_dump(mode="json", by_alias=True),
-        as_json=opts.json,
-        text=format_report(report),
-    )
-    return EXIT_OK if report.ok else EXIT_FAILED
+    payload = report.model_dump(mode="json", by_alias=True)
+    text = format_report(report)
+    ok = report.ok
+    if args.rebuild:
+        if not opts.target.is_dir():
+            raise UsageError("--rebuild needs a pack folder (extract the archive first)")
+        from .pipeline import rebuild
+
+        if ok:
+            rebuilt = rebuild(opts.target)
+            ok = rebuilt.ok
+            payload["rebuild"] = {
+                "ok": rebuilt.ok,
+                "compared": list(rebuilt.compared),
+                "differing": list(rebuilt.differing),
+            }
+            text += "\n" + (
+                f"  rebuild      OK: {', '.join(rebuilt.compared)} reproduced byte for byte"
+                if rebuilt.ok
+                else f"  rebuild      FAIL: {', '.join(rebuilt.differing)} differ when rebuilt"
+            )
+        else:
+            text += "\n  rebuild      skipped: the pack did not verify"
+    _emit(payload, as_json=opts.json, text=text)
+    return EXIT_OK if ok else EXIT_FAILED
 
 
 # --- inspect ------------------------------------------------------------------------------------
@@ -763,6 +782,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--offline",
         action="store_true",
         help="keyless: use sigstore-python's cached trusted root, without refreshing it",
+    )
+    p.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="also re-run the compiler on the pack's own inputs and compare the HTML and PDF",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     return parser

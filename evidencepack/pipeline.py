@@ -27,16 +27,19 @@ from .errors import CouldNotRun, UsageError
 from .evidence_manifest import MANIFEST_NAME, manifest_bytes
 from .gather import gather
 from .manifest import (
+    BUNDLE_NAME,
     DecisionSummary,
     PackPredicate,
     SpecRef,
     ToolInfo,
+    load_predicate,
     source_date_epoch,
     write_predicate,
 )
 from .render.html import render_html
 from .render.pdf import Attachment, render_pdf
 from .sign import PackSigner, sign_pack
+from .signing.bundle import parse_bundle
 from .spec import LoadedSpec, load_spec
 from .store import Store
 from .store.analysis import save_decision
@@ -142,9 +145,11 @@ def build(
     signer: PackSigner | None = None,
     *,
     archive: bool = False,
+    signer_text: str | None = None,
 ) -> BuildResult:
     """Compile, render and (optionally) sign a pack in a temporary folder, then rename it into
-    place. Nothing is left at OUTDIR unless every stage succeeded."""
+    place. Nothing is left at OUTDIR unless every stage succeeded. ``signer_text`` is the
+    report's signer line when no signer signs now (a rebuild reproducing a signed pack)."""
     if out_dir.exists() and not options.force:
         raise UsageError(f"{out_dir} exists: choose another folder or pass --force to replace it")
     staging = staging_dir(out_dir)
@@ -158,7 +163,9 @@ def build(
         evidence_digest = hashlib.sha256(man_bytes).hexdigest()
         created = dt.datetime.combine(decision.as_of, dt.time(0), tzinfo=dt.UTC)
         html = render_html(
-            decision, evidence_digest=evidence_digest, signer=describe_signer(signer)
+            decision,
+            evidence_digest=evidence_digest,
+            signer=describe_signer(signer) if signer else signer_text,
         )
         pdf = render_pdf(
             html,
@@ -227,11 +234,47 @@ def pack_predicate(compiled: Compiled, created: dt.datetime) -> PackPredicate:
     )
 
 
-def describe_signer(signer: PackSigner | None) -> str | None:
+def describe_signer(signer: PackSigner) -> str:
     """Who signs, for the report's first page (the bundle itself is the proof)."""
-    if signer is None:
-        return None
-    fingerprint = getattr(signer, "fingerprint", None)
-    if fingerprint:
-        return f"key {fingerprint} (ECDSA P-256), in pack.sigstore.json"
+    return signer_text(getattr(signer, "fingerprint", None))
+
+
+def signer_text(key_fingerprint: str | None) -> str:
+    """The report's signer line: the key's fingerprint, or keyless (named in the bundle)."""
+    if key_fingerprint:
+        return f"key sha256:{key_fingerprint} (ECDSA P-256), in pack.sigstore.json"
     return "keyless Sigstore signature (identity and log entry in pack.sigstore.json)"
+
+
+@dataclass(frozen=True)
+class RebuildReport:
+    ok: bool
+    compared: tuple[str, ...]
+    differing: tuple[str, ...]
+
+
+def rebuild(pack_dir: Path) -> RebuildReport:
+    """Re-run the compiler on the pack's own inputs and compare the rendered files byte for byte.
+
+    Uses the spec copy at ``predicate.spec.pack_path`` (its evidence paths resolve inside the
+    pack's ``inputs/``), the original decision date, and the signer line the bundle implies.
+    """
+    predicate = load_predicate(pack_dir)
+    bundle_path = pack_dir / BUNDLE_NAME
+    fingerprint = None
+    if bundle_path.is_file():
+        bundle = parse_bundle(bundle_path.read_bytes(), str(bundle_path))
+        fingerprint = bundle.key_hint if bundle.mode == "key" else None
+        text: str | None = signer_text(fingerprint)
+    else:
+        text = None
+    with tempfile.TemporaryDirectory(prefix="evidencepack-rebuild-") as tmp:
+        options = BuildOptions(compile=CompileOptions(as_of=predicate.decision.as_of))
+        out = Path(tmp) / "pack"
+        build(pack_dir / predicate.spec.pack_path, out, options, signer_text=text)
+        differing = tuple(
+            name
+            for name in predicate.rendered
+            if (out / name).read_bytes() != (pack_dir / name).read_bytes()
+        )
+    return RebuildReport(ok=not differing, compared=predicate.rendered, differing=differing)

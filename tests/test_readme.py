@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
+from pathlib import Path
 
 from evidencepack._cli import build_parser
 
@@ -30,7 +31,7 @@ def test_help_block_matches_cli(update_goldens: bool) -> None:
     assert block.strip() == help_text.strip(), "run pytest --update-goldens to refresh README"
 
 
-def test_quick_start_has_two_commands_and_the_main_job_runs() -> None:
+def test_quick_start_has_two_commands_and_the_main_job_runs(tmp_path: Path) -> None:
     lines = [
         line
         for line in _block_after("## Quick start").splitlines()

@@ -1,0 +1,227 @@
+"""The whole compiler on the sample: the release gate, the pack, and what it refuses."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from evidencepack._cli import main
+from evidencepack.analyze.models import DecisionDocument
+from evidencepack.errors import RenderError
+from evidencepack.evidence_manifest import EvidenceManifest
+from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
+
+from .conftest import REPO_ROOT, SAMPLE_SPEC
+
+GOLDEN = Path(__file__).parent / "golden" / "sample-decision.json"
+MI325X_SERVER = "no-round/closed/SampleVendor/8xMI325X_vLLM/llama2-70b-99/Server"
+
+
+@pytest.fixture
+def samples(tmp_path: Path) -> Path:
+    """A private copy of samples/ whose spec a test may edit."""
+    target = tmp_path / "samples"
+    shutil.copytree(REPO_ROOT / "samples", target, ignore=shutil.ignore_patterns("generate"))
+    return target
+
+
+def _edit(spec: Path, old: str, new: str) -> None:
+    text = spec.read_text()
+    assert old in text, old
+    spec.write_text(text.replace(old, new))
+
+
+def _detail(folder: Path) -> dict[str, float]:
+    """The values the analysis needs, read straight from a LoadGen detail log."""
+    wanted = {
+        "result_completed_samples_per_sec",
+        "result_first_token_99.00_percentile_latency_ns",
+        "result_time_per_output_token_99.00_percentile_ns",
+    }
+    out = {}
+    for line in (folder / "mlperf_log_detail.txt").read_text().splitlines():
+        record = json.loads(line.split(":::MLLOG", 1)[1])
+        if record["key"] in wanted:
+            out[record["key"]] = float(record["value"])
+    return out
+
+
+def test_check_reaches_the_decision_on_the_sample(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(SAMPLE_SPEC)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("contract-summariser-2026q4: PASS")
+    assert "Recommend mi325x-vllm" in out
+    decision = check(SAMPLE_SPEC, CompileOptions())
+    assert decision.recommendation == decision.chosen == "mi325x-vllm"
+    # X* is the highest completed rate among the runs within the SLO, read here from the logs.
+    spec_runs = sorted((SAMPLE_SPEC.parent / "evidence" / "mi325x-vllm" / "runs").iterdir())
+    meeting = [
+        d["result_completed_samples_per_sec"]
+        for d in map(_detail, spec_runs)
+        if d["result_first_token_99.00_percentile_latency_ns"] / 1e6 <= 2000
+        and d["result_time_per_output_token_99.00_percentile_ns"] / 1e6 <= 100
+    ]
+    capacity = next(c for c in decision.capacity if c.candidate == "mi325x-vllm")
+    assert capacity.operating_point_rps == pytest.approx(max(meeting))
+    assert capacity.accelerators == -(-17.5 // max(meeting))  # ceil(14 x 1.25 / X*) x 1
+
+
+def test_offline_reference_for_interactive_traffic_fails_c1(
+    samples: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = samples / "pack.yaml"
+    _edit(spec, MI325X_SERVER, MI325X_SERVER.replace("/Server", "/Offline"))
+    assert main(["check", str(spec)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL C1 [mi325x-vllm] (hard): " in out
+    assert "Offline figure sizing interactive traffic" in out
+
+
+def test_changed_input_fails_provenance(samples: Path) -> None:
+    scores = samples / "evidence" / "b200-trtllm" / "scores.jsonl"
+    scores.write_bytes(scores.read_bytes().replace(b'"score": 1', b'"score": 0', 1))
+    decision = check(samples / "pack.yaml", CompileOptions())
+    assert decision.verdict == "FAIL"
+    prov = next(c for c in decision.checks if c.id == "PROV-FILES" and c.candidate == "b200-trtllm")
+    assert prov.status == "FAIL"
+    assert "evidence/b200-trtllm/scores.jsonl: sha256" in prov.reason
+
+
+def _waiver(spec: Path, expires: str) -> None:
+    _edit(spec, MI325X_SERVER, MI325X_SERVER.replace("/Server", "/Offline"))
+    spec.write_text(
+        spec.read_text()
+        + (
+            "\nwaivers:\n  - check: C1\n    candidate: mi325x-vllm\n    reason: Offline figure "
+            f"accepted for this sample\n    approver: A. Example\n    expires: {expires}\n"
+        )
+    )
+
+
+def test_current_waiver_is_applied(samples: Path) -> None:
+    _waiver(samples / "pack.yaml", "2027-01-31")
+    decision = check(samples / "pack.yaml", CompileOptions())
+    assert decision.verdict == "PASS"
+    c1 = next(c for c in decision.checks if c.id == "C1" and c.candidate == "mi325x-vllm")
+    assert c1.status == "FAIL"
+    assert c1.waived is not None
+    assert c1.waived.approver == "A. Example"
+
+
+def test_expired_waiver_is_rejected(samples: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _waiver(samples / "pack.yaml", "2026-11-01")
+    assert main(["check", str(samples / "pack.yaml")]) == 1
+    assert "waiver rejected: C1 for mi325x-vllm: expired on 2026-11-01" in capsys.readouterr().out
+    # The same waiver, judged as of a later date with --as-of, is expired too.
+    _edit(samples / "pack.yaml", "expires: 2026-11-01", "expires: 2027-01-31")
+    assert main(["check", "--as-of", "2027-02-01", str(samples / "pack.yaml")]) == 1
+    assert main(["check", "--as-of", "2027-01-31", str(samples / "pack.yaml")]) == 0
+
+
+@pytest.fixture(scope="module")
+def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("build") / "pack"
+    build(SAMPLE_SPEC, out, BuildOptions(compile=CompileOptions()))
+    return out
+
+
+def test_pack_holds_every_part(pack: Path) -> None:
+    names = {p.name for p in pack.iterdir()}
+    assert names == {
+        "report.html",
+        "report.pdf",
+        "decision.json",
+        "evidence.duckdb",
+        "manifest.json",
+        "predicate.json",
+        "inputs",
+    }
+    decision = DecisionDocument.model_validate_json((pack / "decision.json").read_bytes())
+    assert decision == check(SAMPLE_SPEC, CompileOptions())
+    manifest = EvidenceManifest.model_validate_json((pack / "manifest.json").read_bytes())
+    on_disk = {str(p.relative_to(pack)) for p in (pack / "inputs").rglob("*") if p.is_file()}
+    assert {f.pack_path for f in manifest.inputs} == on_disk
+    for item in manifest.inputs:
+        assert hashlib.sha256((pack / item.pack_path).read_bytes()).hexdigest() == item.sha256
+    assert (
+        manifest.decision.sha256
+        == hashlib.sha256((pack / "decision.json").read_bytes()).hexdigest()
+    )
+
+
+def test_store_holds_inputs_and_analysis(pack: Path) -> None:
+    con = duckdb.connect(str(pack / "evidence.duckdb"), read_only=True)
+    counts = {
+        t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]  # type: ignore[index]
+        for t in (
+            "serving_runs",
+            "score_items",
+            "mlperf_results",
+            "checks",
+            "claims",
+            "load_points",
+            "files",
+        )
+    }
+    con.close()
+    assert counts["serving_runs"] == 15
+    assert counts["score_items"] == 1200
+    assert counts["mlperf_results"] == 6
+    assert counts["load_points"] == 15
+    assert counts["checks"] > 20
+    assert counts["claims"] > 10
+
+
+def test_golden_decision(pack: Path, update_goldens: bool) -> None:
+    produced = (pack / "decision.json").read_text()
+    if update_goldens:
+        GOLDEN.write_text(produced)
+    assert produced == GOLDEN.read_text(), "run pytest --update-goldens and review the diff"
+
+
+def test_existing_outdir_is_never_half_overwritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "pack"
+    out.mkdir()
+    (out / "precious.txt").write_text("keep me")
+    assert main(["build", str(SAMPLE_SPEC), "-o", str(out)]) == 2
+    assert "exists" in capsys.readouterr().err
+
+    def broken(*args: object, **kwargs: object) -> bytes:
+        raise RenderError("simulated WeasyPrint failure")
+
+    monkeypatch.setattr("evidencepack.pipeline.render_pdf", broken)
+    assert main(["build", str(SAMPLE_SPEC), "-o", str(out), "--force"]) == 3
+    assert [p.name for p in out.iterdir()] == ["precious.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pack"]  # no staging left behind
+
+
+def _build_in_process(out: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    done = subprocess.run(
+        [sys.executable, "-m", "evidencepack", "build", str(SAMPLE_SPEC), "-o", str(out)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONHASHSEED": str(len(str(out)))},
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.slow
+def test_two_builds_in_separate_processes_are_identical(tmp_path: Path) -> None:
+    _build_in_process(tmp_path / "a")
+    _build_in_process(tmp_path / "bb")
+    for name in ("report.html", "report.pdf", "decision.json", "manifest.json", "predicate.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "bb" / name).read_bytes(), name

@@ -27,7 +27,7 @@ def test_v51_compliance_and_measurements_folders(shared_data: Path) -> None:
         "8xMI300X_2xEPYC_9575F",
         "llama2-70b-99",
     )
-    base = root / "closed/AMD"
+    base = (root / "closed/AMD").resolve()  # the walker reports resolved paths
     tail = "8xMI300X_2xEPYC_9575F/llama2-70b-99/Interactive"
     assert found.test06 == base / "compliance" / tail / "TEST06/verify_accuracy.txt"
     assert found.measurements == base / "measurements" / tail / "8xMI300X_2xEPYC_9575F.json"
@@ -42,7 +42,7 @@ def test_a_run_folder_inside_a_tree_is_its_result(shared_data: Path) -> None:
     )
     (found,) = find_results(run)
     assert found.in_tree
-    assert found.results_dir == run.parent.parent
+    assert found.results_dir == run.parent.parent.resolve()
 
 
 def test_v41_lowercase_scenarios_and_measurement_names(shared_data: Path) -> None:

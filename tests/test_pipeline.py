@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import duckdb
+import jsonschema
 import pytest
 
 from evidencepack._cli import main
@@ -18,6 +19,7 @@ from evidencepack.analyze.models import DecisionDocument
 from evidencepack.errors import RenderError
 from evidencepack.evidence_manifest import EvidenceManifest
 from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
+from evidencepack.resources import schemas_dir
 
 from .conftest import REPO_ROOT, SAMPLE_SPEC
 
@@ -155,6 +157,22 @@ def test_pack_holds_every_part(pack: Path) -> None:
         manifest.decision.sha256
         == hashlib.sha256((pack / "decision.json").read_bytes()).hexdigest()
     )
+
+
+@pytest.mark.parametrize(
+    ("document", "schema"),
+    [
+        ("decision.json", "decision.v1.schema.json"),
+        ("manifest.json", "evidence-manifest.v1.schema.json"),
+        ("predicate.json", "pack-predicate.v1.schema.json"),
+    ],
+)
+def test_pack_documents_match_their_json_schemas(pack: Path, document: str, schema: str) -> None:
+    validator = jsonschema.Draft202012Validator(
+        json.loads((schemas_dir() / schema).read_text()), format_checker=jsonschema.FormatChecker()
+    )
+    errors = [e.message for e in validator.iter_errors(json.loads((pack / document).read_text()))]
+    assert errors == []
 
 
 def test_store_holds_inputs_and_analysis(pack: Path) -> None:

@@ -182,19 +182,20 @@ def c3_stack(spec: PackSpec, candidate: Candidate, ev: CandidateEvidence) -> Che
             statuses.append("PASS")
             reasons.append(f"{ref.key} ran {stack.runtime} {stack.precision} like production")
             continue
-        statuses.append("WARN")
         value = per_accelerator(ref)
         discount = spec.stack_mismatch_discount
-        shown = (
-            (
+        if discount == 0:
+            # The figure would be carried over at face value from a stack production won't run.
+            statuses.append("FAIL")
+            shown = "; taken at face value: set stack_mismatch_discount in the spec"
+        else:
+            statuses.append("WARN")
+            shown = (
                 f"; discounted by {discount:.0%}: {value:.1f} -> {value * (1 - discount):.1f} "
                 "tok/s per accelerator"
+                if value is not None
+                else f"; discounted by {discount:.0%}"
             )
-            if value is not None
-            else ""
-        )
-        if discount == 0:
-            shown += " (the spec sets no stack_mismatch_discount)"
         reasons.append(f"{ref.key}: {'; '.join(diffs)}{shown}")
     if not reasons:
         return _check(

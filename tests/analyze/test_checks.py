@@ -193,6 +193,12 @@ def test_c3_stack_match_mismatch_and_discount(refs, spec) -> None:  # type: igno
     assert other.status == "WARN"
     assert f"runtime {nvidia.runtime} vs production vllm" in other.reason
     assert "precision fp4 vs production fp8" in other.reason
+    # With no discount configured the mismatched figure would be taken at face value: FAIL.
+    undiscounted = spec.model_copy(update={"stack_mismatch_discount": 0.0})
+    failed = c3_stack(undiscounted, spec.candidate("mi325x-vllm"), _ev(nvidia))
+    assert failed.status == "FAIL"
+    assert failed.hard
+    assert "taken at face value" in failed.reason
 
 
 def test_c4_remeasurement(refs, spec) -> None:  # type: ignore[no-untyped-def]

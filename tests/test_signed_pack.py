@@ -3,6 +3,7 @@ changed byte, added or removed file, and a rebuild from its own inputs reproduce
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -15,6 +16,9 @@ from evidencepack.signing.keyed import KeySigner
 from evidencepack.verify import KeyPolicy, verify_pack
 
 from .conftest import SAMPLE_SPEC
+from .sigstore_testing.fixtures import IDENTITY, ISSUER, WORKFLOW_REF
+from .sigstore_testing.instance import LocalSigstore
+from .sigstore_testing.server import serve
 
 PASSPHRASE = b"test passphrase"
 
@@ -106,4 +110,65 @@ def test_cli_verify_and_rebuild(
             ]
         )
         == 0
+    )
+
+
+def test_build_sign_keyless_over_loopback(
+    local_sigstore: LocalSigstore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``build --sign``: the sample pack signed keyless through the real Fulcio and Rekor HTTP
+    clients against a local Sigstore instance, then verified as the auditor would."""
+    token = local_sigstore.identity_token(workflow_ref=WORKFLOW_REF)
+    out = tmp_path / "pack"
+    with serve(local_sigstore) as url:
+        config = tmp_path / "config.json"
+        config.write_text(json.dumps(local_sigstore.trust_config_json(url, url)))
+        argv = [
+            "build",
+            str(SAMPLE_SPEC),
+            "-o",
+            str(out),
+            "--sign",
+            "--trust-config",
+            str(config),
+            "--identity-token",
+            token,
+        ]
+        assert main(argv) == 0
+    assert "keyless Sigstore signature" in (out / "report.html").read_text()
+    root = local_sigstore.write_trusted_root(tmp_path / "root.json")
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "verify",
+                str(out),
+                "--cert-identity",
+                IDENTITY,
+                "--cert-oidc-issuer",
+                ISSUER,
+                "--trusted-root",
+                str(root),
+                "--rebuild",
+            ]
+        )
+        == 0
+    )
+    report = capsys.readouterr().out
+    assert report.startswith("OK: pack")
+    assert "rebuild      OK" in report
+    assert (
+        main(
+            [
+                "verify",
+                str(out),
+                "--cert-identity",
+                "https://github.com/someone/else",
+                "--cert-oidc-issuer",
+                ISSUER,
+                "--trusted-root",
+                str(root),
+            ]
+        )
+        == 1
     )

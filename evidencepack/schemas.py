@@ -7,8 +7,6 @@ its document by adding one line.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .errors import CouldNotRun, SchemaDriftError
+from ._atomic import atomic_write
+from .errors import SchemaDriftError
 from .resources import schemas_dir
 from .spec import PackSpec
 
@@ -80,7 +79,7 @@ def write_schemas(target: Path | None = None) -> SchemaReport:
     folder = target or schemas_dir()
     written = []
     for name, model in sorted(DOCUMENTS().items()):
-        _atomic_write(folder / name, generate(name, model))
+        atomic_write(folder / name, generate(name, model).encode("utf-8"))
         written.append(name)
     return SchemaReport(checked=(), written=tuple(written), drifted=(), missing=(), extra=())
 
@@ -119,14 +118,3 @@ def check_schemas(target: Path | None = None) -> SchemaReport:
             "run `evidencepack schemas` and commit the result"
         )
     return report
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise CouldNotRun(f"cannot write {path}: {exc}") from exc

@@ -6,7 +6,9 @@ analysis' views (``analyze.evidence``): a new input format never reaches the ana
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+from typing import Literal
 
 from .analyze.capacity import RunPoint
 from .analyze.evidence import (
@@ -21,7 +23,7 @@ from .collect import Collector
 from .errors import InputError
 from .inputs.base import ParsedInput
 from .inputs.load import load_input, score_items
-from .inputs.models import ServingRun
+from .inputs.models import Identity, LatencyStats, ServingRun
 from .inputs.registry import read_input
 from .mlperf.importer import import_path
 from .mlperf.models import MlperfResult
@@ -33,30 +35,34 @@ LOADGEN_DETAIL = "mlperf_log_detail.txt"
 _SERVING_RUNTIMES = ("TensorRT-LLM", "vLLM", "SGLang", "TensorRT", "Dynamo", "LLMBoost")
 
 
+Problem = tuple[str, str, InputFile | None]
+
+
+def _problems_since(collector: Collector, before: int) -> list[Problem]:
+    """The collector's findings since ``before``, as PROV-FILES findings."""
+    return [("PROV-FILES", reason, f) for _, reason, f in collector.result.problems[before:]]
+
+
 def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, CandidateEvidence]:
     """Every candidate's evidence; problems are recorded as provenance findings, not raised."""
     spec = loaded.spec
-    shared_problems: list[tuple[str, str, InputFile | None]] = []
+    shared_problems: list[Problem] = []
     if spec.dataset.path is not None:
         ref = EvidenceRef(path=spec.dataset.path, sha256=spec.dataset.digest)
         before = len(collector.result.problems)
         collector.add_ref(ref, "dataset", None)
-        shared_problems += [
-            ("PROV-FILES", reason, f) for _, reason, f in collector.result.problems[before:]
-        ]
+        shared_problems += _problems_since(collector, before)
     out: dict[str, CandidateEvidence] = {}
     for candidate in spec.candidates:
         ev = CandidateEvidence(candidate.id, problems=list(shared_problems))
         for ref in candidate.evidence.mlperf:
             _gather_reference(loaded, store, collector, candidate, ref, ev)
         for ref in candidate.evidence.runs:
-            for parsed, files in _read_ref(loaded, collector, candidate, ref, "runs", ev):
-                load_input(store, parsed, role="runs", candidate=candidate.id)
+            for parsed, files in _read_ref(loaded, store, collector, candidate, ref, "runs", ev):
                 for index, run in enumerate(parsed.runs):
                     ev.runs.append(_run(ref, candidate, files, parsed, run, index))
         for ref in candidate.evidence.scores:
-            for parsed, files in _read_ref(loaded, collector, candidate, ref, "scores", ev):
-                load_input(store, parsed, role="scores", candidate=candidate.id)
+            for parsed, files in _read_ref(loaded, store, collector, candidate, ref, "scores", ev):
                 for index, score_set in enumerate(parsed.score_sets):
                     values = score_items(store, score_set.set_id)
                     label = ref.path if len(parsed.score_sets) == 1 else f"{ref.path}#{index}"
@@ -77,18 +83,18 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
 
 def _read_ref(
     loaded: LoadedSpec,
+    store: Store,
     collector: Collector,
     candidate: Candidate,
     ref: EvidenceRef,
-    role: str,
+    role: Literal["runs", "scores"],
     ev: CandidateEvidence,
 ) -> list[tuple[ParsedInput, list[InputFile]]]:
-    """Hash and parse the files of one reference; a LoadGen folder is read by its detail log."""
+    """Hash, parse and store the files of one reference; a LoadGen folder is read by its
+    detail log. A file that cannot be read or stored becomes a PROV-FILES finding."""
     before = len(collector.result.problems)
-    added = collector.add_ref(ref, role, candidate.id)  # type: ignore[arg-type]
-    ev.problems += [
-        ("PROV-FILES", reason, f) for _, reason, f in collector.result.problems[before:]
-    ]
+    added = collector.add_ref(ref, role, candidate.id)
+    ev.problems += _problems_since(collector, before)
     source = loaded.resolve(ref.path)
     targets = [f for f in added if source.is_file() or Path(f.pack_path).name == LOADGEN_DETAIL]
     if not targets:
@@ -100,6 +106,11 @@ def _read_ref(
             parsed = read_input(path)
         except InputError as exc:
             ev.problems.append(("PROV-FILES", f"{ref.path}: cannot read: {exc.message}", target))
+            continue
+        try:
+            load_input(store, parsed, role=role, candidate=candidate.id)
+        except InputError as exc:
+            ev.problems.append(("PROV-FILES", f"{ref.path}: {exc.message}", target))
             continue
         if not (parsed.runs if role == "runs" else parsed.score_sets):
             ev.problems.append(
@@ -134,43 +145,35 @@ def _run(
     replicas = declared.replicas if declared else 1
     label = ref.path if len(parsed.runs) == 1 else f"{ref.path}#{index}"
 
-    def p99(stats: object) -> float | None:
-        if stats is None:
-            return None
-        value = getattr(stats, "p99_ms", None)
-        return float(value) if value is not None else None
+    def p99(stats: LatencyStats | None) -> float | None:
+        return stats.p99_ms if stats is not None else None
 
     completed = run.requests_completed or 0
     failed = run.requests_failed or 0
     load = run.load.kind or "open_loop"
     tpot = run.tpot if run.tpot is not None and run.tpot.canonical else None
+
+    def per_replica(value: float | None) -> float | None:
+        return value / replicas if value is not None else None
+
     point = RunPoint(
         run=label,
         load=load,
-        offered_rate_rps=(run.load.request_rate_per_s / replicas)
-        if run.load.request_rate_per_s
-        else None,
+        offered_rate_rps=per_replica(run.load.request_rate_per_s),
         concurrency=run.load.concurrency,
         completed=completed,
         failed=failed,
-        request_rate_rps=(run.request_throughput_per_s / replicas)
-        if run.request_throughput_per_s is not None
-        else None,
-        output_tokens_per_s=(run.output_token_throughput_per_s / replicas)
-        if run.output_token_throughput_per_s is not None
-        else None,
+        request_rate_rps=per_replica(run.request_throughput_per_s),
+        output_tokens_per_s=per_replica(run.output_token_throughput_per_s),
         ttft_p99_ms=p99(run.ttft),
         tpot_p99_ms=p99(tpot),
         e2e_p99_ms=p99(run.e2e),
         e2e_mean_ms=run.e2e.mean_ms if run.e2e is not None else None,
     )
-    observed = _observed(run.identity)
-    observed = Conditions(
-        **{
-            **observed.__dict__,
-            "input_tokens_mean": run.tokens.input_mean_tokens,
-            "output_tokens_mean": run.tokens.output_mean_tokens,
-        }
+    observed = dataclasses.replace(
+        _observed(run.identity),
+        input_tokens_mean=run.tokens.input_mean_tokens,
+        output_tokens_mean=run.tokens.output_mean_tokens,
     )
     return RunEvidence(
         id=label,
@@ -182,15 +185,14 @@ def _run(
     )
 
 
-def _observed(identity: object) -> Conditions:
-    get = identity.__getattribute__
+def _observed(identity: Identity) -> Conditions:
     return Conditions(
-        model_name=get("model_name"),
-        model_digest=get("model_digest"),
-        precision=get("precision"),
-        runtime=get("runtime_name"),
-        runtime_version=get("runtime_version"),
-        concurrency=get("concurrency"),
+        model_name=identity.model_name,
+        model_digest=identity.model_digest,
+        precision=identity.precision,
+        runtime=identity.runtime_name,
+        runtime_version=identity.runtime_version,
+        concurrency=identity.concurrency,
     )
 
 
@@ -219,9 +221,7 @@ def _gather_reference(
     path = loaded.resolve(ref.path)
     before = len(collector.result.problems)
     collector.check_pin(ref, candidate.id)
-    ev.problems += [
-        ("PROV-FILES", reason, f) for _, reason, f in collector.result.problems[before:]
-    ]
+    ev.problems += _problems_since(collector, before)
     try:
         report = import_path(store, path, round=ref.round)
     except InputError as exc:

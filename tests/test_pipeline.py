@@ -243,3 +243,28 @@ def test_two_builds_in_separate_processes_are_identical(tmp_path: Path) -> None:
     _build_in_process(tmp_path / "bb")
     for name in ("report.html", "report.pdf", "decision.json", "manifest.json", "predicate.json"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "bb" / name).read_bytes(), name
+
+
+def test_other_formats_and_unreadable_files(samples: Path, shared_data: Path) -> None:
+    """A real guidellm sweep (several runs in one file) and a file of no known format, cited
+    as a candidate's runs: the sweep's load points join the sizing, the other is a finding."""
+    shutil.copy(shared_data / "formats/guidellm/generated/benchmarks.json", samples / "gl.json")
+    (samples / "notes.txt").write_text("not a benchmark\n")
+    _edit(
+        samples / "pack.yaml",
+        "        - path: evidence/b200-trtllm/runs/qps_2.0\n",
+        "        - path: evidence/b200-trtllm/runs/qps_2.0\n        - path: gl.json\n"
+        "        - path: notes.txt\n",
+    )
+    decision = check(samples / "pack.yaml", CompileOptions())
+    capacity = next(c for c in decision.capacity if c.candidate == "b200-trtllm")
+    sweep = [lp.run for lp in capacity.load_points if lp.run.startswith("gl.json")]
+    raw = json.loads((samples / "gl.json").read_text())
+    assert len(sweep) == len(raw["benchmarks"]) > 1
+    assert all("#" in run for run in sweep)
+    prov = next(c for c in decision.checks if c.id == "PROV-FILES" and c.candidate == "b200-trtllm")
+    assert prov.status == "FAIL"
+    assert "notes.txt: cannot read" in prov.reason
+    assert "unknown format" in prov.reason
+    tool = {f.pack_path: f.tool for f in decision.inputs}
+    assert tool["inputs/gl.json"] == "guidellm"

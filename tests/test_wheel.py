@@ -32,6 +32,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "build",
             "dist",
             "*.duckdb",
+            ".cache",  # benchmarks/.cache holds generated inputs of hundreds of MB
+            "out",  # the main job's output folder
         ),
     )
     subprocess.run(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..analyze.models import Capacity, Cost, Quality
 from ..spec import Slo
-from .formatting import money, score
+from .formatting import money, ms, score
 
 PALETTE = ("#1f5f99", "#c4661f", "#2f7d3b", "#7a3e9d", "#a8323e", "#4f6b75")
 """Candidate colours, by position in the decision's candidate list (never by a value)."""
@@ -84,6 +84,8 @@ class Marker:
     y: str
     meets: bool
     operating: bool
+    clipped: str = ""
+    """The value of a point beyond the top of the axis, drawn at the top (empty when inside)."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,9 @@ class LatencyChart:
 
 _LAT_W, _LAT_H = 680, 226
 _LAT_TOP, _LAT_BOTTOM = 24.0, 186.0
+AXIS_CAP = 2.0
+"""The latency axis ends near AXIS_CAP x the SLO limit: one saturated point far above the limit
+would otherwise squash every point near it into the bottom of the panel."""
 
 
 def latency_chart(capacity: Capacity, slo: Slo, index: int) -> LatencyChart:
@@ -136,16 +141,18 @@ def latency_chart(capacity: Capacity, slo: Slo, index: int) -> LatencyChart:
         right = left + 270.0
         present = [(x, y, p) for x, y, p in zip(xs, values, points, strict=True) if y is not None]
         x_ticks = nice_ticks(0.0, max(xs, default=1.0) * 1.04)
-        y_ticks = nice_ticks(0.0, max([limit, *(y for _, y, _ in present)]) * 1.06, 6)
+        y_top = min(max([limit, *(y for _, y, _ in present)]), limit * AXIS_CAP)
+        y_ticks = nice_ticks(0.0, y_top * 1.06, 6)
         sx = _Scale(x_ticks[0], x_ticks[-1], left, right)
         sy = _Scale(y_ticks[0], y_ticks[-1], _LAT_BOTTOM, _LAT_TOP)
         x_fmt, y_fmt = _tick_label(x_ticks), _tick_label(y_ticks)
         markers = tuple(
             Marker(
                 x=_f(sx(x)),
-                y=_f(sy(y)),
+                y=_f(sy(min(y, y_ticks[-1]))),
                 meets=p.meets_slo,
                 operating=p.run == capacity.operating_point_run,
+                clipped=f"\u2191 {ms(y)}" if y > y_ticks[-1] else "",
             )
             for x, y, p in present
         )

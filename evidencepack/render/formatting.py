@@ -117,6 +117,24 @@ def size(value: int | None) -> str:
     return f"{amount:,.1f} GiB"
 
 
+def steps(text: str) -> list[str]:
+    """Arithmetic written as one line of ``; ``-separated steps, one step per line; a ``;``
+    inside brackets stays (``ceil(a; b)`` is one step). Existing line breaks are kept."""
+    out: list[str] = []
+    for line in text.splitlines():
+        depth, start = 0, 0
+        for i, char in enumerate(line):
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth = max(depth - 1, 0)
+            elif char == ";" and depth == 0 and line[i + 1 : i + 2] == " ":
+                out.append(line[start:i])
+                start = i + 2
+        out.append(line[start:])
+    return [step for step in out if step.strip()]
+
+
 def yes_no(value: bool | None) -> str:
     return MISSING if value is None else ("yes" if value else "no")
 
@@ -131,5 +149,6 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "score_interval": score_interval,
     "sha_short": sha_short,
     "size": size,
+    "steps": steps,
     "yes_no": yes_no,
 }

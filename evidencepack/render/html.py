@@ -20,9 +20,10 @@ from ..analyze.models import (
     Capacity,
     CheckResult,
     Claim,
+    ComparabilityRow,
     Cost,
     DecisionDocument,
-    EvidenceLink,
+    LoadPoint,
     MlperfReference,
     Quality,
 )
@@ -30,6 +31,7 @@ from ..errors import RenderError
 from ..resources import templates_dir
 from ..spec import Candidate
 from . import charts
+from .evidence import EvidenceList, InputGroup, evidence_list, group_inputs, split_common_folder
 from .formatting import FILTERS
 
 TEMPLATE = "report.html.j2"
@@ -49,19 +51,10 @@ CHECK_GROUPS = (
 
 
 @dataclass(frozen=True)
-class EvidenceView:
-    """An evidence link with the file digest filled in from the inputs when the link omits it."""
-
-    row: str
-    pack_path: str | None
-    sha256: str | None
-
-
-@dataclass(frozen=True)
 class ClaimView:
     number: int
     claim: Claim
-    evidence: tuple[EvidenceView, ...]
+    evidence: EvidenceList
 
     @property
     def topic(self) -> str:
@@ -80,13 +73,33 @@ class CandidateView:
     references: tuple[MlperfReference, ...]
     checks: tuple[CheckResult, ...]
     latency_chart: charts.LatencyChart | None
+    run_folder: str
+    runs: tuple[tuple[LoadPoint, str], ...]
+    """The load points, each with its run id shown without ``run_folder``."""
+
+
+@dataclass(frozen=True)
+class CheckView:
+    number: int
+    check: CheckResult
+    evidence: EvidenceList
 
 
 @dataclass(frozen=True)
 class CheckGroup:
     key: str
     title: str
-    checks: tuple[tuple[int, CheckResult], ...]
+    checks: tuple[CheckView, ...]
+
+
+@dataclass(frozen=True)
+class ComparabilityView:
+    """Consecutive comparability rows of one candidate that say the same thing, as one row."""
+
+    findings: ComparabilityRow
+    """The first of the rows; the others differ from it only in the subject."""
+    folder: str
+    subjects: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -96,6 +109,8 @@ class ReportView:
     candidates: tuple[CandidateView, ...]
     claims: tuple[ClaimView, ...]
     check_groups: tuple[CheckGroup, ...]
+    comparability: tuple[ComparabilityView, ...]
+    input_groups: tuple[InputGroup, ...]
     cost_chart: charts.BarChart | None
     quality_chart: charts.IntervalChart | None
     load_points: int
@@ -108,11 +123,17 @@ class ReportView:
             for c in self.claims
             if c.topic == topic
             and c.claim.candidate == candidate
-            and (row is None or any(e.row == row for e in c.evidence))
+            and (row is None or any(e.row == row for e in c.evidence.items))
         )
 
     def candidate(self, candidate_id: str | None) -> CandidateView | None:
         return next((c for c in self.candidates if c.verdict.id == candidate_id), None)
+
+    def comparability_for(self, candidate_id: str | None) -> tuple[ComparabilityView, ...]:
+        return tuple(r for r in self.comparability if r.findings.candidate == candidate_id)
+
+    def inputs_for(self, candidate_id: str | None) -> tuple[InputGroup, ...]:
+        return tuple(g for g in self.input_groups if g.candidate == candidate_id)
 
 
 _PerCandidate = TypeVar("_PerCandidate", Capacity, Cost, Quality)
@@ -124,20 +145,24 @@ def _for(items: tuple[_PerCandidate, ...], candidate: str) -> _PerCandidate | No
 
 def build_view(decision: DecisionDocument) -> ReportView:
     """Index the document for the template; every ordering is the document's own."""
+    candidate_ids = [c.id for c in decision.candidates]
+    groups = group_inputs(decision.inputs, candidate_ids)
     digests = {i.pack_path: i.sha256 for i in decision.inputs}
-
-    def evidence(link: EvidenceLink) -> EvidenceView:
-        sha = link.file_sha256 or (digests.get(link.pack_path) if link.pack_path else None)
-        return EvidenceView(row=link.row, pack_path=link.pack_path, sha256=sha)
-
+    group_of = {f.pack_path: g.number for g in groups for f in g.files}
     claims = tuple(
-        ClaimView(number=n, claim=c, evidence=tuple(evidence(e) for e in c.evidence))
+        ClaimView(number=n, claim=c, evidence=evidence_list(c.evidence, digests, group_of))
         for n, c in enumerate(decision.claims, start=1)
+    )
+    checks = tuple(
+        CheckView(number=n, check=c, evidence=evidence_list(c.evidence, digests, group_of))
+        for n, c in enumerate(decision.checks, start=1)
     )
     spec_candidates = {c.id: c for c in decision.spec.candidates}
     candidates = []
     for index, verdict in enumerate(decision.candidates):
         capacity = _for(decision.capacity, verdict.id)
+        points = capacity.load_points if capacity is not None else ()
+        run_folder, run_labels = split_common_folder([p.run for p in points])
         candidates.append(
             CandidateView(
                 number=index + 1,
@@ -154,6 +179,8 @@ def build_view(decision: DecisionDocument) -> ReportView:
                     if capacity is not None and capacity.load_points
                     else None
                 ),
+                run_folder=run_folder,
+                runs=tuple(zip(points, run_labels, strict=True)),
             )
         )
     costs = [(c.number - 1, c.cost, c.verdict.eligible) for c in candidates if c.cost]
@@ -161,23 +188,45 @@ def build_view(decision: DecisionDocument) -> ReportView:
     return ReportView(
         candidates=tuple(candidates),
         claims=claims,
-        check_groups=_group_checks(decision.checks),
+        check_groups=_group_checks(checks),
+        comparability=_merge_comparability(decision.comparability),
+        input_groups=groups,
         cost_chart=charts.cost_chart(costs),
         quality_chart=charts.quality_chart(qualities),
         load_points=sum(len(c.load_points) for c in decision.capacity),
     )
 
 
-def _group_checks(checks: tuple[CheckResult, ...]) -> tuple[CheckGroup, ...]:
-    grouped: dict[str, list[tuple[int, CheckResult]]] = {key: [] for key, _, _ in CHECK_GROUPS}
-    for number, check in enumerate(checks, start=1):
-        key = next(k for k, _, pattern in CHECK_GROUPS if pattern.match(check.id))
-        grouped[key].append((number, check))
+def _group_checks(checks: tuple[CheckView, ...]) -> tuple[CheckGroup, ...]:
+    grouped: dict[str, list[CheckView]] = {key: [] for key, _, _ in CHECK_GROUPS}
+    for view in checks:
+        key = next(k for k, _, pattern in CHECK_GROUPS if pattern.match(view.check.id))
+        grouped[key].append(view)
     return tuple(
         CheckGroup(key=key, title=title, checks=tuple(grouped[key]))
         for key, title, _ in CHECK_GROUPS
         if grouped[key]
     )
+
+
+def _merge_comparability(rows: tuple[ComparabilityRow, ...]) -> tuple[ComparabilityView, ...]:
+    """Merge runs of consecutive rows with the same candidate, kind and findings (a load sweep's
+    five runs usually say the same thing), keeping every subject."""
+    merged: list[tuple[ComparabilityRow, list[str]]] = []
+    for row in rows:
+        if merged and _same_findings(merged[-1][0], row):
+            merged[-1][1].append(row.subject)
+        else:
+            merged.append((row, [row.subject]))
+    views = []
+    for row, subjects in merged:
+        folder, labels = split_common_folder(subjects)
+        views.append(ComparabilityView(findings=row, folder=folder, subjects=labels))
+    return tuple(views)
+
+
+def _same_findings(a: ComparabilityRow, b: ComparabilityRow) -> bool:
+    return a.model_dump(exclude={"subject"}) == b.model_dump(exclude={"subject"})
 
 
 @functools.lru_cache(maxsize=1)

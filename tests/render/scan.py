@@ -40,6 +40,7 @@ ATTRIBUTE_SHAPES: dict[str, re.Pattern[str]] = {
             "x2",
             "y1",
             "y2",
+            "dx",
             "dy",
             "cx",
             "cy",

@@ -41,6 +41,27 @@ def test_latency_chart_places_points_slo_and_operating_point() -> None:
     assert [t.label for t in ttft.x_ticks] == ["0.0", "2.5", "5.0", "7.5", "10.0", "12.5"]
 
 
+def test_a_saturated_point_is_drawn_at_the_top_with_its_value() -> None:
+    doc = fixture.decision()
+    capacity = doc.capacity[0]
+    points = list(capacity.load_points)
+    points[-1] = points[-1].model_copy(update={"ttft_p99_ms": 9_450.0})
+    chart = charts.latency_chart(
+        capacity.model_copy(update={"load_points": tuple(points)}), doc.spec.slo, 0
+    )
+    ttft, tpot = chart.panels
+    # The axis ends near twice the 2,000 ms SLO, not at 9,450 ms: the points near it stay apart.
+    assert [t.label for t in ttft.y_ticks][-1] == "5,000"
+    assert [m.clipped for m in ttft.markers] == ["", "", "", "", "\u2191 9,450 ms"]
+    assert ttft.markers[-1].y == ttft.y_ticks[-1].pos
+    assert float(ttft.markers[-2].y) > float(ttft.markers[-1].y)
+    assert all(m.clipped == "" for m in tpot.markers)
+    # Inside the cap the axis is fitted to the data as before.
+    unclipped = charts.latency_chart(capacity, doc.spec.slo, 0).panels[0]
+    assert [t.label for t in unclipped.y_ticks][-1] == "3,000"
+    assert all(m.clipped == "" for m in unclipped.markers)
+
+
 def test_latency_panel_without_values_says_no_data() -> None:
     doc = fixture.decision()
     capacity = doc.capacity[1]

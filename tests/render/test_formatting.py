@@ -15,6 +15,7 @@ from evidencepack.render.formatting import (
     score_interval,
     sha_short,
     size,
+    steps,
     yes_no,
 )
 
@@ -73,3 +74,19 @@ def test_digests_sizes_and_booleans() -> None:
     assert size(5 * 1024**3) == "5.0 GiB"
     assert yes_no(True) == "yes"
     assert yes_no(None) == MISSING
+
+
+def test_arithmetic_steps_one_per_line() -> None:
+    # As the analysis writes it: one line, steps separated by "; ".
+    one_line = (
+        "X* = 3.630 req/s per replica (evidence/h200-vllm/runs/qps_4.0); required = 14 x "
+        "(1 + 0.25) = 17.500 req/s; replicas = ceil(17.500 / 3.630) = 5"
+    )
+    assert steps(one_line) == [
+        "X* = 3.630 req/s per replica (evidence/h200-vllm/runs/qps_4.0)",
+        "required = 14 x (1 + 0.25) = 17.500 req/s",
+        "replicas = ceil(17.500 / 3.630) = 5",
+    ]
+    # Line breaks stay; a semicolon inside brackets or without a space after it is not a step.
+    assert steps("a = f(x; y)\nb = 2;3; c = 4\n\n") == ["a = f(x; y)", "b = 2;3", "c = 4"]
+    assert steps("") == []

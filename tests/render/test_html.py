@@ -11,6 +11,7 @@ import pytest
 from evidencepack.errors import RenderError
 from evidencepack.render import html as render_html_module
 from evidencepack.render import render_html
+from evidencepack.render.evidence import listing_sha256
 
 from . import fixture
 from .scan import bad_attributes, scan
@@ -87,31 +88,83 @@ def test_unsigned_build_says_so() -> None:
     assert "<tr><th>Signer</th><td>unsigned</td></tr>" in html
 
 
+SECTIONS = (
+    "Decision",
+    "The five layers of evidence",
+    "Checklist",
+    "Comparability matrix",
+    "Capacity at the SLO",
+    "Cost",
+    "Quality",
+    "MLPerf references beside the candidate stacks",
+    "Claims and their evidence",
+    "Waivers and approvals",
+    "Appendix: inputs",
+)
+"""The parts issue 6 asks for, in report order."""
+
+
 def test_sections_arithmetic_and_appendix(report: str) -> None:
     text = scan(report).all_text()
     doc = fixture.decision()
-    for title in (
-        "The five layers of evidence",
-        "Checklist",
-        "Comparability matrix",
-        "Capacity at the SLO",
-        "Cost",
-        "Quality",
-        "MLPerf references beside the candidate stacks",
-        "Claims and their evidence",
-        "Waivers and approvals",
-        "Appendix: inputs",
-    ):
+    assert "<h1>Decision</h1>" in report
+    for title in SECTIONS[1:]:
         assert f"<h2>{title}</h2>" in report
     assert "replicas = ceil(17.50 / 3.98) = 5" in text
     assert "per month = 5 accelerators x USD 2.90/h x 730 h = USD 10,585.00" in text
-    for item in doc.inputs:
-        assert item.sha256 in text
-        assert item.pack_path in text
     for check in doc.checks:
         assert check.reason in text
     assert "expired on 2026-10-31, before the decision date" in text
     assert "A. Example (sample) Head of ML Platform 2026-11-30" in text
+
+
+def test_appendix_names_every_input_by_its_reference(report: str) -> None:
+    doc = fixture.decision()
+    appendix = scan(report[report.index('<section id="sec-inputs">') :]).all_text()
+    groups = render_html_module.build_view(doc).input_groups
+    assert sum(len(g.files) for g in groups) == len(doc.inputs) == 19
+    for g in groups:
+        assert f"A{g.number} {g.reference}" in appendix
+        if g.single:
+            (only,) = g.files
+            assert f"1 file: {only.pack_path}" in appendix
+            assert only.sha256 in appendix
+        else:
+            # The listing digest stands for the files; theirs are in the embedded manifest.
+            names = " \u00b7 ".join(g.names)
+            # The files sit in inputs/<reference>/, which goes without saying.
+            assert g.shown_folder == ""
+            assert f"{len(g.files)} files: {names}" in appendix
+            assert f"listing sha256 ({len(g.files)} files) {listing_sha256(g.files)}" in appendix
+            for f in g.files:
+                assert f.sha256 not in appendix
+    assert "in the pack, lists every one of the 19 files with its own sha256" in appendix
+    # A file's warning is shown under its reference, named.
+    warning = "trtllm-serve version not recorded by aiperf"
+    assert f"warning inputs/runs/b200-trtllm/profile_export_aiperf.json : {warning}" in appendix
+
+
+def test_comparability_merges_alike_rows_and_keeps_every_subject(report: str) -> None:
+    section = report[report.index('<section id="sec-comparability">') :]
+    text = scan(section[: section.index("</section>")]).all_text()
+    runs = " \u00b7 ".join(f"{r:.1f}rps" for r in (2.0, 4.0, 6.0, 8.0, 10.0))
+    assert f"h200-vllm/sweep/ {runs} run \u00d75 yes none from the spec: hardware" in text
+    # Rows that differ stay apart, each with its findings.
+    assert "h200-vllm/contracts scores yes none" in text
+    assert "not stated: max_concurrency, settings.max_model_len" in text
+    assert "not stated: max_concurrency " in text
+    view = render_html_module.build_view(fixture.decision())
+    assert len(view.comparability) == len(fixture.decision().comparability) - 4
+
+
+def test_checks_show_each_evidence_row_once_with_a_short_digest() -> None:
+    doc = fixture.decision()
+    view = render_html_module.build_view(doc)
+    checks = [c for g in view.check_groups for c in g.checks]
+    assert [c.check for c in checks] == sorted(doc.checks, key=doc.checks.index)
+    for c in checks:
+        rows = [e.row for e in c.check.evidence]
+        assert [i.row for i in c.evidence.items] == list(dict.fromkeys(rows))
 
 
 def test_every_figure_names_its_claim_and_evidence_digest(report: str) -> None:

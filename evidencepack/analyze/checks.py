@@ -262,7 +262,30 @@ def c4_remeasured(
     return _check("C4", cid, "PASS", True, detail, links)
 
 
-def c5_envelope(cid: str, rows: Sequence[ComparabilityRow], ev: CandidateEvidence) -> CheckResult:
+def stack_departures(spec: PackSpec, candidate: Candidate) -> list[str]:
+    """Where a candidate's own stack departs from the spec's frozen envelope."""
+    envelope, stack = spec.envelope, candidate.stack
+    out = []
+    if normalise_runtime(stack.runtime) != normalise_runtime(envelope.runtime.name):
+        out.append(
+            f"runtime {stack.runtime} {stack.version} instead of the envelope's "
+            f"{envelope.runtime.name} {envelope.runtime.version}"
+        )
+    elif not versions_match(stack.version, envelope.runtime.version):
+        out.append(
+            f"{stack.runtime} {stack.version} instead of the envelope's {envelope.runtime.version}"
+        )
+    if normalise_precision(stack.precision) != normalise_precision(envelope.precision):
+        out.append(f"precision {stack.precision} instead of the envelope's {envelope.precision}")
+    return out
+
+
+def c5_envelope(
+    spec: PackSpec, candidate: Candidate, rows: Sequence[ComparabilityRow], ev: CandidateEvidence
+) -> CheckResult:
+    """Runs and score sets against the candidate's envelope (its own stack and hardware); a
+    candidate whose stack departs from the spec's envelope is called out even when they agree."""
+    cid = candidate.id
     mine = [r for r in rows if r.candidate == cid and r.kind in ("run", "scores")]
     hard = [(r.subject, d) for r in mine for d in r.differences if d.field in HARD_FIELDS]
     soft = [(r.subject, d) for r in mine for d in r.differences if d.field not in HARD_FIELDS]
@@ -279,10 +302,16 @@ def c5_envelope(cid: str, rows: Sequence[ComparabilityRow], ev: CandidateEvidenc
             "envelope broken: " + "; ".join(f"{subject}: {d.detail}" for subject, d in hard),
             links,
         )
-    if soft or unknown:
+    departures = stack_departures(spec, candidate)
+    if soft or unknown or departures:
         parts = [f"{subject}: {d.detail}" for subject, d in soft]
         if unknown:
             parts.append(f"not stated by any file or declaration: {', '.join(unknown)}")
+        if departures:
+            parts.append(
+                f"the candidate runs {'; '.join(departures)}: its runs and scores are held to "
+                "its own stack, so its quality was measured on that stack, not the envelope's"
+            )
         return _check("C5", cid, "WARN", True, "; ".join(parts), links)
     declared = sorted({f for r in mine for f in r.declared})
     note = (
@@ -300,9 +329,10 @@ def c5_envelope(cid: str, rows: Sequence[ComparabilityRow], ev: CandidateEvidenc
     )
 
 
-def slo_check(cid: str, capacity: Capacity) -> CheckResult:
+def slo_check(cid: str, capacity: Capacity, ev: CandidateEvidence) -> CheckResult:
     if capacity.operating_point_rps is None:
-        return _check("SLO-MET", cid, "FAIL", False, capacity.reason)
+        return _check("SLO-MET", cid, "FAIL", False, capacity.reason, [link(r) for r in ev.runs])
+    op = [link(r) for r in ev.runs if r.id == capacity.operating_point_run]
     return _check(
         "SLO-MET",
         cid,
@@ -310,6 +340,7 @@ def slo_check(cid: str, capacity: Capacity) -> CheckResult:
         False,
         f"X* = {capacity.operating_point_rps:.3f} req/s per replica within the SLO "
         f"({capacity.operating_point_run}); {capacity.reason}",
+        op,
     )
 
 

@@ -58,12 +58,12 @@ def cost_of(
         if len(values) > 1:
             spread = Spread(runs=len(values), minimum=min(values), maximum=max(values))
         arithmetic = (
-            f"per 1M output tokens = ({price:g} {currency}/h x {per_replica}) / "
-            f"({tokens:.2f} tok/s x 3600) x 1e6 / {utilisation:g} = {per_million:.4f} {currency}; "
+            f"per 1M output tokens = ({currency} {price:g}/h x {per_replica}) / "
+            f"({tokens:.2f} tok/s x 3600) x 1e6 / {utilisation:g} = {currency} {per_million:,.4f}; "
             f"per request = ({price:g} x {per_replica}) / ({x_star:.3f} req/s x 3600) / "
-            f"{utilisation:g} = {per_request:.6f} {currency}; per month = "
+            f"{utilisation:g} = {currency} {per_request:,.6f}; per month = "
             f"{capacity.accelerators} accelerators x {price:g} x {HOURS_PER_MONTH} h = "
-            f"{per_month:.2f} {currency}"
+            f"{currency} {per_month:,.2f}"
         )
         reason = f"at the operating point {capacity.operating_point_run}"
     return Cost(

@@ -121,8 +121,8 @@ def decide(
             c2_own_scores(spec, candidate.id, ev),
             c3_stack(spec, candidate, ev),
             c4_remeasured(candidate.id, ev, capacity, candidate.hardware.accelerators_per_replica),
-            c5_envelope(candidate.id, mine, ev),
-            slo_check(candidate.id, capacity),
+            c5_envelope(spec, candidate, mine, ev),
+            slo_check(candidate.id, capacity, ev),
             quality_check(candidate.id, quality, ev),
             *provenance_checks(spec, candidate.id, ev),
         ]

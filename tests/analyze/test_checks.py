@@ -243,13 +243,22 @@ def test_c5_envelope(spec) -> None:  # type: ignore[no-untyped-def]
         ]
 
     ev, matrix = rows(_run())
-    assert c5_envelope("mi325x-vllm", matrix, ev).status == "PASS"
+    assert c5_envelope(spec, candidate, matrix, ev).status == "PASS"
+    # The same evidence, but the candidate's own stack departs from the frozen envelope.
+    other = candidate.model_copy(
+        update={
+            "stack": candidate.stack.model_copy(update={"runtime": "sglang", "version": "0.4.9"})
+        }
+    )
+    departed = c5_envelope(spec, other, matrix, ev)
+    assert departed.status == "WARN"
+    assert "runtime sglang 0.4.9 instead of the envelope's vllm 0.9.2" in departed.reason
     ev, matrix = rows(_run(precision="bf16"))
-    failed = c5_envelope("mi325x-vllm", matrix, ev)
+    failed = c5_envelope(spec, candidate, matrix, ev)
     assert failed.status == "FAIL"
     assert "precision bf16, envelope fp8" in failed.reason
     ev, matrix = rows(_run(output_tokens=120.0))
-    warned = c5_envelope("mi325x-vllm", matrix, ev)
+    warned = c5_envelope(spec, candidate, matrix, ev)
     assert warned.status == "WARN"
     assert "mean output tokens 120 vs traffic 260 (-53.8%" in warned.reason
 

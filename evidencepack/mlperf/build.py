@@ -34,7 +34,8 @@ class NotAPerformanceRun(InputError):
 
 @dataclass
 class ImportContext:
-    """What one import reads once and shares between results: name mappings, file digests.
+    """What one import reads once and shares between results: name mappings, file digests,
+    system descriptions (one system has a result per benchmark and scenario).
 
     Open-division folder names map to the benchmark they answer through
     ``model_mapping.json`` in the submitter folder (the checker's mechanism), else the round's
@@ -44,6 +45,7 @@ class ImportContext:
     _mappings: dict[Path, dict[str, str]] = field(default_factory=dict)
     _tables: dict[Path, dict[str, str]] = field(default_factory=dict)
     _digests: dict[Path, tuple[str, int]] = field(default_factory=dict)
+    _systems: dict[Path, SystemInfo] = field(default_factory=dict)
 
     def source(self, role: str, path: Path) -> SourceFile:
         """A file's digest and size, computed once per import."""
@@ -55,6 +57,12 @@ class ImportContext:
             self._digests[path] = (sha256_file(path), size)
         digest, size = self._digests[path]
         return SourceFile(role=role, path=str(path), sha256=digest, size_bytes=size)
+
+    def system(self, path: Path) -> SystemInfo:
+        """A system description, read and normalised once per import."""
+        if path not in self._systems:
+            self._systems[path] = read_system(path, system_id="")
+        return self._systems[path]
 
     def resolve(self, files: ResultFiles) -> tuple[ResolvedBenchmark, Path | None] | None:
         found = resolve_benchmark(files.benchmark_dir)
@@ -122,7 +130,7 @@ def build_result(
     if mapped_by is not None:
         notes.append(f"benchmark {files.benchmark_dir!r} mapped by {mapped_by}")
     round_name, round_source = _round(files, log, round_)
-    system = _system(files)
+    system = _system(files, names)
     division = files.division or (system.division if system else None)
     if system is not None:
         system = system.model_copy(update={"system_id": _system_id(files, round_name, division)})
@@ -238,7 +246,7 @@ def _scenario(files: ResultFiles, log: LoadgenLog, resolved: ResolvedBenchmark |
     return folder
 
 
-def _system(files: ResultFiles) -> SystemInfo | None:
+def _system(files: ResultFiles, names: ImportContext) -> SystemInfo | None:
     if not files.in_tree:
         return None
     if files.system_json is None:
@@ -247,7 +255,7 @@ def _system(files: ResultFiles) -> SystemInfo | None:
             f"{files.submitter_dir / 'systems' / (str(files.system) + '.json')}: missing "
             "(every result needs its system description)"
         )
-    return read_system(files.system_json, system_id="")
+    return names.system(files.system_json)
 
 
 def _system_id(files: ResultFiles, round_: str | None, division: str | None) -> str:

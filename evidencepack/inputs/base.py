@@ -115,7 +115,3 @@ def iso_from_epoch(seconds: float | None) -> str | None:
     except (OverflowError, OSError, ValueError):
         return None
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def ms(value: float | None, scale: float) -> float | None:
-    return None if value is None else value * scale

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..errors import InputError
 from ..provenance import FileRecord
 from ._json import Node
 from .base import Format, ParsedInput, Probe, iso_from_epoch, item_id, with_tool
@@ -260,8 +261,6 @@ def _reject_non_numeric(staging: ItemStaging, combos: list[tuple[str, str | None
     ).fetchone()
     if bad is not None:
         metric, _ = combos[int(bad[0])]
-        from ..errors import InputError
-
         raise InputError(
             f"{staging.path}: line {bad[1]}: $.{metric}: the per-item value of {metric!r} is not "
             "a number; evidencepack reads numeric or boolean per-item scores only"

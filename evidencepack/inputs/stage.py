@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 
 from ..errors import InputError
+from ._json import iter_json_lines
 from .base import Columns
 from .models import AggregateCheck, Definition, LatencyMetric, LatencyStats, Weighting
 
@@ -233,8 +235,6 @@ class Staging:
 
 
 def _as_arrays(batch: dict[str, list[Any]]) -> dict[str, Any]:
-    import numpy as np
-
     out: dict[str, Any] = {}
     for name, values in batch.items():
         if name == "itl_gaps_ms":
@@ -322,8 +322,6 @@ _LINE = re.compile(r"line (\d+)")
 
 
 def _first_bad_json_line(path: Path) -> InputError | None:
-    from ._json import iter_json_lines
-
     try:
         for _ in iter_json_lines(path):
             pass

@@ -6,13 +6,13 @@ importer records it as a rejection and goes on with the other results.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from ..errors import InputError
 from ..provenance import sha256_file
+from ._files import read_json
 from .accuracy import AccuracyResult, Test06Verdict, read_accuracy, read_precision, read_test06
 from .benchmarks import (
     BENCHMARKS,
@@ -81,7 +81,7 @@ class ImportContext:
 
     def _load_mapping(self, path: Path) -> dict[str, str]:
         if path not in self._mappings:
-            data = _json_file(path) if path.is_file() else {}
+            data = read_json(path) if path.is_file() else {}
             self._mappings[path] = (
                 {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
             )
@@ -89,7 +89,7 @@ class ImportContext:
 
     def _load_table(self, path: Path) -> dict[str, str]:
         if path not in self._tables:
-            data = _json_file(path) if path.is_file() else []
+            data = read_json(path) if path.is_file() else []
             rows = data if isinstance(data, list) else []
             self._tables[path] = {
                 str(r["Location"]): str(r["Model"])
@@ -317,12 +317,3 @@ def _sources(
         ("benchmark_mapping", mapped_by),
     )
     return tuple(context.source(role, path) for role, path in roles if path is not None)
-
-
-def _json_file(path: Path) -> object:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc

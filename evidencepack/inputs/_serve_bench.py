@@ -17,7 +17,7 @@ from ._json import Node, iter_json_lines
 from ._runs import build_run, reconcile, tool_stats
 from .base import ParsedInput, Probe, item_id, require_completed, with_tool
 from .models import Identity, LatencyMetric, LatencyStats, Load, ServingRun, TokenStats
-from .stage import Staging
+from .stage import Staging, max_object_size
 
 ARRAY_COLUMNS = {
     "ttfts": "DOUBLE[]",
@@ -86,8 +86,7 @@ def parse(probe: Probe, record: FileRecord, flavour: Flavour) -> ParsedInput:
 
     staging = Staging(path, locate)
     try:
-        size = max(record.size_bytes + 1, 1 << 24)
-        staging.insert(_UNNEST, [str(path), ARRAY_COLUMNS, size])
+        staging.insert(_UNNEST, [str(path), ARRAY_COLUMNS, max_object_size(record.size_bytes)])
         staging.finish()
         runs: list[ServingRun] = []
         for index, (prefix, node) in enumerate(runs_in(probe)):

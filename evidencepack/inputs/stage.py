@@ -57,6 +57,13 @@ ABS_TOLERANCE_MS = 0.01
 TOLERANCE_TEXT = "0.1% relative or 0.01 ms absolute, whichever is larger"
 """How far a tool's figure may sit from our SQL recomputation before it is reported."""
 
+
+def max_object_size(size_bytes: int) -> int:
+    """``read_json``'s ``maximum_object_size`` for a file of ``size_bytes``: DuckDB refuses a JSON
+    object over its 16 MiB default, and a whole-file document (or one run line) can be bigger."""
+    return max(size_bytes + 1, 1 << 24)
+
+
 Locate = Callable[[int, int, "int | None", str], str]
 """(run index, request index, source line, staged column) -> where in the file that value is."""
 

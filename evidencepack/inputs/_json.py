@@ -208,3 +208,8 @@ def scalar_settings(node: Node | None, keys: tuple[str, ...]) -> dict[str, Any]:
         if isinstance(value, str | int | float | bool) and finite:
             out[key] = value
     return out
+
+
+def text_or_none(value: Any) -> str | None:
+    """A non-empty string value as is; anything else (absent, empty, not text) is None."""
+    return value if isinstance(value, str) and value else None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..provenance import FileRecord
-from ._json import Node, iter_json_lines
+from ._json import Node, iter_json_lines, text_or_none
 from ._runs import build_run, reconcile, tool_stats
 from .base import ParsedInput, Probe, item_id, require_completed, with_tool
 from .models import Identity, LatencyMetric, LatencyStats, Load, ServingRun, TokenStats
@@ -144,7 +144,7 @@ def _run(
         label=node.str_("label") if isinstance(node.value.get("label"), str) else None,
         timestamp=_date(node.value.get("date")),
         identity=Identity(
-            model_name=_text(node.value.get("model_id")),
+            model_name=text_or_none(node.value.get("model_id")),
             concurrency=node.int_("max_concurrency"),
             settings={
                 k: v
@@ -152,7 +152,7 @@ def _run(
                 if isinstance(v := node.value.get(k), str)
             },
         ),
-        backend=_text(node.value.get("backend")),
+        backend=text_or_none(node.value.get("backend")),
         load=_load(node),
         requests_sent=prompts,
         requests_completed=completed,
@@ -233,10 +233,6 @@ def _date(value: Any) -> str | None:
         return value
     y, mo, d, h, mi, s = match.groups()
     return f"{y}-{mo}-{d}T{h}:{mi}:{s}"
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def has_keys(probe: Probe, keys: tuple[str, ...]) -> bool:

@@ -7,6 +7,7 @@ The arrays are unnested by DuckDB straight from the file; the aggregates are rea
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -199,19 +200,14 @@ def _load(node: Node) -> Load:
     raw = node.value.get("request_rate")
     concurrency = node.int_("max_concurrency")
     burstiness = node.num("burstiness")
-    if (
-        raw in ("inf", "Infinity")
-        or raw is None
-        or (isinstance(raw, float) and raw == float("inf"))
-    ):
-        if raw is None:
-            return Load(concurrency=concurrency)
-        return (
-            Load(kind="closed_loop", concurrency=concurrency)
-            if concurrency
-            else Load(kind="offline")
-        )
-    if isinstance(raw, str) and raw == "trace":
+    if raw is None:
+        return Load(concurrency=concurrency)
+    if raw in ("inf", "Infinity", math.inf):
+        # every request sent at once: bounded only by --max-concurrency when it is given
+        if concurrency:
+            return Load(kind="closed_loop", concurrency=concurrency)
+        return Load(kind="offline")
+    if raw == "trace":
         return Load(kind="open_loop", arrival="trace", concurrency=concurrency)
     rate = node.num("request_rate")
     arrival: Literal["poisson", "gamma"] = "poisson" if burstiness in (None, 1.0) else "gamma"

@@ -197,14 +197,20 @@ def _kind(value: Any) -> str:
     return "an object"
 
 
-def scalar_settings(node: Node | None, keys: tuple[str, ...]) -> dict[str, Any]:
-    """The named keys of an object whose values are plain scalars (for ``Identity.settings``)."""
+def scalar_settings(node: Node | None, keys: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """The keys of an object (the named ones, else all) whose values are plain finite scalars,
+    for ``Identity.settings``."""
     if node is None or not isinstance(node.value, dict):
         return {}
     out: dict[str, Any] = {}
-    for key in keys:
+    for key in node.value if keys is None else keys:
         value = node.value.get(key)
         finite = not (isinstance(value, float) and not math.isfinite(value))
         if isinstance(value, str | int | float | bool) and finite:
             out[key] = value
     return out
+
+
+def text_or_none(value: Any) -> str | None:
+    """A non-empty string value as is; anything else (absent, empty, not text) is None."""
+    return value if isinstance(value, str) and value else None

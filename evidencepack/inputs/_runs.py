@@ -113,7 +113,7 @@ def reconcile(
             slot = metric
         theirs = tool.get(metric)
         if ours is not None:
-            if theirs is not None and _same_meaning(ours, theirs):
+            if theirs is not None and same_meaning(ours, theirs):
                 checks = staging.check(run_index, slot, ours, theirs) if staging else []
                 out.checks += checks
                 out.warnings += [disagreement(c) for c in checks if not c.ok]
@@ -161,7 +161,8 @@ def one_run(format_id: str, record: FileRecord, run: ServingRun, **extra: Any) -
     )
 
 
-def _same_meaning(a: LatencyStats, b: LatencyStats) -> bool:
+def same_meaning(a: LatencyStats, b: LatencyStats) -> bool:
+    """Both distributions measure the same thing, so one can check the other."""
     return a.definition == b.definition and a.weighting == b.weighting
 
 

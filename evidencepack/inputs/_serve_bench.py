@@ -7,17 +7,18 @@ The arrays are unnested by DuckDB straight from the file; the aggregates are rea
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..provenance import FileRecord
-from ._json import Node, iter_json_lines
+from ._json import Node, iter_json_lines, text_or_none
 from ._runs import build_run, reconcile, tool_stats
 from .base import ParsedInput, Probe, item_id, require_completed, with_tool
 from .models import Identity, LatencyMetric, LatencyStats, Load, ServingRun, TokenStats
-from .stage import Staging
+from .stage import Staging, max_object_size
 
 ARRAY_COLUMNS = {
     "ttfts": "DOUBLE[]",
@@ -86,8 +87,7 @@ def parse(probe: Probe, record: FileRecord, flavour: Flavour) -> ParsedInput:
 
     staging = Staging(path, locate)
     try:
-        size = max(record.size_bytes + 1, 1 << 24)
-        staging.insert(_UNNEST, [str(path), ARRAY_COLUMNS, size])
+        staging.insert(_UNNEST, [str(path), ARRAY_COLUMNS, max_object_size(record.size_bytes)])
         staging.finish()
         runs: list[ServingRun] = []
         for index, (prefix, node) in enumerate(runs_in(probe)):
@@ -145,7 +145,7 @@ def _run(
         label=node.str_("label") if isinstance(node.value.get("label"), str) else None,
         timestamp=_date(node.value.get("date")),
         identity=Identity(
-            model_name=_text(node.value.get("model_id")),
+            model_name=text_or_none(node.value.get("model_id")),
             concurrency=node.int_("max_concurrency"),
             settings={
                 k: v
@@ -153,7 +153,7 @@ def _run(
                 if isinstance(v := node.value.get(k), str)
             },
         ),
-        backend=_text(node.value.get("backend")),
+        backend=text_or_none(node.value.get("backend")),
         load=_load(node),
         requests_sent=prompts,
         requests_completed=completed,
@@ -200,19 +200,14 @@ def _load(node: Node) -> Load:
     raw = node.value.get("request_rate")
     concurrency = node.int_("max_concurrency")
     burstiness = node.num("burstiness")
-    if (
-        raw in ("inf", "Infinity")
-        or raw is None
-        or (isinstance(raw, float) and raw == float("inf"))
-    ):
-        if raw is None:
-            return Load(concurrency=concurrency)
-        return (
-            Load(kind="closed_loop", concurrency=concurrency)
-            if concurrency
-            else Load(kind="offline")
-        )
-    if isinstance(raw, str) and raw == "trace":
+    if raw is None:
+        return Load(concurrency=concurrency)
+    if raw in ("inf", "Infinity", math.inf):
+        # every request sent at once: bounded only by --max-concurrency when it is given
+        if concurrency:
+            return Load(kind="closed_loop", concurrency=concurrency)
+        return Load(kind="offline")
+    if raw == "trace":
         return Load(kind="open_loop", arrival="trace", concurrency=concurrency)
     rate = node.num("request_rate")
     arrival: Literal["poisson", "gamma"] = "poisson" if burstiness in (None, 1.0) else "gamma"
@@ -234,10 +229,6 @@ def _date(value: Any) -> str | None:
         return value
     y, mo, d, h, mi, s = match.groups()
     return f"{y}-{mo}-{d}T{h}:{mi}:{s}"
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def has_keys(probe: Probe, keys: tuple[str, ...]) -> bool:

@@ -99,9 +99,13 @@ def parse_jsonl(probe: Probe, record: FileRecord) -> ParsedInput:
         ).fetchone()
         assert window is not None
         duration = (window[1] - window[0]) if window[0] is not None else None
+
+        def per_s(count: float | None) -> float | None:
+            return count / duration if duration and count is not None else None
+
         settled = reconcile(staging, 0, {})
         tokens = staged_tokens(staging, 0)
-        run_id = item_id(record, 0)
+        total_in, total_out = tokens.input_total_tokens, tokens.output_total_tokens
         warnings = [
             "per-request records name no model, tool version or load; throughput is derived "
             "from the requests' own timestamps",
@@ -109,7 +113,7 @@ def parse_jsonl(probe: Probe, record: FileRecord) -> ParsedInput:
         run = build_run(
             settled,
             warnings,
-            run_id=run_id,
+            run_id=item_id(record, 0),
             index=0,
             format_id=JSONL_FORMAT.id,
             tool="aiperf",
@@ -118,16 +122,11 @@ def parse_jsonl(probe: Probe, record: FileRecord) -> ParsedInput:
             requests_completed=ok,
             requests_failed=rows - ok,
             duration_s=duration,
-            request_throughput_per_s=ok / duration if duration else None,
-            output_token_throughput_per_s=tokens.output_total_tokens / duration
-            if duration and tokens.output_total_tokens is not None
-            else None,
-            total_token_throughput_per_s=(tokens.input_total_tokens + tokens.output_total_tokens)
-            / duration
-            if duration
-            and tokens.input_total_tokens is not None
-            and tokens.output_total_tokens is not None
-            else None,
+            request_throughput_per_s=per_s(ok),
+            output_token_throughput_per_s=per_s(total_out),
+            total_token_throughput_per_s=per_s(
+                None if total_in is None or total_out is None else total_in + total_out
+            ),
             tokens=tokens,
             per_request_rows=rows,
         )

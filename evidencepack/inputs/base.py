@@ -1,8 +1,8 @@
 """What every format module shares: the probe it detects on and the ParsedInput it returns.
 
-A format module exposes ``FORMAT_ID``, ``KIND`` (``runs`` or ``scores``), ``detect(probe)``
-and ``parse(probe, record)``; ``registry.py`` lists them. Ids of runs and score sets are
-``<first 12 hex of the file's sha256>#<index>``, stable for the same bytes.
+A format module exposes one ``Format`` (id, ``runs`` or ``scores``, tool, ``detect(probe)``,
+``parse(probe, record)``) per kind of file it reads; ``registry.FORMATS`` lists them. Ids of
+runs and score sets are ``<first 12 hex of the file's sha256>#<index>``, stable for the same bytes.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class Probe:
 
     ``first`` is the whole document for ``json``, the first record for ``jsonl``, the header
     row (a list of cells) for ``csv``, the first line for ``text`` and the member names for
-    ``zip``. ``line_count`` counts non-blank lines of a JSONL file's head only.
+    ``zip``. ``head`` is the file's first 64 KiB, for detectors of plain-text formats.
     """
 
     path: Path
@@ -115,7 +115,3 @@ def iso_from_epoch(seconds: float | None) -> str | None:
     except (OverflowError, OSError, ValueError):
         return None
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def ms(value: float | None, scale: float) -> float | None:
-    return None if value is None else value * scale

@@ -12,12 +12,11 @@ and in the summary run's document, with a warning for any disagreement.
 from __future__ import annotations
 
 import datetime as dt
-import math
 
 from ..store import Store
-from ._runs import disagreement
+from ._runs import disagreement, same_meaning
 from .models import AggregateCheck, LatencyStats, ServingRun
-from .stage import PERCENTILES, clip_index, make_check, tolerance
+from .stage import compare
 
 MAX_START_GAP_S = 5.0
 _ROW_COLUMN = {"ttft": "ttft_ms", "tpot": "tpot_ms", "e2e": "e2e_ms"}
@@ -96,54 +95,27 @@ def _checks(store: Store, summary: ServingRun, detail: ServingRun) -> list[Aggre
     for metric in ("ttft", "tpot", "itl", "e2e"):
         theirs: LatencyStats | None = getattr(summary, metric)
         ours: LatencyStats | None = getattr(detail, metric)
-        if theirs is None or ours is None:
+        if theirs is None or ours is None or not same_meaning(ours, theirs):
             continue
-        if (theirs.definition, theirs.weighting) != (ours.definition, ours.weighting):
-            continue
-        if theirs.mean_ms is not None and ours.mean_ms is not None:
-            tol = tolerance(ours.mean_ms)
-            checks.append(
-                make_check(
-                    metric,
-                    "mean",
-                    theirs.mean_ms,
-                    ours.mean_ms,
-                    ours.mean_ms - tol,
-                    ours.mean_ms + tol,
-                )
-            )
         column = _ROW_COLUMN.get(metric)
-        if column is None:  # chunk gaps are not kept per request in the store
-            continue
-        count = store.rows(
-            f"SELECT count({column}) AS n FROM run_requests WHERE run_id = ? AND ok",
-            [detail.run_id],
-        )[0]["n"]
-        wanted = [(name, q) for name, q in PERCENTILES if getattr(theirs, name) is not None]
-        if not count or not wanted:
-            continue
-        indices: list[int] = []
-        for _, q in wanted:
-            indices += [
-                clip_index(math.floor(q * count), count),
-                clip_index(math.ceil(q * count) + 1, count),
-            ]
-        bounds = store.rows(
-            "SELECT list_transform(?::BIGINT[], lambda i: s[i]) AS b FROM "
-            f"(SELECT list_sort(list({column})) AS s FROM run_requests "
-            f"WHERE run_id = ? AND ok AND {column} IS NOT NULL)",
-            [indices, detail.run_id],
-        )[0]["b"]
-        for k, (name, _) in enumerate(wanted):
-            low, high = bounds[2 * k], bounds[2 * k + 1]
-            checks.append(
-                make_check(
-                    metric,
-                    name.removesuffix("_ms"),
-                    getattr(theirs, name),
-                    getattr(ours, name),
-                    low - tolerance(low),
-                    high + tolerance(high),
-                )
-            )
+        # chunk gaps are not kept per request in the store: only the mean is checked
+        count = _count(store, detail.run_id, column) if column else 0
+
+        def order_stats(indices: list[int], column: str | None = column) -> list[float]:
+            bounds: list[float] = store.rows(
+                "SELECT list_transform(?::BIGINT[], lambda i: s[i]) AS b FROM "
+                f"(SELECT list_sort(list({column})) AS s FROM run_requests "
+                f"WHERE run_id = ? AND ok AND {column} IS NOT NULL)",
+                [indices, detail.run_id],
+            )[0]["b"]
+            return bounds
+
+        checks += compare(metric, ours, theirs, count, order_stats)
     return checks
+
+
+def _count(store: Store, run_id: str, column: str) -> int:
+    count: int = store.rows(
+        f"SELECT count({column}) AS n FROM run_requests WHERE run_id = ? AND ok", [run_id]
+    )[0]["n"]
+    return count

@@ -31,7 +31,7 @@ from .models import (
     TokenStats,
     Weighting,
 )
-from .stage import Staging
+from .stage import Staging, max_object_size
 
 _FIELD = {
     "e2e_ms": "request_latency",
@@ -92,7 +92,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
 
     staging = Staging(probe.path, locate)
     try:
-        staging.insert(_UNNEST, [str(probe.path), max(record.size_bytes + 1, 1 << 24)])
+        staging.insert(_UNNEST, [str(probe.path), max_object_size(record.size_bytes)])
         staging.finish()
         runs = [_run(b, i, root, layout, record, staging) for i, b in enumerate(benches)]
         columns = staging.columns()

@@ -80,10 +80,9 @@ def model_of(bench: Node, root: Node, layout: Layout) -> str | None:
         "v0.3": ("worker", "backend_model"),
         "v0.4": ("benchmarker", "backend", "model"),
     }
-    for path in (paths.get(layout.name, ("config", "backend", "model")),):
-        value = bench.path(*path).value
-        if isinstance(value, str) and value:
-            return value
+    value = bench.path(*paths.get(layout.name, ("config", "backend", "model"))).value
+    if isinstance(value, str) and value:
+        return value
     for path in (("config", "spec", "backend", "model"), ("args", "model")):
         value = root.path(*path).value
         if isinstance(value, str) and value:

@@ -70,10 +70,7 @@ def parse_eval(probe: Probe, record: FileRecord) -> ParsedInput:
         names = archive.names()
         head = "header.json" if "header.json" in names else "_journal/start.json"
         header = _load(archive.read(head), probe, head)
-        members = sorted(
-            (m for m in names if _SAMPLE.match(m)),
-            key=lambda m: (_natural(_SAMPLE.match(m).group(1)), int(_SAMPLE.match(m).group(2))),  # type: ignore[union-attr]
-        )
+        members = sorted((m for m in names if _SAMPLE.match(m)), key=_sample_order)
 
         def samples() -> Iterator[tuple[str, dict[str, Any]]]:
             for member in members:
@@ -106,8 +103,12 @@ def _load(data: bytes, probe: Probe, member: str) -> dict[str, Any]:
     return value
 
 
-def _natural(text: str) -> tuple[int, str]:
-    return (int(text), "") if text.isdigit() else (1 << 62, text)
+def _sample_order(member: str) -> tuple[tuple[int, str], int]:
+    """Samples by id (numeric ids in number order, before the others), then epoch."""
+    match = _SAMPLE.match(member)
+    assert match is not None  # only sample members are sorted
+    sid = match.group(1)
+    return ((int(sid), "") if sid.isdigit() else (1 << 62, sid)), int(match.group(2))
 
 
 def _parse(
@@ -250,22 +251,8 @@ def _aggregates(root: Node) -> dict[str, tuple[str | None, float | None, float |
 
 def _identity(ev: Node) -> Identity:
     settings: dict[str, Any] = {}
-    settings.update(
-        {
-            f"model_args.{k}": v
-            for k, v in scalar_settings(
-                ev.obj("model_args"), tuple(ev.path("model_args").value or ())
-            ).items()
-        }
-    )
-    settings.update(
-        {
-            f"generate.{k}": v
-            for k, v in scalar_settings(
-                ev.obj("model_generate_config"), tuple(ev.path("model_generate_config").value or ())
-            ).items()
-        }
-    )
+    for prefix, key in (("model_args", "model_args"), ("generate", "model_generate_config")):
+        settings.update({f"{prefix}.{k}": v for k, v in scalar_settings(ev.obj(key)).items()})
     commit = ev.path("revision", "commit").value
     if isinstance(commit, str):
         settings["revision.commit"] = commit

@@ -44,6 +44,8 @@ class SetSummary:
 
 
 class ItemStaging:
+    """The staged per-item scores of one file."""
+
     def __init__(self, path: Path, locate: LocateItem) -> None:
         self.path = path
         self.locate = locate
@@ -140,7 +142,3 @@ class ItemStaging:
         )
         columns: Columns = result.fetchnumpy()
         return columns
-
-    def count(self) -> int:
-        row = self.run("SELECT count(*) FROM items").fetchone()
-        return int(row[0]) if row else 0

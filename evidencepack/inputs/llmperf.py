@@ -14,7 +14,7 @@ from ._json import Node
 from ._runs import build_run, one_run, reconcile, staged_tokens, tool_stats
 from .base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed
 from .models import Definition, Identity, LatencyMetric, LatencyStats, Load, TokenStats
-from .stage import Staging
+from .stage import Staging, max_object_size
 
 SUMMARY_VERSION = "2023-08-31"
 _METRICS: dict[str, tuple[LatencyMetric, Definition]] = {
@@ -141,7 +141,7 @@ def parse_responses(probe: Probe, record: FileRecord) -> ParsedInput:
     staging = Staging(probe.path, lambda run, req, line, col: f"$[{req}].{_FIELD.get(col, col)}")
     try:
         staging.insert(
-            _RESPONSES, [str(probe.path), _RESPONSE_COLUMNS, max(record.size_bytes + 1, 1 << 24)]
+            _RESPONSES, [str(probe.path), _RESPONSE_COLUMNS, max_object_size(record.size_bytes)]
         )
         staging.finish()
         rows, ok = staging.counts(0)

@@ -14,8 +14,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..errors import InputError
 from ..provenance import FileRecord
-from ._json import Node
+from ._json import Node, text_or_none
 from .base import Format, ParsedInput, Probe, iso_from_epoch, item_id, with_tool
 from .items import ItemStaging
 from .models import DatasetRef, Identity, ScoreSet
@@ -126,7 +127,7 @@ def parse_results(probe: Probe, record: FileRecord) -> ParsedInput:
                     tool="lm-eval",
                     tool_version=version,
                     task=task,
-                    task_hash=_text(task_hashes.value.get(task)) if task_hashes else None,
+                    task_hash=text_or_none(task_hashes.value.get(task)) if task_hashes else None,
                     metric=metric,
                     filter=filt or None,
                     direction=None
@@ -151,10 +152,6 @@ def parse_results(probe: Probe, record: FileRecord) -> ParsedInput:
     )
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _effective(n_samples: Node | None, task: str) -> int:
     if n_samples is None:
         return 0
@@ -165,8 +162,8 @@ def _effective(n_samples: Node | None, task: str) -> int:
 def _dataset(config: Node | None) -> DatasetRef | None:
     if config is None:
         return None
-    name = _text(config.value.get("dataset_path"))
-    sub = _text(config.value.get("dataset_name"))
+    name = text_or_none(config.value.get("dataset_path"))
+    sub = text_or_none(config.value.get("dataset_name"))
     version = config.path("metadata", "version").value
     if name is None:
         return None
@@ -260,8 +257,6 @@ def _reject_non_numeric(staging: ItemStaging, combos: list[tuple[str, str | None
     ).fetchone()
     if bad is not None:
         metric, _ = combos[int(bad[0])]
-        from ..errors import InputError
-
         raise InputError(
             f"{staging.path}: line {bad[1]}: $.{metric}: the per-item value of {metric!r} is not "
             "a number; evidencepack reads numeric or boolean per-item scores only"

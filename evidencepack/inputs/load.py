@@ -50,12 +50,14 @@ def load_input(store: Store, parsed: ParsedInput, *, role: str, candidate: str |
     ids = [r.run_id for r in parsed.runs] + [s.set_id for s in parsed.score_sets]
     if ids and _already_loaded(store, parsed, ids, role, candidate):
         return
+    owner = {"role": role, "candidate": candidate}
+    runs = [run.model_copy(update=owner) for run in parsed.runs]
     with store.transaction():
         store.record_file(parsed.file, role)
-        for run in parsed.runs:
-            _insert_run(store, parsed, run, role, candidate)
+        for run in runs:
+            _insert_run(store, parsed, run)
         for score_set in parsed.score_sets:
-            _insert_set(store, parsed, score_set, role, candidate)
+            _insert_set(store, parsed, score_set.model_copy(update=owner))
         run_ids = [run.run_id for run in sorted(parsed.runs, key=lambda r: r.index)]
         set_ids = [s.set_id for s in sorted(parsed.score_sets, key=lambda s: s.index)]
         if parsed.requests is not None:
@@ -66,8 +68,7 @@ def load_input(store: Store, parsed: ParsedInput, *, role: str, candidate: str |
             store.insert_columns(
                 "score_items", parsed.items, decode={"set_id": ("set_index", set_ids)}
             )
-        stored = [r.model_copy(update={"role": role, "candidate": candidate}) for r in parsed.runs]
-        link_companions(store, stored)
+        link_companions(store, runs)
 
 
 def _already_loaded(
@@ -91,17 +92,15 @@ def _already_loaded(
     )
 
 
-def _insert_run(
-    store: Store, parsed: ParsedInput, run: ServingRun, role: str, candidate: str | None
-) -> None:
-    stored = run.model_copy(update={"role": role, "candidate": candidate})
+def _insert_run(store: Store, parsed: ParsedInput, run: ServingRun) -> None:
+    """One run, already carrying its role and candidate."""
     who, load, tokens = run.identity, run.load, run.tokens
     values: list[Any] = [
         run.run_id,
         parsed.file.sha256,
         parsed.file.path,
-        role,
-        candidate,
+        run.role,
+        run.candidate,
         run.format_id,
         run.tool,
         run.tool_version,
@@ -129,7 +128,7 @@ def _insert_run(
         tokens.input_mean_tokens,
         tokens.output_mean_tokens,
         run.per_request_rows,
-        stored.model_dump_json(),
+        run.model_dump_json(),
     ]
     marks = ", ".join("?" * len(values))
     store.execute(f"INSERT INTO serving_runs ({_RUN_COLUMNS}) VALUES ({marks})", values)
@@ -180,17 +179,15 @@ def _insert_latency(store: Store, run_id: str, s: LatencyStats) -> None:
     )
 
 
-def _insert_set(
-    store: Store, parsed: ParsedInput, s: ScoreSet, role: str, candidate: str | None
-) -> None:
-    stored = s.model_copy(update={"role": role, "candidate": candidate})
+def _insert_set(store: Store, parsed: ParsedInput, s: ScoreSet) -> None:
+    """One score set, already carrying its role and candidate."""
     who, data = s.identity, s.dataset
     values: list[Any] = [
         s.set_id,
         parsed.file.sha256,
         parsed.file.path,
-        role,
-        candidate,
+        s.role,
+        s.candidate,
         s.format_id,
         s.tool,
         s.tool_version,
@@ -214,7 +211,7 @@ def _insert_set(
         data.name if data else None,
         data.version if data else None,
         data.digest if data else None,
-        stored.model_dump_json(),
+        s.model_dump_json(),
     ]
     marks = ", ".join("?" * len(values))
     store.execute(f"INSERT INTO score_sets ({_SET_COLUMNS}) VALUES ({marks})", values)

@@ -112,7 +112,7 @@ class AggregateCheck(StrictModel):
 
     ``ok`` when ``tool_value`` lies in ``[lower, upper]``: for a mean, the recomputed value
     widened by the tolerance; for a percentile, the order statistics that any standard
-    percentile definition could pick (see ``inputs/stats.py``), widened the same way.
+    percentile definition could pick (see ``inputs/stage.compare``), widened the same way.
     """
 
     metric: str

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 
 from ..errors import InputError
+from ._json import iter_json_lines
 from .base import Columns
 from .models import AggregateCheck, Definition, LatencyMetric, LatencyStats, Weighting
 
@@ -54,6 +56,13 @@ REL_TOLERANCE = 1e-3
 ABS_TOLERANCE_MS = 0.01
 TOLERANCE_TEXT = "0.1% relative or 0.01 ms absolute, whichever is larger"
 """How far a tool's figure may sit from our SQL recomputation before it is reported."""
+
+
+def max_object_size(size_bytes: int) -> int:
+    """``read_json``'s ``maximum_object_size`` for a file of ``size_bytes``: DuckDB refuses a JSON
+    object over its 16 MiB default, and a whole-file document (or one run line) can be bigger."""
+    return max(size_bytes + 1, 1 << 24)
+
 
 Locate = Callable[[int, int, "int | None", str], str]
 """(run index, request index, source line, staged column) -> where in the file that value is."""
@@ -204,47 +213,18 @@ class Staging:
         self, run_index: int, slot: str, ours: LatencyStats, tool: LatencyStats
     ) -> list[AggregateCheck]:
         """Compare the tool's mean and percentiles with the recomputed distribution."""
-        checks: list[AggregateCheck] = []
-        if tool.mean_ms is not None and ours.mean_ms is not None:
-            tol = tolerance(ours.mean_ms)
-            checks.append(
-                make_check(
-                    ours.metric,
-                    "mean",
-                    tool.mean_ms,
-                    ours.mean_ms,
-                    ours.mean_ms - tol,
-                    ours.mean_ms + tol,
-                )
-            )
-        wanted = [(name, q) for name, q in PERCENTILES if getattr(tool, name) is not None]
-        n = ours.count or 0
-        if not wanted or n == 0:
-            return checks
-        indices: list[int] = []
-        for _, q in wanted:
-            indices += [clip_index(math.floor(q * n), n), clip_index(math.ceil(q * n) + 1, n)]
-        row = self.query(
-            "SELECT list_transform(?::BIGINT[], lambda i: s[i]) FROM "
-            f"(SELECT list_sort(list(x)) AS s FROM ({self._source(slot)}))",
-            [indices, run_index],
-        ).fetchone()
-        assert row is not None
-        bounds = row[0]
-        for k, (name, _) in enumerate(wanted):
-            low, high = bounds[2 * k], bounds[2 * k + 1]
-            recomputed = getattr(ours, name)
-            checks.append(
-                make_check(
-                    ours.metric,
-                    name.removesuffix("_ms"),
-                    getattr(tool, name),
-                    recomputed,
-                    low - tolerance(low),
-                    high + tolerance(high),
-                )
-            )
-        return checks
+
+        def order_stats(indices: list[int]) -> list[float]:
+            row = self.query(
+                "SELECT list_transform(?::BIGINT[], lambda i: s[i]) FROM "
+                f"(SELECT list_sort(list(x)) AS s FROM ({self._source(slot)}))",
+                [indices, run_index],
+            ).fetchone()
+            assert row is not None
+            bounds: list[float] = row[0]
+            return bounds
+
+        return compare(ours.metric, ours, tool, ours.count or 0, order_stats)
 
     def columns(self) -> Columns:
         """The staged rows as numpy columns for the store (``run_index`` becomes ``run_id``
@@ -262,8 +242,6 @@ class Staging:
 
 
 def _as_arrays(batch: dict[str, list[Any]]) -> dict[str, Any]:
-    import numpy as np
-
     out: dict[str, Any] = {}
     for name, values in batch.items():
         if name == "itl_gaps_ms":
@@ -277,6 +255,52 @@ def _as_arrays(batch: dict[str, list[Any]]) -> dict[str, Any]:
             filled = [0 if v is None else v for v in values]
             out[name] = np.ma.masked_array(np.array(filled), mask=mask)
     return out
+
+
+def compare(
+    metric: str,
+    ours: LatencyStats,
+    tool: LatencyStats,
+    count: int,
+    order_stats: Callable[[list[int]], list[float]],
+) -> list[AggregateCheck]:
+    """The tool's mean and percentiles against ours, recomputed from ``count`` values.
+
+    A tool's percentile is accepted anywhere between the order statistics a standard
+    percentile definition could pick; ``order_stats`` returns the sorted values at those
+    1-based indices (from the staging table within a file, from the store across files).
+    """
+    checks: list[AggregateCheck] = []
+    if tool.mean_ms is not None and ours.mean_ms is not None:
+        tol = tolerance(ours.mean_ms)
+        checks.append(
+            make_check(
+                metric, "mean", tool.mean_ms, ours.mean_ms, ours.mean_ms - tol, ours.mean_ms + tol
+            )
+        )
+    wanted = [(name, q) for name, q in PERCENTILES if getattr(tool, name) is not None]
+    if not wanted or count == 0:
+        return checks
+    indices: list[int] = []
+    for _, q in wanted:
+        indices += [
+            clip_index(math.floor(q * count), count),
+            clip_index(math.ceil(q * count) + 1, count),
+        ]
+    bounds = order_stats(indices)
+    for k, (name, _) in enumerate(wanted):
+        low, high = bounds[2 * k], bounds[2 * k + 1]
+        checks.append(
+            make_check(
+                metric,
+                name.removesuffix("_ms"),
+                getattr(tool, name),
+                getattr(ours, name),
+                low - tolerance(low),
+                high + tolerance(high),
+            )
+        )
+    return checks
 
 
 def clip_index(index: int, n: int) -> int:
@@ -305,8 +329,6 @@ _LINE = re.compile(r"line (\d+)")
 
 
 def _first_bad_json_line(path: Path) -> InputError | None:
-    from ._json import iter_json_lines
-
     try:
         for _ in iter_json_lines(path):
             pass

@@ -9,12 +9,12 @@ only (no code runs).
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 from typing import Literal
 
 from .._models import StrictModel
 from ..errors import InputError
+from ._files import read_json, read_text
 
 # keys the reference scorers print; a dict line without any of them is not the metrics line
 _METRIC_KEYS = {
@@ -49,7 +49,7 @@ class Test06Verdict(StrictModel):
 
 def read_accuracy(path: Path) -> AccuracyResult:
     """The last metrics dict in ``accuracy.txt``; raise InputError if there is none."""
-    text = _read(path)
+    text = read_text(path, lenient=True)
     found: tuple[int, dict[str, float]] | None = None
     digest = None
     for number, line in enumerate(text.splitlines(), start=1):
@@ -72,7 +72,7 @@ def read_accuracy(path: Path) -> AccuracyResult:
 
 def read_test06(path: Path) -> Test06Verdict:
     """TEST06 passes when first-token is True or Skipped and EOS and sample length are True."""
-    text = _read(path)
+    text = read_text(path, lenient=True)
     checks: dict[str, str] = {}
     for line in text.splitlines():
         label, sep, value = line.partition(" check pass:")
@@ -87,11 +87,7 @@ def read_test06(path: Path) -> Test06Verdict:
 
 def read_precision(path: Path) -> str | None:
     """``weight_data_types`` from a measurements JSON (None when absent)."""
-    text = _read(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from exc
+    data = read_json(path, lenient=True)
     if not isinstance(data, dict):
         raise InputError(f"{path}: a measurements file must be a JSON object")
     value = data.get("weight_data_types")
@@ -117,12 +113,3 @@ def _number(value: object) -> float | None:
         except ValueError:
             return None
     return None
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError as exc:
-        raise InputError(f"{path}: no such file") from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc

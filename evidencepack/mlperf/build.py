@@ -6,13 +6,13 @@ importer records it as a rejection and goes on with the other results.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from ..errors import InputError
 from ..provenance import sha256_file
+from ._files import read_json
 from .accuracy import AccuracyResult, Test06Verdict, read_accuracy, read_precision, read_test06
 from .benchmarks import (
     BENCHMARKS,
@@ -34,7 +34,8 @@ class NotAPerformanceRun(InputError):
 
 @dataclass
 class ImportContext:
-    """What one import reads once and shares between results: name mappings, file digests.
+    """What one import reads once and shares between results: name mappings, file digests,
+    system descriptions (one system has a result per benchmark and scenario).
 
     Open-division folder names map to the benchmark they answer through
     ``model_mapping.json`` in the submitter folder (the checker's mechanism), else the round's
@@ -44,6 +45,7 @@ class ImportContext:
     _mappings: dict[Path, dict[str, str]] = field(default_factory=dict)
     _tables: dict[Path, dict[str, str]] = field(default_factory=dict)
     _digests: dict[Path, tuple[str, int]] = field(default_factory=dict)
+    _systems: dict[Path, SystemInfo] = field(default_factory=dict)
 
     def source(self, role: str, path: Path) -> SourceFile:
         """A file's digest and size, computed once per import."""
@@ -55,6 +57,12 @@ class ImportContext:
             self._digests[path] = (sha256_file(path), size)
         digest, size = self._digests[path]
         return SourceFile(role=role, path=str(path), sha256=digest, size_bytes=size)
+
+    def system(self, path: Path) -> SystemInfo:
+        """A system description, read and normalised once per import."""
+        if path not in self._systems:
+            self._systems[path] = read_system(path, system_id="")
+        return self._systems[path]
 
     def resolve(self, files: ResultFiles) -> tuple[ResolvedBenchmark, Path | None] | None:
         found = resolve_benchmark(files.benchmark_dir)
@@ -73,7 +81,7 @@ class ImportContext:
 
     def _load_mapping(self, path: Path) -> dict[str, str]:
         if path not in self._mappings:
-            data = _json_file(path) if path.is_file() else {}
+            data = read_json(path) if path.is_file() else {}
             self._mappings[path] = (
                 {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
             )
@@ -81,7 +89,7 @@ class ImportContext:
 
     def _load_table(self, path: Path) -> dict[str, str]:
         if path not in self._tables:
-            data = _json_file(path) if path.is_file() else []
+            data = read_json(path) if path.is_file() else []
             rows = data if isinstance(data, list) else []
             self._tables[path] = {
                 str(r["Location"]): str(r["Model"])
@@ -122,7 +130,7 @@ def build_result(
     if mapped_by is not None:
         notes.append(f"benchmark {files.benchmark_dir!r} mapped by {mapped_by}")
     round_name, round_source = _round(files, log, round_)
-    system = _system(files)
+    system = _system(files, names)
     division = files.division or (system.division if system else None)
     if system is not None:
         system = system.model_copy(update={"system_id": _system_id(files, round_name, division)})
@@ -238,7 +246,7 @@ def _scenario(files: ResultFiles, log: LoadgenLog, resolved: ResolvedBenchmark |
     return folder
 
 
-def _system(files: ResultFiles) -> SystemInfo | None:
+def _system(files: ResultFiles, names: ImportContext) -> SystemInfo | None:
     if not files.in_tree:
         return None
     if files.system_json is None:
@@ -247,7 +255,7 @@ def _system(files: ResultFiles) -> SystemInfo | None:
             f"{files.submitter_dir / 'systems' / (str(files.system) + '.json')}: missing "
             "(every result needs its system description)"
         )
-    return read_system(files.system_json, system_id="")
+    return names.system(files.system_json)
 
 
 def _system_id(files: ResultFiles, round_: str | None, division: str | None) -> str:
@@ -309,12 +317,3 @@ def _sources(
         ("benchmark_mapping", mapped_by),
     )
     return tuple(context.source(role, path) for role, path in roles if path is not None)
-
-
-def _json_file(path: Path) -> object:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc

@@ -21,7 +21,7 @@ from .rounds import Seeds, round_for_seeds
 DETAIL_NAME = "mlperf_log_detail.txt"
 SUMMARY_NAME = "mlperf_log_summary.txt"
 _PREFIX = ":::MLLOG "
-_NS_PER_MS = 1_000_000.0
+NS_PER_MS = 1_000_000.0
 _MAX_PROBLEMS = 20
 
 Scenario = Literal["Offline", "Server", "SingleStream", "MultiStream"]
@@ -154,9 +154,9 @@ def headline(
 _SETTING_KEYS: dict[str, tuple[str, float]] = {
     # log key -> (settings field, divisor to the field's unit)
     "effective_target_qps": ("target_qps", 1.0),
-    "effective_target_latency_ns": ("target_latency_ms", _NS_PER_MS),
-    "requested_server_ttft_latency": ("ttft_latency_ms", _NS_PER_MS),
-    "requested_server_tpot_latency": ("tpot_latency_ms", _NS_PER_MS),
+    "effective_target_latency_ns": ("target_latency_ms", NS_PER_MS),
+    "requested_server_ttft_latency": ("ttft_latency_ms", NS_PER_MS),
+    "requested_server_tpot_latency": ("tpot_latency_ms", NS_PER_MS),
     "effective_min_duration_ms": ("min_duration_ms", 1.0),
     "effective_max_duration_ms": ("max_duration_ms", 1.0),
     "effective_min_query_count": ("min_query_count", 1.0),
@@ -329,12 +329,12 @@ def _percentiles(values: dict[str, Any], prefix: str, suffix: str, stat: str) ->
     for name in ("min", "max", "mean"):
         value = values.get(stat.format(name))
         if isinstance(value, int | float) and not isinstance(value, bool):
-            out[name] = value / _NS_PER_MS
+            out[name] = value / NS_PER_MS
     for key, value in values.items():
         if key.startswith(prefix) and key.endswith(suffix):
             middle = key[len(prefix) : -len(suffix)]
             if _is_number(middle) and isinstance(value, int | float):
-                out[percentile_key(middle)] = value / _NS_PER_MS
+                out[percentile_key(middle)] = value / NS_PER_MS
     return out
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .loadgen_log import (
+    NS_PER_MS,
     SCENARIOS,
     LoadgenLog,
     LoadgenLogError,
@@ -20,7 +21,6 @@ from .loadgen_log import (
 )
 from .rounds import Seeds, round_for_seeds
 
-_NS_PER_MS = 1_000_000.0
 _NUMBER = r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
 
 # (pattern, field); a field's first match wins, so the headline block beats "Additional Stats".
@@ -53,9 +53,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 _PARAMETER = re.compile(rf"^(\w+)(?: \((ns|ms)\))?\s*:\s*{_NUMBER}$")
 _PARAMETER_FIELDS: dict[str, tuple[str, float]] = {
     "target_qps": ("target_qps", 1.0),
-    "target_latency": ("target_latency_ms", _NS_PER_MS),
-    "ttft_latency": ("ttft_latency_ms", _NS_PER_MS),
-    "tpot_latency": ("tpot_latency_ms", _NS_PER_MS),
+    "target_latency": ("target_latency_ms", NS_PER_MS),
+    "ttft_latency": ("ttft_latency_ms", NS_PER_MS),
+    "tpot_latency": ("tpot_latency_ms", NS_PER_MS),
     "min_duration": ("min_duration_ms", 1.0),
     "max_duration": ("max_duration_ms", 1.0),
     "min_query_count": ("min_query_count", 1.0),
@@ -102,7 +102,7 @@ class RawSummary:
 
         def flag(name: str) -> bool | None:
             found = self.text.get(name)
-            return None if found is None else bool(found[0].lower() == "yes")
+            return None if found is None else found[0].lower() == "yes"
 
         def num(name: str) -> float | None:
             found = self.numbers.get(name)
@@ -123,11 +123,14 @@ class RawSummary:
         if all(name in self.parameters for name in Seeds.model_fields):
             seeds = Seeds.model_validate({n: self.parameters[n].value for n in Seeds.model_fields})
         flags: dict[str, bool] = {}
-        for name in ("perf_constraints_met", "min_duration_met", "min_queries_met"):
+        for name in (
+            "perf_constraints_met",
+            "min_duration_met",
+            "min_queries_met",
+            "early_stopping_met",
+        ):
             if (found := flag(name)) is not None:
                 flags[name] = found
-        if (found := flag("early_stopping_met")) is not None:
-            flags["early_stopping_met"] = found
         reasons: tuple[str, ...] = ()
         if validity == "INVALID":
             reasons = tuple(self.recommendations) or tuple(
@@ -173,7 +176,7 @@ class RawSummary:
     def _stats(self, prefix: str) -> dict[str, float]:
         cut = len(prefix) + 1
         return {
-            key[cut:]: value.value / _NS_PER_MS
+            key[cut:]: value.value / NS_PER_MS
             for key, value in self.numbers.items()
             if key.startswith(prefix + ":")
         }
@@ -254,11 +257,10 @@ def _close(detail: float, printed: SummaryValue, scale: float = 1.0) -> bool:
 def cross_check(log: LoadgenLog, raw: RawSummary) -> list[str]:
     """Every value the summary prints that disagrees with the detail log, as ``file:line`` text."""
     problems: list[str] = []
-    where = f"{raw.path}"
 
     def differ(label: str, summary_line: int, summary_value: object, detail_value: object) -> None:
         problems.append(
-            f"{where}:{summary_line}: {label} is {summary_value} in the summary but "
+            f"{raw.path}:{summary_line}: {label} is {summary_value} in the summary but "
             f"{detail_value} in the detail log ({log.detail_path})"
         )
 
@@ -276,7 +278,7 @@ def cross_check(log: LoadgenLog, raw: RawSummary) -> list[str]:
     for stat in ("latency", "ttft", "tpot"):
         values = {"latency": log.latency_ms, "ttft": log.ttft_ms, "tpot": log.tpot_ms}[stat]
         checks.extend(
-            (f"{stat} {key} (ms)", values.get(key), raw.numbers.get(f"{stat}:{key}"), _NS_PER_MS)
+            (f"{stat} {key} (ms)", values.get(key), raw.numbers.get(f"{stat}:{key}"), NS_PER_MS)
             for key in ("p50", "p90", "p99", "p99.9")
         )
     for label, ours, printed, scale in checks:

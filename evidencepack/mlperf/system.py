@@ -14,6 +14,7 @@ from typing import Any
 
 from .._models import StrictModel
 from ..errors import InputError
+from ._files import read_json
 from .stack import Stack, normalise_space, parse_stack, stack_text
 
 _PLACEHOLDERS = {"", "todo", "n/a", "na", "none", "null", "-", "tbd", "unknown"}
@@ -73,16 +74,7 @@ def clean_int(value: object, field: str, notes: list[str]) -> int | None:
 
 def read_system(path: Path, system_id: str) -> SystemInfo:
     """Read and normalise a system description; raise InputError if it is not a JSON object."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise InputError(f"{path}: no such file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from exc
+    data = read_json(path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: a system description must be a JSON object")
     return normalise_system(data, path=str(path), system_id=system_id)

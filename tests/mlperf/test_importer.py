@@ -301,6 +301,20 @@ def test_unknown_benchmark_rejects(copy_result, tmp_path: Path) -> None:
     assert "unknown benchmark 'llama9-1t'" in rejection.reason
 
 
+def test_non_utf8_model_mapping_rejects_the_result_not_the_import(
+    copy_result, tmp_path: Path
+) -> None:
+    results = copy_result()
+    renamed = results.parent.with_name("llama9-1t")
+    shutil.move(results.parent, renamed)
+    mapping = renamed.parents[2] / "model_mapping.json"
+    mapping.write_bytes(b'{"llama9-1t": "llama2-70b-99 \xe9"}')
+    with Store() as store:
+        report = import_path(store, tmp_path)
+    (rejection,) = report.rejected
+    assert rejection.reason.startswith(f"{mapping}: cannot read")
+
+
 def test_scenario_folder_contradicting_the_log_rejects(copy_result, tmp_path: Path) -> None:
     results = copy_result()
     shutil.move(results, results.with_name("Offline"))

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..normalise import normalise_precision, normalise_runtime, versions_match
 from ..spec import Candidate, PackSpec
-from .comparability import HARD_FIELDS, normalise_precision, normalise_runtime, versions_match
+from .comparability import HARD_FIELDS
 from .evidence import CandidateEvidence, ReferenceEvidence, link
 from .models import Capacity, CheckResult, ComparabilityRow, EvidenceLink, Quality, Status
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from ..normalise import normalise_precision, normalise_runtime, versions_match
 from ..spec import Candidate, PackSpec
 from .comparability import HARD_FIELDS
-from .evidence import CandidateEvidence, ReferenceEvidence, link
+from .evidence import CandidateEvidence, ReferenceEvidence, RunEvidence, ScoreEvidence, link
 from .models import Capacity, CheckResult, ComparabilityRow, EvidenceLink, Quality, Status
 
 TITLES = {
@@ -51,6 +51,21 @@ def _check(
 
 def _worst(statuses: Iterable[Status]) -> Status:
     return max(statuses, key=lambda s: _WORST[s], default="PASS")
+
+
+def _unidentified(items: Iterable[RunEvidence | ScoreEvidence]) -> list[str]:
+    """The runs or score sets that name no model (by name or digest, recorded or declared)."""
+    return [
+        item.id
+        for item in items
+        if (
+            item.observed.model_name
+            or item.declared.model_name
+            or item.observed.model_digest
+            or item.declared.model_digest
+        )
+        is None
+    ]
 
 
 def per_accelerator(ref: ReferenceEvidence) -> float | None:
@@ -141,17 +156,7 @@ def c2_own_scores(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResul
             "would be inherited from MLPerf's accuracy floor" + guardrail,
             links,
         )
-    unidentified = [
-        s.id
-        for s in ev.scores
-        if (
-            s.observed.model_name
-            or s.declared.model_name
-            or s.observed.model_digest
-            or s.declared.model_digest
-        )
-        is None
-    ]
+    unidentified = _unidentified(ev.scores)
     if unidentified:
         return _check(
             "C2",
@@ -237,17 +242,7 @@ def c4_remeasured(
                 f"{measured / accelerators_per_replica:.1f} tok/s per accelerator "
                 f"= {value / (measured / accelerators_per_replica):.2f}x"
             )
-    unidentified = [
-        r.id
-        for r in runs
-        if (
-            r.observed.model_name
-            or r.declared.model_name
-            or r.observed.model_digest
-            or r.declared.model_digest
-        )
-        is None
-    ]
+    unidentified = _unidentified(runs)
     detail = f"{len(runs)} serving run(s) of the candidate model" + (
         f"; {'; '.join(ratios)}" if ratios else ""
     )
@@ -317,7 +312,7 @@ def c5_envelope(
     declared = sorted({f for r in mine for f in r.declared})
     note = (
         f" (declared in the spec, not recorded by the files: {', '.join(declared)})"
-        if (declared)
+        if declared
         else ""
     )
     return _check(
@@ -357,26 +352,23 @@ def quality_check(cid: str, quality: Quality, ev: CandidateEvidence) -> CheckRes
 
 
 def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[CheckResult]:
-    out = []
-    for check_id in ("PROV-FILES",):
-        problems = [(reason, f) for cid_, reason, f in ev.problems if cid_ == check_id]
-        if problems:
-            out.append(
-                _check(
-                    check_id,
-                    cid,
-                    "FAIL",
-                    True,
-                    "; ".join(r for r, _ in problems),
-                    [
-                        EvidenceLink(row=f.pack_path, file_sha256=f.sha256, pack_path=f.pack_path)
-                        for _, f in problems
-                        if f is not None
-                    ],
-                )
-            )
-        else:
-            out.append(_check(check_id, cid, "PASS", True, "every input file read and unchanged"))
+    problems = [(reason, f) for check_id, reason, f in ev.problems if check_id == "PROV-FILES"]
+    if problems:
+        files = _check(
+            "PROV-FILES",
+            cid,
+            "FAIL",
+            True,
+            "; ".join(r for r, _ in problems),
+            [
+                EvidenceLink(row=f.pack_path, file_sha256=f.sha256, pack_path=f.pack_path)
+                for _, f in problems
+                if f is not None
+            ],
+        )
+    else:
+        files = _check("PROV-FILES", cid, "PASS", True, "every input file read and unchanged")
+    out = [files]
     statuses: list[Status] = []
     reasons = []
     for ref in ev.references:

@@ -30,7 +30,7 @@ TITLES = {
 _WORST = {"PASS": 0, "WARN": 1, "FAIL": 2}
 
 
-def _check(
+def check_result(
     check_id: str,
     candidate: str | None,
     status: Status,
@@ -38,6 +38,7 @@ def _check(
     reason: str,
     evidence: Iterable[EvidenceLink] = (),
 ) -> CheckResult:
+    """A check result titled from ``TITLES``."""
     return CheckResult(
         id=check_id,
         title=TITLES[check_id],
@@ -134,7 +135,7 @@ def c1_scenario(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
         statuses.append("WARN")
         reasons.append("no MLPerf reference cited")
     links = [ref.link() for ref in ev.references]
-    return _check("C1", cid, _worst(statuses), True, "; ".join(reasons), links)
+    return check_result("C1", cid, _worst(statuses), True, "; ".join(reasons), links)
 
 
 def c2_own_scores(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
@@ -147,7 +148,7 @@ def c2_own_scores(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResul
     guardrail = f"; MLPerf accuracy shown only as a guardrail ({'; '.join(guard)})" if guard else ""
     links = [link(s) for s in ev.scores]
     if not items:
-        return _check(
+        return check_result(
             "C2",
             cid,
             "FAIL",
@@ -158,7 +159,7 @@ def c2_own_scores(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResul
         )
     unidentified = _unidentified(ev.scores)
     if unidentified:
-        return _check(
+        return check_result(
             "C2",
             cid,
             "WARN",
@@ -167,7 +168,7 @@ def c2_own_scores(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResul
             "model was scored" + guardrail,
             links,
         )
-    return _check(
+    return check_result(
         "C2",
         cid,
         "PASS",
@@ -204,10 +205,10 @@ def c3_stack(spec: PackSpec, candidate: Candidate, ev: CandidateEvidence) -> Che
             )
         reasons.append(f"{ref.key}: {'; '.join(diffs)}{shown}")
     if not reasons:
-        return _check(
+        return check_result(
             "C3", candidate.id, "PASS", True, "no MLPerf reference cited: nothing inherited"
         )
-    return _check(
+    return check_result(
         "C3",
         candidate.id,
         _worst(statuses),
@@ -223,7 +224,7 @@ def c4_remeasured(
     runs = [r for r in ev.runs if r.point.load != "offline"]
     links = [link(r) for r in ev.runs]
     if not runs:
-        return _check(
+        return check_result(
             "C4",
             cid,
             "FAIL",
@@ -247,7 +248,7 @@ def c4_remeasured(
         f"; {'; '.join(ratios)}" if ratios else ""
     )
     if unidentified:
-        return _check(
+        return check_result(
             "C4",
             cid,
             "WARN",
@@ -255,7 +256,7 @@ def c4_remeasured(
             detail + f"; {', '.join(unidentified)} do not say which model ran",
             links,
         )
-    return _check("C4", cid, "PASS", True, detail, links)
+    return check_result("C4", cid, "PASS", True, detail, links)
 
 
 def stack_departures(spec: PackSpec, candidate: Candidate) -> list[str]:
@@ -288,9 +289,11 @@ def c5_envelope(
     unknown = sorted({f for r in mine for f in r.unknown if f in HARD_FIELDS})
     links = [link(x) for x in ev.items()]
     if not mine:
-        return _check("C5", cid, "FAIL", True, "no runs or score sets to hold the envelope across")
+        return check_result(
+            "C5", cid, "FAIL", True, "no runs or score sets to hold the envelope across"
+        )
     if hard:
-        return _check(
+        return check_result(
             "C5",
             cid,
             "FAIL",
@@ -308,14 +311,14 @@ def c5_envelope(
                 f"the candidate runs {'; '.join(departures)}: its runs and scores are held to "
                 "its own stack, so its quality was measured on that stack, not the envelope's"
             )
-        return _check("C5", cid, "WARN", True, "; ".join(parts), links)
+        return check_result("C5", cid, "WARN", True, "; ".join(parts), links)
     declared = sorted({f for r in mine for f in r.declared})
     note = (
         f" (declared in the spec, not recorded by the files: {', '.join(declared)})"
         if declared
         else ""
     )
-    return _check(
+    return check_result(
         "C5",
         cid,
         "PASS",
@@ -327,9 +330,11 @@ def c5_envelope(
 
 def slo_check(cid: str, capacity: Capacity, ev: CandidateEvidence) -> CheckResult:
     if capacity.operating_point_rps is None:
-        return _check("SLO-MET", cid, "FAIL", False, capacity.reason, [link(r) for r in ev.runs])
+        return check_result(
+            "SLO-MET", cid, "FAIL", False, capacity.reason, [link(r) for r in ev.runs]
+        )
     op = [link(r) for r in ev.runs if r.id == capacity.operating_point_run]
-    return _check(
+    return check_result(
         "SLO-MET",
         cid,
         "PASS",
@@ -341,7 +346,7 @@ def slo_check(cid: str, capacity: Capacity, ev: CandidateEvidence) -> CheckResul
 
 
 def quality_check(cid: str, quality: Quality, ev: CandidateEvidence) -> CheckResult:
-    return _check(
+    return check_result(
         "QUALITY",
         cid,
         "PASS" if quality.meets_bar else "FAIL",
@@ -354,7 +359,7 @@ def quality_check(cid: str, quality: Quality, ev: CandidateEvidence) -> CheckRes
 def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[CheckResult]:
     problems = [(reason, f) for check_id, reason, f in ev.problems if check_id == "PROV-FILES"]
     if problems:
-        files = _check(
+        files = check_result(
             "PROV-FILES",
             cid,
             "FAIL",
@@ -367,7 +372,7 @@ def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[C
             ],
         )
     else:
-        files = _check("PROV-FILES", cid, "PASS", True, "every input file read and unchanged")
+        files = check_result("PROV-FILES", cid, "PASS", True, "every input file read and unchanged")
     out = [files]
     statuses: list[Status] = []
     reasons = []
@@ -390,7 +395,7 @@ def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[C
             reasons.append(f"{ref.key} VALID under {ref.round} rules")
     if reasons:
         out.append(
-            _check(
+            check_result(
                 "PROV-MLPERF",
                 cid,
                 _worst(statuses),
@@ -410,7 +415,7 @@ def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[C
             wrong.append(f"{item.id} is for model {name!r}")
     if wrong:
         out.append(
-            _check(
+            check_result(
                 "PROV-MODEL",
                 cid,
                 "FAIL",
@@ -421,7 +426,7 @@ def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[C
         )
     else:
         out.append(
-            _check(
+            check_result(
                 "PROV-MODEL",
                 cid,
                 "PASS",

@@ -12,12 +12,12 @@ from .. import __version__
 from ..spec import Candidate, PackSpec
 from .capacity import size_candidate
 from .checks import (
-    TITLES,
     c1_scenario,
     c2_own_scores,
     c3_stack,
     c4_remeasured,
     c5_envelope,
+    check_result,
     per_accelerator,
     provenance_checks,
     quality_check,
@@ -260,14 +260,7 @@ def _decision_check(
     spec: PackSpec, verdicts: Sequence[CandidateVerdict], recommendation: str | None
 ) -> CheckResult:
     def check(status: Status, reason: str) -> CheckResult:
-        return CheckResult(
-            id="DECISION",
-            title=TITLES["DECISION"],
-            candidate=None,
-            status=status,
-            hard=True,
-            reason=reason,
-        )
+        return check_result("DECISION", None, status, True, reason)
 
     by_id = {v.id: v for v in verdicts}
     if recommendation is None:

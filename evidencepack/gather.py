@@ -268,6 +268,7 @@ def _gather_reference(
             fmt=f"mlperf-{s.role}",
             tool="mlperf-loadgen" if s.role in ("detail", "summary") else None,
             tool_version=result.loadgen_version if s.role in ("detail", "summary") else None,
+            sha256=s.sha256,
         )
         for s in sorted(result.sources, key=lambda s: (s.role != "detail", s.path))
     ]

@@ -34,6 +34,10 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+def _path(value: str | None) -> Path | None:
+    return Path(value) if value else None
+
+
 def _emit(payload: Any, *, as_json: bool, text: str) -> None:
     if as_json:
         print(json.dumps(payload, indent=2, sort_keys=True, default=str))
@@ -135,10 +139,7 @@ class BuildCommandOptions:
     out: Path
     force: bool
     sign: bool
-    key: Path | None
-    identity_token: str | None
-    staging: bool
-    trust_config: Path | None
+    signer: SignerOptions
     archive: bool
     json: bool
 
@@ -151,18 +152,11 @@ def _cmd_build(args: argparse.Namespace) -> int:
         Path(args.out),
         args.force,
         args.sign or args.key is not None,
-        Path(args.key) if args.key else None,
-        args.identity_token,
-        args.staging,
-        Path(args.trust_config) if args.trust_config else None,
+        _signer_options(args),
         args.archive,
         args.json,
     )
-    signer = (
-        _signer(opts.key, opts.identity_token, opts.staging, opts.trust_config)
-        if opts.sign
-        else None
-    )
+    signer = _signer(opts.signer) if opts.sign else None
     result = build(
         opts.spec,
         opts.out,
@@ -209,7 +203,7 @@ class SchemasOptions:
 def _cmd_schemas(args: argparse.Namespace) -> int:
     from .schemas import check_schemas, write_schemas
 
-    opts = SchemasOptions(args.check, Path(args.out) if args.out else None, args.json)
+    opts = SchemasOptions(args.check, _path(args.out), args.json)
     if opts.check:
         report = check_schemas(opts.out)
         _emit(
@@ -259,7 +253,6 @@ def _progress_bar(done: int, total: int, location: str) -> None:
 
 
 def _cmd_mlperf_import(args: argparse.Namespace) -> int:
-    from .errors import EXIT_FAILED
     from .mlperf import import_path
     from .store import Store
 
@@ -387,45 +380,49 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
 
 
 @dataclass(frozen=True)
-class SignOptions:
-    pack: Path
+class SignerOptions:
+    """``--key``, or the keyless options: shared by ``sign`` and ``build --sign``."""
+
     key: Path | None
     identity_token: str | None
     staging: bool
     trust_config: Path | None
+
+
+def _signer_options(args: argparse.Namespace) -> SignerOptions:
+    return SignerOptions(
+        _path(args.key), args.identity_token, args.staging, _path(args.trust_config)
+    )
+
+
+@dataclass(frozen=True)
+class SignOptions:
+    pack: Path
+    signer: SignerOptions
     json: bool
 
 
-def _signer(
-    key: Path | None, identity_token: str | None, staging: bool, trust_config: Path | None
-) -> PackSigner:
+def _signer(opts: SignerOptions) -> PackSigner:
     """A key signer with --key, else a keyless Sigstore signer."""
-    if key is not None:
-        if identity_token or staging or trust_config:
+    if opts.key is not None:
+        if opts.identity_token or opts.staging or opts.trust_config:
             raise UsageError(
                 "--key signs without Sigstore: drop --identity-token/--staging/--trust-config"
             )
         from .signing.keyed import KeySigner
 
-        return KeySigner.from_file(key)
+        return KeySigner.from_file(opts.key)
     from .signing.keyless import KeylessSigner
 
-    return KeylessSigner(identity_token, staging=staging, trust_config=trust_config)
+    return KeylessSigner(opts.identity_token, staging=opts.staging, trust_config=opts.trust_config)
 
 
 def _cmd_sign(args: argparse.Namespace) -> int:
     from .sign import sign_pack_detailed
     from .signing.bundle import parse_bundle
 
-    opts = SignOptions(
-        Path(args.pack),
-        Path(args.key) if args.key else None,
-        args.identity_token,
-        args.staging,
-        Path(args.trust_config) if args.trust_config else None,
-        args.json,
-    )
-    signer = _signer(opts.key, opts.identity_token, opts.staging, opts.trust_config)
+    opts = SignOptions(Path(args.pack), _signer_options(args), args.json)
+    signer = _signer(opts.signer)
     result = sign_pack_detailed(opts.pack, None, signer)
     raw = result.bundle.read_bytes()
     parsed = parse_bundle(raw, str(result.bundle))
@@ -507,11 +504,11 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
     opts = VerifyOptions(
         Path(args.target),
-        Path(args.bundle) if args.bundle else None,
+        _path(args.bundle),
         args.cert_identity,
         args.cert_oidc_issuer,
-        Path(args.key) if args.key else None,
-        Path(args.trusted_root) if args.trusted_root else None,
+        _path(args.key),
+        _path(args.trusted_root),
         args.staging,
         args.offline,
         args.json,
@@ -589,17 +586,60 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 # --- parser -------------------------------------------------------------------------------------
 
 
-def _compile_arguments(p: argparse.ArgumentParser) -> None:
+def _json_argument(p: argparse.ArgumentParser, help_text: str = "print the result as JSON") -> None:
+    p.add_argument("--json", action="store_true", help=help_text)
+
+
+def _allow_outside_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--allow-outside-paths",
         action="store_true",
         help="allow evidence paths outside the spec's folder",
     )
+
+
+def _keyless_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--identity-token",
+        metavar="TOKEN",
+        help="keyless: the OIDC token (default: $SIGSTORE_IDENTITY_TOKEN, then ambient "
+        "credentials such as GitHub Actions with id-token: write)",
+    )
+    p.add_argument(
+        "--staging", action="store_true", help="keyless: use Sigstore's public staging instance"
+    )
+    p.add_argument(
+        "--trust-config",
+        metavar="FILE",
+        help="keyless: a Sigstore client trust config (a private Sigstore instance)",
+    )
+
+
+def _compile_arguments(p: argparse.ArgumentParser) -> None:
+    _allow_outside_argument(p)
     p.add_argument(
         "--as-of",
         metavar="DATE",
         help="judge waiver expiry on this date (default: the spec's decision date)",
     )
+
+
+def _add_command(
+    subparsers: argparse._SubParsersAction[_Parser],
+    name: str,
+    handler: Callable[[argparse.Namespace], int],
+    help_text: str,
+) -> argparse.ArgumentParser:
+    """A subcommand whose --help repeats its one-line help and lists the exit codes."""
+    p = subparsers.add_parser(
+        name,
+        help=help_text,
+        description=help_text,
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.set_defaults(handler=handler)
+    return p
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -619,31 +659,19 @@ def build_parser() -> argparse.ArgumentParser:
     def command(
         name: str, handler: Callable[[argparse.Namespace], int], help_text: str
     ) -> argparse.ArgumentParser:
-        p = sub.add_parser(
-            name,
-            help=help_text,
-            description=help_text,
-            epilog=EXIT_CODES_HELP,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        p.set_defaults(handler=handler)
-        return p
+        return _add_command(sub, name, handler, help_text)
 
     p = command("validate", _cmd_validate, "check a pack spec and report every problem")
     p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml)")
-    p.add_argument(
-        "--allow-outside-paths",
-        action="store_true",
-        help="allow evidence paths outside the spec's folder",
-    )
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _allow_outside_argument(p)
+    _json_argument(p)
 
     p = command(
         "check", _cmd_check, "the release gate: analyse a spec's evidence and print the decision"
     )
     p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml)")
     _compile_arguments(p)
-    p.add_argument("--json", action="store_true", help="print decision.json instead")
+    _json_argument(p, "print decision.json instead")
 
     p = command("build", _cmd_build, "compile a spec into an evidence pack folder (and sign it)")
     p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml)")
@@ -652,11 +680,9 @@ def build_parser() -> argparse.ArgumentParser:
     _compile_arguments(p)
     p.add_argument("--sign", action="store_true", help="sign keyless with Sigstore")
     p.add_argument("--key", metavar="PRIVATE_PEM", help="sign with this key (implies --sign)")
-    p.add_argument("--identity-token", metavar="TOKEN", help="keyless: the OIDC token")
-    p.add_argument("--staging", action="store_true", help="keyless: Sigstore staging")
-    p.add_argument("--trust-config", metavar="FILE", help="keyless: a client trust config")
+    _keyless_arguments(p)
     p.add_argument("--archive", action="store_true", help="also write OUTDIR.tar.gz")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _json_argument(p)
 
     p = command("schemas", _cmd_schemas, "write (or --check) the JSON Schemas in schemas/")
     p.add_argument(
@@ -665,7 +691,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 if schemas/ differs from what the models generate",
     )
     p.add_argument("--out", metavar="DIR", help="folder to write or check (default: schemas/)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _json_argument(p)
 
     p = command(
         "inspect",
@@ -673,7 +699,7 @@ def build_parser() -> argparse.ArgumentParser:
         "detect and summarise serving-benchmark and eval-score files",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="a file any supported tool wrote")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _json_argument(p)
 
     p = command("mlperf", _cmd_group_help, "import and list MLPerf Inference results")
     mlperf = p.add_subparsers(dest="mlperf_command", metavar="ACTION", parser_class=_Parser)
@@ -681,15 +707,7 @@ def build_parser() -> argparse.ArgumentParser:
     def action(
         name: str, handler: Callable[[argparse.Namespace], int], help_text: str
     ) -> argparse.ArgumentParser:
-        q = mlperf.add_parser(
-            name,
-            help=help_text,
-            description=help_text,
-            epilog=EXIT_CODES_HELP,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        q.set_defaults(handler=handler)
-        return q
+        return _add_command(mlperf, name, handler, help_text)
 
     q = action(
         "import",
@@ -706,14 +724,14 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument(
         "--benchmark", metavar="B", help="the benchmark of a LoadGen folder whose name lacks it"
     )
-    q.add_argument("--json", action="store_true", help="print the report as JSON")
+    _json_argument(q, "print the report as JSON")
 
     q = action("list", _cmd_mlperf_list, "list the MLPerf results in the store, ordered by key")
     q.add_argument("--db", metavar="FILE", required=True, help="the DuckDB evidence store")
     q.add_argument("--benchmark", metavar="B", help="only this benchmark (or model family)")
     q.add_argument("--scenario", metavar="S", help="only this scenario")
     q.add_argument("--accelerator", metavar="A", help="only accelerators whose name contains A")
-    q.add_argument("--json", action="store_true", help="print the results as JSON")
+    _json_argument(q, "print the results as JSON")
     p = command("keygen", _cmd_keygen, "write an ECDSA P-256 key pair for signing packs with --key")
     p.add_argument(
         "--private-key",
@@ -730,7 +748,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-passphrase", action="store_true", help="write the private key unencrypted")
     p.add_argument("--force", action="store_true", help="replace existing key files")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _json_argument(p)
 
     p = command("sign", _cmd_sign, "sign a built pack: write PACK/pack.sigstore.json")
     p.add_argument("pack", metavar="PACK", help="the pack folder (it holds predicate.json)")
@@ -740,21 +758,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="sign with this key, offline (passphrase from $EVIDENCEPACK_KEY_PASSPHRASE or a "
         "prompt); without --key, sign keyless with Sigstore",
     )
-    p.add_argument(
-        "--identity-token",
-        metavar="TOKEN",
-        help="keyless: the OIDC token (default: $SIGSTORE_IDENTITY_TOKEN, then ambient "
-        "credentials such as GitHub Actions with id-token: write)",
-    )
-    p.add_argument(
-        "--staging", action="store_true", help="keyless: use Sigstore's public staging instance"
-    )
-    p.add_argument(
-        "--trust-config",
-        metavar="FILE",
-        help="keyless: a Sigstore client trust config (a private Sigstore instance)",
-    )
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _keyless_arguments(p)
+    _json_argument(p)
 
     p = command(
         "verify",
@@ -788,7 +793,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also re-run the compiler on the pack's own inputs and compare the HTML and PDF",
     )
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _json_argument(p)
     return parser
 
 

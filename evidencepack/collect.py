@@ -62,6 +62,7 @@ class Collector:
     def __init__(self, loaded: LoadedSpec) -> None:
         self.loaded = loaded
         self.result = Collected()
+        self._digests: dict[Path, str] = {}
         spec_file = loaded.path.resolve()
         self.add_file(
             spec_file, "inputs/pack.yaml", role="spec", spec_path=loaded.path.name, candidate=None
@@ -91,7 +92,10 @@ class Collector:
         fmt: str | None = None,
         tool: str | None = None,
         tool_version: str | None = None,
+        sha256: str | None = None,
     ) -> InputFile:
+        """Record ``source`` at ``pack_path`` (once); ``sha256`` if a reader already hashed it
+        (``copy_inputs`` checks the copied bytes against it)."""
         existing = self.result.files.get(pack_path)
         if existing is not None:
             return existing
@@ -100,7 +104,7 @@ class Collector:
             spec_path=spec_path,
             role=role,
             candidate=candidate,
-            sha256=sha256_file(source),
+            sha256=sha256 or self.digest(source),
             size_bytes=source.stat().st_size,
             format=fmt,
             tool=tool,
@@ -120,14 +124,17 @@ class Collector:
             self.add_file(f, self.pack_path(f), role=role, spec_path=ref.path, candidate=candidate)
             for f in files_under(source)
         ]
-        self.check_pin(
-            ref, candidate, {f: a.sha256 for f, a in zip(files_under(source), added, strict=True)}
-        )
+        self.check_pin(ref, candidate)
         return added
 
-    def check_pin(
-        self, ref: EvidenceRef, candidate: str | None, known: dict[Path, str] | None = None
-    ) -> None:
+    def digest(self, path: Path) -> str:
+        """The sha256 of ``path``, read once per build (a pin check and the pack share it)."""
+        key = path.resolve()
+        if key not in self._digests:
+            self._digests[key] = sha256_file(path)
+        return self._digests[key]
+
+    def check_pin(self, ref: EvidenceRef, candidate: str | None) -> None:
         """Compare a pinned sha256 with the file (or the folder listing digest) it names."""
         if ref.sha256 is None:
             return
@@ -135,8 +142,7 @@ class Collector:
         if not source.exists():
             self.result.problems.append((candidate, f"{ref.path}: missing", None))
             return
-        known = known or {}
-        digests = {f: known.get(f) or sha256_file(f) for f in files_under(source)}
+        digests = {f: self.digest(f) for f in files_under(source)}
         if source.is_file():
             actual = digests[source]
         else:
@@ -147,7 +153,7 @@ class Collector:
             self.result.problems.append(
                 (
                     candidate,
-                    (f"{ref.path}: sha256 {actual} does not match the pinned {ref.sha256}"),
+                    f"{ref.path}: sha256 {actual} does not match the pinned {ref.sha256}",
                     None,
                 )
             )

@@ -11,7 +11,7 @@ import hashlib
 import json
 from typing import Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from ._models import Sha256Hex, StrictModel
 from .analyze.models import DecisionDocument, InputFile
@@ -52,5 +52,10 @@ def manifest_bytes(decision: DecisionDocument, decision_json: bytes) -> bytes:
         ),
         inputs=decision.inputs,
     )
-    data = json.loads(manifest.model_dump_json(by_alias=True))
+    return document_bytes(manifest)
+
+
+def document_bytes(document: BaseModel) -> bytes:
+    """A JSON document as the pack stores it: sorted keys, two-space indent, UTF-8, newline."""
+    data = json.loads(document.model_dump_json(by_alias=True))
     return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()

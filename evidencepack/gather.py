@@ -28,11 +28,11 @@ from .inputs.registry import read_input
 from .mlperf.importer import import_path
 from .mlperf.models import MlperfResult
 from .mlperf.query import load_results
+from .normalise import serving_rank
 from .spec import Candidate, DeclaredConditions, EvidenceRef, LoadedSpec, MlperfRef
 from .store import Store
 
 LOADGEN_DETAIL = "mlperf_log_detail.txt"
-_SERVING_RUNTIMES = ("TensorRT-LLM", "vLLM", "SGLang", "TensorRT", "Dynamo", "LLMBoost")
 
 
 Problem = tuple[str, str, InputFile | None]
@@ -268,6 +268,7 @@ def _gather_reference(
             fmt=f"mlperf-{s.role}",
             tool="mlperf-loadgen" if s.role in ("detail", "summary") else None,
             tool_version=result.loadgen_version if s.role in ("detail", "summary") else None,
+            sha256=s.sha256,
         )
         for s in sorted(result.sources, key=lambda s: (s.role != "detail", s.path))
     ]
@@ -276,10 +277,7 @@ def _gather_reference(
 
 def reference_view(result: MlperfResult, files: list[InputFile]) -> ReferenceEvidence:
     """An MLPerf result as the analysis sees it; the serving runtime picked from its stack."""
-    runtimes = sorted(
-        result.runtime,
-        key=lambda c: _SERVING_RUNTIMES.index(c.name) if c.name in _SERVING_RUNTIMES else 99,
-    )
+    runtimes = sorted(result.runtime, key=lambda c: serving_rank(c.name))
     primary = runtimes[0] if runtimes else None
     return ReferenceEvidence(
         key=result.key,

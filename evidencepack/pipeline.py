@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import os
 import shutil
 import tempfile
@@ -24,7 +23,7 @@ from .analyze.models import DecisionDocument
 from .archive import write_archive
 from .collect import Collected, Collector, copy_inputs
 from .errors import CouldNotRun, UsageError
-from .evidence_manifest import MANIFEST_NAME, manifest_bytes
+from .evidence_manifest import MANIFEST_NAME, document_bytes, manifest_bytes
 from .gather import gather
 from .manifest import (
     BUNDLE_NAME,
@@ -82,8 +81,7 @@ def check(spec_path: Path, options: CompileOptions) -> DecisionDocument:
 
 def decision_json(decision: DecisionDocument) -> bytes:
     """decision.json bytes: stable key order, two-space indent, trailing newline."""
-    data = json.loads(decision.model_dump_json(by_alias=True))
-    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    return document_bytes(decision)
 
 
 @dataclass(frozen=True)
@@ -123,10 +121,6 @@ def publish(staging: Path, out_dir: Path, *, force: bool) -> None:
             os.replace(staging, out_dir)
     except OSError as exc:
         raise CouldNotRun(f"cannot move the finished pack to {out_dir}: {exc}") from exc
-
-
-def write_inputs(collected: Collected, pack_dir: Path) -> None:
-    copy_inputs(collected, pack_dir)
 
 
 @dataclass(frozen=True)

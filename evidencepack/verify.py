@@ -124,10 +124,6 @@ def _trust_info(policy: VerifyPolicy) -> TrustRootInfo | None:
     return policy.trust_root.info if isinstance(policy, KeylessPolicy) else None
 
 
-def _problems_of(exc: VerificationError) -> list[str]:
-    return list(exc.problems)
-
-
 def verify_pack(
     path: Path,
     policy: VerifyPolicy,
@@ -156,7 +152,7 @@ def verify_pack(
                 target_kind="archive",
                 bundle=label,
                 trust_root=_trust_info(policy),
-                problems=tuple(_problems_of(exc)),
+                problems=tuple(exc.problems),
             )
         return _verify_folder(root, str(path), "archive", policy, bundle)
 
@@ -187,7 +183,7 @@ def _verify_folder(
         report["signer"] = checked.signer
         statement = parse_statement(checked.payload or b"")
     except VerificationError as exc:
-        return VerifyReport.model_validate({**report, "ok": False, "problems": _problems_of(exc)})
+        return VerifyReport.model_validate({**report, "ok": False, "problems": list(exc.problems)})
 
     predicate = statement.predicate
     report |= {
@@ -292,7 +288,7 @@ def verify_file(
         else:
             problems += _match_statement(checked.payload, file, digest, predicate_type, report)
     except VerificationError as exc:
-        problems += _problems_of(exc)
+        problems += list(exc.problems)
     return VerifyReport.model_validate({**report, "ok": not problems, "problems": problems})
 
 

@@ -44,10 +44,14 @@ def achieved_rate(point: RunPoint) -> tuple[float, str]:
     return point.request_rate_rps or 0.0, "open_loop" if point.load != "offline" else "offline"
 
 
+def error_rate(point: RunPoint) -> float:
+    """Failed over sent requests; a run that sent nothing counts as all failed."""
+    sent = point.completed + point.failed
+    return point.failed / sent if sent else 1.0
+
+
 def _misses(point: RunPoint, slo: Slo) -> list[str]:
     misses = []
-    sent = point.completed + point.failed
-    error_rate = point.failed / sent if sent else 1.0
     if point.completed == 0:
         misses.append("no request completed")
     if point.ttft_p99_ms is None:
@@ -64,14 +68,13 @@ def _misses(point: RunPoint, slo: Slo) -> list[str]:
         and (point.e2e_p99_ms > slo.e2e_p99_ms)
     ):
         misses.append(f"end-to-end p99 {point.e2e_p99_ms:.1f} ms > {slo.e2e_p99_ms:g} ms")
-    if error_rate > slo.max_error_rate:
-        misses.append(f"error rate {error_rate:.2%} > {slo.max_error_rate:.2%}")
+    if error_rate(point) > slo.max_error_rate:
+        misses.append(f"error rate {error_rate(point):.2%} > {slo.max_error_rate:.2%}")
     return misses
 
 
 def load_point(point: RunPoint, slo: Slo) -> LoadPoint:
     rate, _ = achieved_rate(point)
-    sent = point.completed + point.failed
     misses = _misses(point, slo)
     return LoadPoint(
         run=point.run,
@@ -82,7 +85,7 @@ def load_point(point: RunPoint, slo: Slo) -> LoadPoint:
         ttft_p99_ms=point.ttft_p99_ms,
         tpot_p99_ms=point.tpot_p99_ms,
         e2e_p99_ms=point.e2e_p99_ms,
-        error_rate=point.failed / sent if sent else 1.0,
+        error_rate=error_rate(point),
         meets_slo=not misses,
         misses=tuple(misses),
     )

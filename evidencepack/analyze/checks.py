@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..normalise import normalise_precision, normalise_runtime, versions_match
 from ..spec import Candidate, PackSpec
-from .comparability import HARD_FIELDS, normalise_precision, normalise_runtime, versions_match
-from .evidence import CandidateEvidence, ReferenceEvidence, link
+from .comparability import HARD_FIELDS
+from .evidence import CandidateEvidence, ReferenceEvidence, RunEvidence, ScoreEvidence, link
 from .models import Capacity, CheckResult, ComparabilityRow, EvidenceLink, Quality, Status
 
 TITLES = {
@@ -29,7 +30,7 @@ TITLES = {
 _WORST = {"PASS": 0, "WARN": 1, "FAIL": 2}
 
 
-def _check(
+def check_result(
     check_id: str,
     candidate: str | None,
     status: Status,
@@ -37,6 +38,7 @@ def _check(
     reason: str,
     evidence: Iterable[EvidenceLink] = (),
 ) -> CheckResult:
+    """A check result titled from ``TITLES``."""
     return CheckResult(
         id=check_id,
         title=TITLES[check_id],
@@ -50,6 +52,21 @@ def _check(
 
 def _worst(statuses: Iterable[Status]) -> Status:
     return max(statuses, key=lambda s: _WORST[s], default="PASS")
+
+
+def _unidentified(items: Iterable[RunEvidence | ScoreEvidence]) -> list[str]:
+    """The runs or score sets that name no model (by name or digest, recorded or declared)."""
+    return [
+        item.id
+        for item in items
+        if (
+            item.observed.model_name
+            or item.declared.model_name
+            or item.observed.model_digest
+            or item.declared.model_digest
+        )
+        is None
+    ]
 
 
 def per_accelerator(ref: ReferenceEvidence) -> float | None:
@@ -118,7 +135,7 @@ def c1_scenario(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
         statuses.append("WARN")
         reasons.append("no MLPerf reference cited")
     links = [ref.link() for ref in ev.references]
-    return _check("C1", cid, _worst(statuses), True, "; ".join(reasons), links)
+    return check_result("C1", cid, _worst(statuses), True, "; ".join(reasons), links)
 
 
 def c2_own_scores(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
@@ -131,7 +148,7 @@ def c2_own_scores(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResul
     guardrail = f"; MLPerf accuracy shown only as a guardrail ({'; '.join(guard)})" if guard else ""
     links = [link(s) for s in ev.scores]
     if not items:
-        return _check(
+        return check_result(
             "C2",
             cid,
             "FAIL",
@@ -140,19 +157,9 @@ def c2_own_scores(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResul
             "would be inherited from MLPerf's accuracy floor" + guardrail,
             links,
         )
-    unidentified = [
-        s.id
-        for s in ev.scores
-        if (
-            s.observed.model_name
-            or s.declared.model_name
-            or s.observed.model_digest
-            or s.declared.model_digest
-        )
-        is None
-    ]
+    unidentified = _unidentified(ev.scores)
     if unidentified:
-        return _check(
+        return check_result(
             "C2",
             cid,
             "WARN",
@@ -161,7 +168,7 @@ def c2_own_scores(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResul
             "model was scored" + guardrail,
             links,
         )
-    return _check(
+    return check_result(
         "C2",
         cid,
         "PASS",
@@ -198,10 +205,10 @@ def c3_stack(spec: PackSpec, candidate: Candidate, ev: CandidateEvidence) -> Che
             )
         reasons.append(f"{ref.key}: {'; '.join(diffs)}{shown}")
     if not reasons:
-        return _check(
+        return check_result(
             "C3", candidate.id, "PASS", True, "no MLPerf reference cited: nothing inherited"
         )
-    return _check(
+    return check_result(
         "C3",
         candidate.id,
         _worst(statuses),
@@ -217,7 +224,7 @@ def c4_remeasured(
     runs = [r for r in ev.runs if r.point.load != "offline"]
     links = [link(r) for r in ev.runs]
     if not runs:
-        return _check(
+        return check_result(
             "C4",
             cid,
             "FAIL",
@@ -236,22 +243,12 @@ def c4_remeasured(
                 f"{measured / accelerators_per_replica:.1f} tok/s per accelerator "
                 f"= {value / (measured / accelerators_per_replica):.2f}x"
             )
-    unidentified = [
-        r.id
-        for r in runs
-        if (
-            r.observed.model_name
-            or r.declared.model_name
-            or r.observed.model_digest
-            or r.declared.model_digest
-        )
-        is None
-    ]
+    unidentified = _unidentified(runs)
     detail = f"{len(runs)} serving run(s) of the candidate model" + (
         f"; {'; '.join(ratios)}" if ratios else ""
     )
     if unidentified:
-        return _check(
+        return check_result(
             "C4",
             cid,
             "WARN",
@@ -259,7 +256,7 @@ def c4_remeasured(
             detail + f"; {', '.join(unidentified)} do not say which model ran",
             links,
         )
-    return _check("C4", cid, "PASS", True, detail, links)
+    return check_result("C4", cid, "PASS", True, detail, links)
 
 
 def stack_departures(spec: PackSpec, candidate: Candidate) -> list[str]:
@@ -292,9 +289,11 @@ def c5_envelope(
     unknown = sorted({f for r in mine for f in r.unknown if f in HARD_FIELDS})
     links = [link(x) for x in ev.items()]
     if not mine:
-        return _check("C5", cid, "FAIL", True, "no runs or score sets to hold the envelope across")
+        return check_result(
+            "C5", cid, "FAIL", True, "no runs or score sets to hold the envelope across"
+        )
     if hard:
-        return _check(
+        return check_result(
             "C5",
             cid,
             "FAIL",
@@ -312,14 +311,14 @@ def c5_envelope(
                 f"the candidate runs {'; '.join(departures)}: its runs and scores are held to "
                 "its own stack, so its quality was measured on that stack, not the envelope's"
             )
-        return _check("C5", cid, "WARN", True, "; ".join(parts), links)
+        return check_result("C5", cid, "WARN", True, "; ".join(parts), links)
     declared = sorted({f for r in mine for f in r.declared})
     note = (
         f" (declared in the spec, not recorded by the files: {', '.join(declared)})"
-        if (declared)
+        if declared
         else ""
     )
-    return _check(
+    return check_result(
         "C5",
         cid,
         "PASS",
@@ -331,9 +330,11 @@ def c5_envelope(
 
 def slo_check(cid: str, capacity: Capacity, ev: CandidateEvidence) -> CheckResult:
     if capacity.operating_point_rps is None:
-        return _check("SLO-MET", cid, "FAIL", False, capacity.reason, [link(r) for r in ev.runs])
+        return check_result(
+            "SLO-MET", cid, "FAIL", False, capacity.reason, [link(r) for r in ev.runs]
+        )
     op = [link(r) for r in ev.runs if r.id == capacity.operating_point_run]
-    return _check(
+    return check_result(
         "SLO-MET",
         cid,
         "PASS",
@@ -345,7 +346,7 @@ def slo_check(cid: str, capacity: Capacity, ev: CandidateEvidence) -> CheckResul
 
 
 def quality_check(cid: str, quality: Quality, ev: CandidateEvidence) -> CheckResult:
-    return _check(
+    return check_result(
         "QUALITY",
         cid,
         "PASS" if quality.meets_bar else "FAIL",
@@ -356,26 +357,23 @@ def quality_check(cid: str, quality: Quality, ev: CandidateEvidence) -> CheckRes
 
 
 def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[CheckResult]:
-    out = []
-    for check_id in ("PROV-FILES",):
-        problems = [(reason, f) for cid_, reason, f in ev.problems if cid_ == check_id]
-        if problems:
-            out.append(
-                _check(
-                    check_id,
-                    cid,
-                    "FAIL",
-                    True,
-                    "; ".join(r for r, _ in problems),
-                    [
-                        EvidenceLink(row=f.pack_path, file_sha256=f.sha256, pack_path=f.pack_path)
-                        for _, f in problems
-                        if f is not None
-                    ],
-                )
-            )
-        else:
-            out.append(_check(check_id, cid, "PASS", True, "every input file read and unchanged"))
+    problems = [(reason, f) for check_id, reason, f in ev.problems if check_id == "PROV-FILES"]
+    if problems:
+        files = check_result(
+            "PROV-FILES",
+            cid,
+            "FAIL",
+            True,
+            "; ".join(r for r, _ in problems),
+            [
+                EvidenceLink(row=f.pack_path, file_sha256=f.sha256, pack_path=f.pack_path)
+                for _, f in problems
+                if f is not None
+            ],
+        )
+    else:
+        files = check_result("PROV-FILES", cid, "PASS", True, "every input file read and unchanged")
+    out = [files]
     statuses: list[Status] = []
     reasons = []
     for ref in ev.references:
@@ -397,7 +395,7 @@ def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[C
             reasons.append(f"{ref.key} VALID under {ref.round} rules")
     if reasons:
         out.append(
-            _check(
+            check_result(
                 "PROV-MLPERF",
                 cid,
                 _worst(statuses),
@@ -417,7 +415,7 @@ def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[C
             wrong.append(f"{item.id} is for model {name!r}")
     if wrong:
         out.append(
-            _check(
+            check_result(
                 "PROV-MODEL",
                 cid,
                 "FAIL",
@@ -428,7 +426,7 @@ def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[C
         )
     else:
         out.append(
-            _check(
+            check_result(
                 "PROV-MODEL",
                 cid,
                 "PASS",

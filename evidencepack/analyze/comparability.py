@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from typing import Literal
 
+from ..normalise import normalise_precision, normalise_runtime, versions_match
 from ..spec import Candidate, PackSpec
 from .evidence import Conditions
 from .models import ComparabilityRow, FieldDifference
@@ -19,56 +20,6 @@ HARD_FIELDS = ("model_name", "model_digest", "precision", "runtime", "runtime_ve
 """A difference here means the evidence is for another model or stack: C5 fails."""
 TOKEN_TOLERANCE = 0.25
 """Mean token lengths within +-25% of the traffic spec count as like-for-like."""
-
-_PRECISIONS = {
-    "fp8": ("fp8", "float8", "float8_e4m3fn", "e4m3", "fp8_e4m3"),
-    "bf16": ("bf16", "bfloat16"),
-    "fp16": ("fp16", "float16", "half"),
-    "fp32": ("fp32", "float32", "float"),
-    "fp4": ("fp4", "nvfp4", "mxfp4"),
-    "int8": ("int8", "w8a8"),
-    "int4": ("int4", "w4a16", "awq", "gptq"),
-}
-_RUNTIMES = {
-    "tensorrt-llm": ("tensorrt-llm", "tensorrt_llm", "trtllm", "trt-llm", "tensorrtllm"),
-    "vllm": ("vllm",),
-    "sglang": ("sglang",),
-    "tgi": ("tgi", "text-generation-inference"),
-    "tensorrt": ("tensorrt", "trt"),
-    "pytorch": ("pytorch", "torch"),
-}
-
-
-def normalise_precision(value: str | None) -> str | None:
-    if value is None:
-        return None
-    text = value.strip().lower().replace("torch.", "")
-    for canonical, aliases in _PRECISIONS.items():
-        if text in aliases:
-            return canonical
-    return text
-
-
-def normalise_runtime(value: str | None) -> str | None:
-    if value is None:
-        return None
-    text = re.sub(r"\s+", "-", value.strip().lower())
-    for canonical, aliases in _RUNTIMES.items():
-        if text in aliases:
-            return canonical
-    return text
-
-
-def versions_match(a: str, b: str) -> bool:
-    """Same release: equal, or one a local/dev build of the other (0.9.2 vs 0.9.2.dev108+g71f)."""
-    a, b = a.strip().lstrip("v"), b.strip().lstrip("v")
-    return (
-        a == b
-        or a.startswith(b + ".")
-        or b.startswith(a + ".")
-        or a.startswith(b + "+")
-        or (b.startswith(a + "+"))
-    )
 
 
 def envelope_for(spec: PackSpec, candidate: Candidate) -> Conditions:

@@ -12,12 +12,12 @@ from .. import __version__
 from ..spec import Candidate, PackSpec
 from .capacity import size_candidate
 from .checks import (
-    TITLES,
     c1_scenario,
     c2_own_scores,
     c3_stack,
     c4_remeasured,
     c5_envelope,
+    check_result,
     per_accelerator,
     provenance_checks,
     quality_check,
@@ -27,7 +27,7 @@ from .checks import (
 from .claims import claims_for
 from .comparability import compare, envelope_for
 from .cost import cost_of
-from .evidence import CandidateEvidence, Conditions
+from .evidence import CandidateEvidence, Conditions, ReferenceEvidence
 from .models import (
     CandidateVerdict,
     Capacity,
@@ -113,9 +113,7 @@ def decide(
         capacities.append(capacity)
         costs.append(cost)
         qualities.append(quality)
-        references += [
-            _reference(spec, candidate, ev, capacity, i) for i in range(len(ev.references))
-        ]
+        references += [_reference(spec, candidate, ref, capacity) for ref in ev.references]
         checks += [
             c1_scenario(spec, candidate.id, ev),
             c2_own_scores(spec, candidate.id, ev),
@@ -170,9 +168,8 @@ def decide(
 
 
 def _reference(
-    spec: PackSpec, candidate: Candidate, ev: CandidateEvidence, capacity: Capacity, index: int
+    spec: PackSpec, candidate: Candidate, ref: ReferenceEvidence, capacity: Capacity
 ) -> MlperfReference:
-    ref = ev.references[index]
     matches, _ = stack_matches(ref, candidate)
     value = per_accelerator(ref)
     discount = 0.0 if matches else spec.stack_mismatch_discount
@@ -260,14 +257,7 @@ def _decision_check(
     spec: PackSpec, verdicts: Sequence[CandidateVerdict], recommendation: str | None
 ) -> CheckResult:
     def check(status: Status, reason: str) -> CheckResult:
-        return CheckResult(
-            id="DECISION",
-            title=TITLES["DECISION"],
-            candidate=None,
-            status=status,
-            hard=True,
-            reason=reason,
-        )
+        return check_result("DECISION", None, status, True, reason)
 
     by_id = {v.id: v for v in verdicts}
     if recommendation is None:

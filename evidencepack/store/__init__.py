@@ -36,6 +36,11 @@ class Store:
             raise StoreError(f"cannot open the evidence store {path}: {exc}") from exc
         self._migrate()
 
+    @property
+    def name(self) -> str:
+        """The store as error messages name it."""
+        return f"evidence store {self.path}" if self.path else "in-memory evidence store"
+
     def close(self) -> None:
         self.con.close()
 
@@ -52,14 +57,14 @@ class Store:
         try:
             return self.con.execute(sql, params) if params is not None else self.con.execute(sql)
         except duckdb.Error as exc:
-            raise StoreError(f"evidence store query failed: {exc}") from exc
+            raise StoreError(f"{self.name}: query failed: {exc}") from exc
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """One parameterised statement over many rows (small batches; bulk data uses readers)."""
         try:
             self.con.executemany(sql, rows)
         except duckdb.Error as exc:
-            raise StoreError(f"evidence store insert failed: {exc}") from exc
+            raise StoreError(f"{self.name}: insert failed: {exc}") from exc
 
     def rows(
         self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None
@@ -104,7 +109,7 @@ class Store:
             finally:
                 self.con.unregister("_bulk")
         except duckdb.Error as exc:
-            raise StoreError(f"bulk insert into {table} failed: {exc}") from exc
+            raise StoreError(f"{self.name}: bulk insert into {table} failed: {exc}") from exc
         return len(next(iter(columns.values())))
 
     @contextmanager

@@ -47,6 +47,13 @@ def test_bad_sql_becomes_store_error() -> None:
         Store().execute("SELECT * FROM no_such_table")
 
 
+def test_store_error_names_the_store_file(tmp_path: Path) -> None:
+    path = tmp_path / "evidence.duckdb"
+    with Store(path) as store, pytest.raises(StoreError) as caught:
+        store.execute("SELECT * FROM no_such_table")
+    assert caught.value.message.startswith(f"evidence store {path}: query failed")
+
+
 def test_version_guard(tmp_path: Path) -> None:
     path = tmp_path / "old.duckdb"
     Store(path).close()

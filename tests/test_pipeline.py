@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import duckdb
 import jsonschema
+import pypdf
 import pytest
 
 from evidencepack._cli import main
@@ -268,3 +270,35 @@ def test_other_formats_and_unreadable_files(samples: Path, shared_data: Path) ->
     assert "unknown format" in prov.reason
     tool = {f.pack_path: f.tool for f in decision.inputs}
     assert tool["inputs/gl.json"] == "guidellm"
+
+
+@pytest.mark.slow
+def test_report_length_does_not_grow_with_the_rows(samples: Path, tmp_path: Path) -> None:
+    """The same evidence with 500 or 100,000 per-request rows gives a report of the same length:
+    the document holds aggregates, the raw rows go to the store."""
+    loader = importlib.util.spec_from_file_location(
+        "bench_requests", REPO_ROOT / "benchmarks" / "bench_requests.py"
+    )
+    assert loader is not None
+    assert loader.loader is not None
+    bench = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(bench)
+    pages = {}
+    for rows in (500, 100_000):
+        copy = tmp_path / f"samples-{rows}"
+        shutil.copytree(samples, copy)
+        bench.generate(copy / "profile_export.jsonl", rows)
+        _edit(
+            copy / "pack.yaml",
+            "        - path: evidence/b200-trtllm/runs/qps_2.0\n",
+            "        - path: evidence/b200-trtllm/runs/qps_2.0\n"
+            "        - path: profile_export.jsonl\n",
+        )
+        out = tmp_path / f"pack-{rows}"
+        build(copy / "pack.yaml", out, BuildOptions(compile=CompileOptions()))
+        pages[rows] = len(pypdf.PdfReader(out / "report.pdf").pages)
+        con = duckdb.connect(str(out / "evidence.duckdb"), read_only=True)
+        stored = con.execute("SELECT count(*) FROM run_requests").fetchone()
+        con.close()
+        assert stored == (rows,)
+    assert pages[500] == pages[100_000] < 20

@@ -7,6 +7,7 @@ analysis' views (``analyze.evidence``): a new input format never reaches the ana
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from pathlib import Path
 from typing import Literal
 
@@ -238,6 +239,9 @@ def _gather_reference(
                 if ref.result.endswith(r.location.rstrip("/").split("/")[-1])
             ]
             why = f"; rejected: {rejected[0].reason}" if rejected else ""
+            close = difflib.get_close_matches(ref.result, [r.key for r in results], n=2)
+            if close and not rejected:
+                why = f"; did you mean {' or '.join(repr(k) for k in close)}?"
             ev.problems.append(
                 (
                     "PROV-FILES",

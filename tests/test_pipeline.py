@@ -18,7 +18,7 @@ import pytest
 
 from evidencepack._cli import main
 from evidencepack.analyze.models import DecisionDocument
-from evidencepack.errors import RenderError
+from evidencepack.errors import RenderError, SpecError
 from evidencepack.evidence_manifest import EvidenceManifest
 from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
 from evidencepack.resources import schemas_dir
@@ -302,3 +302,35 @@ def test_report_length_does_not_grow_with_the_rows(samples: Path, tmp_path: Path
         con.close()
         assert stored == (rows,)
     assert pages[500] == pages[100_000] < 20
+
+
+def test_a_real_round_cited_from_outside_the_spec_folder(samples: Path, shared_data: Path) -> None:
+    """A spec citing one result of the real v5.1 tree (outside its folder, so only with the
+    explicit flag); a mistyped key is a finding that suggests the near keys."""
+    tree = (shared_data / "mlperf" / "v5.1").resolve()
+    key = "v5.1/closed/AMD/8xMI325X_2xEPYC_9575F_2/llama2-70b-99/Interactive"
+    spec = samples / "pack.yaml"
+    _edit(
+        spec,
+        f"        - path: evidence/mlperf\n          result: {MI325X_SERVER}",
+        f"        - path: {tree}\n          result: {key.replace('_2/', '_1/')}",
+    )
+    with pytest.raises(SpecError) as refused:
+        check(spec, CompileOptions())
+    assert "absolute path" in refused.value.problems[0]
+    decision = check(spec, CompileOptions(allow_outside=True))
+    prov = next(c for c in decision.checks if c.id == "PROV-FILES" and c.candidate == "mi325x-vllm")
+    assert prov.status == "FAIL"
+    assert f"did you mean {key!r}" in prov.reason
+    _edit(spec, key.replace("_2/", "_1/"), key)
+    decision = check(spec, CompileOptions(allow_outside=True))
+    ref = next(r for r in decision.references if r.candidate == "mi325x-vllm")
+    assert (ref.key, ref.scenario, ref.validity, ref.round) == (key, "Interactive", "VALID", "v5.1")
+    c1 = next(c for c in decision.checks if c.id == "C1" and c.candidate == "mi325x-vllm")
+    assert c1.status == "PASS"  # Interactive limits (450/40 ms) are tighter than the SLO
+    copied = [
+        f.pack_path for f in decision.inputs if f.role == "mlperf" and f.candidate == "mi325x-vllm"
+    ]
+    assert copied
+    assert all(p.startswith("inputs/external/") for p in copied)
+    assert len(copied) < 12  # only the cited result's files, not the round's 2,538

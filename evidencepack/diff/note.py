@@ -27,12 +27,12 @@ from .models import DiffDocument
 from .summary import (
     CANDIDATE_HEADER,
     CHECK_HEADER,
-    INPUT_HEADER,
+    GROUP_HEADER,
     candidate_rows,
     check_rows,
     condition_rows,
     decision_rows,
-    input_rows,
+    input_group_rows,
 )
 
 TEMPLATE = "change-note.html.j2"
@@ -82,8 +82,8 @@ def render_note_html(result: DiffResult) -> str:
         conditions=condition_rows(doc),
         check_header=CHECK_HEADER,
         checks=check_rows(doc),
-        input_header=INPUT_HEADER,
-        inputs=input_rows(doc),
+        input_header=GROUP_HEADER,
+        inputs=input_group_rows(doc),
     )
     try:
         return environment().get_template(TEMPLATE).render(doc=doc, t=view)

@@ -110,7 +110,7 @@ def open_pack(
     if kind == "spec":
         assert build_spec is not None
         folder = build_spec(path, Path(stack.enter_context(_tempdir("evidencepack-diff-"))))
-        text = f"built from the spec {path} for this diff (unsigned, not verified)"
+        text = "built for this diff (unsigned, not verified)"
     else:
         if policy is not None:
             report = verify_pack(path, policy)

@@ -6,13 +6,14 @@ Both are built from the same rows. Markdown cells escape everything that comes f
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Sequence
 
 from ..render.formatting import MISSING
 from .models import Change, DiffDocument, FieldChange, PackSide
 
-ARROW = "->"
+ARROW = "\u2192"
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#!~])")
 
 
@@ -171,6 +172,25 @@ def input_rows(doc: DiffDocument, digits: int = 12) -> list[tuple[str, ...]]:
     ]
 
 
+GROUP_HEADER = ("change", "candidate", "role", "files under", "files", "sha256 (one file)")
+
+
+def input_group_rows(doc: DiffDocument, digits: int = 12) -> list[tuple[str, ...]]:
+    """The input changes grouped by change, candidate and role, each under its files' common
+    folder (for the change note: every file and digest is in diff.json)."""
+    groups: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+    for i in doc.inputs:
+        key = (i.change, i.candidate or MISSING, i.role)
+        groups.setdefault(key, []).append((i.pack_path, i.new_sha256 or i.old_sha256 or ""))
+    rows = []
+    for key, files in groups.items():
+        paths = [path for path, _ in files]
+        where = posixpath.commonpath(paths) if len(paths) > 1 else paths[0]
+        one = files[0][1][:digits] if len(files) == 1 else MISSING
+        rows.append((*key, where, str(len(files)), one))
+    return rows
+
+
 def decision_rows(doc: DiffDocument) -> list[tuple[str, str, str]]:
     o, n = doc.old, doc.new
     rows = [
@@ -204,8 +224,6 @@ def format_text(doc: DiffDocument) -> str:
     lines = [f"evidencepack diff: {headline(doc)}"]
     lines += [f"  old  {_side_text(doc.old)}", f"  new  {_side_text(doc.new)}"]
     if not doc.compared:
-        for side, label in ((doc.old, "old"), (doc.new, "new")):
-            lines += [f"  {label} problem: {p}" for p in side.problems]
         lines += [f"  problem: {p}" for p in doc.problems]
         return "\n".join(lines)
     assert doc.outcome is not None
@@ -247,8 +265,6 @@ def format_markdown(doc: DiffDocument) -> str:
         f"- new: {md(_side_text(doc.new))}",
     ]
     if not doc.compared:
-        for side, label in ((doc.old, "old"), (doc.new, "new")):
-            lines += [f"- {label} problem: {md(p)}" for p in side.problems]
         lines += [f"- problem: {md(p)}" for p in doc.problems]
         return "\n".join(lines) + "\n"
     assert doc.outcome is not None
@@ -261,7 +277,7 @@ def format_markdown(doc: DiffDocument) -> str:
     conditions = condition_rows(doc)
     if conditions:
         lines += ["", "#### Run conditions and spec", ""]
-        lines += _md_table(("field", "old -> new"), conditions)
+        lines += _md_table(("field", f"old {ARROW} new"), conditions)
     if doc.checks:
         lines += ["", "#### Checks whose status changed", ""]
         lines += _md_table(CHECK_HEADER, check_rows(doc))

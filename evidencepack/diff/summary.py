@@ -84,7 +84,7 @@ def headline(doc: DiffDocument) -> str:
 
 
 def _side_text(side: PackSide) -> str:
-    return f"{side.source} ({side.kind}; {side.verification})"
+    return f"{side.source} ({side.kind}): {side.verification}"
 
 
 CANDIDATE_HEADER = (

@@ -314,3 +314,26 @@ def test_markdown_cells_cannot_carry_markup() -> None:
     assert "\n" not in cell
     for special in "[]`*":
         assert f"\\{special}" in cell
+
+
+README = REPO_ROOT / "README.md"
+README_START, README_END = "<!-- diff-example:start -->\n", "<!-- diff-example:end -->\n"
+
+
+def test_readme_shows_the_stack_bump_markdown(
+    packs: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    update_goldens: bool,
+) -> None:
+    """The README's example is this command's output, run where the two packs sit."""
+    monkeypatch.chdir(packs["sample"].parent)
+    code, out = run(capsys, "pack", "pack-stack-bump", "--markdown")
+    assert code == 0
+    text = README.read_text(encoding="utf-8")
+    head, rest = text.split(README_START, 1)
+    shown, tail = rest.split(README_END, 1)
+    if update_goldens and shown != out:
+        README.write_text(head + README_START + out + README_END + tail, encoding="utf-8")
+        return
+    assert shown == out, "run pytest --update-goldens to refresh the README's diff example"

@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analyze.models import DecisionDocument
+from ..errors import InputError
 from ..verify import VerifyPolicy
 from .compare import Thresholds, compare, not_compared
 from .models import DiffDocument
-from .packs import BuildSpec, open_pack
+from .packs import BuildSpec, PackUnreadable, open_pack
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,14 @@ def _builder(options: DiffOptions) -> BuildSpec:
         from ..pipeline import BuildOptions, CompileOptions, build
 
         compile_options = CompileOptions(allow_outside=options.allow_outside, as_of=options.as_of)
-        return build(spec, work / "pack", BuildOptions(compile=compile_options)).out_dir
+        try:
+            return build(spec, work / "pack", BuildOptions(compile=compile_options)).out_dir
+        except InputError as exc:
+            # Exit 1 means "the decision does not hold": a spec that does not build is exit 3.
+            details = "".join(f"\n  {p}" for p in exc.problems if p != exc.message)
+            raise PackUnreadable(
+                f"NEW {spec}: the spec does not build: {exc.message}{details}", exc.problems
+            ) from exc
 
     return build_spec
 

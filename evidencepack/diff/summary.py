@@ -180,9 +180,9 @@ def input_group_rows(doc: DiffDocument, digits: int = 12) -> list[tuple[str, ...
     folder (for the change note: every file and digest is in diff.json)."""
     groups: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
     for i in doc.inputs:
-        key = (i.change, i.candidate or MISSING, i.role)
+        key: tuple[str, str, str] = (str(i.change), i.candidate or MISSING, i.role)
         groups.setdefault(key, []).append((i.pack_path, i.new_sha256 or i.old_sha256 or ""))
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for key, files in groups.items():
         paths = [path for path, _ in files]
         where = posixpath.commonpath(paths) if len(paths) > 1 else paths[0]

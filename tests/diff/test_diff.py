@@ -337,3 +337,14 @@ def test_readme_shows_the_stack_bump_markdown(
         README.write_text(head + README_START + out + README_END + tail, encoding="utf-8")
         return
     assert shown == out, "run pytest --update-goldens to refresh the README's diff example"
+
+
+def test_a_spec_that_does_not_build_could_not_run(
+    packs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "pack.yaml"
+    spec.write_text(SAMPLE_SPEC.read_text(encoding="utf-8").replace("headroom:", "headrom:"))
+    assert main(["diff", str(packs["sample"]), str(spec)]) == 3
+    err = capsys.readouterr().err
+    assert "the spec does not build" in err
+    assert "headrom" in err

@@ -691,6 +691,26 @@ def _keyless_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _verifier_arguments(p: argparse.ArgumentParser, key_help: str) -> None:
+    """Who must have signed: --key, or --cert-identity/--cert-oidc-issuer and the trust root."""
+    p.add_argument("--cert-identity", metavar="IDENTITY", help="keyless: the signer's identity")
+    p.add_argument("--cert-oidc-issuer", metavar="URL", help="keyless: the identity's issuer")
+    p.add_argument("--key", metavar="PUBLIC_PEM", help=key_help)
+    p.add_argument(
+        "--trusted-root",
+        metavar="FILE",
+        help="keyless: pinned Sigstore trusted root (or client trust config) JSON; no network",
+    )
+    p.add_argument(
+        "--staging", action="store_true", help="keyless: trust Sigstore's staging instance"
+    )
+    p.add_argument(
+        "--offline",
+        action="store_true",
+        help="keyless: use sigstore-python's cached trusted root, without refreshing it",
+    )
+
+
 def _compile_arguments(p: argparse.ArgumentParser) -> None:
     _allow_outside_argument(p)
     p.add_argument(
@@ -848,22 +868,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="the pack's pack.sigstore.json (needed to verify one file on its own)",
     )
-    p.add_argument("--cert-identity", metavar="IDENTITY", help="keyless: the signer's identity")
-    p.add_argument("--cert-oidc-issuer", metavar="URL", help="keyless: the identity's issuer")
-    p.add_argument("--key", metavar="PUBLIC_PEM", help="verify a key-signed pack with this key")
-    p.add_argument(
-        "--trusted-root",
-        metavar="FILE",
-        help="keyless: pinned Sigstore trusted root (or client trust config) JSON; no network",
-    )
-    p.add_argument(
-        "--staging", action="store_true", help="keyless: trust Sigstore's staging instance"
-    )
-    p.add_argument(
-        "--offline",
-        action="store_true",
-        help="keyless: use sigstore-python's cached trusted root, without refreshing it",
-    )
+    _verifier_arguments(p, "verify a key-signed pack with this key")
     p.add_argument(
         "--rebuild",
         action="store_true",
@@ -885,18 +890,7 @@ def build_parser() -> argparse.ArgumentParser:
     form.add_argument(
         "--markdown", action="store_true", help="print a Markdown summary (PR comment, CI summary)"
     )
-    p.add_argument("--key", metavar="PUBLIC_PEM", help="verify both packs with this key first")
-    p.add_argument("--cert-identity", metavar="IDENTITY", help="keyless: the signer's identity")
-    p.add_argument("--cert-oidc-issuer", metavar="URL", help="keyless: the identity's issuer")
-    p.add_argument(
-        "--trusted-root", metavar="FILE", help="keyless: pinned Sigstore trusted root JSON"
-    )
-    p.add_argument(
-        "--staging", action="store_true", help="keyless: trust Sigstore's staging instance"
-    )
-    p.add_argument(
-        "--offline", action="store_true", help="keyless: use the cached trusted root as it is"
-    )
+    _verifier_arguments(p, "verify both packs with this key first")
     p.add_argument(
         "--fail-on-cost-increase",
         metavar="PCT",

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import random
 import sys
 import time
@@ -75,10 +74,8 @@ def scores_text(spec: dict[str, object]) -> str:
     rows = sample.read_dataset()
     difficulty = random.Random(sample.derived_seed("difficulty"))
     ease = [difficulty.random() for _ in rows]
-    noise = random.Random(sample.derived_seed("scores", CANDIDATE, NEW_VERSION))
-    value = [e + 0.12 * noise.gauss(0, 1) for e in ease]
-    passes = round(SWEEP.pass_rate * len(rows))
-    passing = set(sorted(range(len(rows)), key=lambda i: value[i], reverse=True)[:passes])
+    seed = sample.derived_seed("scores", CANDIDATE, NEW_VERSION)
+    passing = sample.passing_items(ease, seed, SWEEP.pass_rate)
     envelope = spec["envelope"]
     dataset = spec["dataset"]
     assert isinstance(envelope, dict)
@@ -97,17 +94,7 @@ def scores_text(spec: dict[str, object]) -> str:
         },
         "settings": envelope["settings"],
     }
-    lines = [json.dumps(header)]
-    for i, row in enumerate(rows):
-        ok = i in passing
-        item = {
-            "item_id": row["id"],
-            "score": int(ok),
-            "label": "pass" if ok else "fail",
-            "metadata": {"input_tokens": row["input_tokens"]},
-        }
-        lines.append(json.dumps(item))
-    return "\n".join(lines) + "\n"
+    return sample.scores_text(header, rows, passing)
 
 
 def bump_spec(text: str, scores_sha: str) -> str:

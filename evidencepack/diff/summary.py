@@ -74,6 +74,20 @@ def _quality(low: Change, high: Change, estimate: Change) -> str:
     return f"{old} {ARROW} {new}{rel}"
 
 
+def threshold_lines(doc: DiffDocument) -> list[str]:
+    """Each --fail-on-* limit and what the chosen candidate did against it."""
+    lines = []
+    for t in doc.outcome.thresholds if doc.outcome else ():
+        seen = MISSING if t.change is None else f"{t.change:+.1%}"
+        what = "cost per month" if t.name == "cost_increase" else "X*"
+        state = "BREACHED" if t.breached else "within"
+        lines.append(
+            f"limit {t.name.replace('_', ' ')} {t.limit:.1%}: {t.candidate or MISSING} {what} "
+            f"{seen}, {state}"
+        )
+    return lines
+
+
 def headline(doc: DiffDocument) -> str:
     if not doc.compared:
         return "NOT COMPARED: a pack failed verification"
@@ -228,6 +242,7 @@ def format_text(doc: DiffDocument) -> str:
         return "\n".join(lines)
     assert doc.outcome is not None
     lines += [f"  why: {reason}" for reason in doc.outcome.reasons]
+    lines += [f"  {line}" for line in threshold_lines(doc)]
     lines += ["", "decision:"]
     lines += _table(("", "old", "new"), decision_rows(doc))
     if doc.identical:
@@ -269,6 +284,7 @@ def format_markdown(doc: DiffDocument) -> str:
         return "\n".join(lines) + "\n"
     assert doc.outcome is not None
     lines += [f"- **why**: {md(reason)}" for reason in doc.outcome.reasons]
+    lines += [f"- {md(line)}" for line in threshold_lines(doc)]
     lines += ["", *_md_table(("", "old", "new"), decision_rows(doc))]
     if doc.identical:
         lines += ["", "No change: same inputs, run conditions, checks and figures."]

@@ -169,6 +169,9 @@ def test_thresholds_make_a_smaller_drift_fail(
     assert threshold["change"] == pytest.approx(rise)
     assert run_json(capsys, *back, "--fail-on-cost-increase", f"{rise * 100 + 1:.1f}%")[0] == 0
     assert run_json(capsys, *back, "--fail-on-capacity-loss", "5")[0] == 1
+    code, text = run(capsys, *back, "--fail-on-capacity-loss", "5", "--markdown")
+    assert code == 1
+    assert f"limit capacity loss 5.0%: mi325x-vllm X\\* {-loss:+.1%}, BREACHED" in text
     assert run_json(capsys, *back, "--fail-on-capacity-loss", f"{loss * 100 + 1:.1f}")[0] == 0
 
 

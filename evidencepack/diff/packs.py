@@ -128,7 +128,9 @@ def open_pack(
         folder = path
         if kind == "archive":
             try:
-                folder = extract_archive(path, Path(stack.enter_context(_tempdir("ep-diff-"))))
+                folder = extract_archive(
+                    path, Path(stack.enter_context(_tempdir("evidencepack-diff-")))
+                )
             except (VerificationError, InputError) as exc:
                 raise PackUnreadable(f"{label} {path}: {exc.message}", exc.problems) from exc
         if policy is None:

@@ -577,6 +577,16 @@ def _percent(value: str) -> float:
     return number / 100
 
 
+DIFF_EXIT_CODES_HELP = """exit codes:
+  0  the decision holds
+  1  it does not (recommendation or chosen candidate changed, chosen candidate no longer
+     eligible, a hard check newly failing, a --fail-on-* limit passed), or a pack failed
+     verification (then nothing is compared)
+  2  usage error (bad command-line arguments)
+  3  could not run (a pack without a valid, consistent decision.json and manifest.json,
+     a NEW spec that does not build, I/O error)"""
+
+
 def _cmd_diff(args: argparse.Namespace) -> int:
     from .diff import DiffOptions, Thresholds, diff_packs
     from .diff.summary import format_markdown, format_text
@@ -910,6 +920,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--force", action="store_true", help="replace an existing --report OUTDIR")
     _compile_arguments(p)
+    p.epilog = DIFF_EXIT_CODES_HELP
     return parser
 
 

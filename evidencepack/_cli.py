@@ -25,8 +25,8 @@ from .errors import (
 if TYPE_CHECKING:
     from .analyze.models import DecisionDocument
     from .pipeline import CompileOptions
-    from .sign import PackSigner
-    from .verify import VerifyPolicy
+    from .signing.sign import PackSigner
+    from .signing.verify import VerifyPolicy
 
 
 class _Parser(argparse.ArgumentParser):
@@ -350,7 +350,7 @@ class KeygenOptions:
 
 
 def _cmd_keygen(args: argparse.Namespace) -> int:
-    from .keys import generate_keypair, read_passphrase
+    from .signing.keys import generate_keypair, read_passphrase
 
     opts = KeygenOptions(
         Path(args.private_key), Path(args.public_key), args.no_passphrase, args.force, args.json
@@ -418,8 +418,8 @@ def _signer(opts: SignerOptions) -> PackSigner:
 
 
 def _cmd_sign(args: argparse.Namespace) -> int:
-    from .sign import sign_pack_detailed
     from .signing.bundle import parse_bundle
+    from .signing.sign import sign_pack_detailed
 
     opts = SignOptions(Path(args.pack), _signer_options(args), args.json)
     signer = _signer(opts.signer)
@@ -472,7 +472,7 @@ class VerifyOptions:
 
 
 def _verify_policy(opts: VerifyOptions) -> VerifyPolicy:
-    from .verify import KeylessPolicy, KeyPolicy
+    from .signing.verify import KeylessPolicy, KeyPolicy
 
     keyless = opts.cert_identity is not None or opts.cert_oidc_issuer is not None
     if opts.key is not None:
@@ -481,7 +481,7 @@ def _verify_policy(opts: VerifyOptions) -> VerifyPolicy:
                 "--key verifies a key-signed pack: drop --cert-identity/--cert-oidc-issuer/"
                 "--trusted-root/--staging/--offline"
             )
-        from .keys import load_public_key
+        from .signing.keys import load_public_key
 
         return KeyPolicy(load_public_key(opts.key))
     if not (opts.cert_identity and opts.cert_oidc_issuer):
@@ -499,8 +499,8 @@ def _verify_policy(opts: VerifyOptions) -> VerifyPolicy:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from .archive import is_archive
-    from .verify import format_report, verify_file, verify_pack
+    from .pack.archive import is_archive
+    from .signing.verify import format_report, verify_file, verify_pack
 
     opts = VerifyOptions(
         Path(args.target),

@@ -20,12 +20,17 @@ from pathlib import Path
 from . import __version__
 from .analyze.decision import decide
 from .analyze.models import DecisionDocument
-from .archive import write_archive
 from .collect import Collected, Collector, copy_inputs
 from .errors import CouldNotRun, UsageError
-from .evidence_manifest import MANIFEST_NAME, document_bytes, manifest_bytes
 from .gather import gather
-from .manifest import (
+from .pack.archive import write_archive
+from .pack.manifest import MANIFEST_NAME, document_bytes, manifest_bytes
+from .pack.toolchain import rendering_toolchain
+from .render.html import render_html
+from .render.pdf import Attachment, render_pdf
+from .signing.bundle import parse_bundle
+from .signing.sign import PackSigner, sign_pack
+from .signing.statement import (
     BUNDLE_NAME,
     DecisionSummary,
     PackPredicate,
@@ -35,14 +40,9 @@ from .manifest import (
     source_date_epoch,
     write_predicate,
 )
-from .render.html import render_html
-from .render.pdf import Attachment, render_pdf
-from .sign import PackSigner, sign_pack
-from .signing.bundle import parse_bundle
 from .spec import LoadedSpec, load_spec
 from .store import Store
 from .store.analysis import save_decision
-from .toolchain import rendering_toolchain
 
 STORE_NAME = "evidence.duckdb"
 

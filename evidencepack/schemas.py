@@ -27,12 +27,12 @@ def _documents() -> dict[str, type[BaseModel]]:
     """File name -> model. Imported lazily so adding a stage does not slow start-up."""
     from .analyze.models import DecisionDocument
     from .diff.models import DiffDocument
-    from .evidence_manifest import EvidenceManifest
     from .inputs.generic_scores import ScoreLine, ScoresHeader
-    from .manifest import PackPredicate, Statement
     from .mlperf.models import ImportReport, MlperfResult
     from .mlperf.query import MlperfListing
-    from .verify import VerifyReport
+    from .pack.manifest import EvidenceManifest
+    from .signing.statement import PackPredicate, Statement
+    from .signing.verify import VerifyReport
 
     return {
         "pack-spec.v1.schema.json": PackSpec,

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack.archive import ArchiveLimits, UnsafeArchive, extract_archive, write_archive
 from evidencepack.errors import InputError
-from evidencepack.keys import load_public_key
-from evidencepack.manifest import BUNDLE_NAME
+from evidencepack.pack.archive import ArchiveLimits, UnsafeArchive, extract_archive, write_archive
 from evidencepack.provenance import sha256_file
-from evidencepack.verify import KeyPolicy, verify_pack
+from evidencepack.signing.keys import load_public_key
+from evidencepack.signing.statement import BUNDLE_NAME
+from evidencepack.signing.verify import KeyPolicy, verify_pack
 
 from .sigstore_testing.fixtures import KeyPack
 

@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from evidencepack._cli import main
 from evidencepack.errors import InputError, SigningError, UsageError
-from evidencepack.keys import (
+from evidencepack.signing.keys import (
     PASSPHRASE_ENV,
     generate_keypair,
     load_private_key,

@@ -11,7 +11,9 @@ import pydantic
 import pytest
 
 from evidencepack.errors import InputError, VerificationError
-from evidencepack.manifest import (
+from evidencepack.provenance import sha256_file
+from evidencepack.resources import schemas_dir
+from evidencepack.signing.statement import (
     BUNDLE_NAME,
     PREDICATE_NAME,
     PREDICATE_TYPE,
@@ -26,8 +28,6 @@ from evidencepack.manifest import (
     statement_bytes,
     write_predicate,
 )
-from evidencepack.provenance import sha256_file
-from evidencepack.resources import schemas_dir
 
 Pack = tuple[Path, PackPredicate]
 

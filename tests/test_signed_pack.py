@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from evidencepack._cli import main
-from evidencepack.keys import generate_keypair, load_public_key
 from evidencepack.pipeline import BuildOptions, CompileOptions, build
 from evidencepack.signing.keyed import KeySigner
-from evidencepack.verify import KeyPolicy, verify_pack
+from evidencepack.signing.keys import generate_keypair, load_public_key
+from evidencepack.signing.verify import KeyPolicy, verify_pack
 
 from .conftest import SAMPLE_SPEC
 from .sigstore_testing.fixtures import IDENTITY, ISSUER, WORKFLOW_REF

@@ -12,12 +12,12 @@ import jsonschema
 import pytest
 
 from evidencepack._cli import main
-from evidencepack.keys import generate_keypair, load_public_key
-from evidencepack.manifest import BUNDLE_NAME, PREDICATE_TYPE
 from evidencepack.provenance import sha256_file
 from evidencepack.resources import schemas_dir
 from evidencepack.signing.keyless import load_trust_root
-from evidencepack.verify import (
+from evidencepack.signing.keys import generate_keypair, load_public_key
+from evidencepack.signing.statement import BUNDLE_NAME, PREDICATE_TYPE
+from evidencepack.signing.verify import (
     KeylessPolicy,
     KeyPolicy,
     VerifyPolicy,
@@ -159,8 +159,8 @@ def test_a_symlink_added_to_a_signed_pack_fails(key_pack: KeyPack, tmp_path: Pat
 def test_a_bundle_from_another_pack_fails(
     key_pack: KeyPack, tmp_path: Path, shared_data: Path
 ) -> None:
-    from evidencepack.sign import sign_pack
     from evidencepack.signing.keyed import KeySigner
+    from evidencepack.signing.sign import sign_pack
 
     other, predicate = another_pack(
         tmp_path / "other", shared_data, key_pack.folder, key_pack.predicate.toolchain

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..analyze.models import DecisionDocument
 from ..errors import InputError
-from ..verify import VerifyPolicy
+from ..signing.verify import VerifyPolicy
 from .compare import Thresholds, compare, not_compared
 from .models import DiffDocument
 from .packs import BuildSpec, PackUnreadable, open_pack

@@ -17,11 +17,11 @@ import jinja2
 
 from .. import __version__
 from ..errors import CouldNotRun, RenderError
-from ..evidence_manifest import document_bytes
-from ..manifest import DecisionSummary, PackPredicate, SpecRef, ToolInfo, write_predicate
+from ..pack.manifest import document_bytes
+from ..pack.toolchain import rendering_toolchain
 from ..render.html import environment
 from ..render.pdf import Attachment, render_pdf
-from ..toolchain import rendering_toolchain
+from ..signing.statement import DecisionSummary, PackPredicate, SpecRef, ToolInfo, write_predicate
 from . import DiffResult
 from .models import DiffDocument
 from .summary import (

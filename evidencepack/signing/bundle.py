@@ -19,7 +19,7 @@ from sigstore_models.intoto import Envelope, Signature
 
 from .._models import StrictModel
 from ..errors import CouldNotRun, VerificationError
-from ..manifest import PAYLOAD_TYPE
+from .statement import PAYLOAD_TYPE
 
 BUNDLE_MEDIA_TYPE: Literal["application/vnd.dev.sigstore.bundle.v0.3+json"] = (
     "application/vnd.dev.sigstore.bundle.v0.3+json"

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
-from ._models import Sha256Hex, StrictModel
-from .errors import RenderError
-from .provenance import sha256_file
+from .._models import Sha256Hex, StrictModel
+from ..errors import RenderError
+from ..provenance import sha256_file
 
 REPORT_FONTS: tuple[str, ...] = ("DejaVu Sans", "DejaVu Sans:bold")
 """fontconfig patterns of the fonts the report templates ask for."""

@@ -13,8 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ._models import Sha256Hex, StrictModel
-from .analyze.models import DecisionDocument, InputFile
+from .._models import Sha256Hex, StrictModel
+from ..analyze.models import DecisionDocument, InputFile
 
 MANIFEST_NAME = "manifest.json"
 

@@ -18,12 +18,12 @@ from typing import Annotated, Literal
 import pydantic
 from pydantic import AfterValidator, Field, model_validator
 
-from ._atomic import atomic_write
-from ._models import NonEmptyStr, Sha256Hex, StrictModel
-from ._yaml import dotted
-from .errors import InputError, VerificationError
-from .provenance import sha256_file
-from .toolchain import Toolchain
+from .._atomic import atomic_write
+from .._models import NonEmptyStr, Sha256Hex, StrictModel
+from .._yaml import dotted
+from ..errors import InputError, VerificationError
+from ..pack.toolchain import Toolchain
+from ..provenance import sha256_file
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://evidencepack.dev/pack/v1"

@@ -18,8 +18,8 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from ._atomic import PRIVATE_MODE, PUBLIC_MODE, atomic_write
-from .errors import InputError, SigningError, UsageError
+from .._atomic import PRIVATE_MODE, PUBLIC_MODE, atomic_write
+from ..errors import InputError, SigningError, UsageError
 
 PASSPHRASE_ENV = "EVIDENCEPACK_KEY_PASSPHRASE"
 

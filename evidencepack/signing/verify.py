@@ -16,10 +16,18 @@ import pydantic
 from cryptography.hazmat.primitives.asymmetric import ec
 from pydantic import Field
 
-from ._models import Sha256Hex, StrictModel
-from .archive import ArchiveLimits, extract_archive, is_archive
-from .errors import InputError, UsageError, VerificationError
-from .manifest import (
+from .._models import Sha256Hex, StrictModel
+from ..errors import InputError, UsageError, VerificationError
+from ..pack.archive import ArchiveLimits, extract_archive, is_archive
+from ..provenance import sha256_file
+from .bundle import (
+    CheckedSignature,
+    SignerInfo,
+    TrustRootInfo,
+    parse_bundle,
+    read_bundle,
+)
+from .statement import (
     BUNDLE_NAME,
     PREDICATE_NAME,
     PREDICATE_TYPE,
@@ -31,17 +39,9 @@ from .manifest import (
     predicate_problems,
     scan_pack,
 )
-from .provenance import sha256_file
-from .signing.bundle import (
-    CheckedSignature,
-    SignerInfo,
-    TrustRootInfo,
-    parse_bundle,
-    read_bundle,
-)
 
 if TYPE_CHECKING:
-    from .signing.keyless import TrustRoot
+    from .keyless import TrustRoot
 
 VERIFY_API_VERSION: Literal["evidencepack/verify/v1"] = "evidencepack/verify/v1"
 
@@ -106,10 +106,10 @@ def _check_signature(
 ) -> CheckedSignature:
     bundle = parse_bundle(raw, source)
     if isinstance(policy, KeyPolicy):
-        from .signing.keyed import verify_key_bundle
+        from .keyed import verify_key_bundle
 
         return verify_key_bundle(bundle, policy.public_key)
-    from .signing.keyless import verify_keyless_bundle
+    from .keyless import verify_keyless_bundle
 
     return verify_keyless_bundle(
         bundle,

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from ._atomic import atomic_write
-from .errors import InputError
-from .manifest import (
+from .._atomic import atomic_write
+from ..errors import InputError
+from .statement import (
     BUNDLE_NAME,
     PREDICATE_NAME,
     PackPredicate,

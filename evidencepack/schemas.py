@@ -27,7 +27,7 @@ def _documents() -> dict[str, type[BaseModel]]:
     """File name -> model. Imported lazily so adding a stage does not slow start-up."""
     from .analyze.models import DecisionDocument
     from .diff.models import DiffDocument
-    from .inputs.generic_scores import ScoreLine, ScoresHeader
+    from .inputs.formats.generic_scores import ScoreLine, ScoresHeader
     from .mlperf.models import ImportReport, MlperfResult
     from .mlperf.query import MlperfListing
     from .pack.manifest import EvidenceManifest

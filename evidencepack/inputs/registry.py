@@ -11,7 +11,9 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..provenance import file_record
-from . import (
+from .base import Format, ParsedInput, Probe
+from .detect import probe_file
+from .formats import (
     aiperf,
     aiperf_csv,
     aiperf_requests,
@@ -26,8 +28,6 @@ from . import (
     trtllm,
     vllm,
 )
-from .base import Format, ParsedInput, Probe
-from .detect import probe_file
 from .models import ServingRun
 
 # Order matters only where two detectors could both accept a file: the more specific first.

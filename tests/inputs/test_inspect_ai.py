@@ -10,7 +10,7 @@ import pytest
 
 from evidencepack.errors import InputError
 from evidencepack.inputs import _zip
-from evidencepack.inputs.inspect_ai import score_value
+from evidencepack.inputs.formats.inspect_ai import score_value
 from evidencepack.inputs.registry import read_input
 
 GEN = "formats/inspect-ai/generated"

@@ -8,9 +8,9 @@ Aggregates in ms with fixed p90/p95/p99; per-request ``ttfts``/``itls`` (seconds
 
 from __future__ import annotations
 
-from ..provenance import FileRecord
+from ...provenance import FileRecord
+from ..base import Format, ParsedInput, Probe
 from . import _serve_bench
-from .base import Format, ParsedInput, Probe
 
 FLAVOUR = _serve_bench.Flavour(
     format_id="sglang-bench-serving",

@@ -8,9 +8,9 @@ releases lack ``failed``, ``max_*`` and ``rtfx``; every key beyond the core is o
 
 from __future__ import annotations
 
-from ..provenance import FileRecord
+from ...provenance import FileRecord
+from ..base import Format, ParsedInput, Probe
 from . import _serve_bench
-from .base import Format, ParsedInput, Probe
 
 FLAVOUR = _serve_bench.Flavour(
     format_id="vllm-bench-serve",

@@ -14,12 +14,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..errors import InputError
-from ..provenance import FileRecord
-from ._json import Node, text_or_none
-from .base import Format, ParsedInput, Probe, iso_from_epoch, item_id, with_tool
-from .items import ItemStaging
-from .models import DatasetRef, Identity, ScoreSet
+from ...errors import InputError
+from ...provenance import FileRecord
+from .._json import Node, text_or_none
+from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id, with_tool
+from ..items import ItemStaging
+from ..models import DatasetRef, Identity, ScoreSet
 
 _NOT_METRICS = {"alias", "name", "sample_len", "samples", " "}
 

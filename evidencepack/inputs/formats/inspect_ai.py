@@ -14,13 +14,13 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import InputError
-from ..provenance import FileRecord
-from ._json import Node, scalar_settings
-from ._zip import ZipReader
-from .base import Format, ParsedInput, Probe, item_id, with_tool
-from .items import ItemStaging
-from .models import DatasetRef, Identity, ScoreSet
+from ...errors import InputError
+from ...provenance import FileRecord
+from .._json import Node, scalar_settings
+from .._zip import ZipReader
+from ..base import Format, ParsedInput, Probe, item_id, with_tool
+from ..items import ItemStaging
+from ..models import DatasetRef, Identity, ScoreSet
 
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}

@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..provenance import FileRecord
-from ._json import Node, iter_json_lines, text_or_none
-from ._runs import build_run, reconcile, tool_stats
-from .base import ParsedInput, Probe, item_id, require_completed, with_tool
-from .models import Identity, LatencyMetric, LatencyStats, Load, ServingRun, TokenStats
-from .stage import Staging, max_object_size
+from ...provenance import FileRecord
+from .._json import Node, iter_json_lines, text_or_none
+from .._runs import build_run, reconcile, tool_stats
+from ..base import ParsedInput, Probe, item_id, require_completed, with_tool
+from ..models import Identity, LatencyMetric, LatencyStats, Load, ServingRun, TokenStats
+from ..stage import Staging, max_object_size
 
 ARRAY_COLUMNS = {
     "ttfts": "DOUBLE[]",

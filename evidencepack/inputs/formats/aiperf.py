@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..provenance import FileRecord
-from ._json import Node
-from ._runs import build_run, one_run, reconcile, tool_stats
-from .base import Format, ParsedInput, Probe, item_id, require_completed
-from .models import Identity, LatencyMetric, Load, TokenStats
+from ...provenance import FileRecord
+from .._json import Node
+from .._runs import build_run, one_run, reconcile, tool_stats
+from ..base import Format, ParsedInput, Probe, item_id, require_completed
+from ..models import Identity, LatencyMetric, Load, TokenStats
 
 # Summary metric key -> our slot.
 _SLOTS: dict[str, LatencyMetric] = {

@@ -14,12 +14,12 @@ from typing import Any, Literal
 import pydantic
 from pydantic import Field
 
-from .._models import Sha256Hex, StrictModel
-from ..errors import InputError
-from ..provenance import FileRecord
-from .base import Format, ParsedInput, Probe, item_id, with_tool
-from .items import ItemStaging
-from .models import DatasetRef, Identity, ScoreSet
+from ..._models import Sha256Hex, StrictModel
+from ...errors import InputError
+from ...provenance import FileRecord
+from ..base import Format, ParsedInput, Probe, item_id, with_tool
+from ..items import ItemStaging
+from ..models import DatasetRef, Identity, ScoreSet
 
 HEADER_KEY = "evidencepack_scores"
 FORMAT_VERSION = "v1"

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ..errors import InputError
-from ..provenance import FileRecord
-from ._json import Node
-from .base import Format, ParsedInput, Probe, item_id, with_tool
-from .items import ItemStaging
-from .models import Identity, ScoreSet
+from ...errors import InputError
+from ...provenance import FileRecord
+from .._json import Node
+from ..base import Format, ParsedInput, Probe, item_id, with_tool
+from ..items import ItemStaging
+from ..models import Identity, ScoreSet
 
 
 def detect(probe: Probe) -> bool:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import InputError
-from ..mlperf.loadgen_log import LoadgenLog, parse_detail
-from ..mlperf.loadgen_summary import parse_summary_raw
-from ..provenance import FileRecord
-from ._runs import build_run, one_run, reconcile, tool_stats
-from .base import Format, ParsedInput, Probe, item_id, require_completed, with_tool
-from .models import Identity, LatencyMetric, LatencyStats, Load, TokenStats
+from ...errors import InputError
+from ...mlperf.loadgen_log import LoadgenLog, parse_detail
+from ...mlperf.loadgen_summary import parse_summary_raw
+from ...provenance import FileRecord
+from .._runs import build_run, one_run, reconcile, tool_stats
+from ..base import Format, ParsedInput, Probe, item_id, require_completed, with_tool
+from ..models import Identity, LatencyMetric, LatencyStats, Load, TokenStats
 
 _MAIN = ("mean", "p50", "p90", "p95", "p99", "min", "max")
 

@@ -9,12 +9,12 @@ marked ``itl_incl_first``.
 
 from __future__ import annotations
 
-from ..provenance import FileRecord
-from ._json import Node
-from ._runs import build_run, one_run, reconcile, staged_tokens, tool_stats
-from .base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed
-from .models import Definition, Identity, LatencyMetric, LatencyStats, Load, TokenStats
-from .stage import Staging, max_object_size
+from ...provenance import FileRecord
+from .._json import Node
+from .._runs import build_run, one_run, reconcile, staged_tokens, tool_stats
+from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed
+from ..models import Definition, Identity, LatencyMetric, LatencyStats, Load, TokenStats
+from ..stage import Staging, max_object_size
 
 SUMMARY_VERSION = "2023-08-31"
 _METRICS: dict[str, tuple[LatencyMetric, Definition]] = {

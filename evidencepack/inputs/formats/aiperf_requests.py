@@ -7,11 +7,11 @@ The records name no model, version or load; throughput comes from their own time
 
 from __future__ import annotations
 
-from ..provenance import FileRecord
-from ._runs import build_run, one_run, reconcile, staged_tokens
+from ...provenance import FileRecord
+from .._runs import build_run, one_run, reconcile, staged_tokens
+from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed
+from ..stage import Staging
 from .aiperf import is_metric
-from .base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed
-from .stage import Staging
 
 _JSONL_COLUMNS = {
     "metadata": "STRUCT(request_start_ns UBIGINT, request_end_ns UBIGINT, "

@@ -8,11 +8,11 @@ throughput counts the first token, as every other tool's does.
 
 from __future__ import annotations
 
-from ..provenance import FileRecord
-from ._json import Node
-from ._runs import build_run, one_run, reconcile, tool_stats
-from .base import Format, ParsedInput, Probe, item_id, require_completed
-from .models import Identity, LatencyMetric, LatencyStats, Load, TokenStats
+from ...provenance import FileRecord
+from .._json import Node
+from .._runs import build_run, one_run, reconcile, tool_stats
+from ..base import Format, ParsedInput, Probe, item_id, require_completed
+from ..models import Identity, LatencyMetric, LatencyStats, Load, TokenStats
 
 
 def detect(probe: Probe) -> bool:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import csv
 
-from ..errors import InputError
-from ..provenance import FileRecord
-from ._runs import build_run, one_run, reconcile, tool_stats
+from ...errors import InputError
+from ...provenance import FileRecord
+from .._runs import build_run, one_run, reconcile, tool_stats
+from ..base import Format, ParsedInput, Probe, item_id, require_completed
+from ..models import LatencyMetric, LatencyStats, TokenStats
 from .aiperf import STAT_SOURCES, TO_MS, as_int
-from .base import Format, ParsedInput, Probe, item_id, require_completed
-from .models import LatencyMetric, LatencyStats, TokenStats
 
 _CSV_SLOTS: dict[str, LatencyMetric] = {
     "time to first token": "ttft",

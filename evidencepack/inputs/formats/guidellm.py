@@ -9,10 +9,20 @@ the first token; when it holds a sample (or none), the tool's figures are kept, 
 
 from __future__ import annotations
 
-from ..provenance import FileRecord
-from ._json import Node
-from ._runs import build_run, reconcile, tool_stats
-from .base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed, with_tool
+from ...provenance import FileRecord
+from .._json import Node
+from .._runs import build_run, reconcile, tool_stats
+from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed, with_tool
+from ..models import (
+    Definition,
+    Identity,
+    LatencyMetric,
+    LatencyStats,
+    ServingRun,
+    TokenStats,
+    Weighting,
+)
+from ..stage import Staging, max_object_size
 from .guidellm_layouts import (
     Layout,
     backend_kind,
@@ -22,16 +32,6 @@ from .guidellm_layouts import (
     request_totals,
     strategy,
 )
-from .models import (
-    Definition,
-    Identity,
-    LatencyMetric,
-    LatencyStats,
-    ServingRun,
-    TokenStats,
-    Weighting,
-)
-from .stage import Staging, max_object_size
 
 _FIELD = {
     "e2e_ms": "request_latency",

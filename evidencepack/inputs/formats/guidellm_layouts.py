@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._json import Node
-from .models import Load
+from .._json import Node
+from ..models import Load
 
 
 @dataclass(frozen=True)

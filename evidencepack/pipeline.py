@@ -19,10 +19,10 @@ from pathlib import Path
 
 from . import __version__
 from .analyze.decision import decide
+from .analyze.gather import gather
 from .analyze.models import DecisionDocument
-from .collect import Collected, Collector, copy_inputs
 from .errors import CouldNotRun, UsageError
-from .gather import gather
+from .inputs.collect import Collected, Collector, copy_inputs
 from .pack.archive import write_archive
 from .pack.manifest import MANIFEST_NAME, document_bytes, manifest_bytes
 from .pack.toolchain import rendering_toolchain

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from evidencepack.mlperf.stack import parse_stack
-from evidencepack.normalise import (
+from evidencepack.analyze.normalise import (
     normalise_precision,
     normalise_runtime,
     serving_rank,
     versions_match,
 )
+from evidencepack.mlperf.stack import parse_stack
 
 
 @pytest.mark.parametrize(

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..normalise import normalise_precision, normalise_runtime, versions_match
 from ..spec import Candidate, PackSpec
 from .comparability import HARD_FIELDS
 from .evidence import CandidateEvidence, ReferenceEvidence, RunEvidence, ScoreEvidence, link
 from .models import Capacity, CheckResult, ComparabilityRow, EvidenceLink, Quality, Status
+from .normalise import normalise_precision, normalise_runtime, versions_match
 
 TITLES = {
     "C1": "Scenario matches traffic",

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from .analyze.models import InputFile
-from .errors import CouldNotRun, InputError
-from .provenance import sha256_file
-from .spec import EvidenceRef, LoadedSpec
+from ..analyze.models import InputFile
+from ..errors import CouldNotRun, InputError
+from ..provenance import sha256_file
+from ..spec import EvidenceRef, LoadedSpec
 
 Role = Literal["spec", "dataset", "mlperf", "runs", "scores"]
 

@@ -11,27 +11,27 @@ import difflib
 from pathlib import Path
 from typing import Literal
 
-from .analyze.capacity import RunPoint
-from .analyze.evidence import (
+from ..errors import InputError
+from ..inputs.base import ParsedInput
+from ..inputs.collect import Collector
+from ..inputs.load import load_input, score_items
+from ..inputs.models import Identity, LatencyStats, ServingRun
+from ..inputs.registry import read_input
+from ..mlperf.importer import import_path
+from ..mlperf.models import MlperfResult
+from ..mlperf.query import load_results
+from ..spec import Candidate, DeclaredConditions, EvidenceRef, LoadedSpec, MlperfRef
+from ..store import Store
+from .capacity import RunPoint
+from .evidence import (
     CandidateEvidence,
     Conditions,
     ReferenceEvidence,
     RunEvidence,
     ScoreEvidence,
 )
-from .analyze.models import InputFile
-from .collect import Collector
-from .errors import InputError
-from .inputs.base import ParsedInput
-from .inputs.load import load_input, score_items
-from .inputs.models import Identity, LatencyStats, ServingRun
-from .inputs.registry import read_input
-from .mlperf.importer import import_path
-from .mlperf.models import MlperfResult
-from .mlperf.query import load_results
+from .models import InputFile
 from .normalise import serving_rank
-from .spec import Candidate, DeclaredConditions, EvidenceRef, LoadedSpec, MlperfRef
-from .store import Store
 
 LOADGEN_DETAIL = "mlperf_log_detail.txt"
 

@@ -29,10 +29,10 @@ from evidencepack.signing.statement import (
     statement_bytes,
 )
 
-from .packs import another_pack
-from .sigstore_testing.fixtures import IDENTITY, ISSUER, WORKFLOW_REF, KeylessPack, KeyPack
-from .sigstore_testing.instance import LocalSigstore
-from .sigstore_testing.server import serve
+from ..packs import another_pack
+from ..sigstore_testing.fixtures import IDENTITY, ISSUER, WORKFLOW_REF, KeylessPack, KeyPack
+from ..sigstore_testing.instance import LocalSigstore
+from ..sigstore_testing.server import serve
 
 Pack = tuple[Path, PackPredicate]
 _AMBIENT_ENV = (

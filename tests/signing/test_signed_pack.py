@@ -15,10 +15,10 @@ from evidencepack.signing.keyed import KeySigner
 from evidencepack.signing.keys import generate_keypair, load_public_key
 from evidencepack.signing.verify import KeyPolicy, verify_pack
 
-from .conftest import SAMPLE_SPEC
-from .sigstore_testing.fixtures import IDENTITY, ISSUER, WORKFLOW_REF
-from .sigstore_testing.instance import LocalSigstore
-from .sigstore_testing.server import serve
+from ..conftest import SAMPLE_SPEC
+from ..sigstore_testing.fixtures import IDENTITY, ISSUER, WORKFLOW_REF
+from ..sigstore_testing.instance import LocalSigstore
+from ..sigstore_testing.server import serve
 
 PASSPHRASE = b"test passphrase"
 

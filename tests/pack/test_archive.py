@@ -16,7 +16,7 @@ from evidencepack.signing.keys import load_public_key
 from evidencepack.signing.statement import BUNDLE_NAME
 from evidencepack.signing.verify import KeyPolicy, verify_pack
 
-from .sigstore_testing.fixtures import KeyPack
+from ..sigstore_testing.fixtures import KeyPack
 
 
 def test_archive_is_deterministic_and_holds_the_whole_pack(

@@ -27,8 +27,8 @@ from evidencepack.signing.verify import (
     verify_pack,
 )
 
-from .packs import another_pack
-from .sigstore_testing.fixtures import IDENTITY, ISSUER, KeylessPack, KeyPack
+from ..packs import another_pack
+from ..sigstore_testing.fixtures import IDENTITY, ISSUER, KeylessPack, KeyPack
 
 
 def _keyless(signed: KeylessPack, identity: str = IDENTITY, issuer: str = ISSUER) -> KeylessPolicy:
@@ -86,7 +86,7 @@ def test_keyless_pack_fails_with_another_identity_or_issuer(
 def test_keyless_pack_fails_against_another_instances_root(
     keyless_pack: KeylessPack, tmp_path: Path
 ) -> None:
-    from .sigstore_testing.instance import LocalSigstore
+    from ..sigstore_testing.instance import LocalSigstore
 
     other = LocalSigstore().write_trusted_root(tmp_path / "other_root.json")
     policy = KeylessPolicy(IDENTITY, ISSUER, load_trust_root(other))

@@ -24,14 +24,9 @@ from .analyze.models import DecisionDocument
 from .errors import CouldNotRun, UsageError
 from .inputs.collect import Collected, Collector, copy_inputs
 from .pack.archive import write_archive
-from .pack.manifest import MANIFEST_NAME, document_bytes, manifest_bytes
-from .pack.toolchain import rendering_toolchain
-from .render.html import render_html
-from .render.pdf import Attachment, render_pdf
-from .signing.bundle import parse_bundle
-from .signing.sign import PackSigner, sign_pack
-from .signing.statement import (
-    BUNDLE_NAME,
+from .pack.layout import BUNDLE_NAME, MANIFEST_NAME
+from .pack.manifest import document_bytes, manifest_bytes
+from .pack.predicate import (
     DecisionSummary,
     PackPredicate,
     SpecRef,
@@ -40,6 +35,11 @@ from .signing.statement import (
     source_date_epoch,
     write_predicate,
 )
+from .pack.toolchain import rendering_toolchain
+from .render.html import render_html
+from .render.pdf import Attachment, render_pdf
+from .signing.bundle import parse_bundle
+from .signing.sign import PackSigner, sign_pack
 from .spec import LoadedSpec, load_spec
 from .store import Store
 from .store.analysis import save_decision

@@ -31,7 +31,8 @@ def _documents() -> dict[str, type[BaseModel]]:
     from .mlperf.models import ImportReport, MlperfResult
     from .mlperf.query import MlperfListing
     from .pack.manifest import EvidenceManifest
-    from .signing.statement import PackPredicate, Statement
+    from .pack.predicate import PackPredicate
+    from .signing.statement import Statement
     from .signing.verify import VerifyReport
 
     return {

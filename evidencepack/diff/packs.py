@@ -21,12 +21,11 @@ from .._yaml import dotted
 from ..analyze.models import DecisionDocument
 from ..errors import CouldNotRun, InputError, UsageError, VerificationError
 from ..pack.archive import extract_archive, is_archive
-from ..pack.manifest import MANIFEST_NAME, EvidenceManifest
-from ..signing.statement import BUNDLE_NAME
+from ..pack.layout import BUNDLE_NAME, DECISION_NAME, MANIFEST_NAME
+from ..pack.manifest import EvidenceManifest
 from ..signing.verify import VerifyPolicy, VerifyReport, verify_pack
 from .models import PackSide
 
-DECISION_NAME = "decision.json"
 SPEC_SUFFIXES = (".yaml", ".yml")
 
 

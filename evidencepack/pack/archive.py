@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 
 from .._atomic import atomic_output
 from ..errors import InputError, VerificationError
-from ..signing.statement import BUNDLE_NAME, pack_path_problem, scan_pack
+from .layout import BUNDLE_NAME, pack_path_problem, scan_pack
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz")
 _CHUNK = 1 << 20

@@ -16,8 +16,6 @@ from pydantic import BaseModel, Field
 from .._models import Sha256Hex, StrictModel
 from ..analyze.models import DecisionDocument, InputFile
 
-MANIFEST_NAME = "manifest.json"
-
 
 class DecisionRef(StrictModel):
     decision_id: str

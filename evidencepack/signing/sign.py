@@ -12,16 +12,9 @@ from typing import Protocol
 
 from .._atomic import atomic_write
 from ..errors import InputError
-from .statement import (
-    BUNDLE_NAME,
-    PREDICATE_NAME,
-    PackPredicate,
-    Statement,
-    build_statement,
-    load_predicate,
-    statement_bytes,
-    write_predicate,
-)
+from ..pack.layout import BUNDLE_NAME, PREDICATE_NAME
+from ..pack.predicate import PackPredicate, load_predicate, write_predicate
+from .statement import Statement, build_statement, statement_bytes
 
 
 class PackSigner(Protocol):

@@ -19,6 +19,8 @@ from pydantic import Field
 from .._models import Sha256Hex, StrictModel
 from ..errors import InputError, UsageError, VerificationError
 from ..pack.archive import ArchiveLimits, extract_archive, is_archive
+from ..pack.layout import BUNDLE_NAME, PREDICATE_NAME, scan_pack
+from ..pack.predicate import PREDICATE_TYPE, DecisionSummary, PackPredicate, predicate_problems
 from ..provenance import sha256_file
 from .bundle import (
     CheckedSignature,
@@ -27,18 +29,7 @@ from .bundle import (
     parse_bundle,
     read_bundle,
 )
-from .statement import (
-    BUNDLE_NAME,
-    PREDICATE_NAME,
-    PREDICATE_TYPE,
-    DecisionSummary,
-    PackPredicate,
-    Statement,
-    hash_files,
-    parse_statement,
-    predicate_problems,
-    scan_pack,
-)
+from .statement import Statement, hash_files, parse_statement
 
 if TYPE_CHECKING:
     from .keyless import TrustRoot

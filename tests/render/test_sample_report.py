@@ -15,7 +15,7 @@ import pypdf
 import pytest
 
 from evidencepack.analyze.models import DecisionDocument, InputFile
-from evidencepack.pack.manifest import MANIFEST_NAME
+from evidencepack.pack.layout import MANIFEST_NAME
 from evidencepack.pipeline import BuildOptions, BuildResult, CompileOptions, build
 from evidencepack.render.evidence import group_inputs, listing_sha256
 

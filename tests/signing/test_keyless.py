@@ -12,9 +12,9 @@ import pytest
 import sigstore
 
 from evidencepack.errors import VerificationError
+from evidencepack.pack.predicate import PREDICATE_TYPE
 from evidencepack.signing.bundle import parse_bundle
 from evidencepack.signing.keyless import TrustRoot, load_trust_root, verify_keyless_bundle
-from evidencepack.signing.statement import PREDICATE_TYPE
 from evidencepack.signing.verify import KeylessPolicy, verify_file, verify_pack
 
 _STORE = Path(sigstore.__file__).parent / "_store"

@@ -18,16 +18,12 @@ from sigstore.verify.policy import Identity
 
 from evidencepack._cli import main
 from evidencepack.errors import InputError, SigningError
+from evidencepack.pack.layout import BUNDLE_NAME
+from evidencepack.pack.predicate import PackPredicate
 from evidencepack.signing.keyless import IDENTITY_TOKEN_ENV, KeylessSigner
 from evidencepack.signing.keys import PASSPHRASE_ENV
 from evidencepack.signing.sign import sign_pack
-from evidencepack.signing.statement import (
-    BUNDLE_NAME,
-    PAYLOAD_TYPE,
-    PackPredicate,
-    build_statement,
-    statement_bytes,
-)
+from evidencepack.signing.statement import PAYLOAD_TYPE, build_statement, statement_bytes
 
 from ..packs import another_pack
 from ..sigstore_testing.fixtures import IDENTITY, ISSUER, WORKFLOW_REF, KeylessPack, KeyPack
@@ -272,9 +268,10 @@ def test_sign_command_keyless_end_to_end_over_loopback(
 
 
 def test_sign_pack_writes_the_predicate_when_the_pack_lacks_it(pack: Pack, tmp_path: Path) -> None:
+    from evidencepack.pack.layout import PREDICATE_NAME
+    from evidencepack.pack.predicate import load_predicate
     from evidencepack.signing.keyed import KeySigner
     from evidencepack.signing.keys import generate_keypair
-    from evidencepack.signing.statement import PREDICATE_NAME, load_predicate
 
     folder, predicate = pack
     (folder / PREDICATE_NAME).unlink()

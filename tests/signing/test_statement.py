@@ -11,22 +11,21 @@ import pydantic
 import pytest
 
 from evidencepack.errors import InputError, VerificationError
+from evidencepack.pack.layout import BUNDLE_NAME, PREDICATE_NAME, pack_path_problem, scan_pack
+from evidencepack.pack.predicate import (
+    PREDICATE_TYPE,
+    PackPredicate,
+    load_predicate,
+    source_date_epoch,
+    write_predicate,
+)
 from evidencepack.provenance import sha256_file
 from evidencepack.resources import schemas_dir
 from evidencepack.signing.statement import (
-    BUNDLE_NAME,
-    PREDICATE_NAME,
-    PREDICATE_TYPE,
     STATEMENT_TYPE,
-    PackPredicate,
     build_statement,
-    load_predicate,
-    pack_path_problem,
     parse_statement,
-    scan_pack,
-    source_date_epoch,
     statement_bytes,
-    write_predicate,
 )
 
 Pack = tuple[Path, PackPredicate]

@@ -12,11 +12,12 @@ import jsonschema
 import pytest
 
 from evidencepack._cli import main
+from evidencepack.pack.layout import BUNDLE_NAME
+from evidencepack.pack.predicate import PREDICATE_TYPE
 from evidencepack.provenance import sha256_file
 from evidencepack.resources import schemas_dir
 from evidencepack.signing.keyless import load_trust_root
 from evidencepack.signing.keys import generate_keypair, load_public_key
-from evidencepack.signing.statement import BUNDLE_NAME, PREDICATE_TYPE
 from evidencepack.signing.verify import (
     KeylessPolicy,
     KeyPolicy,

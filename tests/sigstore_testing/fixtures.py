@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from evidencepack.pack.predicate import PackPredicate
 from evidencepack.pack.toolchain import Toolchain
 from evidencepack.signing.keyed import KeySigner
 from evidencepack.signing.keyless import KeylessSigner
 from evidencepack.signing.keys import KeyPair, generate_keypair
 from evidencepack.signing.sign import sign_pack
-from evidencepack.signing.statement import PackPredicate
 
 from ..packs import build_pack
 from .instance import GITHUB_ISSUER, LocalSigstore

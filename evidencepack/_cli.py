@@ -588,7 +588,8 @@ DIFF_EXIT_CODES_HELP = """exit codes:
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
-    from .diff import DiffOptions, Thresholds, diff_packs
+    from .diff.compare import Thresholds
+    from .diff.run import DiffOptions, diff_packs
     from .diff.summary import format_markdown, format_text
 
     opts = DiffCommandOptions(

@@ -17,13 +17,14 @@ import jinja2
 
 from .. import __version__
 from ..errors import CouldNotRun, RenderError
+from ..pack.layout import SPEC_PATH
 from ..pack.manifest import document_bytes
+from ..pack.predicate import DecisionSummary, PackPredicate, SpecRef, ToolInfo, write_predicate
 from ..pack.toolchain import rendering_toolchain
 from ..render.html import environment
 from ..render.pdf import Attachment, render_pdf
-from ..signing.statement import DecisionSummary, PackPredicate, SpecRef, ToolInfo, write_predicate
-from . import DiffResult
 from .models import DiffDocument
+from .run import DiffResult
 from .summary import (
     CANDIDATE_HEADER,
     CHECK_HEADER,
@@ -38,7 +39,6 @@ from .summary import (
 TEMPLATE = "change-note.html.j2"
 NOTE_FILES = ("change-note.html", "change-note.pdf")
 DIFF_NAME = "diff.json"
-SPEC_PATH = "inputs/pack.yaml"
 
 
 @dataclass(frozen=True)

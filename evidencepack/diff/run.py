@@ -1,14 +1,4 @@
-"""``evidencepack diff``: does the decision survive a new runtime, a new price, a new round?
-
-OLD pack ─┐ verify (optional) ─> decision.json + manifest.json ─┐
-NEW pack ─┘   (or build NEW from a spec)                         ├─> compare ─> DiffDocument
-                                                                 ┘   text / Markdown / JSON,
-                                                                     change note (HTML, PDF)
-
-from evidencepack.diff import DiffOptions, diff_packs
-result = diff_packs(Path("released/pack.tar.gz"), Path("pack.yaml"), DiffOptions())
-print(result.document.outcome.holds)
-"""
+"""Open two packs (or build the new one from a spec) and compare their decisions: ``diff_packs``."""
 
 from __future__ import annotations
 
@@ -101,6 +91,3 @@ def _spec_bytes(folder: Path | None, decision: DecisionDocument) -> bytes | None
     except OSError:
         return None
     return data if hashlib.sha256(data).hexdigest() == decision.spec_sha256 else None
-
-
-__all__ = ["DiffDocument", "DiffOptions", "DiffResult", "Thresholds", "diff_packs"]

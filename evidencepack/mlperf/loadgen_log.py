@@ -144,9 +144,16 @@ def headline(
         return (value, "Latency (ms)") if value is not None else (None, None)
     if tokens_per_s is not None:
         return tokens_per_s, "Tokens/s"
-    if samples_per_s is not None:
-        return samples_per_s, "Samples/s"
-    return None, None
+    return sample_headline(scenario, samples_per_s)
+
+
+def sample_headline(
+    scenario: str | None, samples_per_s: float | None
+) -> tuple[float | None, str | None]:
+    """Samples/s (Offline) or Queries/s (Server), the checker's UNIT_DICT."""
+    if samples_per_s is None:
+        return None, None
+    return samples_per_s, "Samples/s" if scenario == "Offline" else "Queries/s"
 
 
 # --- the detail log -------------------------------------------------------------------------

@@ -53,7 +53,7 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
                     name = row[0].strip()
                     values[name.lower()] = _csv_number(probe, number, name, row[1])
         else:
-            # AIPerf 0.8+ appends GPU telemetry (GPU_Index ... columns); later releases may add more.
+            # AIPerf 0.8+ appends GPU telemetry (GPU_Index columns); later ones may add more.
             columns = ",".join(cell.strip() for cell in table_header[:4])
             skipped.append(
                 f"line {start}: a table this reader does not use ({columns}...; "

@@ -326,8 +326,8 @@ def _direct_metrics(
             continue
         if not numeric:
             warnings.append(
-                f"metric {key!r} dropped: line {line} holds {_a(str(kind).lower())}, not a per-item "
-                "score (a corpus-level metric, computed over all items)"
+                f"metric {key!r} dropped: line {line} holds {_a(str(kind).lower())}, not a "
+                "per-item score (a corpus-level metric, computed over all items)"
             )
             continue
         combos.append((key, "none"))

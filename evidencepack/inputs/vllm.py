@@ -26,7 +26,7 @@ _NEW_FIELDS = ("failed", "max_output_tokens_per_s", "max_concurrent_requests", "
 
 
 def layout(run: dict[str, Any]) -> str:
-    """``old fields`` (no ``failed``/``max_*``), ``new fields``, or the 0.10+ ``endpoint_type`` set."""
+    """``old fields`` (no ``failed``/``max_*``), ``new fields``, or 0.10+ ``endpoint_type``."""
     if "backend" not in run and "endpoint_type" in run:
         return "new fields, endpoint_type (0.10+)"
     return "new fields" if any(k in run for k in _NEW_FIELDS) else "old fields"

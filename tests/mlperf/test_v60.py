@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 
 from evidencepack._cli import main
+from evidencepack.errors import InputError
 from evidencepack.mlperf import import_path, load_results
 from evidencepack.mlperf.accuracy import read_accuracy
+from evidencepack.mlperf.loadgen_log import DETAIL_NAME, SUMMARY_NAME, parse_run
 from evidencepack.mlperf.models import ImportReport
 from evidencepack.store import Store
 
@@ -178,3 +180,86 @@ def test_accuracy_line_variants(tmp_path: Path, line: str, expected: dict[str, f
     path = tmp_path / "accuracy.txt"
     path.write_text(f"Results\n\n{line}\n\nhash=abc\n")
     assert read_accuracy(path).metrics == expected
+
+
+# -- SingleStream and MultiStream: whole-query early-stopping estimates, per-query percentiles --
+
+
+def _latency_rows(table: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in table if r["Performance_Units"] == "Latency (ms)"]
+
+
+def test_latency_scenarios_give_the_tables_headline(v60: Path, table: list[dict[str, Any]]) -> None:
+    """yolo-99 is out of scope for import, but its logs are real SingleStream and MultiStream
+    LoadGen 6.0 output: the headline must be the official table's, from either file."""
+    rows = _latency_rows(table)
+    assert {r["Scenario"] for r in rows} == {"SingleStream", "MultiStream"}
+    for row in rows:
+        run = v60 / row["Location"]
+        both = parse_run(run / DETAIL_NAME, run / SUMMARY_NAME)  # the cross-check passes
+        alone = parse_run(None, run / SUMMARY_NAME)
+        for log in (both, alone):
+            assert log.headline_unit == "Latency (ms)"
+            assert printed_precision_equal(log.headline_value, row["Performance_Result"])
+            assert log.headline_value == log.early_stopping_estimate_ms
+
+
+def test_multistream_compares_per_query_percentiles(v60: Path, table: list[dict[str, Any]]) -> None:
+    (row,) = [r for r in table if r["Scenario"] == "MultiStream"]
+    run = v60 / row["Location"]
+    detail = (run / DETAIL_NAME).read_text()
+    per_query = {
+        f"p{float(p):g}": int(v) / 1e6
+        for p, v in re.findall(r'"result_([\d.]+)_percentile_per_query_latency_ns", "value": (\d+)',
+                               detail)
+    }  # fmt: skip
+    assert per_query
+    log = parse_run(run / DETAIL_NAME, run / SUMMARY_NAME)
+    for key, value in per_query.items():
+        assert log.latency_ms[key] == pytest.approx(value)
+
+
+def test_a_summary_whose_estimate_disagrees_is_a_contradiction(
+    v60: Path, table: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    (row,) = [r for r in table if r["Scenario"] == "SingleStream"]
+    run = v60 / row["Location"]
+    text = (run / SUMMARY_NAME).read_text()
+    estimate = re.search(r"Early stopping 90.0th percentile estimate: (\d+)", text)
+    assert estimate
+    changed = text.replace(estimate.group(0), estimate.group(0)[:-1] + "9" + "0")
+    (tmp_path / SUMMARY_NAME).write_text(changed)
+    with pytest.raises(InputError) as caught:
+        parse_run(run / DETAIL_NAME, tmp_path / SUMMARY_NAME)
+    assert any("early-stopping estimate" in p for p in caught.value.problems)
+
+
+def test_without_a_whole_query_estimate_the_plain_percentile_is_the_headline(
+    v60: Path, table: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    (row,) = [r for r in table if r["Scenario"] == "SingleStream"]
+    text = (v60 / row["Location"] / SUMMARY_NAME).read_text()
+    # an older summary, or a token run whose blocks are TTFT and TPOT only
+    variant = text.replace("Early Stopping Result:", "TTFT Early Stopping Result:")
+    (tmp_path / SUMMARY_NAME).write_text(variant)
+    p90 = re.search(r"^90.00 percentile latency \(ns\)\s*:\s*(\d+)", text, flags=re.M)
+    assert p90
+    log = parse_run(None, tmp_path / SUMMARY_NAME)
+    assert log.early_stopping_estimate_ms is None
+    assert log.headline_value == pytest.approx(int(p90.group(1)) / 1e6)
+
+
+def test_token_singlestream_keeps_the_plain_p90(shared_data: Path) -> None:
+    """v5.1 llama3.1-8b-edge: early_stopping_latency_ss is the TTFT estimate there; the table
+    reports the plain 90th percentile."""
+    root = shared_data / "mlperf" / "v5.1"
+    rows = [
+        r
+        for r in json.loads((root / "summary_results.json").read_text())
+        if r["Scenario"] == "SingleStream" and (root / r["Location"]).is_dir()
+    ]
+    assert rows
+    for row in rows:
+        run = root / row["Location"] / "performance" / "run_1"
+        log = parse_run(run / DETAIL_NAME, run / SUMMARY_NAME)
+        assert printed_precision_equal(log.headline_value, row["Performance_Result"])

@@ -8,9 +8,8 @@ file, or a summary that contradicts its detail log, raises ``LoadgenLogError`` n
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 

@@ -145,11 +145,7 @@ def build_result(
         raise NotAPerformanceRun(
             f"{log.cite('effective_test_mode')}: an {log.test_mode} run has no performance result"
         )
-    if log.validity is None:
-        raise InputError(
-            f"{log.cite('result_validity')}: no result_validity: the run did not finish or the "
-            "log is truncated"
-        )
+    log.require_validity()
     scenario = _scenario(files, log, resolved)
     notes: list[str] = []
     if resolved is not None and resolved.assumed_level:

@@ -118,6 +118,20 @@ class LoadgenLog(StrictModel):
         return self.latency_ms.get("p99")
 
     @property
+    def last_line(self) -> int:
+        """The last line a value was read from (where a truncated log ends)."""
+        return max(self.lines.values(), default=0)
+
+    def require_validity(self) -> None:
+        """A performance run without ``result_validity`` did not finish or was cut short."""
+        if self.validity is None:
+            path = self.detail_path if self.source == "detail" else self.summary_path
+            raise LoadgenLogError(
+                f"{path}:{self.last_line}: the log ends here without result_validity: the run "
+                "did not finish or the log is truncated"
+            )
+
+    @property
     def is_performance_run(self) -> bool:
         return self.test_mode in (None, "PerformanceOnly")
 
@@ -249,8 +263,11 @@ def read_detail_records(path: Path) -> tuple[dict[str, Any], dict[str, int], lis
                     )
                 )
     if problems:
+        first = problems[0].removeprefix(f"{path}:")
         raise LoadgenLogError(
-            f"{path}: {len(problems)} malformed line(s) in the LoadGen detail log", problems
+            f"{path}:{first} ({len(problems)} malformed line(s) in the LoadGen detail log; "
+            "truncated or edited)",
+            problems,
         )
     if not values:
         raise LoadgenLogError(f"{path}: no :::MLLOG records (empty or not a LoadGen detail log)")

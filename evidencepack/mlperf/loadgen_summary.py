@@ -90,6 +90,9 @@ class RawSummary:
     # the whole-query "Early Stopping Result:" block (not the TTFT/TPOT ones) and its first line
     early_stopping: list[str] = field(default_factory=list)
     early_stopping_line: int = 0
+    # a complete summary ends with LoadGen's "... encountered during test" lines
+    closed: bool = False
+    last_line: int = 0
 
     @property
     def has_results(self) -> bool:
@@ -97,11 +100,25 @@ class RawSummary:
         return "scenario" in self.text
 
     def to_log(self) -> LoadgenLog:
-        """The summary as the only source; raises if it holds no results."""
+        """The summary as the only source; raises if it holds no results or is cut short."""
         if not self.has_results:
             raise LoadgenLogError(
                 f"{self.path}: no results in this LoadGen summary (no 'Scenario' line; an "
                 "accuracy-mode run or not a summary) and no detail log beside it"
+            )
+        missing = [
+            what
+            for what, present in (
+                ("the 'Result is' line", "validity" in self.text),
+                ("the 'Test Parameters Used' section", bool(self.parameters)),
+                ("the closing '... encountered during test' lines", self.closed),
+            )
+            if not present
+        ]
+        if missing:
+            raise LoadgenLogError(
+                f"{self.path}:{self.last_line}: the summary ends here without "
+                f"{' or '.join(missing)}: truncated, its figures incomplete"
             )
 
         def flag(name: str) -> bool | None:
@@ -202,6 +219,10 @@ def parse_summary_raw(path: Path) -> RawSummary:
     in_early_stopping = False
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
+        if stripped:
+            raw.last_line = number
+        if "encountered during test" in stripped:
+            raw.closed = True
         if stripped in ("Additional Stats", "Test Parameters Used", "MLPerf Results Summary"):
             section = stripped
             continue

@@ -146,6 +146,7 @@ def build_result(
             f"{log.cite('effective_test_mode')}: an {log.test_mode} run has no performance result"
         )
     log.require_validity()
+    assert log.validity is not None
     scenario = _scenario(files, log, resolved)
     notes: list[str] = []
     if resolved is not None and resolved.assumed_level:

@@ -26,7 +26,7 @@ EXPECTED: dict[str, str] = {
     "formats/vllm/public/dstack_pd_3p1d_conc128_gpt-oss-120b.json": "vllm-bench-serve",
     "formats/lm-eval/public/bias_llama3-8b_results_2024-06-17.json": "lm-eval-results",
     "bias_llama3-8b_samples_bias_classification_2024-06-17.json": "lm-eval-samples",
-    "formats/guidellm/generated/benchmarks.csv": "-",
+    "formats/guidellm/generated/benchmarks.csv": "guidellm-csv",
     "formats/guidellm/generated/benchmarks.json": "guidellm-benchmarks",
     "formats/guidellm/repo_fixtures/llm-d-benchmark_guidellm_report_v2.json": "guidellm-benchmarks",
     "arith_cd35BTSqvLP2vAp46QvUBC.eval": "inspect-ai-eval",

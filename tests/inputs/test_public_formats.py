@@ -42,7 +42,8 @@ def test_every_public_file_is_read(shared_data: Path) -> None:
 def test_vllm_010_result_with_endpoint_type_and_no_backend(shared_data: Path) -> None:
     path = shared_data / VLLM
     doc = json.loads(path.read_text())
-    assert "backend" not in doc and "endpoint_type" in doc
+    assert "backend" not in doc
+    assert "endpoint_type" in doc
     parsed = read_input(path)
     assert parsed.format_id == "vllm-bench-serve"
     (run,) = parsed.runs
@@ -231,7 +232,8 @@ def _rows(path: Path) -> list[dict[str, Any]]:
 def test_lm_eval_042_samples_with_metric_keys(shared_data: Path) -> None:
     path = shared_data / LM_EVAL_SAMPLES
     rows = _rows(path)
-    assert "metrics" not in rows[0] and "filter" not in rows[0]
+    assert "metrics" not in rows[0]
+    assert "filter" not in rows[0]
     parsed = read_input(path)
     by_metric = {s.metric: s for s in parsed.score_sets}
     numeric = {k for k, v in rows[0].items() if isinstance(v, int | float) and k != "doc_id"}

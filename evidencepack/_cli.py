@@ -325,16 +325,23 @@ def _table(rows: Sequence[Any]) -> str:
     """Results grouped by submission and system (the key up to the benchmark), one line each,
     fitting 100 columns; ``mlperf show KEY`` has everything else."""
 
-    def fmt(value: float | None) -> str:
-        return "-" if value is None else f"{value:.6g}"
+    def fmt(value: float | None, digits: int = 6) -> str:
+        return "-" if value is None else f"{value:.{digits}g}"
 
-    header = ("benchmark/scenario", "validity", "checks", "headline", "ttft_p99", "tpot_p99", "acc")
+    header = (
+        "benchmark/scenario",
+        "validity",
+        "checks",
+        "headline",
+        "TTFT",
+        "TPOT",
+        "accel",
+    )
     groups: dict[str, list[tuple[str, ...]]] = {}
     for r in rows:
         parts = r.key.split("/")
-        group, leaf = (
-            ("/".join(parts[:-2]), "/".join(parts[-2:])) if len(parts) > 2 else (parts[0], r.key)
-        )
+        cut = -2 if len(parts) > 2 else -1  # loadgen/<folder>: the folder alone
+        group, leaf = "/".join(parts[:cut]), "/".join(parts[cut:])
         unit = r.headline_unit or ""
         headline = fmt(r.headline_value) + (" " + _UNITS.get(unit, unit) if unit else "")
         checks = "FAIL" if not r.checks_ok else ("ok" if r.round else "not run")
@@ -344,8 +351,8 @@ def _table(rows: Sequence[Any]) -> str:
                 r.validity,
                 checks,
                 headline,
-                fmt(r.ttft_p99_ms),
-                fmt(r.tpot_p99_ms),
+                fmt(r.ttft_p99_ms, 4),
+                fmt(r.tpot_p99_ms, 4),
                 "-" if r.accelerators_total is None else str(r.accelerators_total),
             )
         )
@@ -362,7 +369,8 @@ def _table(rows: Sequence[Any]) -> str:
         out.append(_shorten(group + "/", _TABLE_WIDTH))
         out.extend(line(row) for row in lines)
     out.append(
-        f"{len(rows)} result(s); checks: ok (the round's rules passed), FAIL, not run (no round)"
+        f"{len(rows)} result(s); checks: ok (the round's rules passed), FAIL, not run (no "
+        "round); TTFT, TPOT: p99 in ms"
     )
     out.append("the key is the group line + benchmark/scenario; 'mlperf show KEY' says why")
     return "\n".join(out)

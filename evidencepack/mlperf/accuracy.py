@@ -61,20 +61,31 @@ def read_accuracy(path: Path) -> AccuracyResult:
     text = read_text(path, lenient=True)
     found: tuple[int, dict[str, float]] | None = None
     digest = None
+    loose_run = False  # the last metrics came from loose lines, with no other text since
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = _NUMPY.sub(r"\1", line.strip())
+        if not stripped:
+            continue
         if stripped.startswith("hash="):
             digest = stripped[len("hash=") :].strip() or None
             continue
+        loose = bool(_LOOSE.match(stripped))
         if stripped.startswith("{") and stripped.endswith("}"):
             value = _literal(stripped)
-        elif _LOOSE.match(stripped):
+        elif loose:
             value = _literal("{" + stripped.rstrip(",") + "}")
         else:
+            loose_run = False
             continue
-        if isinstance(value, dict) and _METRIC_KEYS & {str(k) for k in value}:
+        contributed = False
+        if isinstance(value, dict) and (loose or _METRIC_KEYS & {str(k) for k in value}):
             metrics = {str(k): f for k, v in value.items() if (f := _number(v)) is not None}
-            found = (number, metrics)
+            if loose and loose_run and found is not None:
+                # one 'key': value per line: the lines together are the metrics
+                found, contributed = (found[0], {**found[1], **metrics}), True
+            elif not loose or _METRIC_KEYS & set(metrics):
+                found, contributed = (number, metrics), True
+        loose_run = loose and contributed
     if found is None:
         raise InputError(
             f"{path}: no metrics in accuracy.txt (a dict such as {{'rouge1': ...}} or "

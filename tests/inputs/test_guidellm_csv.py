@@ -74,24 +74,26 @@ def test_csv_and_json_of_one_run_agree(shared_data: Path) -> None:
         assert run.requests_completed == metrics["request_totals"]["successful"]
 
 
-def test_warmup_and_cooldown_seconds_are_said(shared_data: Path, tmp_path: Path) -> None:
+def _edited(
+    shared_data: Path, tmp_path: Path, column: tuple[str, str, str], row: int, value: str
+) -> Path:
+    """The real CSV with one cell of one benchmark row (0 = the first) replaced."""
     rows = list(csv.reader((shared_data / CSV_PATH).open(newline="")))
-    column = list(zip(rows[0], rows[1], rows[2], strict=True)).index(("Timings", "Warmup", "Sec"))
-    rows[3][column] = "5.0"
+    rows[3 + row][list(zip(rows[0], rows[1], rows[2], strict=True)).index(column)] = value
     path = tmp_path / "benchmarks.csv"
     with path.open("w", newline="") as handle:
         csv.writer(handle).writerows(rows)
+    return path
+
+
+def test_warmup_and_cooldown_seconds_are_said(shared_data: Path, tmp_path: Path) -> None:
+    path = _edited(shared_data, tmp_path, ("Timings", "Warmup", "Sec"), 0, "5.0")
     first = read_input(path).runs[0]
     assert any("5 s of warm-up" in w and "not in the sample" in w for w in first.warnings)
 
 
 def test_a_non_number_is_located(shared_data: Path, tmp_path: Path) -> None:
-    rows = list(csv.reader((shared_data / CSV_PATH).open(newline="")))
-    column = list(zip(rows[0], rows[1], rows[2], strict=True)).index(("Timings", "Duration", "Sec"))
-    rows[4][column] = "fast"
-    path = tmp_path / "benchmarks.csv"
-    with path.open("w", newline="") as handle:
-        csv.writer(handle).writerows(rows)
+    path = _edited(shared_data, tmp_path, ("Timings", "Duration", "Sec"), 1, "fast")
     with pytest.raises(InputError, match=r"line 5: Timings / Duration Sec: not a number"):
         read_input(path)
 

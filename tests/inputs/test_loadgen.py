@@ -103,25 +103,20 @@ def test_a_truncated_summary_is_refused_with_file_and_line(
 
 
 @pytest.mark.parametrize("run", _RUNS)
-def test_a_detail_log_cut_mid_line_names_the_line(
-    shared_data: Path, tmp_path: Path, run: str
+@pytest.mark.parametrize("where", ["mid-line", "before result_validity"])
+def test_a_cut_detail_log_names_the_line(
+    shared_data: Path, tmp_path: Path, run: str, where: str
 ) -> None:
     text = (shared_data / "loadgen" / run / "mlperf_log_detail.txt").read_text()
-    cut = len(text) // 2
-    line = text[:cut].count("\n") + 1
+    if where == "mid-line":
+        kept = text[: len(text) // 2]
+        expected = rf"mlperf_log_detail.txt:{kept.count(chr(10)) + 1}: truncated"
+    else:
+        lines = text.splitlines()
+        validity = next(i for i, line in enumerate(lines) if '"key": "result_validity"' in line)
+        kept = "\n".join(lines[:validity]) + "\n"
+        expected = rf"mlperf_log_detail.txt:{validity}: the log ends here"
     path = tmp_path / "mlperf_log_detail.txt"
-    path.write_text(text[:cut])
-    with pytest.raises(InputError, match=rf"mlperf_log_detail.txt:{line}: truncated"):
-        read_input(path)
-
-
-@pytest.mark.parametrize("run", _RUNS)
-def test_a_detail_log_cut_between_lines_names_where_it_ends(
-    shared_data: Path, tmp_path: Path, run: str
-) -> None:
-    lines = (shared_data / "loadgen" / run / "mlperf_log_detail.txt").read_text().splitlines()
-    validity = next(i for i, line in enumerate(lines) if '"key": "result_validity"' in line)
-    path = tmp_path / "mlperf_log_detail.txt"
-    path.write_text("\n".join(lines[:validity]) + "\n")
-    with pytest.raises(InputError, match=rf"mlperf_log_detail.txt:{validity}: the log ends here"):
+    path.write_text(kept)
+    with pytest.raises(InputError, match=expected):
         read_input(path)

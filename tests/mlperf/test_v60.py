@@ -263,3 +263,14 @@ def test_token_singlestream_keeps_the_plain_p90(shared_data: Path) -> None:
         run = root / row["Location"] / "performance" / "run_1"
         log = parse_run(run / DETAIL_NAME, run / SUMMARY_NAME)
         assert printed_precision_equal(log.headline_value, row["Performance_Result"])
+
+
+def test_loose_lines_one_metric_each_are_read_together(tmp_path: Path) -> None:
+    path = tmp_path / "accuracy.txt"
+    path.write_text(
+        "FINAL SCORE: 83.57%\n\nPrinting for submission_checker:\n\n"
+        "'exact_match': 83.568\n'tokens_per_sample': 1234.5\n\nhash=abc\n"
+    )
+    result = read_accuracy(path)
+    assert result.metrics == {"exact_match": 83.568, "tokens_per_sample": 1234.5}
+    assert result.metrics_line == 5

@@ -193,7 +193,12 @@ _ROW_KEYS = {
     "doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
     "doc_hash", "prompt_hash", "target_hash", "task_name", "task", "idx", "request_type",
 }  # fmt: skip
-_SOURCE = "(SELECT row_number() OVER () AS line, json FROM read_json_objects(?, format='{fmt}'))"
+# ``occurrence``: the how-many-th row of its doc_id (0.4.2-0.4.3 repeat every doc per filter)
+_SOURCE = (
+    "(SELECT line, json, row_number() OVER (PARTITION BY json ->> 'doc_id' ORDER BY line) "
+    "AS occurrence FROM (SELECT row_number() OVER () AS line, json "
+    "FROM read_json_objects(?, format='{fmt}')))"
+)
 _COMBOS = """
 SELECT DISTINCT m.metric, json ->> 'filter' AS filter
 FROM (SELECT json, unnest(CAST(json -> 'metrics' AS VARCHAR[])) AS metric FROM {src}) m
@@ -219,6 +224,7 @@ WHERE (CAST(? AS VARCHAR) IS NULL
   AND (NOT CAST(? AS BOOLEAN)
        OR list_contains(CAST(json -> 'metrics' AS VARCHAR[]), CAST(? AS VARCHAR)))
   AND (CAST(? AS BOOLEAN) OR (json -> CAST(? AS VARCHAR)) IS NOT NULL)
+  AND (CAST(? AS INTEGER) IS NULL OR occurrence = CAST(? AS INTEGER))
 """
 _TASK_HASH = """
 SELECT sha256(string_agg(
@@ -255,7 +261,10 @@ def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
         n_rows = int(with_list[1]) if with_list else 0
         listed = bool(with_list and with_list[0])
         if listed:
-            combos = staging.run(_COMBOS.format(src=src), [str(path)]).fetchall()
+            combos: list[tuple[str, str | None, int | None]] = [
+                (metric, filt, None)
+                for metric, filt in staging.run(_COMBOS.format(src=src), [str(path)]).fetchall()
+            ]
             layout = "metrics list (0.4.4+)"
         else:
             combos = _direct_metrics(staging, src, warnings)
@@ -263,12 +272,12 @@ def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
         row = staging.run(_TASK_HASH.format(src=src), [str(path)]).fetchone()
         task_hash = row[0] if row and not row[1] else None
         kept: list[tuple[str, str | None]] = []
-        for metric, filt in combos:
+        for metric, filt, occurrence in combos:
             index = len(kept)
             staging.insert(
                 _ITEMS.format(src=src),
                 [index, metric, metric, metric, str(path), filt if listed else None, filt,
-                 listed, metric, listed, metric],
+                 listed, metric, listed, metric, occurrence, occurrence],
             )  # fmt: skip
             if _drop_non_numeric(staging, index, metric, filt, warnings):
                 continue
@@ -316,9 +325,24 @@ def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
 
 def _direct_metrics(
     staging: ItemStaging, src: str, warnings: list[str]
-) -> list[tuple[str, str | None]]:
-    """0.4.0-0.4.3: every row key that is not a logged field is a metric (filter "none")."""
-    combos: list[tuple[str, str | None]] = []
+) -> list[tuple[str, str | None, int | None]]:
+    """0.4.0-0.4.3: every row key that is not a logged field is a metric (filter "none"). A task
+    with several filters has every doc once per filter, filter after filter, without naming it:
+    the k-th row of each doc is the k-th filter's, read as its own set, and the file says so."""
+    row = staging.run(
+        f"SELECT coalesce(max(occurrence), 1) FROM {src}", [str(staging.path)]
+    ).fetchone()
+    filters = int(row[0]) if row else 1
+    if filters > 1:
+        warnings.append(
+            f"every doc appears {filters} times, once per filter, and the rows do not name their "
+            "filter (lm-eval 0.4.2-0.4.3): read as unnamed filters 1 to "
+            f"{filters} in the file's order, not linked to the results file's filters"
+        )
+    names = (
+        ["none"] if filters == 1 else [f"unnamed {k} of {filters}" for k in range(1, filters + 1)]
+    )
+    combos: list[tuple[str, str | None, int | None]] = []
     for key, numeric, line, kind in staging.run(
         _DIRECT_KEYS.format(src=src), [str(staging.path)]
     ).fetchall():
@@ -330,7 +354,9 @@ def _direct_metrics(
                 "per-item score (a corpus-level metric, computed over all items)"
             )
             continue
-        combos.append((key, "none"))
+        combos.extend(
+            (key, name, None if filters == 1 else k) for k, name in enumerate(names, start=1)
+        )
     return combos
 
 

@@ -299,3 +299,18 @@ def test_lm_eval_samples_with_only_corpus_metrics_are_an_error(
     path = write_jsonl(tmp_path / "samples.json", rows)
     with pytest.raises(InputError, match=r"nothing to score.*'f1'"):
         read_input(path)
+
+
+def test_lm_eval_042_samples_of_a_task_with_two_filters(shared_data: Path, tmp_path: Path) -> None:
+    """0.4.2-0.4.3 log every doc once per filter, filter after filter, without naming it."""
+    rows = _rows(shared_data / LM_EVAL_SAMPLES)[:40]
+    second = [dict(r, acc=1.0 - float(r["acc"])) for r in rows]  # another filter's verdicts
+    path = write_jsonl(tmp_path / "samples_gsm8k.json", rows + second)
+    parsed = read_input(path)
+    acc = {s.filter: s for s in parsed.score_sets if s.metric == "acc"}
+    assert set(acc) == {"unnamed 1 of 2", "unnamed 2 of 2"}
+    first_mean = sum(float(r["acc"]) for r in rows) / len(rows)
+    assert acc["unnamed 1 of 2"].mean_item_score == pytest.approx(first_mean)
+    assert acc["unnamed 2 of 2"].mean_item_score == pytest.approx(1 - first_mean)
+    assert all(s.n_items == len(rows) for s in acc.values())
+    assert any("appears 2 times, once per filter" in w for w in parsed.warnings)

@@ -105,8 +105,9 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
 def _tables(
     rows: list[tuple[int, list[str]]],
 ) -> list[tuple[int, list[str], list[tuple[int, list[str]]]]]:
-    """Split the rows into tables: each starts at the file's top, after a blank line, or at a
-    ``Metric`` header; its first row is its header. Returns (header line, header, body)."""
+    """Split the rows into tables: each starts at the file's top, after a blank line, at a
+    ``Metric`` header, or at a row as wide as no row of the table before it (a table written
+    without a blank line); its first row is its header. Returns (header line, header, body)."""
     tables: list[tuple[int, list[str], list[tuple[int, list[str]]]]] = []
     starting = True
     for number, row in rows:
@@ -114,7 +115,7 @@ def _tables(
         if not any(cells):
             starting = True
             continue
-        if starting or cells[0] == "Metric":
+        if starting or cells[0] == "Metric" or len(cells) != len(tables[-1][1]):
             tables.append((number, cells, []))
             starting = False
             continue

@@ -208,6 +208,9 @@ def test_aiperf_csv_with_a_telemetry_table_reads_the_tables_it_knows(
     ]
     path = tmp_path / "profile_export_aiperf.csv"
     path.write_text(original.rstrip("\n") + "\n\n" + "\n".join(telemetry) + "\n")
+    glued = tmp_path / "glued.csv"  # the same table written without a blank line before it
+    glued.write_text(original.rstrip("\n") + "\n" + "\n".join(telemetry) + "\n")
+    assert read_input(glued).runs[0].ttft == read_input(shared_data / AIPERF_CSV).runs[0].ttft
     expected = read_input(shared_data / AIPERF_CSV).runs[0]
     parsed = read_input(path)
     (run,) = parsed.runs

@@ -24,7 +24,8 @@ from .benchmarks import (
     resolve_scenario,
 )
 from .checks import apply_rules
-from .loadgen_log import LoadgenLog, parse_run, sample_headline
+from .loadgen_log import LoadgenLog, sample_headline
+from .loadgen_run import parse_run
 from .models import MlperfResult, SourceFile
 from .system import SystemInfo, read_system
 from .tree import ResultFiles

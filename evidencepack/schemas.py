@@ -66,6 +66,8 @@ def generate(name: str, model: type[BaseModel]) -> str:
 
 @dataclass(frozen=True)
 class SchemaReport:
+    """What ``write_schemas`` or ``check_schemas`` did, by schema file name."""
+
     checked: tuple[str, ...]
     written: tuple[str, ...]
     drifted: tuple[str, ...]
@@ -74,6 +76,7 @@ class SchemaReport:
 
     @property
     def ok(self) -> bool:
+        """True when no schema drifted, is missing or is extra."""
         return not (self.drifted or self.missing or self.extra)
 
 

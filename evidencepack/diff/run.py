@@ -30,6 +30,8 @@ class DiffOptions:
 
 @dataclass(frozen=True)
 class DiffResult:
+    """The comparison, both decisions (None where a pack could not be read) and the NEW spec."""
+
     document: DiffDocument
     old: DecisionDocument | None
     new: DecisionDocument | None
@@ -38,6 +40,7 @@ class DiffResult:
 
     @property
     def holds(self) -> bool:
+        """True when both packs were compared and the decision still holds."""
         outcome = self.document.outcome
         return self.document.compared and outcome is not None and outcome.holds
 

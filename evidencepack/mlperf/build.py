@@ -72,6 +72,7 @@ class ImportContext:
         return self._systems[path]
 
     def resolve(self, files: ResultFiles) -> tuple[ResolvedBenchmark, Path | None] | None:
+        """The benchmark a result folder answers, and the mapping file that said so."""
         found = resolve_benchmark(files.benchmark_dir)
         if found is not None or files.submitter_dir is None:
             return (found, None) if found else None

@@ -106,14 +106,17 @@ class LoadgenLog(StrictModel):
 
     @property
     def ttft_p99_ms(self) -> float | None:
+        """The p99 time to first token, if the run logged one."""
         return self.ttft_ms.get("p99")
 
     @property
     def tpot_p99_ms(self) -> float | None:
+        """The p99 time per output token, if the run logged one."""
         return self.tpot_ms.get("p99")
 
     @property
     def latency_p99_ms(self) -> float | None:
+        """The p99 request latency, if the run logged one."""
         return self.latency_ms.get("p99")
 
     @property
@@ -132,6 +135,7 @@ class LoadgenLog(StrictModel):
 
     @property
     def is_performance_run(self) -> bool:
+        """Whether this was a performance run (not accuracy-only)."""
         return self.test_mode in (None, "PerformanceOnly")
 
     def cite(self, key: str) -> str:
@@ -375,6 +379,7 @@ def parse_detail(path: Path) -> LoadgenLog:
 
 
 def scenario_of(values: dict[str, Any]) -> str | None:
+    """The ``effective_scenario`` a detail log states, if it is a string."""
     scenario = values.get("effective_scenario")
     return scenario if isinstance(scenario, str) else None
 

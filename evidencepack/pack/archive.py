@@ -35,6 +35,7 @@ class ArchiveLimits:
 
 
 def is_archive(path: Path) -> bool:
+    """Whether a path names a pack archive (``.tar.gz`` or ``.tgz``)."""
     return path.name.endswith(ARCHIVE_SUFFIXES)
 
 

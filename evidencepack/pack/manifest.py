@@ -18,6 +18,8 @@ from ..analyze.models import DecisionDocument, InputFile
 
 
 class DecisionRef(StrictModel):
+    """The pack's ``decision.json``: its id, digest and verdict."""
+
     decision_id: str
     pack_path: Literal["decision.json"] = "decision.json"
     sha256: Sha256Hex

@@ -136,6 +136,7 @@ def steps(text: str) -> list[str]:
 
 
 def yes_no(value: bool | None) -> str:
+    """``yes``, ``no`` or the missing-value mark."""
     return MISSING if value is None else ("yes" if value else "no")
 
 

@@ -76,6 +76,7 @@ class ParsedBundle:
 
     @property
     def is_dsse(self) -> bool:
+        """Whether the bundle signs a DSSE envelope (the in-toto statement), not a digest."""
         return self.payload is not None
 
 

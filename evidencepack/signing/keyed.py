@@ -34,6 +34,7 @@ class KeySigner:
         path: Path,
         passphrase: Callable[[], bytes] = lambda: read_passphrase(confirm=False),
     ) -> KeySigner:
+        """A signer from an encrypted (or plain) PKCS#8 private key file."""
         return cls(load_private_key(path, passphrase))
 
     def sign_payload(self, payload: bytes) -> bytes:

@@ -34,6 +34,8 @@ _VERIFY_HASHES: dict[str, type[hashes.HashAlgorithm]] = {
 
 @dataclass(frozen=True)
 class KeyPair:
+    """A written key pair: both paths, the fingerprint, whether the private key is encrypted."""
+
     private_key: Path
     public_key: Path
     fingerprint: str
@@ -126,6 +128,7 @@ def _read(path: Path, what: str, error: type[InputError] | type[SigningError]) -
 
 
 def is_encrypted(pem: bytes) -> bool:
+    """Whether a PEM private key is encrypted (PKCS#8 ``ENCRYPTED PRIVATE KEY``)."""
     return b"-----BEGIN ENCRYPTED PRIVATE KEY-----" in pem
 
 

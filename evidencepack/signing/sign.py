@@ -21,13 +21,17 @@ class PackSigner(Protocol):
     """Anything that turns a statement payload into a Sigstore bundle (JSON bytes)."""
 
     @property
-    def mode(self) -> str: ...
+    def mode(self) -> str:
+        """``key`` or ``keyless``: how the bundle was signed."""
 
-    def sign_payload(self, payload: bytes) -> bytes: ...
+    def sign_payload(self, payload: bytes) -> bytes:
+        """The Sigstore bundle (JSON bytes) over the statement payload."""
 
 
 @dataclass(frozen=True)
 class SignResult:
+    """The written bundle, the signing mode, how many files it covers and the statement."""
+
     bundle: Path
     mode: str
     files: int

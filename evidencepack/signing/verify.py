@@ -63,6 +63,8 @@ VerifyPolicy = KeylessPolicy | KeyPolicy
 
 
 class FileMismatch(StrictModel):
+    """A pack file whose digest differs from the statement (None: missing or extra)."""
+
     path: str
     expected_sha256: Sha256Hex | None
     actual_sha256: Sha256Hex | None

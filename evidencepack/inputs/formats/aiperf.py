@@ -28,10 +28,12 @@ TO_MS = {"ms": 1.0, "sec": 1000.0, "s": 1000.0, "us": 1e-3, "ns": 1e-6}
 
 
 def is_metric(value: Any) -> bool:
+    """Whether a JSON value is an AIPerf metric object (a ``unit`` and an ``avg`` or ``value``)."""
     return isinstance(value, dict) and "unit" in value and ("avg" in value or "value" in value)
 
 
 def detect_summary(probe: Probe) -> bool:
+    """An AIPerf (or GenAI-Perf) ``profile_export*.json``: an object of metric objects."""
     doc = probe.first
     if probe.container != "json" or not isinstance(doc, dict):
         return False
@@ -43,6 +45,7 @@ def detect_summary(probe: Probe) -> bool:
 
 
 def parse_summary(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One serving run from an AIPerf summary: its metrics, load and identity, each unit checked."""
     root = Node(probe.first, probe.path)
     tool = tool_of(probe.first)
     version = root.str_("aiperf_version")
@@ -144,6 +147,7 @@ def _avg(root: Node, key: str) -> float | None:
 
 
 def as_int(value: float | None) -> int | None:
+    """A count AIPerf writes as a float, as an int (None stays None)."""
     return None if value is None else int(value)
 
 

@@ -24,11 +24,13 @@ _CSV_SLOTS: dict[str, LatencyMetric] = {
 
 
 def detect_csv(probe: Probe) -> bool:
+    """AIPerf's ``profile_export_aiperf.csv``: a ``Metric`` column with ``avg`` and ``p99``."""
     header = probe.first if probe.container == "csv" else []
     return bool(header) and header[0] == "Metric" and "avg" in header and "p99" in header
 
 
 def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One serving run from AIPerf's CSV export; rows it cannot use become warnings."""
     rows: list[tuple[int, list[str]]] = []
     try:
         with probe.path.open(encoding="utf-8", newline="") as handle:

@@ -72,6 +72,7 @@ _FIELD = {
 
 
 def detect_jsonl(probe: Probe) -> bool:
+    """AIPerf's per-request ``profile_export.jsonl``: ``metadata`` and metric ``metrics``."""
     first = probe.first
     return (
         probe.container == "jsonl"
@@ -83,6 +84,7 @@ def detect_jsonl(probe: Probe) -> bool:
 
 
 def parse_jsonl(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One run from AIPerf's per-request records, staged in DuckDB and reduced there."""
     path = probe.path
 
     def locate(run: int, request: int, line: int | None, column: str) -> str:

@@ -26,16 +26,22 @@ FORMAT_VERSION = "v1"
 
 
 class ModelRef(StrictModel):
+    """The scored model: name and, optionally, the sha256 of its weights."""
+
     name: str = Field(min_length=1)
     digest: Sha256Hex | None = None
 
 
 class RuntimeRef(StrictModel):
+    """The runtime that served the scored model."""
+
     name: str = Field(min_length=1)
     version: str | None = None
 
 
 class DatasetInfo(StrictModel):
+    """The evaluation dataset: name, version, digest, each optional."""
+
     name: str | None = None
     version: str | None = None
     digest: Sha256Hex | None = None
@@ -95,6 +101,7 @@ FROM ({_LINES}) WHERE line > ?
 
 
 def detect_jsonl(probe: Probe) -> bool:
+    """``evidencepack-scores`` JSON lines: a header record, or ``item_id``/``score`` items."""
     first = probe.first
     if probe.container not in ("jsonl", "json") or not isinstance(first, dict):
         return False
@@ -104,6 +111,7 @@ def detect_jsonl(probe: Probe) -> bool:
 
 
 def parse_jsonl(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One score set from ``evidencepack-scores`` JSON lines (a header, then one item a line)."""
     path = probe.path
     header = None
     if HEADER_KEY in probe.first:
@@ -189,6 +197,7 @@ FROM read_csv(?, header = true, all_varchar = true, delim = ',', quote = '"')
 
 
 def detect_csv(probe: Probe) -> bool:
+    """An ``evidencepack-scores`` CSV: the header ``item_id,score`` or ``item_id,score,label``."""
     return probe.container == "csv" and probe.first in (
         ["item_id", "score"],
         ["item_id", "score", "label"],
@@ -196,6 +205,7 @@ def detect_csv(probe: Probe) -> bool:
 
 
 def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One score set from an ``evidencepack-scores`` CSV (no identity: the spec declares it)."""
     path = probe.path
     has_label = "label" in probe.first
     staging = ItemStaging(path, lambda s, line, item: f"line {line}")

@@ -71,6 +71,7 @@ FROM r
 
 
 def detect(probe: Probe) -> bool:
+    """GuideLLM's ``benchmarks.json``: a list of ``generative_benchmark`` objects."""
     doc = probe.first
     if probe.container != "json" or not isinstance(doc, dict):
         return False
@@ -83,6 +84,7 @@ def detect(probe: Probe) -> bool:
 
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One serving run per GuideLLM benchmark, in any of the layouts ``guidellm_layouts`` knows."""
     root = Node(probe.first, probe.path)
     layout = layout_of(root)
     benches = root.items("benchmarks")

@@ -37,6 +37,7 @@ _HEADER_GROUPS = {"Benchmark", "Timings", "Request Counts"}
 
 
 def detect(probe: Probe) -> bool:
+    """GuideLLM's ``benchmarks.csv``: a header with Benchmark, Timings and Request Counts."""
     header = probe.first if probe.container == "csv" else []
     return bool(header) and set(header) >= _HEADER_GROUPS
 
@@ -81,6 +82,7 @@ class _Row:
 
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One serving run per row of GuideLLM's CSV export."""
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # Run Info cells are whole JSON documents
     try:
         with probe.path.open(encoding="utf-8", newline="") as handle:

@@ -20,11 +20,14 @@ from ..models import Load
 
 @dataclass(frozen=True)
 class Layout:
+    """Which GuideLLM report layout a file uses (``v0.3``, ``v0.4``, later) and its version."""
+
     name: str
     version: str | None
 
 
 def layout_of(root: Node) -> Layout:
+    """The layout of a GuideLLM report, from the version in its metadata and its shape."""
     doc = root.value
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else None
     version = meta.get("guidellm_version") if meta else None
@@ -47,6 +50,7 @@ def layout_of(root: Node) -> Layout:
 
 
 def strategy(bench: Node, layout: Layout) -> Node | None:
+    """A benchmark's load strategy object, wherever its layout keeps it."""
     path = {
         "v0.3": ("args", "strategy"),
         "v0.4": ("scheduler", "strategy"),
@@ -55,6 +59,7 @@ def strategy(bench: Node, layout: Layout) -> Node | None:
 
 
 def load_of(strat: Node | None) -> Load:
+    """The load a strategy object describes (its type, rate or concurrency)."""
     if strat is None:
         return Load()
     kind = (strat.str_("type_") or "").lower()
@@ -76,6 +81,7 @@ def load_of(strat: Node | None) -> Load:
 
 
 def model_of(bench: Node, root: Node, layout: Layout) -> str | None:
+    """The model a benchmark ran, from the benchmark or else from the report."""
     paths: dict[str, tuple[str, ...]] = {
         "v0.3": ("worker", "backend_model"),
         "v0.4": ("benchmarker", "backend", "model"),
@@ -91,12 +97,14 @@ def model_of(bench: Node, root: Node, layout: Layout) -> str | None:
 
 
 def request_totals(bench: Node, layout: Layout) -> Node | None:
+    """A benchmark's request totals, wherever its layout keeps them."""
     if layout.name in ("v0.3", "v0.4"):
         return bench.obj("request_totals") or bench.path("metrics", "request_totals").obj()
     return bench.path("metrics", "request_totals").obj() or bench.obj("request_totals")
 
 
 def backend_kind(bench: Node, layout: Layout) -> str | None:
+    """The kind of backend GuideLLM drove, wherever its layout keeps it."""
     paths = {
         "v0.3": ("worker", "backend_type"),
         "v0.4": ("benchmarker", "backend", "type_"),

@@ -48,12 +48,14 @@ def score_value(value: Any) -> float | None:
 
 
 def detect_eval(probe: Probe) -> bool:
+    """An Inspect AI ``.eval`` log: a zip with ``header.json`` or a ``_journal``."""
     return probe.container == "zip" and (
         "header.json" in probe.first or "_journal/start.json" in probe.first
     )
 
 
 def detect_json(probe: Probe) -> bool:
+    """An Inspect AI JSON log: ``eval`` naming task and model, and ``results`` or ``samples``."""
     doc = probe.first
     return (
         probe.container == "json"
@@ -66,6 +68,7 @@ def detect_json(probe: Probe) -> bool:
 
 
 def parse_eval(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One score set per scorer from an ``.eval`` log, read member by member."""
     with ZipReader(probe.path) as archive:
         names = archive.names()
         head = "header.json" if "header.json" in names else "_journal/start.json"
@@ -82,6 +85,7 @@ def parse_eval(probe: Probe, record: FileRecord) -> ParsedInput:
 
 
 def parse_json(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One score set per scorer from an Inspect AI JSON log."""
     doc = probe.first
 
     def samples() -> Iterator[tuple[str, dict[str, Any]]]:

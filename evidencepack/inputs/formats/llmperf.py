@@ -25,6 +25,7 @@ _METRICS: dict[str, tuple[LatencyMetric, Definition]] = {
 
 
 def detect_summary(probe: Probe) -> bool:
+    """LLMPerf's ``*_summary.json``: its version or its ``results_*`` keys."""
     doc = probe.first
     if probe.container != "json" or not isinstance(doc, dict):
         return False
@@ -34,6 +35,7 @@ def detect_summary(probe: Probe) -> bool:
 
 
 def parse_summary(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One serving run from an LLMPerf summary."""
     root = Node(probe.first, probe.path)
     completed = root.int_("results_num_completed_requests")
     if completed is not None:
@@ -126,6 +128,7 @@ _FIELD = {
 
 
 def detect_responses(probe: Probe) -> bool:
+    """LLMPerf's ``*_individual_responses.json``: per-request objects with ``ttft_s``."""
     doc = probe.first
     return (
         probe.container == "json"
@@ -138,6 +141,7 @@ def detect_responses(probe: Probe) -> bool:
 
 
 def parse_responses(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One serving run from LLMPerf's per-request responses, staged in DuckDB and reduced there."""
     staging = Staging(probe.path, lambda run, req, line, col: f"$[{req}].{_FIELD.get(col, col)}")
     try:
         staging.insert(

@@ -25,6 +25,7 @@ _NOT_METRICS = {"alias", "name", "sample_len", "samples", " "}
 
 
 def detect_results(probe: Probe) -> bool:
+    """lm-evaluation-harness ``results_*.json``: ``results`` beside ``configs`` or ``versions``."""
     doc = probe.first
     return (
         probe.container == "json"
@@ -46,6 +47,7 @@ def model_args(value: Any) -> dict[str, Any]:
 
 
 def identity(root: Node) -> Identity:
+    """The model, runtime and precision an lm-eval run names in its ``config``."""
     config = root.obj("config")
     raw = config.value if config else {}
     args = model_args(raw.get("model_args"))
@@ -92,6 +94,7 @@ def identity(root: Node) -> Identity:
 
 
 def parse_results(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One score set per task from lm-eval's results (aggregate scores only)."""
     root = Node(probe.first, probe.path)
     who = identity(root)
     version = root.str_("lm_eval_version")
@@ -236,6 +239,7 @@ FROM {src}
 
 
 def detect_samples(probe: Probe) -> bool:
+    """lm-eval's ``samples_*.jsonl``: per-document records, ``doc_id`` and hashes or responses."""
     first = probe.first
     if probe.container == "json" and isinstance(first, list) and first:
         first = first[0]
@@ -248,6 +252,7 @@ def detect_samples(probe: Probe) -> bool:
 
 
 def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One score set from lm-eval's per-document samples, staged in DuckDB."""
     path = probe.path
     fmt = "array" if probe.container == "json" and isinstance(probe.first, list) else "auto"
     src = _SOURCE.format(fmt=fmt)

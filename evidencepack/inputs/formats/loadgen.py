@@ -22,11 +22,13 @@ _MAIN = ("mean", "p50", "p90", "p95", "p99", "min", "max")
 
 
 def detect_detail(probe: Probe) -> bool:
+    """A LoadGen ``mlperf_log_detail.txt``: ``:::MLLOG`` records."""
     return probe.container == "text" and str(probe.first).startswith(":::MLLOG")
 
 
 def detect_summary(probe: Probe) -> bool:
     # An accuracy-mode run's summary holds only the two "encountered during test" lines.
+    """A LoadGen ``mlperf_log_summary.txt`` (a performance or an accuracy run's)."""
     return probe.container == "text" and (
         b"MLPerf Results Summary" in probe.head[:400]
         or probe.head.lstrip().startswith(b"No warnings encountered during test")
@@ -34,10 +36,12 @@ def detect_summary(probe: Probe) -> bool:
 
 
 def parse_detail_log(probe: Probe, record: FileRecord) -> ParsedInput:
+    """The team's own LoadGen run from its detail log."""
     return _parsed(parse_detail(probe.path), record, DETAIL_FORMAT.id)
 
 
 def parse_summary_log(probe: Probe, record: FileRecord) -> ParsedInput:
+    """The team's own LoadGen run from its summary alone (an accuracy run has no results)."""
     raw = parse_summary_raw(probe.path)
     if not raw.has_results:
         return _accuracy_only(record, SUMMARY_FORMAT.id, None)

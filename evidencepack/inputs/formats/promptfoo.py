@@ -19,6 +19,7 @@ from ..models import Identity, ScoreSet
 
 
 def detect(probe: Probe) -> bool:
+    """A promptfoo results export: an ``evalId`` and a ``results.results`` list."""
     doc = probe.first
     return (
         probe.container == "json"
@@ -30,6 +31,7 @@ def detect(probe: Probe) -> bool:
 
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One score set from a promptfoo export (one item per test case and prompt)."""
     root = Node(probe.first, probe.path)
     results = root.need("results")
     version = root.path("metadata", "promptfooVersion").value

@@ -35,12 +35,14 @@ FLAVOUR = _serve_bench.Flavour(
 
 
 def detect(probe: Probe) -> bool:
+    """SGLang's ``bench_serving`` JSON lines: keys only SGLang writes."""
     return _serve_bench.has_keys(
         probe, ("dataset_name", "mean_e2e_latency_ms", "total_output_tokens_retokenized")
     )
 
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One serving run per line of SGLang's ``bench_serving`` output."""
     return _serve_bench.parse(probe, record, FLAVOUR)
 
 

@@ -16,6 +16,7 @@ from ..models import Identity, LatencyMetric, LatencyStats, Load, TokenStats
 
 
 def detect(probe: Probe) -> bool:
+    """A TensorRT-LLM ``trtllm-bench`` report: ``engine``, ``world_info`` and ``performance``."""
     doc = probe.first
     return (
         probe.container == "json"
@@ -47,6 +48,7 @@ def _percentiles(node: Node | None, slot: LatencyMetric) -> LatencyStats | None:
 
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One serving run from a ``trtllm-bench`` report."""
     root = Node(probe.first, probe.path)
     engine, world, perf = root.need("engine"), root.need("world_info"), root.need("performance")
     info = root.obj("request_info")

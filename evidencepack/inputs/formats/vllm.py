@@ -38,6 +38,7 @@ FLAVOUR = _serve_bench.Flavour(
 
 
 def detect(probe: Probe) -> bool:
+    """vLLM's ``bench serve`` result JSON: its core keys, and none only SGLang writes."""
     if not _serve_bench.has_keys(probe, _CORE):
         return False
     first = probe.first
@@ -49,6 +50,7 @@ def detect(probe: Probe) -> bool:
 
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One serving run per result of vLLM's ``bench serve``."""
     return _serve_bench.parse(probe, record, FLAVOUR)
 
 

@@ -1,0 +1,62 @@
+"""The command line: parse arguments, call one library function, print. Nothing imports this.
+
+One module per command group (``compiler``, ``inspect``, ``mlperf``, ``signing``, ``diff``), each
+with a ``register(command)`` that adds its subcommands; ``_common`` and ``_signers`` hold what
+several share. ``main`` (the ``evidencepack`` entry point) is the one place errors become exit
+codes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from ..errors import EXIT_CODES_HELP, EXIT_USAGE, EvidencePackError, InputError
+from . import compiler, diff, inspect, mlperf, signing
+from ._common import Handler, Parser, add_command
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``evidencepack`` parser with every subcommand, in the order ``--help`` lists them."""
+    parser = Parser(
+        prog="evidencepack",
+        description="Compile MLPerf results, your own serving re-measurements and eval scores "
+        "into a signed, auditable accelerator-decision evidence pack.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"evidencepack {__version__}")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="show the full traceback of an error"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+
+    def command(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
+        return add_command(sub, name, handler, help_text)
+
+    for group in (compiler, inspect, mlperf, signing, diff):
+        group.register(command)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``evidencepack`` with ``argv`` and return the exit code; errors print, never trace."""
+    parser = build_parser()
+    verbose = "-v" in (argv or sys.argv[1:]) or "--verbose" in (argv or sys.argv[1:])
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "handler", None):
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        result: int = args.handler(args)
+        return result
+    except EvidencePackError as exc:
+        if verbose:
+            raise
+        print(f"evidencepack: error: {exc.message}", file=sys.stderr)
+        if isinstance(exc, InputError) and exc.problems != (exc.message,):
+            for problem in exc.problems:
+                print(f"  {problem}", file=sys.stderr)
+        return exc.exit_code

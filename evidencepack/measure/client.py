@@ -202,7 +202,13 @@ class Client:
         except ConnectionRefusedError:
             out.error = "connection refused"
         except (ConnectionError, asyncio.IncompleteReadError) as exc:
-            out.error = f"connection lost: {type(exc).__name__}"
+            if out.http_status == 200:
+                out.error = (
+                    "truncated event stream: the connection closed before [DONE] "
+                    f"(after {len(out.chunk_ns)} output chunk(s))"
+                )
+            else:
+                out.error = f"connection lost: {type(exc).__name__}"
         except OSError as exc:
             out.error = f"network error: {exc.strerror or type(exc).__name__}"
         except _Failed as exc:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from ..errors import UsageError
 from ..spec import LoadedSpec
+from .client import parse_endpoint
 
 Scenario = Literal["server", "offline"]
 
@@ -56,7 +57,9 @@ def from_spec(options: MeasureOptions, loaded: LoadedSpec, candidate_id: str) ->
         spec.candidate(candidate_id)
     except KeyError:
         ids = ", ".join(c.id for c in spec.candidates)
-        raise UsageError(f"--candidate {candidate_id!r} is not in {loaded.path}; candidates: {ids}")
+        raise UsageError(
+            f"--candidate {candidate_id!r} is not in {loaded.path}; candidates: {ids}"
+        ) from None
     return dataclasses.replace(
         options,
         model=options.model or spec.envelope.model.name,
@@ -70,6 +73,7 @@ def from_spec(options: MeasureOptions, loaded: LoadedSpec, candidate_id: str) ->
 
 def check_options(options: MeasureOptions) -> None:
     """Usage errors a run would otherwise hit only after starting LoadGen."""
+    parse_endpoint(options.endpoint)
     if options.model is None:
         raise UsageError("give --model, or --spec and --candidate to take it from the envelope")
     if options.sweep and options.scenario != "server":
@@ -137,9 +141,7 @@ def points(options: MeasureOptions) -> list[tuple[str, PointConfig]]:
             out.append(
                 (
                     name,
-                    PointConfig(
-                        outdir=str(target), scenario="server", target_qps=rate, **base
-                    ),
+                    PointConfig(outdir=str(target), scenario="server", target_qps=rate, **base),
                 )
             )
         return out

@@ -37,7 +37,10 @@ async def probe_server(client: Client) -> dict[str, Any]:
     """The server's own word on itself: ``/version``, ``/v1/models`` and response headers."""
     out: dict[str, Any] = {"models": [], "version": None, "headers": {}, "probe_errors": []}
     base = client.endpoint.base_path.removesuffix("/v1")
-    for key, path in (("version", base + "/version"), ("models", client.endpoint.base_path + "/models")):
+    for key, path in (
+        ("version", base + "/version"),
+        ("models", client.endpoint.base_path + "/models"),
+    ):
         try:
             status, headers, body = await client.get_json(path)
         except (OSError, TimeoutError) as exc:

@@ -136,7 +136,8 @@ def read_result(name: str, folder: Path) -> PointResult:
     """The summary of a finished run folder (its record and, if complete, LoadGen's verdict)."""
     record: dict[str, Any] = json.loads((folder / RECORD_FILE).read_text(encoding="utf-8"))
     counts = record["requests"]
-    validity, reasons = None, ()
+    validity: str | None = None
+    reasons: tuple[str, ...] = ()
     ttft = tpot = rate = None
     detail = folder / "mlperf_log_detail.txt"
     if record["complete"] and detail.exists():

@@ -13,6 +13,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -158,8 +159,15 @@ def run(config: PointConfig) -> int:
             "offline_expected_qps": config.expected_qps,
             "seed": config.seed,
         },
-        "limits": {"max_in_flight": config.max_in_flight, "max_in_flight_seen": sut.max_in_flight_seen},
-        "prompts": {"file": Path(config.prompts).name, "sha256": prompts_sha256, "count": len(prompts)},
+        "limits": {
+            "max_in_flight": config.max_in_flight,
+            "max_in_flight_seen": sut.max_in_flight_seen,
+        },
+        "prompts": {
+            "file": Path(config.prompts).name,
+            "sha256": prompts_sha256,
+            "count": len(prompts),
+        },
         "client": client_host(),
         "libraries": library_versions(),
         "spec": config.spec_note,
@@ -170,6 +178,8 @@ def run(config: PointConfig) -> int:
             "ok": sum(1 for r in rows if r["status"] == "ok"),
             "failed": sum(1 for r in rows if r["status"] != "ok"),
             "failures": failure_counts(rows),
+            "input_tokens_mean": _mean(r["input_tokens"] for r in rows if r["status"] == "ok"),
+            "output_tokens_mean": _mean(r["output_tokens"] for r in rows if r["status"] == "ok"),
         },
     }
     write_rows(outdir / REQUESTS_FILE, rows)
@@ -185,6 +195,11 @@ def run(config: PointConfig) -> int:
     lg.DestroySUT(handle)
     sut.close()
     return 0
+
+
+def _mean(values: Iterable[int | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return round(sum(known) / len(known), 3) if known else None
 
 
 def _no_op(_samples: object) -> None:

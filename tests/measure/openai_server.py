@@ -60,10 +60,15 @@ class OpenAIServer:
             self._thread.join(10)
 
     def _shutdown(self) -> None:
+        self._loop.create_task(self._close_all())
+
+    async def _close_all(self) -> None:
         if self._server is not None:
             self._server.close()
-        for task in asyncio.all_tasks(self._loop):
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         self._loop.stop()
 
     def _run(self) -> None:
@@ -74,6 +79,7 @@ class OpenAIServer:
         self.port = self._server.sockets[0].getsockname()[1]
         self._ready.set()
         self._loop.run_forever()
+        self._loop.close()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -107,7 +113,9 @@ class OpenAIServer:
             return await self._complete(json.loads(body), writer, chat="chat" in path)
         return await _json(writer, 404, {"error": {"message": f"no route {path}"}})
 
-    async def _complete(self, req: dict[str, Any], writer: asyncio.StreamWriter, chat: bool) -> bool:
+    async def _complete(
+        self, req: dict[str, Any], writer: asyncio.StreamWriter, chat: bool
+    ) -> bool:
         prompt = json.dumps(req.get("messages")) if chat else str(req.get("prompt"))
         if "@reset" in prompt:
             return False
@@ -132,7 +140,9 @@ class OpenAIServer:
                 _chunk(writer, b"data: {not json\n\n")
                 continue
             choice: dict[str, Any] = (
-                {"index": 0, "delta": {"content": f" t{i}"}} if chat else {"index": 0, "text": f" t{i}"}
+                {"index": 0, "delta": {"content": f" t{i}"}}
+                if chat
+                else {"index": 0, "text": f" t{i}"}
             )
             choice["finish_reason"] = "length" if i == tokens - 1 else None
             event = {"id": "x", "model": self.model, "choices": [choice]}

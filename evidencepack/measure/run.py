@@ -9,6 +9,7 @@ and the sweep with it.
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import shutil
 import signal
@@ -70,6 +71,11 @@ def measure(
 ) -> list[PointResult]:
     """Measure every load point of ``options``; stops at the first incomplete point."""
     check_options(options)
+    if importlib.util.find_spec("mlperf_loadgen") is None:
+        raise CouldNotRun(
+            "measure drives MLPerf LoadGen, which is not installed: "
+            "pip install 'evidencepack[measure]' (the mlcommons-loadgen wheel)"
+        )
     load_prompts(options.prompts)  # located errors now, not in the worker
     planned = points(options)
     for _, config in planned:

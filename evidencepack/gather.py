@@ -172,6 +172,11 @@ def _run(
         tpot_p99_ms=p99(tpot),
         e2e_p99_ms=p99(run.e2e),
         e2e_mean_ms=run.e2e.mean_ms if run.e2e is not None else None,
+        invalid=(
+            f"{run.tool} judged the run INVALID: " + "; ".join(run.verdict_reasons)
+            if run.verdict == "INVALID"
+            else None
+        ),
     )
     observed = dataclasses.replace(
         _observed(run.identity),

@@ -100,6 +100,8 @@ def _parsed(log: LoadgenLog, record: FileRecord, format_id: str) -> ParsedInput:
         timestamp=log.test_datetime,
         identity=Identity(settings={"sut_name": log.sut_name} if log.sut_name else {}),
         load=_load(log),
+        verdict=log.validity,
+        verdict_reasons=log.invalid_reasons,
         requests_sent=completed,
         requests_completed=completed,
         requests_failed=log.num_errors,

@@ -126,6 +126,7 @@ def test_valid_server_run(valid_run: Path, capsys: pytest.CaptureFixture[str]) -
     assert run["requests_completed"] == len(rows)
     assert run["load"]["request_rate_per_s"] == 300
     assert not any("INVALID" in w for w in run["warnings"])
+    assert run["verdict"] == "VALID"
 
     assert main(["inspect", "--json", str(valid_run / "requests.jsonl")]) == 0
     (report,) = json.loads(capsys.readouterr().out)
@@ -145,9 +146,11 @@ def test_invalid_server_run_when_the_slo_is_not_met(
     assert main([*args, "--ttft-ms", "2", "--tpot-ms", "200"]) == 0
     assert "INVALID" in capsys.readouterr().out
     detail = out / "mlperf_log_detail.txt"
-    assert main(["inspect", str(detail)]) == 0
-    text = capsys.readouterr().out
-    assert "LoadGen judged the run INVALID" in text
+    assert main(["inspect", "--json", str(detail)]) == 0
+    (run,) = json.loads(capsys.readouterr().out)[0]["runs"]
+    assert run["verdict"] == "INVALID"
+    assert any("TTFT constrain not met" in r for r in run["verdict_reasons"])
+    assert any(w.startswith("LoadGen judged the run INVALID") for w in run["warnings"])
 
 
 def test_offline_run(server: OpenAIServer, prompts: Path, workdir: Path) -> None:
@@ -317,10 +320,11 @@ def test_usage_errors(server: OpenAIServer, prompts: Path, workdir: Path) -> Non
 
 
 def test_check_decides_on_measured_runs(
-    server: OpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    server: OpenAIServer, valid_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     samples = tmp_path / "samples"
     shutil.copytree(REPO_ROOT / "samples", samples, ignore=shutil.ignore_patterns("generate"))
+    shutil.copytree(valid_run, samples / "evidence" / "h200-vllm" / "valid")
     spec = samples / "pack.yaml"
     # Prompts as long as the traffic's mean input; max_tokens, the SLO and the concurrency limit
     # come from the spec's envelope and traffic.
@@ -358,6 +362,7 @@ def test_check_decides_on_measured_runs(
     )
     assert old_runs in text
     new_runs = "".join(f"        - path: evidence/h200-vllm/measured/qps_{q}\n" for q in (4, 8))
+    new_runs += "        - path: evidence/h200-vllm/valid\n"
     spec.write_text(text.replace(old_runs, new_runs))
     assert main(["check", "--json", str(spec)]) in (0, 1)
     decision = json.loads(capsys.readouterr().out)
@@ -373,16 +378,28 @@ def test_check_decides_on_measured_runs(
         assert "runtime_version" not in row["declared"]
         assert row["like_for_like"], row
     capacity = next(c for c in decision["capacity"] if c["candidate"] == "h200-vllm")
-    assert {p["run"] for p in capacity["load_points"]} == {
+    points = {p["run"]: p for p in capacity["load_points"]}
+    assert set(points) == {
         "evidence/h200-vllm/measured/qps_4",
         "evidence/h200-vllm/measured/qps_8",
+        "evidence/h200-vllm/valid",
     }
-    meeting = [p["achieved_rate_rps"] for p in capacity["load_points"] if p["meets_slo"]]
-    assert meeting, capacity
-    assert capacity["operating_point_rps"] == max(meeting)
+    # The sweep's few queries leave LoadGen's early stopping unsatisfied: INVALID runs do not
+    # count, however good their p99s; the VALID run sets the operating point.
+    for rate in (4, 8):
+        point = points[f"evidence/h200-vllm/measured/qps_{rate}"]
+        assert point["ttft_p99_ms"] < 2000
+        assert not point["meets_slo"]
+        assert point["misses"] == [
+            "mlperf-loadgen judged the run INVALID: early stopping not satisfied"
+        ]
+    assert points["evidence/h200-vllm/valid"]["meets_slo"]
+    assert capacity["operating_point_run"] == "evidence/h200-vllm/valid"
     checks = {c["id"]: c for c in decision["checks"] if c["candidate"] == "h200-vllm"}
-    assert checks["C5"]["status"] == "PASS"
-    # Only what the measurement could not observe is left declared.
-    assert "model_name" not in checks["C5"]["reason"].split("not recorded by the files:")[1]
+    # The token lengths are observed too: the short VALID run is not like the traffic.
+    assert checks["C5"]["status"] == "WARN"
+    assert checks["C5"]["reason"].startswith(
+        "evidence/h200-vllm/valid: mean input tokens 12 vs traffic 1800"
+    )
     assert checks["SLO-MET"]["status"] == "PASS"
-    assert "evidence/h200-vllm/measured/qps_" in checks["SLO-MET"]["reason"]
+    assert "evidence/h200-vllm/valid" in checks["SLO-MET"]["reason"]

@@ -335,7 +335,10 @@ def main() -> int:
                 ("aiperf", args.aiperf, aiperf),
             ):
                 if exe:
-                    rows.append(run(exe, url, n, c, t, work))
+                    try:
+                        rows.append(run(exe, url, n, c, t, work))
+                    except (KeyError, IndexError, TypeError, ValueError) as exc:
+                        rows.append({"client": name, "error": f"unexpected output: {exc!r}"})
                 else:
                     rows.append({"client": name, "error": "not installed"})
     finally:

@@ -34,6 +34,7 @@ class OpenAIServer:
         self.model = model
         self.include_usage = include_usage
         self.requests = 0
+        self.authorizations: set[str] = set()
         self.port = 0
         self._loop = asyncio.new_event_loop()
         self._server: asyncio.Server | None = None
@@ -93,6 +94,8 @@ class OpenAIServer:
                     name, _, value = h.decode("latin-1").partition(":")
                     headers[name.strip().lower()] = value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
+                if "authorization" in headers:
+                    self.authorizations.add(headers["authorization"])
                 if not await self._route(method, path, body, writer):
                     return
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):

@@ -153,13 +153,24 @@ def test_invalid_server_run_when_the_slo_is_not_met(
     assert any(w.startswith("LoadGen judged the run INVALID") for w in run["warnings"])
 
 
-def test_offline_run(server: OpenAIServer, prompts: Path, workdir: Path) -> None:
+def test_offline_run(
+    server: OpenAIServer, prompts: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TEST_MEASURE_KEY", "sk-test-123")
     out = workdir / "offline"
     args = _args(server, prompts, out, "--scenario", "offline", "--min-query-count", "64")
+    args += ["--api-key-env", "TEST_MEASURE_KEY", "--no-usage", "--sampling", "ignore_eos=true"]
     assert main([*args, "--expected-qps", "100", "--max-in-flight", "8"]) == 0
+    assert "Bearer sk-test-123" in server.authorizations
+    assert "sk-test-123" not in "".join(p.read_text() for p in out.iterdir())
+    rows = _rows(out)
+    # Without stream_options.include_usage the streamed chunks are counted.
+    assert {(r["tokens_source"], r["output_tokens"]) for r in rows} == {("counted", 4)}
     summary = (out / "mlperf_log_summary.txt").read_text()
     assert "Scenario : Offline" in summary
     record = _record(out)
+    assert record["request"]["sampling"] == {"ignore_eos": True}
+    assert record["request"]["api_key_sent"] is True
     assert record["limits"] == {"max_in_flight": 8, "max_in_flight_seen": 8}
     assert record["requests"]["ok"] >= 64
 

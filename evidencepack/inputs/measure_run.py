@@ -19,8 +19,8 @@ from ..errors import InputError
 from ..normalise import SERVING_RUNTIMES, normalise_runtime
 from ..provenance import FileRecord
 from ._json import Node, load_json_document
-from ._runs import build_run, one_run, reconcile, staged_tokens
-from .base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed
+from ._runs import build_run, one_run, request_window
+from .base import Format, ParsedInput, Probe, iso_from_epoch, item_id
 from .models import Identity, Load
 from .stage import Staging
 
@@ -176,19 +176,7 @@ def parse_requests(probe: Probe, record: FileRecord) -> ParsedInput:
     try:
         staging.insert(_SELECT, [str(path), _COLUMNS])
         staging.finish()
-        rows, ok = staging.counts(0)
-        require_completed(path, f"{rows} request record(s)", ok)
-        window = staging.query(
-            "SELECT min(start_s), max(start_s + e2e_ms / 1000.0) FROM req WHERE ok"
-        ).fetchone()
-        assert window is not None
-        duration = (window[1] - window[0]) if window[0] is not None else None
-
-        def per_s(count: float | None) -> float | None:
-            return count / duration if duration and count is not None else None
-
-        settled = reconcile(staging, 0, {})
-        tokens = staged_tokens(staging, 0)
+        window = request_window(staging, path)
         warnings = [
             "the client's own timing (from each request's send); LoadGen's verdict and its "
             "TTFT/TPOT (from each query's issue) are in mlperf_log_detail.txt beside it"
@@ -200,24 +188,16 @@ def parse_requests(probe: Probe, record: FileRecord) -> ParsedInput:
             warnings += companion.warnings
             identity = companion.identity
         run = build_run(
-            settled,
+            window.settled,
             warnings,
             run_id=item_id(record, 0),
             index=0,
             format_id=REQUESTS_FORMAT.id,
             tool=TOOL,
-            tool_version=None,
-            timestamp=iso_from_epoch(window[0]),
+            timestamp=iso_from_epoch(window.start_s),
             identity=identity,
             load=Load(concurrency=companion.load_concurrency if companion else None),
-            requests_sent=rows,
-            requests_completed=ok,
-            requests_failed=rows - ok,
-            duration_s=duration,
-            request_throughput_per_s=per_s(ok),
-            output_token_throughput_per_s=per_s(tokens.output_total_tokens),
-            tokens=tokens,
-            per_request_rows=rows,
+            **window.run_fields,
         )
         columns = staging.columns()
     finally:

@@ -46,7 +46,8 @@ class MeasureOptions:
     timeout_s: float = 600.0
     lost_after_s: float = 30.0
     seed: int | None = None
-    spec_note: str | None = None
+    note: str | None = None
+    """Free text kept in run.json (with --spec: which spec and candidate set the options)."""
 
 
 def from_spec(options: MeasureOptions, loaded: LoadedSpec, candidate_id: str) -> MeasureOptions:
@@ -67,7 +68,7 @@ def from_spec(options: MeasureOptions, loaded: LoadedSpec, candidate_id: str) ->
         max_in_flight=options.max_in_flight or spec.envelope.max_concurrency,
         ttft_ms=options.ttft_ms or spec.slo.ttft_p99_ms,
         tpot_ms=options.tpot_ms or spec.slo.tpot_p99_ms,
-        spec_note=f"{loaded.path.name} candidate {candidate_id}",
+        note=options.note or f"settings from {loaded.path.name}, candidate {candidate_id}",
     )
 
 
@@ -114,7 +115,7 @@ class PointConfig:
     timeout_s: float
     lost_after_s: float
     seed: int | None
-    spec_note: str | None
+    note: str | None
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)

@@ -173,7 +173,7 @@ def run(config: PointConfig) -> int:
         },
         "client": client_host(),
         "libraries": library_versions(),
-        "spec": config.spec_note,
+        "note": config.note,
         "started_utc": started,
         "finished_utc": utc_now(),
         "requests": {

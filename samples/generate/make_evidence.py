@@ -43,6 +43,8 @@ README = SAMPLES / "README.md"
 DATASET = EVIDENCE / "dataset" / "contracts-eval.jsonl"
 
 SEED = 20261130
+# The model name in the user.conf of runs made by driving simsut directly (stack_bump.py's sweep).
+MODEL_NAME = "contract-summariser-70b"
 RUN_QUERIES = 500  # LoadGen's early stopping needs >= 459 queries at p99 with none over the limit
 RUN_MIN_DURATION_MS = 20000
 
@@ -208,6 +210,25 @@ def _candidates(spec: dict[str, object]) -> list[dict[str, Any]]:
 
 def run_dir(candidate: str, rate: float) -> Path:
     return EVIDENCE / candidate / "runs" / f"qps_{rate:.1f}"
+
+
+def candidate_user_conf(candidate: str, rate: float, slo: dict[str, float]) -> str:
+    m = f"{MODEL_NAME}.Server"
+    return (
+        "# SAMPLE DATA made by samples/generate/make_evidence.py: a simulated SUT driven by the\n"
+        "# real MLPerf LoadGen, not a measurement. Not a valid MLPerf submission setting.\n"
+        f"# {candidate} load sweep: {rate:.1f} req/s on one replica; TTFT/TPOT limits = the team's"
+        " SLO.\n"
+        f"{m}.target_qps = {rate:.1f}\n"
+        f"{m}.min_duration = {RUN_MIN_DURATION_MS}\n"
+        f"{m}.min_query_count = {RUN_QUERIES}\n"
+        f"{m}.use_token_latencies = 1\n"
+        f"{m}.target_latency = 0\n"
+        f"{m}.ttft_latency = {slo['ttft_p99_ms']:g}\n"
+        f"{m}.tpot_latency = {slo['tpot_p99_ms']:g}\n"
+        f"{m}.sample_concatenate_permutation = 0\n"
+        f"{MODEL_NAME}.*.performance_sample_count_override = 400\n"
+    )
 
 
 def _sweep_job(cid: str, rate: float, spec: dict[str, Any]) -> dict[str, object]:

@@ -1,9 +1,9 @@
 """The command line: parse arguments, call one library function, print. Nothing imports this.
 
-One module per command group (``compiler``, ``inspect``, ``mlperf``, ``signing``, ``diff``), each
-with a ``register(command)`` that adds its subcommands; ``_common`` and ``_signers`` hold what
-several share. ``main`` (the ``evidencepack`` entry point) is the one place errors become exit
-codes.
+One module per command group (``compiler``, ``inspect``, ``measure``, ``mlperf``, ``signing``,
+``diff``), each with a ``register(command)`` that adds its subcommands; ``_common`` and
+``_signers`` hold what several share. ``main`` (the ``evidencepack`` entry point) is the one
+place errors become exit codes.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import EXIT_CODES_HELP, EXIT_USAGE, EvidencePackError, InputError
-from . import compiler, diff, inspect, mlperf, signing
+from . import compiler, diff, inspect, measure, mlperf, signing
 from ._common import Handler, Parser, add_command
 
 
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
         return add_command(sub, name, handler, help_text)
 
-    for group in (compiler, inspect, mlperf, signing, diff):
+    for group in (compiler, inspect, measure, mlperf, signing, diff):
         group.register(command)
     return parser
 

@@ -20,7 +20,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 # time this checkout's code, not whichever evidencepack happens to be installed
 sys.path.insert(0, str(REPO_ROOT))
 
-from evidencepack.mlperf import import_path, load_results  # noqa: E402
+from evidencepack.mlperf.importer import import_path  # noqa: E402
+from evidencepack.mlperf.query import load_results  # noqa: E402
 from evidencepack.store import Store  # noqa: E402
 
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "mlperf" / "v5.1"

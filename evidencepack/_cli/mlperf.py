@@ -49,7 +49,7 @@ def _progress_bar(done: int, total: int, location: str) -> None:
 
 
 def _cmd_mlperf_import(args: argparse.Namespace) -> int:
-    from ..mlperf import import_path
+    from ..mlperf.importer import import_path
     from ..store import Store
 
     opts = MlperfImportOptions(

@@ -4,21 +4,7 @@
 normalise system descriptions; ``rules`` holds the checker's per-round tables and ``checks``
 re-applies them; ``importer`` stores results (``import_path``) and ``query`` reads them back
 (``load_results``).
+
+Nothing is imported here (``spec`` needs only ``rules``; the importer loads DuckDB): import
+the module you need, e.g. ``from evidencepack.mlperf.importer import import_path``.
 """
-
-from __future__ import annotations
-
-from .importer import import_path
-from .models import CheckRow, ImportReport, MlperfResult, Rejection, SourceFile
-from .query import list_results, load_results
-
-__all__ = [
-    "CheckRow",
-    "ImportReport",
-    "MlperfResult",
-    "Rejection",
-    "SourceFile",
-    "import_path",
-    "list_results",
-    "load_results",
-]

@@ -124,7 +124,7 @@ def parse_jsonl(probe: Probe, record: FileRecord) -> ParsedInput:
     skip = 1 if header else 0
     staging = ItemStaging(path, lambda s, line, item: f"line {line}")
     try:
-        bad = staging.run(
+        bad = staging.execute(
             f"SELECT line, problem FROM ({_BAD_LINE}) WHERE problem IS NOT NULL "
             "ORDER BY line LIMIT 1",
             [_ITEM_KEYS, _ITEM_KEYS, str(path), skip],
@@ -210,7 +210,7 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
     has_label = "label" in probe.first
     staging = ItemStaging(path, lambda s, line, item: f"line {line}")
     try:
-        bad = staging.run(
+        bad = staging.execute(
             f"SELECT line, item_id, score FROM ({_CSV_ROWS}) "
             "WHERE coalesce(trim(item_id), '') = '' OR (TRY_CAST(score AS DOUBLE) IS NULL "
             "AND lower(trim(score)) NOT IN ('true', 'false')) ORDER BY line LIMIT 1",

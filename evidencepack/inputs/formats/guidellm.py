@@ -135,7 +135,7 @@ def _run(
             f"the file keeps {ok_rows} of {completed} successful requests (a sample): the "
             "tool's aggregates are kept and the sampled rows are not loaded"
         )
-        staging.query("DELETE FROM req WHERE run_index = ?", [index])
+        staging.execute("DELETE FROM req WHERE run_index = ?", [index])
         rows = 0
     elif not rows:
         warnings.append(
@@ -195,7 +195,7 @@ def _exclude_warmup_cooldown(
     if start is None or end is None or completed is None:
         return None
     low, high = start - _WINDOW_SLACK_S, end + _WINDOW_SLACK_S
-    row = staging.query(
+    row = staging.execute(
         "SELECT count(*) FILTER (WHERE start_s < ?), "
         f"count(*) FILTER (WHERE start_s >= ? AND {_OUTSIDE}), "
         f"count(*) FILTER (WHERE ok AND NOT {_OUTSIDE}) FROM req WHERE run_index = ?",
@@ -204,7 +204,7 @@ def _exclude_warmup_cooldown(
     warmup, cooldown, kept = (int(v) for v in row) if row else (0, 0, 0)
     if not (warmup or cooldown) or kept != completed:
         return None
-    staging.query(f"DELETE FROM req WHERE run_index = ? AND {_OUTSIDE}", [index, low, high])
+    staging.execute(f"DELETE FROM req WHERE run_index = ? AND {_OUTSIDE}", [index, low, high])
     return (
         f"{warmup} warm-up and {cooldown} cool-down request(s), outside the measured window, "
         "were excluded: they are not part of the sample (guidellm leaves them out of its "

@@ -259,7 +259,7 @@ def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
     staging = ItemStaging(path, lambda s, line, item: f"line {line}" if line else f"doc {item}")
     warnings: list[str] = []
     try:
-        with_list = staging.run(
+        with_list = staging.execute(
             f"SELECT count(*) FILTER (WHERE (json -> 'metrics') IS NOT NULL), count(*) FROM {src}",
             [str(path)],
         ).fetchone()
@@ -268,13 +268,13 @@ def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
         if listed:
             combos: list[tuple[str, str | None, int | None]] = [
                 (metric, filt, None)
-                for metric, filt in staging.run(_COMBOS.format(src=src), [str(path)]).fetchall()
+                for metric, filt in staging.execute(_COMBOS.format(src=src), [str(path)]).fetchall()
             ]
             layout = "metrics list (0.4.4+)"
         else:
             combos = _direct_metrics(staging, src, warnings)
             layout = "metric keys on each row (0.4.0-0.4.3)"
-        row = staging.run(_TASK_HASH.format(src=src), [str(path)]).fetchone()
+        row = staging.execute(_TASK_HASH.format(src=src), [str(path)]).fetchone()
         task_hash = row[0] if row and not row[1] else None
         kept: list[tuple[str, str | None]] = []
         for metric, filt, occurrence in combos:
@@ -334,7 +334,7 @@ def _direct_metrics(
     """0.4.0-0.4.3: every row key that is not a logged field is a metric (filter "none"). A task
     with several filters has every doc once per filter, filter after filter, without naming it:
     the k-th row of each doc is the k-th filter's, read as its own set, and the file says so."""
-    row = staging.run(
+    row = staging.execute(
         f"SELECT coalesce(max(occurrence), 1) FROM {src}", [str(staging.path)]
     ).fetchone()
     filters = int(row[0]) if row else 1
@@ -348,7 +348,7 @@ def _direct_metrics(
         ["none"] if filters == 1 else [f"unnamed {k} of {filters}" for k in range(1, filters + 1)]
     )
     combos: list[tuple[str, str | None, int | None]] = []
-    for key, numeric, line, kind in staging.run(
+    for key, numeric, line, kind in staging.execute(
         _DIRECT_KEYS.format(src=src), [str(staging.path)]
     ).fetchall():
         if key in _ROW_KEYS:
@@ -374,13 +374,13 @@ def _drop_non_numeric(
 ) -> bool:
     """A metric logged as a list or text (f1 or bleu pairs, perplexity) is not an item score:
     drop that metric with a warning naming it, keep the rest of the file."""
-    bad = staging.run(
+    bad = staging.execute(
         "SELECT line FROM items WHERE set_index = ? AND score IS NULL ORDER BY line LIMIT 1",
         [index],
     ).fetchone()
     if bad is None:
         return False
-    staging.run("DELETE FROM items WHERE set_index = ?", [index])
+    staging.execute("DELETE FROM items WHERE set_index = ?", [index])
     where = f" (filter {filt})" if filt else ""
     warnings.append(
         f"metric {metric!r}{where} dropped: line {bad[0]} holds no numeric per-item score "

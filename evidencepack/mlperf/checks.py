@@ -29,7 +29,7 @@ def _row(
 
 
 def _ms(value: float | None) -> str:
-    return "absent" if value is None else f"{plain(value)} ms"
+    return "absent" if value is None else f"{value:g} ms"
 
 
 def apply_rules(
@@ -208,12 +208,12 @@ def _accuracy_rows(
     for target in rules.accuracy[benchmark]:
         value = accuracy.metrics.get(target.metric)
         if target.upper:
-            rule, expected_text = f"round.accuracy.{target.metric}.max", f"<= {plain(target.bound, 10)}"
+            rule, expected_text = f"round.accuracy.{target.metric}.max", f"<= {plain(target.bound)}"
             ok = value is not None and value <= target.bound
         else:
-            rule, expected_text = f"round.accuracy.{target.metric}", f">= {plain(target.bound, 10)}"
+            rule, expected_text = f"round.accuracy.{target.metric}", f">= {plain(target.bound)}"
             ok = value is not None and value >= target.bound
-        expected_text += f" ({plain(target.reference, 10)} x {plain(target.factor)})"
+        expected_text += f" ({plain(target.reference)} x {plain(target.factor)})"
         if not closed:
             expected_text += " (closed division only)"
         yield _row(

@@ -277,9 +277,7 @@ def _stands(check: CheckResult) -> bool:
 
 
 def _cell(checks: tuple[CheckResult, ...], check_id: str) -> str | None:
-    statuses = [
-        "WAIVED" if c.waived is not None else c.status for c in checks if c.id == check_id
-    ]
+    statuses = ["WAIVED" if c.waived is not None else c.status for c in checks if c.id == check_id]
     return max(statuses, key=_SEVERITY.__getitem__) if statuses else None
 
 

@@ -83,7 +83,8 @@ def test_page_one_is_the_decision(report: str) -> None:
         "MI325X 256GB HBM3E (5 replica(s) \u00d7 1), billed one accelerator at a time"
     ) in text
     assert (
-        "USD 10,585.00 per month \u00b7 USD 127,020.00 per year \u00b7 USD 1.30 per 1M output tokens"
+        "USD 10,585.00 per month \u00b7 USD 127,020.00 per year \u00b7 "
+        "USD 1.30 per 1M output tokens"
     ) in text
     assert "USD 2.90 per accelerator-hour; source: quote Q-17 (fixture); quoted 2026-11-20" in text
     # The findings that stand, counted, one line each; the others counted.

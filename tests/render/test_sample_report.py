@@ -138,7 +138,10 @@ def test_page_one_carries_what_procurement_signs(
     for other in decision.cost:
         if other.billed_per == "server" and other.idle_accelerators:
             cap = next(c for c in decision.capacity if c.candidate == other.candidate)
-            assert f"{cap.servers} \u00d7 8 {cap.accelerators} needed, {other.idle_accelerators} idle" in text
+            assert (
+                f"{cap.servers} \u00d7 8 {cap.accelerators} needed, {other.idle_accelerators} idle"
+                in text
+            )
             assert money(other.per_year, "USD") in text
     # The findings that stand for the chosen candidate and the decision, one line each.
     standing = [
@@ -164,7 +167,9 @@ def test_page_one_carries_what_procurement_signs(
     assert "warnings: C1" in text
     # Signer and how to verify, in one line.
     assert "Signer: none: this build was not asked to sign" in text
-    assert "Verify: evidencepack verify PACK --key PUBLIC_KEY.pem; see How to verify this pack" in text
+    assert (
+        "Verify: evidencepack verify PACK --key PUBLIC_KEY.pem; see How to verify this pack" in text
+    )
     # No raw exponent anywhere in the report.
     whole = " ".join(page.extract_text() for page in reader.pages)
     assert not re.search(r"\d[eE][+-]\d", whole)

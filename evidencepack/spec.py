@@ -127,8 +127,21 @@ class Stack(StrictModel):
 
 
 class Price(StrictModel):
+    """What an accelerator-hour costs, where that figure comes from and how it is billed."""
+
     per_accelerator_hour: PositiveFloat
     currency: Currency = "USD"
+    source: NonEmptyStr | None = Field(
+        default=None,
+        description="where the price comes from (a quote, a price list, a contract), as the "
+        "report's first page names it",
+    )
+    as_of: dt.date | None = Field(default=None, description="the date the price was quoted")
+    billed_per: Literal["server", "accelerator"] = Field(
+        default="server",
+        description="server: whole servers are bought or rented, so the idle accelerator slots "
+        "of the last server are paid for; accelerator: accelerators are billed one by one",
+    )
 
 
 class DeclaredConditions(StrictModel):

@@ -86,10 +86,11 @@ def test_missing_required_field_points_at_parent(sample_text, write_spec) -> Non
 
 
 def _with_run(sample_text: str, run_path: str) -> str:
+    # The second candidate's price block ends with its quote date.
+    anchor = "      as_of: 2026-11-20\n"
+    assert sample_text.count(anchor) == 1
     return sample_text.replace(
-        "    price: {per_accelerator_hour: 2.90, currency: USD}\n",
-        "    price: {per_accelerator_hour: 2.90, currency: USD}\n"
-        f"    evidence:\n      runs:\n        - path: {run_path}\n",
+        anchor, anchor + f"    evidence:\n      runs:\n        - path: {run_path}\n"
     )
 
 

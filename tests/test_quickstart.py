@@ -109,7 +109,8 @@ def test_readme_quick_start_on_a_stock_interpreter(tmp_path: Path, shared_data: 
     # The tests command, verbatim; the environment narrows it to the tests that matter here
     # (the installed wheel, from this plain venv) so the suite does not run inside itself.
     env["PYTEST_ADDOPTS"] = (
-        "-q -p no:cacheprovider tests/test_wheel.py tests/test_readme.py::test_help_block_matches_cli"
+        "-q -p no:cacheprovider tests/test_wheel.py "
+        "tests/test_readme.py::test_help_block_matches_cli"
     )
     second = _run(tests, clone, env)
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]

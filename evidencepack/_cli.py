@@ -88,6 +88,47 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --- init ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InitOptions:
+    folder: Path
+    out: Path | None
+    force: bool
+    json: bool
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from .init_spec import init_spec
+
+    opts = InitOptions(Path(args.folder), _path(args.out), args.force, args.json)
+    result = init_spec(opts.folder, opts.out, force=opts.force)
+    lines = [
+        f"wrote {result.path}: {len(result.candidates)} candidate(s) "
+        f"({', '.join(result.candidates)}), {result.references} evidence reference(s), "
+        f"{result.todos} TODO value(s) to fill",
+    ]
+    if result.skipped:
+        lines.append(f"not cited ({len(result.skipped)}, listed at the end of the spec):")
+        lines += [f"  {item}" for item in result.skipped[:10]]
+        if len(result.skipped) > 10:
+            lines.append(f"  ... and {len(result.skipped) - 10} more")
+    lines.append(f"next: fill the TODO values, then `evidencepack validate {result.path}`")
+    _emit(
+        {
+            "spec": str(result.path),
+            "candidates": list(result.candidates),
+            "evidence_references": result.references,
+            "todos": result.todos,
+            "not_cited": list(result.skipped),
+        },
+        as_json=opts.json,
+        text="\n".join(lines),
+    )
+    return EXIT_OK
+
+
 # --- check and build ----------------------------------------------------------------------------
 
 
@@ -664,6 +705,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("validate", _cmd_validate, "check a pack spec and report every problem")
     p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml)")
     _allow_outside_argument(p)
+    _json_argument(p)
+
+    p = command("init", _cmd_init, "start a pack spec from a folder of evidence")
+    p.add_argument(
+        "folder", metavar="FOLDER", help="the evidence: one subfolder per candidate, or files"
+    )
+    p.add_argument(
+        "-o", "--out", metavar="SPEC", help="the spec to write (default: FOLDER/pack.yaml)"
+    )
+    p.add_argument("--force", action="store_true", help="replace an existing SPEC")
     _json_argument(p)
 
     p = command(

@@ -7,6 +7,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import difflib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -265,23 +267,50 @@ def load_spec(path: Path, *, allow_outside: bool = False) -> LoadedSpec:
 
     try:
         doc = load_located(path)
-        spec = validate_located(PackSpec, doc, path)
     except InputError as exc:
         raise SpecError(exc.message, exc.problems) from exc
+    base = path.resolve().parent
+    # Evidence paths are checked from the raw document too, so that a spec with other
+    # problems reports its missing files in the same pass, not only once the rest is fixed.
+    path_problems = [
+        located_problem(doc, path, loc, problem)
+        for loc, relative in _raw_paths(doc.data)
+        if (problem := _path_problem(base, relative, allow_outside=allow_outside))
+    ]
+    try:
+        spec = validate_located(PackSpec, doc, path)
+    except InputError as exc:
+        problems = sorted({*exc.problems, *path_problems}, key=_by_position)
+        raise SpecError(f"{path}: {len(problems)} problem(s) in the spec", problems) from exc
 
     problems = [located_problem(doc, path, loc, msg) for loc, msg in _semantic_problems(spec)]
-    base = path.resolve().parent
-    for loc, _role, ref in _evidence_refs(spec):
-        problem = _path_problem(base, ref.path, allow_outside=allow_outside)
-        if problem:
-            problems.append(located_problem(doc, path, loc, problem))
-    if spec.dataset.path is not None:
-        problem = _path_problem(base, spec.dataset.path, allow_outside=allow_outside)
-        if problem:
-            problems.append(located_problem(doc, path, ("dataset", "path"), problem))
+    problems += path_problems
     if problems:
         raise SpecError(f"{path}: {len(problems)} problem(s) in the spec", problems)
     return LoadedSpec(spec=spec, path=path, allow_outside=allow_outside)
+
+
+def _raw_paths(data: object) -> Iterator[tuple[Loc, str]]:
+    """Every evidence path and the dataset path in the unvalidated document, with its place."""
+    if not isinstance(data, dict):
+        return
+    dataset = data.get("dataset")
+    if isinstance(dataset, dict) and isinstance(dataset.get("path"), str):
+        yield ("dataset", "path"), dataset["path"]
+    candidates = data.get("candidates")
+    for ci, candidate in enumerate(candidates if isinstance(candidates, list) else []):
+        evidence = candidate.get("evidence") if isinstance(candidate, dict) else None
+        for role in ("mlperf", "runs", "scores"):
+            refs = evidence.get(role) if isinstance(evidence, dict) else None
+            for ri, ref in enumerate(refs if isinstance(refs, list) else []):
+                if isinstance(ref, dict) and isinstance(ref.get("path"), str) and ref["path"]:
+                    yield ("candidates", ci, "evidence", role, ri, "path"), ref["path"]
+
+
+def _by_position(problem: str) -> tuple[int, int, str]:
+    """Sort key of a ``file:line:col: ...`` problem line: by line and column."""
+    match = re.search(r":(\d+):(\d+): ", problem)
+    return (int(match.group(1)), int(match.group(2)), problem) if match else (0, 0, problem)
 
 
 def _semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
@@ -325,5 +354,31 @@ def _path_problem(base: Path, relative: str, *, allow_outside: bool) -> str | No
             "(symlinks included); pass --allow-outside-paths to permit it"
         )
     if not target.exists():
-        return f"path {relative!r} does not exist (looked for {target})"
+        guess = _near_path(base, relative)
+        hint = f"; did you mean {guess!r}?" if guess else ""
+        return f"path {relative!r} does not exist (looked for {target}){hint}"
     return None
+
+
+def _near_path(base: Path, relative: str) -> str | None:
+    """The existing path a misspelt one most likely meant: each missing part replaced by the
+    closest name in its folder (``evidence/h200-vlm/runs`` -> ``evidence/h200-vllm/runs``)."""
+    parts = Path(relative).parts
+    current = base
+    fixed: list[str] = []
+    for part in parts:
+        if part in ("", ".") or (current / part).exists():
+            fixed.append(part)
+            current = current / part
+            continue
+        try:
+            names = sorted(p.name for p in current.iterdir()) if current.is_dir() else []
+        except OSError:
+            return None
+        close = difflib.get_close_matches(part, names[:1000], n=1, cutoff=0.6)
+        if not close:
+            return None
+        fixed.append(close[0])
+        current = current / close[0]
+    guess = Path(*fixed).as_posix() if fixed else relative
+    return guess if guess != relative and (base / guess).exists() else None

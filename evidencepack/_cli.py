@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from . import __version__
+from . import __version__, progress
 from .errors import (
     EXIT_CODES_HELP,
     EXIT_FAILED,
@@ -300,10 +300,10 @@ def _cmd_mlperf_import(args: argparse.Namespace) -> int:
     opts = MlperfImportOptions(
         Path(args.path), Path(args.db), args.round, args.benchmark, args.json
     )
-    progress = _progress_bar if sys.stderr.isatty() else None
+    bar = _progress_bar if progress.wanted(sys.stderr, as_json=opts.json) else None
     with Store(opts.db) as store:
         report = import_path(
-            store, opts.path, round=opts.round, benchmark=opts.benchmark, progress=progress
+            store, opts.path, round=opts.round, benchmark=opts.benchmark, progress=bar
         )
     lines = [
         f"{opts.path}: imported {len(report.imported)} result(s), "
@@ -860,6 +860,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
+        progress.enable(progress.wanted(sys.stderr, as_json=getattr(args, "json", False)))
         result: int = args.handler(args)
         return result
     except EvidencePackError as exc:
@@ -870,3 +871,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             for problem in exc.problems:
                 print(f"  {problem}", file=sys.stderr)
         return exc.exit_code
+    finally:
+        progress.enable(False)

@@ -23,7 +23,7 @@ from .inputs.base import ParsedInput
 from .inputs.models import Identity
 from .inputs.registry import read_input
 from .mlperf.loadgen_log import DETAIL_NAME, SUMMARY_NAME
-from .mlperf.tree import DIVISIONS, find_results
+from .mlperf.tree import DIVISIONS
 from .spec import API_VERSION
 
 TODO = "TODO"
@@ -42,6 +42,8 @@ class Ref:
     input_tokens: list[float] = field(default_factory=list)
     output_tokens: list[float] = field(default_factory=list)
     metrics: list[tuple[str, str | None]] = field(default_factory=list)
+    result: str | None = None  # an MLPerf result key (TODO where the tree holds several)
+    keys: list[str] = field(default_factory=list)  # the tree's keys, when it holds several
 
 
 @dataclass
@@ -89,15 +91,23 @@ def init_spec(folder: Path, out: Path | None = None, *, force: bool = False) -> 
 
 
 def _survey(folder: Path, base: Path, out: Path, skipped: list[str]) -> list[Found]:
-    """Candidates by folder layout: each top-level subfolder holding evidence is one; files at
-    the top belong to one candidate named after the folder when there is no subfolder."""
+    """Candidates by folder layout: each top-level subfolder holding evidence is one, except an
+    MLPerf results tree, which every candidate cites; files at the top belong to one candidate
+    named after the folder when there is no subfolder."""
     budget = [MAX_FILES]
     subfolders = sorted(p for p in folder.iterdir() if p.is_dir() and not _hidden(p))
     found = []
+    shared: list[Ref] = []  # a top-level MLPerf tree: every candidate's reference
     for sub in subfolders:
         refs = list(_refs_in(sub, base, out, skipped, budget))
-        if refs:
+        if refs and all(r.role == "mlperf" for r in refs) and _is_mlperf_tree(sub):
+            shared += refs
+        elif refs:
             found.append(Found(_slug(sub.name), refs))
+    if shared and not found:
+        found.append(Found(_slug(folder.name), []))
+    for candidate in found:
+        candidate.refs = shared + candidate.refs
     loose = sorted(p for p in folder.iterdir() if p.is_file() and not _hidden(p))
     loose_refs = [r for p in loose if (r := _file_ref(p, base, out, skipped, budget))]
     if loose_refs and not found:
@@ -111,7 +121,9 @@ def _refs_in(
     folder: Path, base: Path, out: Path, skipped: list[str], budget: list[int]
 ) -> Iterator[Ref]:
     if _is_mlperf_tree(folder):
-        yield _mlperf_ref(folder, base)
+        mlperf = _mlperf_ref(folder, base, skipped)
+        if mlperf is not None:
+            yield mlperf
         return
     if (folder / DETAIL_NAME).is_file() or (folder / SUMMARY_NAME).is_file():
         ref = _loadgen_ref(folder, base, skipped)
@@ -166,12 +178,32 @@ def _is_mlperf_tree(folder: Path) -> bool:
     return bool(names & set(DIVISIONS)) or {"results", "systems"} <= names
 
 
-def _mlperf_ref(folder: Path, base: Path) -> Ref:
-    results = list(find_results(folder))
-    note = f"an MLPerf results tree: {len(results)} result(s)"
-    if len(results) > 1:
-        note += "; pick one with `result: KEY` (see `evidencepack mlperf list`)"
-    return Ref(_rel(folder, base), "mlperf", note)
+def _mlperf_ref(folder: Path, base: Path, skipped: list[str]) -> Ref | None:
+    """An MLPerf results tree, imported into a throw-away store for its result keys."""
+    from .mlperf.importer import import_path
+    from .store import Store
+
+    rel = _rel(folder, base)
+    try:
+        with Store() as store:
+            report = import_path(store, folder)
+    except InputError as exc:
+        skipped.append(_why(exc, folder, rel))
+        return None
+    keys = sorted({*report.imported, *report.unchanged})
+    if not keys:
+        skipped.append(
+            f"{rel}: an MLPerf tree with no usable result ({len(report.rejected)} rejected)"
+        )
+        return None
+    ref = Ref(rel, "mlperf", f"an MLPerf results tree: {len(keys)} result(s)")
+    if len(keys) == 1:
+        ref.result = keys[0]
+    else:
+        ref.note += "; cite the one this candidate compares with as `result:`"
+        ref.result = TODO
+        ref.keys = keys
+    return ref
 
 
 def _ref_of(parsed: ParsedInput, rel: str) -> Ref:
@@ -216,10 +248,10 @@ def render(name: str, found: list[Found], skipped: list[str]) -> str:
     every = [ident for f in found for ref in f.refs for ident in ref.identities]
     model = _common(i.model_name for i in every)
     digest = _common(i.model_digest for i in every)
-    serving = _serving(ref for f in found for ref in f.refs)
-    precision = _common(i.precision for i in serving)
-    runtime = _common(i.runtime_name for i in serving)
-    runtime_version = _common(i.runtime_version for i in serving)
+    refs = [ref for f in found for ref in f.refs]
+    precision = _serving(refs, "precision")
+    runtime = _serving(refs, "runtime_name")
+    runtime_version = _serving(refs, "runtime_version")
     concurrency = max((i.concurrency for i in every if i.concurrency), default=None)
     metrics = [m for f in found for ref in f.refs for m in ref.metrics]
     metric = _common(m for m, _ in metrics)
@@ -291,18 +323,19 @@ def render(name: str, found: list[Found], skipped: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _serving(refs: Iterable[Ref]) -> list[Identity]:
-    """The identities that say how the model is served: the runs', else the score sets'."""
+def _serving(refs: Iterable[Ref], attr: str) -> str | None:
+    """How the model is served, as the runs record it, else as the score sets do (an eval
+    harness's own backend counts only where no run says)."""
     refs = list(refs)
     runs = [i for ref in refs if ref.role == "runs" for i in ref.identities]
-    return runs or [i for ref in refs for i in ref.identities]
+    scores = [i for ref in refs if ref.role != "runs" for i in ref.identities]
+    return _common(getattr(i, attr) for i in runs) or _common(getattr(i, attr) for i in scores)
 
 
 def _candidate(found: Found) -> list[str]:
-    ids = _serving(found.refs)
-    runtime = _common(i.runtime_name for i in ids)
-    version = _common(i.runtime_version for i in ids)
-    precision = _common(i.precision for i in ids)
+    runtime = _serving(found.refs, "runtime_name")
+    version = _serving(found.refs, "runtime_version")
+    precision = _serving(found.refs, "precision")
     lines = [
         f"  - id: {_scalar(found.candidate)}",
         "    hardware:",
@@ -332,6 +365,13 @@ def _candidate(found: Found) -> list[str]:
         for ref in refs:
             lines.append(f"        # {_comment(ref.note)}")
             lines.append(f"        - path: {_scalar(ref.path)}")
+            if ref.result == TODO:
+                lines.append("          result: TODO  # one of the result keys listed below")
+                lines += [f"          #   {_comment(key)}" for key in ref.keys[:40]]
+                if len(ref.keys) > 40:
+                    lines.append(f"          #   ... {len(ref.keys) - 40} more: mlperf list")
+            elif ref.result:
+                lines.append(f"          result: {_scalar(ref.result)}")
     return lines
 
 

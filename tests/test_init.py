@@ -11,6 +11,8 @@ import yaml
 
 from evidencepack._cli import main
 
+from .conftest import SAMPLE_SPEC
+
 # What a team fills in for each TODO key (the key the TODO value sits under).
 FILLED = {
     "question": "Which configuration serves the assistant at peak within the SLO?",
@@ -137,3 +139,25 @@ def test_init_quotes_what_the_files_say(tmp_path: Path, shared_data: Path) -> No
     assert doc["candidates"][0]["evidence"]["runs"] == [
         {"path": "a: b # c/profile_export_aiperf.json"}
     ]
+
+
+def test_a_shared_mlperf_tree_is_every_candidates_reference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The sample's layout: candidate folders beside one MLPerf tree; init lists its result
+    keys for each candidate to pick from, and takes the stack the score files record."""
+    shutil.copytree(SAMPLE_SPEC.parent / "evidence", tmp_path / "evidence")
+    spec = tmp_path / "pack.yaml"
+    assert main(["init", str(tmp_path / "evidence"), "-o", str(spec)]) == 0
+    doc = yaml.safe_load(spec.read_text(encoding="utf-8"))
+    assert [c["id"] for c in doc["candidates"]] == ["b200-trtllm", "h200-vllm", "mi325x-vllm"]
+    b200 = doc["candidates"][0]
+    assert b200["evidence"]["mlperf"] == [{"path": "evidence/mlperf", "result": "TODO"}]
+    assert b200["stack"] == {"runtime": "tensorrt-llm", "version": "0.21.0", "precision": "fp8"}
+    assert doc["envelope"]["runtime"] == {"name": "vllm", "version": "0.9.2"}
+    key = "no-round/closed/SampleVendor/8xB200-SXM-180GB_TRT/llama2-70b-99/Server"
+    assert f"#   {key}" in spec.read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["validate", str(spec)]) == 1
+    err = capsys.readouterr().err
+    assert "candidates[0].evidence.mlperf[0].result: still TODO: fill in this value (one of" in err

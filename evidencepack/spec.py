@@ -270,21 +270,22 @@ def load_spec(path: Path, *, allow_outside: bool = False) -> LoadedSpec:
     except InputError as exc:
         raise SpecError(exc.message, exc.problems) from exc
     base = path.resolve().parent
-    # Evidence paths are checked from the raw document too, so that a spec with other
-    # problems reports its missing files in the same pass, not only once the rest is fixed.
-    path_problems = [
+    # Evidence paths and candidate ids are checked from the raw document, so that a spec with
+    # type errors reports its missing files and unknown ids in the same pass, not a second one.
+    early = [
         located_problem(doc, path, loc, problem)
         for loc, relative in _raw_paths(doc.data)
         if (problem := _path_problem(base, relative, allow_outside=allow_outside))
     ]
+    early += [located_problem(doc, path, loc, msg) for loc, msg in _id_problems(doc.data)]
     try:
         spec = validate_located(PackSpec, doc, path)
     except InputError as exc:
-        problems = sorted({*exc.problems, *path_problems}, key=_by_position)
+        problems = sorted({*exc.problems, *early}, key=_by_position)
         raise SpecError(f"{path}: {len(problems)} problem(s) in the spec", problems) from exc
 
     problems = [located_problem(doc, path, loc, msg) for loc, msg in _semantic_problems(spec)]
-    problems += path_problems
+    problems = sorted([*problems, *early], key=_by_position)
     if problems:
         raise SpecError(f"{path}: {len(problems)} problem(s) in the spec", problems)
     return LoadedSpec(spec=spec, path=path, allow_outside=allow_outside)
@@ -313,13 +314,31 @@ def _by_position(problem: str) -> tuple[int, int, str]:
     return (int(match.group(1)), int(match.group(2)), problem) if match else (0, 0, problem)
 
 
-def _semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
-    ids = [c.id for c in spec.candidates]
+def _id_problems(data: object) -> Iterator[tuple[Loc, str]]:
+    """Candidate ids: duplicates, and ``chosen`` or a waiver naming none. Read from the raw
+    document, so they are reported in the same pass as type errors elsewhere in the spec."""
+    if not isinstance(data, dict) or not isinstance(data.get("candidates"), list):
+        return
+    candidates = [c if isinstance(c, dict) else {} for c in data["candidates"]]
+    ids = [str(c["id"]) for c in candidates if isinstance(c.get("id"), str | int)]
     seen: set[str] = set()
+    for index, candidate in enumerate(candidates):
+        cid = candidate.get("id")
+        if isinstance(cid, str | int) and str(cid) in seen:
+            yield ("candidates", index, "id"), f"duplicate candidate id {str(cid)!r}"
+        seen.add(str(cid))
+    chosen = data.get("chosen")
+    if isinstance(chosen, str | int) and str(chosen) not in ids:
+        yield ("chosen",), f"{str(chosen)!r} is not a candidate id; candidates: {', '.join(ids)}"
+    waivers = data.get("waivers")
+    for index, waiver in enumerate(waivers if isinstance(waivers, list) else []):
+        named = waiver.get("candidate") if isinstance(waiver, dict) else None
+        if isinstance(named, str | int) and str(named) not in ids:
+            yield ("waivers", index, "candidate"), f"{str(named)!r} is not a candidate id"
+
+
+def _semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
     for index, candidate in enumerate(spec.candidates):
-        if candidate.id in seen:
-            yield ("candidates", index, "id"), f"duplicate candidate id {candidate.id!r}"
-        seen.add(candidate.id)
         hw = candidate.hardware
         total = hw.accelerators_per_node * hw.nodes
         if hw.accelerators_per_replica > total:
@@ -328,11 +347,6 @@ def _semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
                 f"{hw.accelerators_per_replica} accelerators per replica exceed the "
                 f"{total} the candidate has ({hw.nodes} node(s) x {hw.accelerators_per_node})",
             )
-    if spec.chosen is not None and spec.chosen not in ids:
-        yield ("chosen",), f"{spec.chosen!r} is not a candidate id; candidates: {', '.join(ids)}"
-    for index, waiver in enumerate(spec.waivers):
-        if waiver.candidate is not None and waiver.candidate not in ids:
-            yield ("waivers", index, "candidate"), f"{waiver.candidate!r} is not a candidate id"
     if spec.dataset.digest is None and spec.dataset.path is None:
         yield ("dataset",), "give the dataset's digest, its path, or both"
     for index, candidate in enumerate(spec.candidates):

@@ -207,3 +207,13 @@ def test_path_problems_come_in_the_same_pass_as_the_rest(sample_text, write_spec
     assert len(problems) == 2, problems
     assert "decision.owner: required field is missing" in problems[0]
     assert "runs[0].path: path 'runs/none.json' does not exist" in problems[1]
+
+
+def test_unknown_chosen_comes_with_type_errors_in_one_pass(sample_text, write_spec) -> None:
+    text = sample_text.replace("chosen: mi325x-vllm", "chosen: tpu").replace(
+        "peak_requests_per_s: 14", "peak_requests_per_s: lots"
+    )
+    problems = _problems(write_spec(text))
+    assert len(problems) == 2, problems
+    assert "traffic.peak_requests_per_s" in problems[0]
+    assert "chosen: 'tpu' is not a candidate id" in problems[1]

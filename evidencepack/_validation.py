@@ -33,7 +33,8 @@ def validate_located(model: type[M], doc: LocatedDocument, path: Path) -> M:
     A value still ``TODO`` is one problem, named with the hint its line's comment gives, and
     never also reported as a wrong type."""
     todos = list(_todo_locs(doc.data, ()))
-    found = {_todo_problem(doc, path, loc) for loc in todos}
+    lines = _lines(path) if todos else []
+    found = {_todo_problem(doc, path, lines, loc) for loc in todos}
     result: M | None = None
     cause: pydantic.ValidationError | None = None
     try:
@@ -61,13 +62,20 @@ def _todo_locs(data: Any, loc: Loc) -> Iterator[Loc]:
         yield loc
 
 
-def _todo_problem(doc: LocatedDocument, path: Path, loc: Loc) -> tuple[tuple[int, int], str]:
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def _todo_problem(
+    doc: LocatedDocument, path: Path, lines: list[str], loc: Loc
+) -> tuple[tuple[int, int], str]:
+    """``still TODO``, with the hint the line's comment gives (``# p99 ... in ms``)."""
     position, matched = doc.position(loc)
     hint = ""
-    try:
-        line = path.read_text(encoding="utf-8").splitlines()[position.line - 1]
-    except (OSError, UnicodeDecodeError, IndexError):
-        line = ""
+    line = lines[position.line - 1] if 0 < position.line <= len(lines) else ""
     comment = re.search(r"\bTODO\b[\s}\]]*,?[^#]*#\s*(.+)$", line[position.column - 1 :])
     if comment:
         hint = f" ({comment.group(1).strip()})"
@@ -169,7 +177,7 @@ def _form_hint(kind: str, value: Any) -> str:
             except ValueError:
                 return "; write a plain number"
             return f"; write a fraction without %: {text} is {number / 100:g}"
-        if re.fullmatch(r"[0-9][0-9,_ ]*(\.[0-9]+)?", text):
+        if re.fullmatch(r"[0-9][0-9,_ ]*(\.[0-9]+)?", text) and re.search(r"[,_ ]", text):
             return f"; write the number without separators: {re.sub(r'[,_ ]', '', text)}"
         return "; write a plain number, e.g. 0.6 or 2000"
     if kind in _DATE_KINDS:

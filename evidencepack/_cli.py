@@ -283,6 +283,13 @@ class MlperfListOptions:
     json: bool
 
 
+@dataclass(frozen=True)
+class MlperfShowOptions:
+    db: Path
+    key: str
+    json: bool
+
+
 def _progress_bar(done: int, total: int, location: str) -> None:
     width = 30
     filled = width * done // total
@@ -338,44 +345,84 @@ def _cmd_mlperf_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_mlperf_show(args: argparse.Namespace) -> int:
+    from .mlperf.show import describe, find_result
+    from .store import Store
+
+    opts = MlperfShowOptions(Path(args.db), args.key, args.json)
+    if not opts.db.is_file():
+        raise InputError(f"{opts.db}: no such evidence store (run 'evidencepack mlperf import')")
+    with Store(opts.db) as store:
+        result = find_result(store, opts.key)
+    _emit(result.model_dump(mode="json"), as_json=opts.json, text=describe(result))
+    return EXIT_OK
+
+
+_UNITS = {"Tokens/s": "tok/s", "Samples/s": "samples/s", "Queries/s": "queries/s"}
+_TABLE_WIDTH = 100
+
+
 def _table(rows: Sequence[Any]) -> str:
-    def fmt(value: float | None) -> str:
-        return "-" if value is None else f"{value:.6g}"
+    """Results grouped by submission and system (the key up to the benchmark), one line each,
+    fitting 100 columns; ``mlperf show KEY`` has everything else."""
+
+    def fmt(value: float | None, digits: int = 6) -> str:
+        return "-" if value is None else f"{value:.{digits}g}"
 
     header = (
-        "key",
+        "benchmark/scenario",
         "validity",
         "checks",
         "headline",
-        "unit",
-        "ttft_p99_ms",
-        "tpot_p99_ms",
+        "TTFT",
+        "TPOT",
         "accel",
-        "precision",
-        "runtime",
     )
-    table = [header] + [
-        (
-            r.key,
-            r.validity,
-            "ok" if r.checks_ok else "FAIL",
-            fmt(r.headline_value),
-            r.headline_unit or "-",
-            fmt(r.ttft_p99_ms),
-            fmt(r.tpot_p99_ms),
-            "-" if r.accelerators_total is None else str(r.accelerators_total),
-            r.precision or "-",
-            " ".join(x for x in (r.runtime, r.runtime_version) if x) or "-",
+    groups: dict[str, list[tuple[str, ...]]] = {}
+    for r in rows:
+        parts = r.key.split("/")
+        cut = -2 if len(parts) > 2 else -1  # loadgen/<folder>: the folder alone
+        group, leaf = "/".join(parts[:cut]), "/".join(parts[cut:])
+        unit = r.headline_unit or ""
+        headline = fmt(r.headline_value) + (" " + _UNITS.get(unit, unit) if unit else "")
+        checks = "FAIL" if not r.checks_ok else ("ok" if r.round else "not run")
+        groups.setdefault(group, []).append(
+            (
+                leaf,
+                r.validity,
+                checks,
+                headline,
+                fmt(r.ttft_p99_ms, 4),
+                fmt(r.tpot_p99_ms, 4),
+                "-" if r.accelerators_total is None else str(r.accelerators_total),
+            )
         )
-        for r in rows
-    ]
+    table = [header] + [line for lines in groups.values() for line in lines]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-        for row in table
-    ]
-    lines.append(f"{len(rows)} result(s)")
-    return "\n".join(lines)
+    widths[0] = max(12, min(widths[0], _TABLE_WIDTH - 2 - sum(w + 2 for w in widths[1:])))
+
+    def line(row: tuple[str, ...]) -> str:
+        cells = (_shorten(cell, w).ljust(w) for cell, w in zip(row, widths, strict=True))
+        return "  " + "  ".join(cells).rstrip()
+
+    out = [line(header)]
+    for group, lines in groups.items():
+        out.append(_shorten(group + "/", _TABLE_WIDTH))
+        out.extend(line(row) for row in lines)
+    out.append(
+        f"{len(rows)} result(s); checks: ok (the round's rules passed), FAIL, not run (no "
+        "round); TTFT, TPOT: p99 in ms"
+    )
+    out.append("the key is the group line + benchmark/scenario; 'mlperf show KEY' says why")
+    return "\n".join(out)
+
+
+def _shorten(text: str, width: int) -> str:
+    """Middle-elided to ``width`` (only names longer than a whole line are cut)."""
+    if len(text) <= width:
+        return text
+    keep = width - 3
+    return text[: keep - keep // 2] + "..." + text[len(text) - keep // 2 :]
 
 
 # --- keygen -------------------------------------------------------------------------------------
@@ -858,7 +905,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE", help="a file any supported tool wrote")
     _json_argument(p)
 
-    p = command("mlperf", _cmd_group_help, "import and list MLPerf Inference results")
+    p = command("mlperf", _cmd_group_help, "import, list and show MLPerf Inference results")
     mlperf = p.add_subparsers(dest="mlperf_command", metavar="ACTION", parser_class=_Parser)
 
     def action(
@@ -889,6 +936,15 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--scenario", metavar="S", help="only this scenario")
     q.add_argument("--accelerator", metavar="A", help="only accelerators whose name contains A")
     _json_argument(q, "print the results as JSON")
+
+    q = action(
+        "show",
+        _cmd_mlperf_show,
+        "one result in full: figures, stack, and each rule applied with its limit and value",
+    )
+    q.add_argument("key", metavar="KEY", help="a result key, as 'mlperf list' groups them")
+    q.add_argument("--db", metavar="FILE", required=True, help="the DuckDB evidence store")
+    _json_argument(q, "print the result as JSON (schemas/mlperf-result.v1.schema.json)")
     p = command("keygen", _cmd_keygen, "write an ECDSA P-256 key pair for signing packs with --key")
     p.add_argument(
         "--private-key",

@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__
+from . import __version__, progress
 from .analyze.decision import decide
 from .analyze.models import DecisionDocument
 from .archive import write_archive
@@ -64,8 +64,10 @@ class Compiled:
 def compile_pack(spec_path: Path, options: CompileOptions, store: Store) -> Compiled:
     """Read every input into ``store``, analyse, and store the decision. Raises on a bad spec."""
     loaded = load_spec(spec_path, allow_outside=options.allow_outside)
+    progress.stage(f"reading and hashing the inputs of {spec_path}")
     collector = Collector(loaded)
     evidence = gather(loaded, store, collector)
+    progress.stage("analysing: checks, capacity, cost, quality, decision")
     spec_file = collector.result.files["inputs/pack.yaml"]
     decision = decide(
         loaded.spec, spec_file.sha256, evidence, collector.result.input_files(), as_of=options.as_of
@@ -157,6 +159,7 @@ def build(
         man_bytes = manifest_bytes(decision, dec_bytes)
         evidence_digest = hashlib.sha256(man_bytes).hexdigest()
         created = dt.datetime.combine(decision.as_of, dt.time(0), tzinfo=dt.UTC)
+        progress.stage("rendering the report (HTML, then PDF)")
         html = render_html(
             decision,
             evidence_digest=evidence_digest,
@@ -190,6 +193,7 @@ def build(
         predicate = pack_predicate(compiled, created)
         write_predicate(staging, predicate)
         if signer is not None:
+            progress.stage("signing the pack")
             sign_pack(staging, predicate, signer)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -197,6 +201,7 @@ def build(
     publish(staging, out_dir, force=options.force)
     archive_path = None
     if archive:
+        progress.stage("writing the archive")
         archive_path = out_dir.with_name(out_dir.name + ".tar.gz")
         write_archive(out_dir, archive_path, mtime=source_date_epoch(predicate.created_at))
     return BuildResult(

@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from .. import __version__
+from .. import __version__, progress
 from ..errors import EXIT_CODES_HELP, EXIT_USAGE, EvidencePackError, InputError
 from . import compiler, diff, inspect, measure, mlperf, signing
 from ._common import Handler, Parser, add_command
@@ -50,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
+        progress.enable(progress.wanted(sys.stderr, as_json=getattr(args, "json", False)))
         result: int = args.handler(args)
         return result
     except EvidencePackError as exc:
@@ -60,3 +61,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             for problem in exc.problems:
                 print(f"  {problem}", file=sys.stderr)
         return exc.exit_code
+    finally:
+        progress.enable(False)

@@ -1,4 +1,4 @@
-"""The compile commands: ``validate``, ``check``, ``build``, ``schemas``."""
+"""The compile commands: ``validate``, ``init``, ``check``, ``build``, ``schemas``."""
 
 from __future__ import annotations
 
@@ -63,6 +63,47 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         as_json=opts.json,
         text=f"{opts.spec}: OK ({spec.decision.id}: {len(spec.candidates)} candidate(s), "
         f"{refs} evidence reference(s))",
+    )
+    return EXIT_OK
+
+
+# --- init ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InitOptions:
+    folder: Path
+    out: Path | None
+    force: bool
+    json: bool
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from ..init_spec import init_spec
+
+    opts = InitOptions(Path(args.folder), optional_path(args.out), args.force, args.json)
+    result = init_spec(opts.folder, opts.out, force=opts.force)
+    lines = [
+        f"wrote {result.path}: {len(result.candidates)} candidate(s) "
+        f"({', '.join(result.candidates)}), {result.references} evidence reference(s), "
+        f"{result.todos} TODO value(s) to fill",
+    ]
+    if result.skipped:
+        lines.append(f"not cited ({len(result.skipped)}, listed at the end of the spec):")
+        lines += [f"  {item}" for item in result.skipped[:10]]
+        if len(result.skipped) > 10:
+            lines.append(f"  ... and {len(result.skipped) - 10} more")
+    lines.append(f"next: fill the TODO values, then `evidencepack validate {result.path}`")
+    emit(
+        {
+            "spec": str(result.path),
+            "candidates": list(result.candidates),
+            "evidence_references": result.references,
+            "todos": result.todos,
+            "not_cited": list(result.skipped),
+        },
+        as_json=opts.json,
+        text="\n".join(lines),
     )
     return EXIT_OK
 
@@ -193,6 +234,16 @@ def register(command: Command) -> None:
     p = command("validate", _cmd_validate, "check a pack spec and report every problem")
     p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml)")
     allow_outside_argument(p)
+    json_argument(p)
+
+    p = command("init", _cmd_init, "start a pack spec from a folder of evidence")
+    p.add_argument(
+        "folder", metavar="FOLDER", help="the evidence: one subfolder per candidate, or files"
+    )
+    p.add_argument(
+        "-o", "--out", metavar="SPEC", help="the spec to write (default: FOLDER/pack.yaml)"
+    )
+    p.add_argument("--force", action="store_true", help="replace an existing SPEC")
     json_argument(p)
 
     p = command(

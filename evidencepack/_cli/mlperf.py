@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import progress
 from ..errors import EXIT_FAILED, EXIT_OK, InputError
 from ._common import Command, Handler, Parser, add_command, emit, group_help, json_argument
 
@@ -55,10 +56,10 @@ def _cmd_mlperf_import(args: argparse.Namespace) -> int:
     opts = MlperfImportOptions(
         Path(args.path), Path(args.db), args.round, args.benchmark, args.json
     )
-    progress = _progress_bar if sys.stderr.isatty() else None
+    bar = _progress_bar if progress.wanted(sys.stderr, as_json=opts.json) else None
     with Store(opts.db) as store:
         report = import_path(
-            store, opts.path, round=opts.round, benchmark=opts.benchmark, progress=progress
+            store, opts.path, round=opts.round, benchmark=opts.benchmark, progress=bar
         )
     lines = [
         f"{opts.path}: imported {len(report.imported)} result(s), "

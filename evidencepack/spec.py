@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints
 
 from ._models import Fraction, NonEmptyStr, NonNegativeFloat, PositiveFloat, Sha256Hex, StrictModel
 from ._spec_problems import by_position, id_problems, path_problem, raw_paths, semantic_problems
@@ -28,30 +28,54 @@ Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
 PositiveInt = Annotated[int, Field(gt=0)]
 
 
-class Decision(StrictModel):
+class SpecModel(StrictModel):
+    """A strict model whose attribute docstrings are its fields' descriptions.
+
+    Every field of the spec is described once, under the field, and the description travels into
+    ``schemas/pack-spec.v1.schema.json`` (what editors show on hover) and the README's tables.
+    """
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+
+class Decision(SpecModel):
     """What is being decided, by whom, as of when."""
 
     id: Slug
+    """A short id for the decision (letters, digits, ``.``, ``_``, ``-``), used in file names and
+    reports."""
     question: NonEmptyStr
+    """The question the pack answers, e.g. "Which accelerator serves the summariser at launch?"."""
     owner: NonEmptyStr
+    """Who owns the decision (a person or a team)."""
     date: dt.date
+    """The date the decision is made as of (YYYY-MM-DD); waivers are judged on it and the report is
+    dated by it, never by the clock."""
 
 
-class Task(StrictModel):
+class Task(SpecModel):
+    """The task the model serves."""
+
     statement: NonEmptyStr
+    """What the model must do, in one or two sentences (the report quotes it)."""
 
 
-class Dataset(StrictModel):
+class Dataset(SpecModel):
     """The prompts the team scores its model on; identified by a digest, a path, or both."""
 
     name: NonEmptyStr
+    """The evaluation dataset's name."""
     version: NonEmptyStr
+    """The dataset's version."""
     size_items: PositiveInt
+    """How many items the dataset holds."""
     digest: Sha256Hex | None = None
+    """sha256 of the dataset (give it, ``path``, or both)."""
     path: str | None = None
+    """The dataset file, relative to the spec (give it, ``digest``, or both)."""
 
 
-class QualityBar(StrictModel):
+class QualityBar(SpecModel):
     """The team's own quality bar.
 
     ``judged_on: confidence_bound`` compares the bar with the conservative end of the
@@ -60,77 +84,134 @@ class QualityBar(StrictModel):
     """
 
     threshold: float = Field(allow_inf_nan=False)
+    """The bar the quality metric must meet (above it, or below it when lower is better)."""
     judged_on: Literal["point_estimate", "confidence_bound"] = "confidence_bound"
+    """``confidence_bound`` (the conservative end of the interval) or ``point_estimate``."""
     confidence_level: float = Field(default=0.95, gt=0.5, lt=1)
+    """The confidence level of the interval (over 0.5 and under 1; default 0.95)."""
 
 
-class Scoring(StrictModel):
+class Scoring(SpecModel):
+    """How quality is measured: the metric, its direction and the bar."""
+
     metric: NonEmptyStr
+    """The quality metric the bar is judged on, as the score files name it."""
     direction: Literal["higher_is_better", "lower_is_better"] = "higher_is_better"
+    """``higher_is_better`` (default) or ``lower_is_better``."""
     bar: QualityBar
+    """The team's quality bar."""
 
 
-class TokenLengths(StrictModel):
+class TokenLengths(SpecModel):
+    """Token lengths per request."""
+
     mean: PositiveFloat
+    """Mean tokens per request."""
     p50: PositiveFloat | None = None
+    """Median tokens per request."""
     p90: PositiveFloat | None = None
+    """90th percentile of tokens per request."""
     p99: PositiveFloat | None = None
+    """99th percentile of tokens per request."""
 
 
-class Traffic(StrictModel):
+class Traffic(SpecModel):
+    """The production traffic: its pattern, peak rate and token lengths."""
+
     pattern: Literal["interactive", "batch"]
+    """``interactive`` (users wait on each answer: latency SLOs, Server scenario) or ``batch``
+    (throughput: Offline scenario)."""
     peak_requests_per_s: PositiveFloat
+    """The peak request rate the deployment must serve."""
     input_tokens: TokenLengths
+    """Prompt lengths of the production traffic."""
     output_tokens: TokenLengths
+    """Output lengths of the production traffic."""
     utilisation: Fraction = Field(default=0.6, gt=0)
+    """The share of paid capacity expected to do useful work (over 0, at most 1; default 0.6); cost
+    per token divides by it."""
 
 
-class Slo(StrictModel):
+class Slo(SpecModel):
+    """The service-level objectives a load point must meet (p99 latencies, error rate)."""
+
     ttft_p99_ms: PositiveFloat
+    """p99 time to first token, in milliseconds."""
     tpot_p99_ms: PositiveFloat
+    """p99 time per output token, in milliseconds."""
     e2e_p99_ms: PositiveFloat | None = None
+    """p99 end-to-end request latency, in milliseconds (optional)."""
     max_error_rate: Fraction = 0.01
+    """The largest share of failed requests a load point may have and still meet the SLO (default
+    0.01)."""
 
 
-class ModelIdentity(StrictModel):
+class ModelIdentity(SpecModel):
+    """The model, by name and weights digest."""
+
     name: NonEmptyStr
+    """The model's name, as the serving tools report it."""
     digest: Sha256Hex
+    """sha256 of the model weights: the identity a run or score set must match."""
 
 
-class Runtime(StrictModel):
+class Runtime(SpecModel):
+    """A serving runtime and its version."""
+
     name: NonEmptyStr
+    """The serving runtime (vLLM, SGLang, TensorRT-LLM, ...)."""
     version: NonEmptyStr
+    """The runtime's version."""
 
 
-class Envelope(StrictModel):
+class Envelope(SpecModel):
     """The frozen run conditions that performance runs and quality evals must share."""
 
     model: ModelIdentity
+    """The model every run and score set must be of."""
     precision: NonEmptyStr
+    """The numeric precision, e.g. FP8 or BF16."""
     runtime: Runtime
+    """The serving runtime and its version."""
     max_concurrency: PositiveInt | None = None
+    """The most requests served at once, if pinned."""
     max_batch_size: PositiveInt | None = None
+    """The largest batch, if pinned."""
     settings: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    """Other pinned settings (name -> value) the runs and evals must share."""
 
 
-class Hardware(StrictModel):
+class Hardware(SpecModel):
+    """A candidate's accelerators and how a model replica is laid out on them."""
+
     accelerator: NonEmptyStr
+    """The accelerator model, e.g. "NVIDIA H200" or "AMD Instinct MI325X"."""
     accelerators_per_node: PositiveInt
+    """Accelerators in one server."""
     nodes: PositiveInt = 1
+    """Servers the candidate has (default 1)."""
     accelerators_per_replica: PositiveInt
+    """Accelerators one model replica runs on; capacity is measured per replica."""
 
 
-class Stack(StrictModel):
+class Stack(SpecModel):
+    """The software a candidate runs in production."""
+
     runtime: NonEmptyStr
+    """The runtime this candidate runs in production."""
     version: NonEmptyStr
+    """The runtime's version."""
     precision: NonEmptyStr
+    """The precision this candidate runs in production."""
 
 
-class Price(StrictModel):
+class Price(SpecModel):
     """What an accelerator-hour costs, where that figure comes from and how it is billed."""
 
     per_accelerator_hour: PositiveFloat
+    """What one accelerator-hour costs."""
     currency: Currency = "USD"
+    """ISO 4217 currency code (default USD)."""
     source: NonEmptyStr | None = Field(
         default=None,
         description="where the price comes from (a quote, a price list, a contract), as the "
@@ -144,7 +225,7 @@ class Price(StrictModel):
     )
 
 
-class DeclaredConditions(StrictModel):
+class DeclaredConditions(SpecModel):
     """What the team states about a run's conditions where its file does not record them.
 
     The comparability matrix shows these as *declared*, never as observed; a value the file
@@ -152,23 +233,34 @@ class DeclaredConditions(StrictModel):
     """
 
     model_name: NonEmptyStr | None = None
+    """The model the run or eval used, where its file does not say."""
     model_digest: Sha256Hex | None = None
+    """sha256 of the model weights, where the file does not say."""
     precision: NonEmptyStr | None = None
+    """The precision, where the file does not say."""
     runtime: NonEmptyStr | None = None
+    """The runtime, where the file does not say."""
     runtime_version: NonEmptyStr | None = None
+    """The runtime's version, where the file does not say."""
     concurrency: PositiveInt | None = None
+    """The concurrency the run held, where the file does not say."""
     hardware: NonEmptyStr | None = None
+    """The accelerator the run used, where the file does not say."""
     replicas: PositiveInt = Field(
         default=1, description="replicas the run measured; rates are divided by it"
     )
 
 
-class EvidenceRef(StrictModel):
+class EvidenceRef(SpecModel):
     """A file or folder the pack rests on, relative to the spec; ``sha256`` pins a file's bytes."""
 
     path: NonEmptyStr
+    """The file or folder, relative to the spec (outside its folder only with
+    ``--allow-outside-paths``)."""
     sha256: Sha256Hex | None = None
+    """The file's sha256: the build fails (PROV-FILES) if the bytes differ."""
     declared: DeclaredConditions | None = None
+    """Run conditions this file does not record (overrides the candidate's ``declared``)."""
 
 
 class MlperfRef(EvidenceRef):
@@ -180,64 +272,108 @@ class MlperfRef(EvidenceRef):
     """
 
     result: str | None = None
+    """One result's key (``v5.1/closed/AMD/<system>/llama2-70b-99/Server``) when ``path`` holds
+    several."""
     round: str | None = None
+    """The MLPerf round (e.g. ``v5.1``) whose rules a team's own LoadGen run is checked against."""
 
 
-class Evidence(StrictModel):
+class Evidence(SpecModel):
     """A candidate's evidence. ``declared`` applies to each run and score file that does not
     carry its own ``declared`` block."""
 
     declared: DeclaredConditions | None = None
+    """Run conditions that apply to every run and score file without its own ``declared``."""
     mlperf: list[MlperfRef] = Field(default_factory=list)
+    """MLPerf references: results trees, single results or LoadGen output folders."""
     runs: list[EvidenceRef] = Field(default_factory=list)
+    """The team's own serving-benchmark files (any supported tool)."""
     scores: list[EvidenceRef] = Field(default_factory=list)
+    """The team's own quality score files (any supported tool, or ``evidencepack-scores``)."""
 
 
-class Candidate(StrictModel):
+class Candidate(SpecModel):
+    """One configuration being compared: hardware, stack, price and its evidence."""
+
     id: Slug
+    """A short id for the candidate (letters, digits, ``.``, ``_``, ``-``)."""
     description: str | None = None
+    """A line about the candidate, for the report."""
     hardware: Hardware
+    """The accelerators and how a replica is laid out on them."""
     stack: Stack
+    """The software stack the candidate runs in production."""
     price: Price
+    """The price of an accelerator-hour."""
     evidence: Evidence = Field(default_factory=Evidence)
+    """The files the candidate's case rests on."""
 
 
-class Waiver(StrictModel):
+class Waiver(SpecModel):
+    """An accepted finding: a check's FAIL that no longer fails the gate until it expires."""
+
     check: CheckId
+    """The check id waived, e.g. C3 or PROV-MLPERF."""
     candidate: Slug | None = None
+    """The candidate it applies to (default: every candidate)."""
     reason: NonEmptyStr
+    """Why the finding is accepted."""
     approver: NonEmptyStr
+    """Who accepted it."""
     expires: dt.date
+    """The last date the waiver holds (judged as of ``decision.date`` or ``--as-of``)."""
 
 
-class Approval(StrictModel):
+class Approval(SpecModel):
+    """A sign-off on the decision."""
+
     name: NonEmptyStr
+    """Who approved the decision."""
     role: NonEmptyStr
+    """Their role."""
     date: dt.date
+    """When they approved it."""
 
 
-class PackSpec(StrictModel):
+class PackSpec(SpecModel):
     """The whole pack spec, version ``evidencepack/v1``."""
 
     api_version: Literal["evidencepack/v1"] = Field(alias="apiVersion")
+    """Always ``evidencepack/v1``."""
     decision: Decision
+    """The decision this pack supports: its id, question, owner and date."""
     task: Task
+    """What the model must do."""
     dataset: Dataset
+    """The prompts the team scores its model on."""
     scoring: Scoring
+    """How quality is measured and the bar it must meet."""
     traffic: Traffic
+    """The production traffic the deployment must serve."""
     slo: Slo
+    """The latency and error objectives a load point must meet."""
     envelope: Envelope
+    """The frozen run conditions every run and eval must share."""
     candidates: list[Candidate] = Field(min_length=1)
+    """The configurations being compared (at least one)."""
     headroom: NonNegativeFloat = Field(default=0.2, le=10)
+    """Spare capacity on top of the peak (default 0.2: size for 120% of peak)."""
     stack_mismatch_discount: Fraction = 0.0
+    """How much to discount an MLPerf figure measured on another stack than production (0 to 1; 0
+    makes C3 fail instead)."""
     objective: Literal["lowest_cost_at_slo", "fewest_accelerators", "highest_quality"] = (
         "lowest_cost_at_slo"
     )
+    """How the recommendation is picked among eligible candidates."""
     chosen: Slug | None = None
+    """The candidate the team chose, checked against the recommendation."""
     waivers: list[Waiver] = Field(default_factory=list)
+    """Accepted findings: a waived FAIL no longer fails the gate."""
     approvals: list[Approval] = Field(default_factory=list)
+    """Who signed off on the decision."""
 
     def candidate(self, candidate_id: str) -> Candidate:
+        """The candidate with this id (KeyError if none)."""
         for candidate in self.candidates:
             if candidate.id == candidate_id:
                 return candidate
@@ -254,9 +390,11 @@ class LoadedSpec:
 
     @property
     def base_dir(self) -> Path:
+        """The spec's folder: evidence paths are relative to it."""
         return self.path.resolve().parent
 
     def resolve(self, relative: str) -> Path:
+        """An evidence path of the spec, as an absolute path."""
         return (self.base_dir / relative).resolve()
 
     def evidence_refs(self) -> Iterator[tuple[Loc, str, EvidenceRef]]:

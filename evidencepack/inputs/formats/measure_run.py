@@ -158,6 +158,7 @@ def _runtime(models: list[dict[str, Any]], model_name: str | None) -> str | None
 
 
 def detect_requests(probe: Probe) -> bool:
+    """An ``evidencepack measure`` ``requests.jsonl``: records carrying its request schema."""
     return (
         probe.container == "jsonl"
         and isinstance(probe.first, dict)
@@ -166,6 +167,7 @@ def detect_requests(probe: Probe) -> bool:
 
 
 def parse_requests(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One serving run from an ``evidencepack measure`` ``requests.jsonl`` and its ``run.json``."""
     path = probe.path
     companion = read_companion(path)
 

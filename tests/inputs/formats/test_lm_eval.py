@@ -12,7 +12,7 @@ from evidencepack.errors import InputError
 from evidencepack.inputs.formats.lm_eval import model_args
 from evidencepack.inputs.registry import read_input
 
-from .builders import write_json
+from ..builders import write_json
 
 GEN = "formats/lm-eval/generated"
 

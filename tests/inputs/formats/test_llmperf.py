@@ -10,7 +10,7 @@ import pytest
 from evidencepack.errors import InputError
 from evidencepack.inputs.registry import read_input
 
-from .builders import distributions, llmperf_responses, llmperf_summary, requests, write_json
+from ..builders import distributions, llmperf_responses, llmperf_summary, requests, write_json
 
 
 def test_summary_keeps_its_itl_marked_and_converts_seconds(tmp_path: Path) -> None:

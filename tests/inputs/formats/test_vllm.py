@@ -11,7 +11,7 @@ import pytest
 from evidencepack.errors import InputError
 from evidencepack.inputs.registry import read_input
 
-from .builders import distributions, requests, vllm_result, write_json, write_jsonl
+from ..builders import distributions, requests, vllm_result, write_json, write_jsonl
 
 
 def test_new_detailed_run_is_recomputed_from_its_arrays(tmp_path: Path) -> None:

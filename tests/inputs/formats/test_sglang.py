@@ -10,7 +10,7 @@ import pytest
 from evidencepack.errors import InputError
 from evidencepack.inputs.registry import read_input
 
-from .builders import distributions, requests, sglang_result, write_jsonl
+from ..builders import distributions, requests, sglang_result, write_jsonl
 
 
 def test_new_lines_with_details_recompute_ttft_and_itl(tmp_path: Path) -> None:

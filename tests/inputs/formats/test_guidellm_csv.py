@@ -15,7 +15,7 @@ import pytest
 from evidencepack.errors import InputError
 from evidencepack.inputs.registry import read_input
 
-from .builders import write_json
+from ..builders import write_json
 
 CSV_PATH = "formats/guidellm/generated/benchmarks.csv"
 JSON_PATH = "formats/guidellm/generated/benchmarks.json"

@@ -10,7 +10,7 @@ import pytest
 from evidencepack.errors import InputError
 from evidencepack.inputs.registry import read_input
 
-from .builders import write_json
+from ..builders import write_json
 
 SUMMARY = "formats/aiperf/generated/profile_export_aiperf.json"
 

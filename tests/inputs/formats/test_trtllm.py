@@ -9,7 +9,7 @@ import pytest
 from evidencepack.errors import InputError
 from evidencepack.inputs.registry import read_input
 
-from .builders import requests, trtllm_report, write_json
+from ..builders import requests, trtllm_report, write_json
 
 
 def test_streaming_report(tmp_path: Path) -> None:

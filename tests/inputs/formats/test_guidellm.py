@@ -13,8 +13,8 @@ import pytest
 from evidencepack.errors import InputError
 from evidencepack.inputs.registry import read_input
 
-from . import guidellm_builders as gb
-from .builders import distributions, requests, write_json
+from .. import guidellm_builders as gb
+from ..builders import distributions, requests, write_json
 
 GENERATED = "formats/guidellm/generated/benchmarks.json"
 FIXTURE = "formats/guidellm/repo_fixtures/llm-d-benchmark_guidellm_report_v2.json"

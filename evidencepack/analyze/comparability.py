@@ -23,6 +23,7 @@ TOKEN_TOLERANCE = 0.25
 
 
 def envelope_for(spec: PackSpec, candidate: Candidate) -> Conditions:
+    """What a candidate's runs and scores are held to: the spec's model and traffic, its stack."""
     return Conditions(
         model_name=spec.envelope.model.name,
         model_digest=spec.envelope.model.digest,

@@ -41,7 +41,8 @@ def main() -> int:
     floor_code = (
         "import sys, weasyprint\n"
         "html, manifest, decision, out = sys.argv[1:]\n"
-        "files = [weasyprint.Attachment(filename=p, relationship='Data') for p in (manifest, decision)]\n"
+        "files = [weasyprint.Attachment(filename=p, relationship='Data')\n"
+        "         for p in (manifest, decision)]\n"
         "weasyprint.HTML(filename=html).write_pdf(out, attachments=files, pdf_variant='pdf/a-3b')\n"
     )
     python = sys.executable

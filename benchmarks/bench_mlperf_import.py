@@ -5,14 +5,13 @@ JSON line of the detail logs (``:::MLLOG {json}``), nothing else: the floor any 
 files pays. The two are paired and alternated ``--repeat`` times (medians kept), the import
 each time into a fresh store file; the ratio is by CPU time.
 
-    python benchmarks/bench_mlperf_import.py [--quick] [--data ../shared/data/mlperf/v5.1] [--repeat 5]
+    python benchmarks/bench_mlperf_import.py [--quick] [--data TREE] [--repeat 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 from pathlib import Path
 

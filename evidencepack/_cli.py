@@ -552,6 +552,92 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_OK if ok else EXIT_FAILED
 
 
+# --- diff ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DiffCommandOptions:
+    old: Path
+    new: Path
+    output: str
+    cost_increase: float | None
+    capacity_loss: float | None
+    report: Path | None
+    force: bool
+
+
+def _percent(value: str) -> float:
+    """``10%`` or ``10`` -> 0.1, for the --fail-on-* thresholds."""
+    try:
+        number = float(value.strip().removesuffix("%"))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{value!r}: give a percentage such as 10%") from exc
+    if not 0 <= number < 1e6:
+        raise argparse.ArgumentTypeError(f"{value!r}: give a percentage of 0 or more")
+    return number / 100
+
+
+DIFF_EXIT_CODES_HELP = """exit codes:
+  0  the decision holds
+  1  it does not (recommendation or chosen candidate changed, chosen candidate no longer
+     eligible, a hard check newly failing, a --fail-on-* limit passed), or a pack failed
+     verification (then nothing is compared)
+  2  usage error (bad command-line arguments)
+  3  could not run (a pack without a valid, consistent decision.json and manifest.json,
+     a NEW spec that does not build, I/O error)"""
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from .diff import DiffOptions, Thresholds, diff_packs
+    from .diff.summary import format_markdown, format_text
+
+    opts = DiffCommandOptions(
+        Path(args.old),
+        Path(args.new),
+        "json" if args.json else "markdown" if args.markdown else "text",
+        args.fail_on_cost_increase,
+        args.fail_on_capacity_loss,
+        _path(args.report),
+        args.force,
+    )
+    if opts.report is not None and opts.report.exists() and not opts.force:
+        raise UsageError(f"{opts.report} exists: choose another folder or pass --force")
+    verifying = args.key or args.cert_identity or args.cert_oidc_issuer
+    verify_opts = VerifyOptions(
+        opts.old,
+        None,
+        args.cert_identity,
+        args.cert_oidc_issuer,
+        _path(args.key),
+        _path(args.trusted_root),
+        args.staging,
+        args.offline,
+        False,
+    )
+    if not verifying and (args.trusted_root or args.staging or args.offline):
+        raise UsageError(
+            "--trusted-root/--staging/--offline need --cert-identity and --cert-oidc-issuer"
+        )
+    options = DiffOptions(
+        policy=_verify_policy(verify_opts) if verifying else None,
+        thresholds=Thresholds(opts.cost_increase, opts.capacity_loss),
+        allow_outside=args.allow_outside_paths,
+        as_of=_compile_options(args).as_of,
+    )
+    result = diff_packs(opts.old, opts.new, options)
+    document = result.document
+    if opts.output == "json":
+        print(document.model_dump_json(by_alias=True, indent=2))
+    else:
+        print(format_markdown(document) if opts.output == "markdown" else format_text(document))
+    if opts.report is not None and document.compared:
+        from .diff.note import write_change_note
+
+        note = write_change_note(result, opts.report, force=opts.force)
+        print(f"wrote the change note {note}/", file=sys.stderr)
+    return EXIT_OK if result.holds else EXIT_FAILED
+
+
 # --- inspect ------------------------------------------------------------------------------------
 
 
@@ -612,6 +698,26 @@ def _keyless_arguments(p: argparse.ArgumentParser) -> None:
         "--trust-config",
         metavar="FILE",
         help="keyless: a Sigstore client trust config (a private Sigstore instance)",
+    )
+
+
+def _verifier_arguments(p: argparse.ArgumentParser, key_help: str) -> None:
+    """Who must have signed: --key, or --cert-identity/--cert-oidc-issuer and the trust root."""
+    p.add_argument("--cert-identity", metavar="IDENTITY", help="keyless: the signer's identity")
+    p.add_argument("--cert-oidc-issuer", metavar="URL", help="keyless: the identity's issuer")
+    p.add_argument("--key", metavar="PUBLIC_PEM", help=key_help)
+    p.add_argument(
+        "--trusted-root",
+        metavar="FILE",
+        help="keyless: pinned Sigstore trusted root (or client trust config) JSON; no network",
+    )
+    p.add_argument(
+        "--staging", action="store_true", help="keyless: trust Sigstore's staging instance"
+    )
+    p.add_argument(
+        "--offline",
+        action="store_true",
+        help="keyless: use sigstore-python's cached trusted root, without refreshing it",
     )
 
 
@@ -772,28 +878,49 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="the pack's pack.sigstore.json (needed to verify one file on its own)",
     )
-    p.add_argument("--cert-identity", metavar="IDENTITY", help="keyless: the signer's identity")
-    p.add_argument("--cert-oidc-issuer", metavar="URL", help="keyless: the identity's issuer")
-    p.add_argument("--key", metavar="PUBLIC_PEM", help="verify a key-signed pack with this key")
-    p.add_argument(
-        "--trusted-root",
-        metavar="FILE",
-        help="keyless: pinned Sigstore trusted root (or client trust config) JSON; no network",
-    )
-    p.add_argument(
-        "--staging", action="store_true", help="keyless: trust Sigstore's staging instance"
-    )
-    p.add_argument(
-        "--offline",
-        action="store_true",
-        help="keyless: use sigstore-python's cached trusted root, without refreshing it",
-    )
+    _verifier_arguments(p, "verify a key-signed pack with this key")
     p.add_argument(
         "--rebuild",
         action="store_true",
         help="also re-run the compiler on the pack's own inputs and compare the HTML and PDF",
     )
     _json_argument(p)
+
+    p = command(
+        "diff",
+        _cmd_diff,
+        "compare two packs: what changed, and does the decision still hold (exit 1 if not)",
+    )
+    p.add_argument("old", metavar="OLD", help="the released pack (folder or .tar.gz)")
+    p.add_argument(
+        "new", metavar="NEW", help="the new pack (folder or .tar.gz), or a spec to build first"
+    )
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print the whole diff as JSON")
+    form.add_argument(
+        "--markdown", action="store_true", help="print a Markdown summary (PR comment, CI summary)"
+    )
+    _verifier_arguments(p, "verify both packs with this key first")
+    p.add_argument(
+        "--fail-on-cost-increase",
+        metavar="PCT",
+        type=_percent,
+        help="also fail when the chosen candidate's cost per month rises by more than PCT (10%%)",
+    )
+    p.add_argument(
+        "--fail-on-capacity-loss",
+        metavar="PCT",
+        type=_percent,
+        help="also fail when the chosen candidate's X* falls by more than PCT (5%%)",
+    )
+    p.add_argument(
+        "--report",
+        metavar="OUTDIR",
+        help="also write a change note (HTML, PDF, diff.json) into OUTDIR, signable like a pack",
+    )
+    p.add_argument("--force", action="store_true", help="replace an existing --report OUTDIR")
+    _compile_arguments(p)
+    p.epilog = DIFF_EXIT_CODES_HELP
     return parser
 
 

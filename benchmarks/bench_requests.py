@@ -22,7 +22,9 @@ import sys
 import time
 from pathlib import Path
 
-from _common import CACHE, REPO, Paired, Timing, report
+# tests/test_pipeline.py loads this file by path (for generate()): find _common beside it
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import CACHE, REPO, Paired, Timing, report  # noqa: E402
 
 
 def generate(path: Path, n: int, seed: int = 7) -> None:

@@ -26,6 +26,10 @@ SCRIPTS = {
     "build": "bench_build.py",
     "requests": "bench_requests.py",
 }
+NOT_ROWS = {
+    # benchmarks that are not a row of the table, run on their own
+    "bench_measure_client.py": "the measure client's latency and rate beside a raw socket",
+}
 RESULT_PREFIX = "RESULT "
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from . import __version__
 from .errors import (
     EXIT_CODES_HELP,
+    EXIT_COULD_NOT_RUN,
     EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
@@ -242,6 +243,13 @@ class MlperfListOptions:
     json: bool
 
 
+@dataclass(frozen=True)
+class MlperfShowOptions:
+    db: Path
+    key: str
+    json: bool
+
+
 def _progress_bar(done: int, total: int, location: str) -> None:
     width = 30
     filled = width * done // total
@@ -297,44 +305,84 @@ def _cmd_mlperf_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_mlperf_show(args: argparse.Namespace) -> int:
+    from .mlperf.show import describe, find_result
+    from .store import Store
+
+    opts = MlperfShowOptions(Path(args.db), args.key, args.json)
+    if not opts.db.is_file():
+        raise InputError(f"{opts.db}: no such evidence store (run 'evidencepack mlperf import')")
+    with Store(opts.db) as store:
+        result = find_result(store, opts.key)
+    _emit(result.model_dump(mode="json"), as_json=opts.json, text=describe(result))
+    return EXIT_OK
+
+
+_UNITS = {"Tokens/s": "tok/s", "Samples/s": "samples/s", "Queries/s": "queries/s"}
+_TABLE_WIDTH = 100
+
+
 def _table(rows: Sequence[Any]) -> str:
-    def fmt(value: float | None) -> str:
-        return "-" if value is None else f"{value:.6g}"
+    """Results grouped by submission and system (the key up to the benchmark), one line each,
+    fitting 100 columns; ``mlperf show KEY`` has everything else."""
+
+    def fmt(value: float | None, digits: int = 6) -> str:
+        return "-" if value is None else f"{value:.{digits}g}"
 
     header = (
-        "key",
+        "benchmark/scenario",
         "validity",
         "checks",
         "headline",
-        "unit",
-        "ttft_p99_ms",
-        "tpot_p99_ms",
+        "TTFT",
+        "TPOT",
         "accel",
-        "precision",
-        "runtime",
     )
-    table = [header] + [
-        (
-            r.key,
-            r.validity,
-            "ok" if r.checks_ok else "FAIL",
-            fmt(r.headline_value),
-            r.headline_unit or "-",
-            fmt(r.ttft_p99_ms),
-            fmt(r.tpot_p99_ms),
-            "-" if r.accelerators_total is None else str(r.accelerators_total),
-            r.precision or "-",
-            " ".join(x for x in (r.runtime, r.runtime_version) if x) or "-",
+    groups: dict[str, list[tuple[str, ...]]] = {}
+    for r in rows:
+        parts = r.key.split("/")
+        cut = -2 if len(parts) > 2 else -1  # loadgen/<folder>: the folder alone
+        group, leaf = "/".join(parts[:cut]), "/".join(parts[cut:])
+        unit = r.headline_unit or ""
+        headline = fmt(r.headline_value) + (" " + _UNITS.get(unit, unit) if unit else "")
+        checks = "FAIL" if not r.checks_ok else ("ok" if r.round else "not run")
+        groups.setdefault(group, []).append(
+            (
+                leaf,
+                r.validity,
+                checks,
+                headline,
+                fmt(r.ttft_p99_ms, 4),
+                fmt(r.tpot_p99_ms, 4),
+                "-" if r.accelerators_total is None else str(r.accelerators_total),
+            )
         )
-        for r in rows
-    ]
+    table = [header] + [line for lines in groups.values() for line in lines]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-        for row in table
-    ]
-    lines.append(f"{len(rows)} result(s)")
-    return "\n".join(lines)
+    widths[0] = max(12, min(widths[0], _TABLE_WIDTH - 2 - sum(w + 2 for w in widths[1:])))
+
+    def line(row: tuple[str, ...]) -> str:
+        cells = (_shorten(cell, w).ljust(w) for cell, w in zip(row, widths, strict=True))
+        return "  " + "  ".join(cells).rstrip()
+
+    out = [line(header)]
+    for group, lines in groups.items():
+        out.append(_shorten(group + "/", _TABLE_WIDTH))
+        out.extend(line(row) for row in lines)
+    out.append(
+        f"{len(rows)} result(s); checks: ok (the round's rules passed), FAIL, not run (no "
+        "round); TTFT, TPOT: p99 in ms"
+    )
+    out.append("the key is the group line + benchmark/scenario; 'mlperf show KEY' says why")
+    return "\n".join(out)
+
+
+def _shorten(text: str, width: int) -> str:
+    """Middle-elided to ``width`` (only names longer than a whole line are cut)."""
+    if len(text) <= width:
+        return text
+    keep = width - 3
+    return text[: keep - keep // 2] + "..." + text[len(text) - keep // 2 :]
 
 
 # --- keygen -------------------------------------------------------------------------------------
@@ -669,6 +717,84 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
+# --- measure ------------------------------------------------------------------------------------
+
+
+def _rates(value: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(x) for x in value.split(",") if x.strip())
+    except ValueError:
+        raise UsageError(f"--sweep {value!r}: give rates as X1,X2,... (queries/s)") from None
+
+
+def _sampling(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if args.temperature is not None:
+        out["temperature"] = args.temperature
+    if args.top_p is not None:
+        out["top_p"] = args.top_p
+    for item in args.sampling or ():
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--sampling {item!r}: give KEY=VALUE (VALUE in JSON, e.g. true)")
+        try:
+            out[key] = json.loads(raw)
+        except ValueError:
+            out[key] = raw
+    return out
+
+
+def _cmd_measure(args: argparse.Namespace) -> int:
+    from .measure.options import MeasureOptions, from_spec
+    from .measure.run import measure
+    from .spec import load_spec
+
+    options = MeasureOptions(
+        endpoint=args.endpoint,
+        model=args.model,
+        prompts=Path(args.prompts),
+        outdir=Path(args.out),
+        scenario=args.scenario,
+        target_qps=args.target_qps,
+        sweep=_rates(args.sweep) if args.sweep else (),
+        api=args.api,
+        max_tokens=args.max_tokens,
+        sampling=_sampling(args),
+        include_usage=not args.no_usage,
+        api_key_env=args.api_key_env,
+        ttft_ms=args.ttft_ms,
+        tpot_ms=args.tpot_ms,
+        max_in_flight=args.max_in_flight,
+        min_duration_ms=args.min_duration_ms,
+        min_query_count=args.min_query_count,
+        max_duration_ms=args.max_duration_ms,
+        expected_qps=args.expected_qps,
+        timeout_s=args.timeout_s,
+        lost_after_s=args.lost_after_s,
+        seed=args.seed,
+    )
+    if (args.spec is None) != (args.candidate is None):
+        raise UsageError("--spec and --candidate go together")
+    if args.spec is not None:
+        options = from_spec(options, load_spec(Path(args.spec)), args.candidate)
+    results = measure(options, progress=lambda line: print(line, file=sys.stderr))
+    payload = [
+        {
+            "folder": str(r.folder),
+            "complete": r.complete,
+            "stop_reason": r.stop_reason,
+            "validity": r.validity,
+            "invalid_reasons": list(r.invalid_reasons),
+            "ok": r.ok,
+            "failed": r.failed,
+            "failures": r.failures,
+        }
+        for r in results
+    ]
+    _emit(payload, as_json=args.json, text="\n".join(r.line() for r in results))
+    return EXIT_OK if all(r.complete for r in results) else EXIT_COULD_NOT_RUN
+
+
 # --- parser -------------------------------------------------------------------------------------
 
 
@@ -807,7 +933,71 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE", help="a file any supported tool wrote")
     _json_argument(p)
 
-    p = command("mlperf", _cmd_group_help, "import and list MLPerf Inference results")
+    p = command(
+        "measure",
+        _cmd_measure,
+        "re-measure an OpenAI-compatible endpoint with MLPerf LoadGen (Server, Offline, sweeps)",
+    )
+    p.add_argument("--endpoint", required=True, metavar="URL", help="e.g. http://127.0.0.1:8000")
+    p.add_argument("--prompts", required=True, metavar="FILE", help="JSONL: prompt or messages")
+    p.add_argument(
+        "-o",
+        "--out",
+        required=True,
+        metavar="RUNDIR",
+        help="new run folder (a sweep: a folder of qps_X run folders)",
+    )
+    p.add_argument("--model", metavar="NAME", help="the model to request (default: the spec's)")
+    p.add_argument("--scenario", choices=("server", "offline"), default="server")
+    p.add_argument("--target-qps", type=float, metavar="X", help="Server: Poisson arrivals/s")
+    p.add_argument("--sweep", metavar="X1,X2,...", help="one Server run per rate")
+    p.add_argument(
+        "--spec",
+        metavar="SPEC",
+        help="take model, max_tokens, concurrency and SLO from this pack spec",
+    )
+    p.add_argument("--candidate", metavar="ID", help="the spec's candidate being measured")
+    p.add_argument("--api", choices=("completions", "chat"), default="completions")
+    p.add_argument("--max-tokens", type=int, metavar="N", help="max_tokens of every request")
+    p.add_argument("--temperature", type=float, metavar="T")
+    p.add_argument("--top-p", type=float, metavar="P")
+    p.add_argument(
+        "--sampling",
+        action="append",
+        metavar="KEY=VALUE",
+        help="another request field (JSON value), e.g. ignore_eos=true; repeatable",
+    )
+    p.add_argument(
+        "--no-usage",
+        action="store_true",
+        help="do not ask for stream_options.include_usage; count streamed chunks",
+    )
+    p.add_argument("--api-key-env", metavar="VAR", help="send the API key held in $VAR")
+    p.add_argument("--ttft-ms", type=float, metavar="MS", help="LoadGen's p99 TTFT limit")
+    p.add_argument("--tpot-ms", type=float, metavar="MS", help="LoadGen's p99 TPOT limit")
+    p.add_argument("--max-in-flight", type=int, metavar="N", help="cap on concurrent requests")
+    p.add_argument("--min-duration-ms", type=int, metavar="MS", help="default: LoadGen's")
+    p.add_argument("--min-query-count", type=int, metavar="N", help="default: LoadGen's")
+    p.add_argument("--max-duration-ms", type=int, metavar="MS", help="stop issuing after MS")
+    p.add_argument("--expected-qps", type=float, metavar="X", help="Offline: sizes the query")
+    p.add_argument(
+        "--timeout-s",
+        type=float,
+        default=600.0,
+        metavar="S",
+        help="per-request timeout (default: %(default)s)",
+    )
+    p.add_argument(
+        "--lost-after-s",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="stop when only connection failures for S seconds (default: %(default)s)",
+    )
+    p.add_argument("--seed", type=int, metavar="N", help="LoadGen's sample and schedule seeds")
+    _json_argument(p)
+
+    p = command("mlperf", _cmd_group_help, "import, list and show MLPerf Inference results")
     mlperf = p.add_subparsers(dest="mlperf_command", metavar="ACTION", parser_class=_Parser)
 
     def action(
@@ -838,6 +1028,15 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--scenario", metavar="S", help="only this scenario")
     q.add_argument("--accelerator", metavar="A", help="only accelerators whose name contains A")
     _json_argument(q, "print the results as JSON")
+
+    q = action(
+        "show",
+        _cmd_mlperf_show,
+        "one result in full: figures, stack, and each rule applied with its limit and value",
+    )
+    q.add_argument("key", metavar="KEY", help="a result key, as 'mlperf list' groups them")
+    q.add_argument("--db", metavar="FILE", required=True, help="the DuckDB evidence store")
+    _json_argument(q, "print the result as JSON (schemas/mlperf-result.v1.schema.json)")
     p = command("keygen", _cmd_keygen, "write an ECDSA P-256 key pair for signing packs with --key")
     p.add_argument(
         "--private-key",

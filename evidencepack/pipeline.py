@@ -36,8 +36,6 @@ from .pack.predicate import (
     write_predicate,
 )
 from .pack.toolchain import rendering_toolchain
-from .render.html import render_html
-from .render.pdf import Attachment, render_pdf
 from .render.signing_plan import SigningPlan
 from .signing.bundle import parse_bundle
 from .signing.sign import PackSigner, sign_pack
@@ -147,6 +145,10 @@ def build(
     """Compile, render and (optionally) sign a pack in a temporary folder, then rename it into
     place. Nothing is left at OUTDIR unless every stage succeeded. ``signing`` is the signer the
     report names when no signer signs now (a rebuild reproducing a signed pack)."""
+    # Rendering is imported here, not at the top: `check` imports this module and renders nothing.
+    from .render.html import render_html
+    from .render.pdf import Attachment, render_pdf
+
     if out_dir.exists() and not options.force:
         raise UsageError(f"{out_dir} exists: choose another folder or pass --force to replace it")
     staging = staging_dir(out_dir)

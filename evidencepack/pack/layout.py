@@ -35,6 +35,7 @@ SPEC_PATH = f"{INPUTS_DIR}/pack.yaml"
 """The spec inside a pack: the inputs folder mirrors the spec's folder."""
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_DRIVE = re.compile(r"[A-Za-z]:")
 
 
 def pack_path_problem(name: str) -> str | None:
@@ -45,7 +46,7 @@ def pack_path_problem(name: str) -> str | None:
         return "control character in path"
     if "\\" in name:
         return "backslash in path"
-    if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
+    if name.startswith("/") or _DRIVE.match(name):
         return "absolute path"
     parts = name.split("/")
     if any(part in ("", ".", "..") for part in parts):

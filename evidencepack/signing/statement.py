@@ -17,7 +17,7 @@ from .._models import Sha256Hex, StrictModel
 from ..errors import InputError, VerificationError
 from ..pack.layout import BUNDLE_NAME, PackPath, scan_pack
 from ..pack.predicate import PREDICATE_TYPE, PackPredicate, predicate_problems, validation_problems
-from ..provenance import sha256_file
+from ..provenance import sha256_files
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
@@ -46,10 +46,13 @@ class Statement(StrictModel):
 
     @model_validator(mode="after")
     def _unique_subjects(self) -> Statement:
-        names = [s.name for s in self.subject]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
+        # One pass with a set: a count per name would be quadratic in the pack's files.
+        names: set[str] = set()
+        duplicates: set[str] = set()
+        for subject in self.subject:
+            (duplicates if subject.name in names else names).add(subject.name)
         if duplicates:
-            raise ValueError(f"duplicate subject names: {', '.join(duplicates)}")
+            raise ValueError(f"duplicate subject names: {', '.join(sorted(duplicates))}")
         if BUNDLE_NAME in names:
             raise ValueError(f"the bundle {BUNDLE_NAME} cannot be a subject of itself")
         return self
@@ -60,8 +63,8 @@ class Statement(StrictModel):
 
 
 def hash_files(files: dict[str, Path]) -> dict[str, str]:
-    """Pack path -> sha256 hex of every file."""
-    return {name: sha256_file(path) for name, path in files.items()}
+    """Pack path -> sha256 hex of every file, streamed and hashed on all available cores."""
+    return sha256_files(files)
 
 
 def build_statement(pack_dir: Path, predicate: PackPredicate) -> Statement:
@@ -80,7 +83,8 @@ def build_statement(pack_dir: Path, predicate: PackPredicate) -> Statement:
     return Statement.model_validate(
         {
             "_type": STATEMENT_TYPE,
-            "subject": [Subject(name=n, digest=Digest(sha256=d)) for n, d in digests.items()],
+            # plain dicts: validated once, by the statement
+            "subject": [{"name": n, "digest": {"sha256": d}} for n, d in digests.items()],
             "predicateType": PREDICATE_TYPE,
             "predicate": predicate,
         }

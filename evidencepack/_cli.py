@@ -400,6 +400,7 @@ class SignOptions:
     pack: Path
     signer: SignerOptions
     json: bool
+    force: bool = False
 
 
 def _signer(opts: SignerOptions) -> PackSigner:
@@ -421,9 +422,9 @@ def _cmd_sign(args: argparse.Namespace) -> int:
     from .sign import sign_pack_detailed
     from .signing.bundle import parse_bundle
 
-    opts = SignOptions(Path(args.pack), _signer_options(args), args.json)
+    opts = SignOptions(Path(args.pack), _signer_options(args), args.json, args.force)
     signer = _signer(opts.signer)
-    result = sign_pack_detailed(opts.pack, None, signer)
+    result = sign_pack_detailed(opts.pack, None, signer, force=opts.force)
     raw = result.bundle.read_bytes()
     parsed = parse_bundle(raw, str(result.bundle))
     payload: dict[str, object] = {
@@ -469,6 +470,7 @@ class VerifyOptions:
     staging: bool
     offline: bool
     json: bool
+    any_file: bool = False
 
 
 def _verify_policy(opts: VerifyOptions) -> VerifyPolicy:
@@ -512,6 +514,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         args.staging,
         args.offline,
         args.json,
+        args.any_file,
     )
     if not opts.target.exists():
         raise InputError(f"{opts.target}: no such file or folder")
@@ -524,7 +527,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             "(--bundle pack.sigstore.json)"
         )
     else:
-        report = verify_file(opts.target, opts.bundle, policy)
+        report = verify_file(opts.target, opts.bundle, policy, any_file=opts.any_file)
     payload = report.model_dump(mode="json", by_alias=True)
     text = format_report(report)
     ok = report.ok
@@ -759,6 +762,9 @@ def build_parser() -> argparse.ArgumentParser:
         "prompt); without --key, sign keyless with Sigstore",
     )
     _keyless_arguments(p)
+    p.add_argument(
+        "--force", action="store_true", help="replace the signature of an already signed pack"
+    )
     _json_argument(p)
 
     p = command(
@@ -771,6 +777,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--bundle",
         metavar="FILE",
         help="the pack's pack.sigstore.json (needed to verify one file on its own)",
+    )
+    p.add_argument(
+        "--any-file",
+        action="store_true",
+        help="with --bundle: accept any file of the pack, not only the reports, "
+        "decision.json and manifest.json",
     )
     p.add_argument("--cert-identity", metavar="IDENTITY", help="keyless: the signer's identity")
     p.add_argument("--cert-oidc-issuer", metavar="URL", help="keyless: the identity's issuer")

@@ -64,20 +64,23 @@ def read_limited(
     what: str = "file",
     label: str | None = None,
     error: type[EvidencePackError] = InputError,
+    io_error: type[EvidencePackError] | None = None,
 ) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them, else ``error``.
 
-    ``label`` names the file in messages (default: the path). The file is opened with
+    ``label`` names the file in messages (default: the path); ``io_error`` (default ``error``)
+    is raised when the operating system fails the read. The file is opened with
     ``O_NONBLOCK`` so that a FIFO swapped in after the check cannot block the open.
     """
     name = label or str(path)
+    io_error = io_error or error
     problem = regular_file_problem(path)
     if problem:
         raise error(f"{name}: {problem}")
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise error(f"{name}: cannot read the {what}: {exc.strerror or exc}") from exc
+        raise io_error(f"{name}: cannot read the {what}: {exc.strerror or exc}") from exc
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
@@ -89,7 +92,7 @@ def read_limited(
         try:
             data = handle.read(limit + 1)
         except OSError as exc:
-            raise error(f"{name}: cannot read the {what}: {exc.strerror or exc}") from exc
+            raise io_error(f"{name}: cannot read the {what}: {exc.strerror or exc}") from exc
     if len(data) > limit:
         raise error(f"{name}: grew past the limit of {limit} bytes for a {what} while read")
     return data

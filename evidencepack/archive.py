@@ -50,9 +50,12 @@ def archive_root_name(out: Path) -> str:
     raise InputError(f"{out}: an archive name must end in .tar.gz or .tgz")
 
 
-def write_archive(pack_dir: Path, out: Path, *, mtime: int = 0) -> Path:
-    """Write ``out`` (``NAME.tar.gz``) holding every file of the pack under ``NAME/``."""
-    root = archive_root_name(out)
+def write_archive(pack_dir: Path, out: Path, *, mtime: int = 0, root: str | None = None) -> Path:
+    """Write ``out`` (``NAME.tar.gz``) holding every file of the pack under ``NAME/``.
+
+    ``root`` names the top folder when ``out`` is a temporary name (default: from ``out``).
+    """
+    root = root or archive_root_name(out)
     if pack_path_problem(root) or "/" in root:
         raise InputError(f"{out}: {root!r} cannot be the archive's top folder")
     scan = scan_pack(pack_dir)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from . import __version__
 from .errors import (
     EXIT_CODES_HELP,
+    EXIT_COULD_NOT_RUN,
     EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
@@ -286,7 +288,7 @@ def _cmd_mlperf_list(args: argparse.Namespace) -> int:
     opts = MlperfListOptions(
         Path(args.db), args.benchmark, args.scenario, args.accelerator, args.json
     )
-    if not opts.db.is_file():
+    if not opts.db.exists():
         raise InputError(f"{opts.db}: no such evidence store (run 'evidencepack mlperf import')")
     with Store(opts.db) as store:
         rows = list_results(
@@ -822,7 +824,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help(sys.stderr)
             return EXIT_USAGE
         result: int = args.handler(args)
+        sys.stdout.flush()
         return result
+    except BrokenPipeError:
+        # The reader closed the pipe (``evidencepack mlperf list | head``): stop quietly, and
+        # point stdout at devnull so the interpreter's final flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_COULD_NOT_RUN
+    except OSError as exc:
+        # An I/O failure no stage turned into its own error (a full disk while the report is
+        # written): the documented "could not run", with the file, never a traceback.
+        if verbose:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"evidencepack: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_COULD_NOT_RUN
     except EvidencePackError as exc:
         if verbose:
             raise

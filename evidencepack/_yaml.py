@@ -118,10 +118,8 @@ def _check_shape(text: str, path: Path) -> None:
             depth += 1
             if depth > MAX_YAML_DEPTH:
                 mark = event.start_mark
-                raise InputError(
-                    f"{path}:{mark.line + 1}:{mark.column + 1}: nesting deeper than "
-                    f"{MAX_YAML_DEPTH} levels"
-                )
+                where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
+                raise InputError(f"{path}:{where}: nesting deeper than {MAX_YAML_DEPTH} levels")
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
 

@@ -110,7 +110,12 @@ def build(
     """Compile, render and (optionally) sign a pack in a temporary folder, then rename it into
     place. Nothing is left at OUTDIR unless every stage succeeded. ``signer_text`` is the
     report's signer line when no signer signs now (a rebuild reproducing a signed pack)."""
-    check_target(out_dir, force=options.force, protected=[spec_path])
+    protected = [spec_path]
+    if options.force and out_dir.exists():
+        # Before anything is built: a folder holding the spec or an input is never replaced.
+        loaded = load_spec(spec_path, allow_outside=options.compile.allow_outside)
+        protected += [loaded.resolve(ref.path) for _loc, _role, ref in loaded.evidence_refs()]
+    check_target(out_dir, force=options.force, protected=protected)
     staging = staging_dir(out_dir)
     staged = staged_archive(staging) if archive else None
     try:

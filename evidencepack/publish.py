@@ -50,6 +50,13 @@ def check_target(out_dir: Path, *, force: bool, protected: Iterable[Path] = ()) 
     if (exists or archive.exists()) and not force:
         what = out_dir if exists else archive
         raise UsageError(f"{what} exists: choose another folder or pass --force to replace it")
+    real_out = out_dir.resolve()
+    for path in protected:
+        if Path(os.path.abspath(path)).resolve().is_relative_to(real_out):
+            raise UsageError(
+                f"{out_dir} holds {path}, which this build reads: choose an OUTDIR outside "
+                "the spec's and the inputs' folders"
+            )
     if exists:
         if out_dir.is_symlink() or not out_dir.is_dir():
             raise UsageError(
@@ -59,13 +66,6 @@ def check_target(out_dir: Path, *, force: bool, protected: Iterable[Path] = ()) 
             raise UsageError(
                 f"{out_dir} is not an evidencepack pack (it lacks {' and '.join(PACK_MARKERS)}):"
                 " --force replaces only a pack folder; choose another OUTDIR"
-            )
-    real_out = out_dir.resolve()
-    for path in protected:
-        if Path(os.path.abspath(path)).resolve().is_relative_to(real_out):
-            raise UsageError(
-                f"{out_dir} holds {path}, which this build reads: choose an OUTDIR outside "
-                "the spec's and the inputs' folders"
             )
     if archive.is_symlink() or (archive.exists() and not archive.is_file()):
         raise UsageError(f"{archive} is not a regular file: it cannot be replaced")

@@ -132,6 +132,7 @@ def test_non_regular_files_are_refused_without_blocking(tmp_path: Path, key_pack
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     assert_refused(run(["validate", str(fifo)]), 1, str(fifo), "FIFO")
+    assert_refused(run(["inspect", str(fifo)]), 1, str(fifo), "FIFO")
     loadgen = tmp_path / "lg"
     loadgen.mkdir()
     assert_refused(run(["mlperf", "import", str(loadgen), "--db", str(fifo)]), 1, str(fifo), "FIFO")

@@ -262,6 +262,23 @@ def test_non_finite_numbers_in_a_loadgen_log(
     assert_refused(ran, 1, f"mlperf_log_detail.txt:{index + 1}")
 
 
+def test_an_overflowing_number_in_a_loadgen_summary(tmp_path: Path, shared_data: Path) -> None:
+    folder = tmp_path / "llama2-70b_Server_perf"
+    shutil.copytree(shared_data / "loadgen/llama2-70b_Server_perf", folder)
+    summary = folder / "mlperf_log_summary.txt"
+    text, count = re.subn(
+        r"(?m)^(Completed samples per second\s*:\s*).*$",
+        r"\g<1>1e999",
+        summary.read_text(),
+        count=1,
+    )
+    assert count == 1
+    summary.write_text(text)
+    db = tmp_path / "store.duckdb"
+    ran = run(["mlperf", "import", str(folder), "--db", str(db), "--round", "v5.1"])
+    assert_refused(ran, 1, "mlperf_log_summary.txt:", "overflows to infinity")
+
+
 def test_a_passphrase_over_openssls_limit(tmp_path: Path) -> None:
     private, public = tmp_path / "k.pem", tmp_path / "k.pub"
     ran = run(

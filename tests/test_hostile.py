@@ -30,6 +30,7 @@ import pytest
 import yaml
 
 from evidencepack.archive import write_archive
+from evidencepack.keys import generate_keypair
 from evidencepack.manifest import BUNDLE_NAME
 from evidencepack.publish import archive_path, publish, recover, staged_archive, staging_dir
 
@@ -348,6 +349,24 @@ def test_no_absolute_path_of_the_building_machine_in_the_pack(built: tuple[Path,
     for path in pack.rglob("*"):
         if path.is_file() and path.suffix in (".json", ".html", ".yaml"):
             assert home not in path.read_text(errors="replace"), path  # ... without our paths
+
+
+def test_a_pack_listing_input_errors_rebuilds_elsewhere(
+    built: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The input errors name files by their pack path, so ``verify --rebuild`` of a copy in
+    another folder reproduces the report byte for byte."""
+    spec, _pack = built
+    keys = generate_keypair(tmp_path / "k.pem", tmp_path / "k.pub", None)
+    pack = tmp_path / "signed"
+    assert run(["build", str(spec), "-o", str(pack), "--key", str(keys.private_key)]).code == 1
+    assert "runs/broken.json" in (pack / "report.html").read_text()
+    copy = tmp_path / "elsewhere" / "pack"
+    shutil.copytree(pack, copy)
+    shutil.rmtree(pack)
+    ran = run(["verify", str(copy), "--key", str(keys.public_key), "--rebuild"])
+    assert ran.code == 0, ran.out + ran.err
+    assert "rebuild      OK" in ran.out
 
 
 def test_bidi_from_evidence_is_shown_escaped_with_a_warning(built: tuple[Path, Path]) -> None:

@@ -194,16 +194,8 @@ def check_archive(archive: Path, limits: ArchiveLimits | None = None) -> list[ta
             end = tar.offset
             unzipped.seek(end)
             _check_tail(archive, unzipped, end, members)
-    except UnsafeArchive:
-        raise
-    except (tarfile.TarError, EOFError, zlib.error) as exc:
-        raise UnsafeArchive(f"{archive}: damaged archive: not a readable .tar.gz: {exc}") from exc
-    except OSError as exc:
-        if isinstance(exc, gzip.BadGzipFile):
-            raise UnsafeArchive(
-                f"{archive}: damaged archive: not a readable .tar.gz: {exc}"
-            ) from exc
-        raise InputError(f"{archive}: cannot read: {exc}") from exc
+    except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+        raise _read_error(archive, exc, "read") from exc
     problems = _check_members(members, limits)
     if problems:
         raise UnsafeArchive(
@@ -212,6 +204,13 @@ def check_archive(archive: Path, limits: ArchiveLimits | None = None) -> list[ta
             problems,
         )
     return members
+
+
+def _read_error(archive: Path, exc: Exception, verb: str) -> InputError | UnsafeArchive:
+    """A corrupt stream is a damaged archive (exit 1); any other OS error is I/O."""
+    if isinstance(exc, OSError) and not isinstance(exc, gzip.BadGzipFile):
+        return InputError(f"{archive}: cannot {verb}: {exc}")
+    return UnsafeArchive(f"{archive}: damaged archive: not a readable .tar.gz: {exc}")
 
 
 def _check_tail(
@@ -253,14 +252,8 @@ def extract_archive(archive: Path, dest: Path, limits: ArchiveLimits | None = No
                 raise UnsafeArchive(f"{archive}: changed while it was read")
             for member in extracted:
                 _extract_member(tar, member, dest)
-    except (tarfile.TarError, EOFError, zlib.error) as exc:
-        raise UnsafeArchive(f"{archive}: damaged archive: not a readable .tar.gz: {exc}") from exc
-    except OSError as exc:
-        if isinstance(exc, gzip.BadGzipFile):
-            raise UnsafeArchive(
-                f"{archive}: damaged archive: not a readable .tar.gz: {exc}"
-            ) from exc
-        raise InputError(f"{archive}: cannot extract: {exc}") from exc
+    except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+        raise _read_error(archive, exc, "extract") from exc
     entries = list(dest.iterdir())
     if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
         return entries[0]

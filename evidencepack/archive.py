@@ -87,11 +87,13 @@ def write_archive(pack_dir: Path, out: Path, *, mtime: int = 0, root: str | None
                 tar.addfile(info(name, None))
                 continue
             try:
-                with files[name].open("rb") as handle:
-                    size = os.fstat(handle.fileno()).st_size
-                    tar.addfile(info(name, size), handle)
+                handle = files[name].open("rb")
             except OSError as exc:
                 raise InputError(f"{files[name]}: cannot read: {exc}") from exc
+            # A failed write (a full disk) is not the input's fault: atomic_output reports it
+            # as "cannot write" (exit 3).
+            with handle:
+                tar.addfile(info(name, os.fstat(handle.fileno()).st_size), handle)
     return out
 
 

@@ -8,6 +8,7 @@ unbounded allocation fails the test instead of the machine). Numbered as in issu
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import hashlib
 import io
@@ -30,6 +31,7 @@ import pytest
 import yaml
 
 from evidencepack.archive import write_archive
+from evidencepack.errors import CouldNotRun
 from evidencepack.keys import generate_keypair
 from evidencepack.manifest import BUNDLE_NAME
 from evidencepack.publish import archive_path, publish, recover, staged_archive, staging_dir
@@ -389,6 +391,20 @@ def test_a_full_disk_is_exit_3_and_the_old_pack_stays(built: tuple[Path, Path]) 
     assert_refused(ran, 3, "File too large")
     assert snapshot(pack) == before
     assert sorted(p.name for p in pack.parent.iterdir()) == ["out", "project"]
+
+
+def test_a_full_disk_while_the_archive_is_written_is_exit_3(
+    tmp_path: Path, key_pack: KeyPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(self: gzip.GzipFile, data: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(gzip.GzipFile, "write", full)
+    out = tmp_path / "out"
+    with pytest.raises(CouldNotRun, match="No space left on device") as info:
+        write_archive(key_pack.folder, out / "pack.tar.gz")
+    assert info.value.exit_code == 3
+    assert list(out.iterdir()) == []  # no archive, no temporary file
 
 
 # --- 3. --force replaces only a pack -----------------------------------------------------------

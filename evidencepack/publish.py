@@ -37,13 +37,16 @@ def _journal(out_dir: Path) -> Path:
     return out_dir.with_name(f".{out_dir.name}.publish.json")
 
 
-def _is_pack(folder: Path) -> bool:
-    return all((folder / name).is_file() for name in PACK_MARKERS)
-
-
-def check_target(out_dir: Path, *, force: bool, protected: Iterable[Path] = ()) -> None:
+def check_target(
+    out_dir: Path,
+    *,
+    force: bool,
+    protected: Iterable[Path] = (),
+    markers: tuple[str, ...] = PACK_MARKERS,
+) -> None:
     """Refuse to build into ``out_dir`` unless it is new, or (with ``force``) a pack folder
-    that holds none of ``protected`` (the spec, the inputs). Raises UsageError."""
+    (it holds every file of ``markers``) that holds none of ``protected`` (the spec, the
+    inputs). Raises UsageError."""
     out_dir = Path(os.path.abspath(out_dir))
     archive = archive_path(out_dir)
     exists = out_dir.exists() or out_dir.is_symlink()
@@ -62,9 +65,9 @@ def check_target(out_dir: Path, *, force: bool, protected: Iterable[Path] = ()) 
             raise UsageError(
                 f"{out_dir} is not a folder: --force replaces only an evidencepack pack folder"
             )
-        if not _is_pack(out_dir):
+        if not all((out_dir / name).is_file() for name in markers):
             raise UsageError(
-                f"{out_dir} is not an evidencepack pack (it lacks {' and '.join(PACK_MARKERS)}):"
+                f"{out_dir} is not an evidencepack pack (it lacks {' and '.join(markers)}):"
                 " --force replaces only a pack folder; choose another OUTDIR"
             )
     if archive.is_symlink() or (archive.exists() and not archive.is_file()):
@@ -159,6 +162,7 @@ def publish(
     force: bool,
     archive: Path | None = None,
     protected: Iterable[Path] = (),
+    markers: tuple[str, ...] = PACK_MARKERS,
 ) -> None:
     """Move ``staging`` to ``out_dir`` and ``archive`` (if any) to ``OUTDIR.tar.gz``, together.
 
@@ -168,7 +172,7 @@ def publish(
     """
     out_dir = Path(os.path.abspath(out_dir))
     try:
-        check_target(out_dir, force=force, protected=protected)
+        check_target(out_dir, force=force, protected=protected, markers=markers)
     except UsageError:
         shutil.rmtree(staging, ignore_errors=True)
         if archive is not None:

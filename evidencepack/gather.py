@@ -34,6 +34,7 @@ from .spec import Candidate, DeclaredConditions, EvidenceRef, LoadedSpec, Mlperf
 from .store import Store
 
 LOADGEN_DETAIL = "mlperf_log_detail.txt"
+MEASURE_REQUESTS = "requests.jsonl"
 
 
 Problem = tuple[str, str, InputFile | None]
@@ -99,7 +100,8 @@ def _read_ref(
     source = loaded.resolve(ref.path)
     targets = [f for f in added if source.is_file() or Path(f.pack_path).name == LOADGEN_DETAIL]
     if not targets:
-        targets = added
+        # A measure run stopped before LoadGen's verdict holds only what the client measured.
+        targets = [f for f in added if Path(f.pack_path).name == MEASURE_REQUESTS] or added
     out = []
     for target in targets:
         path = collector.result.sources[target.pack_path]
@@ -172,6 +174,11 @@ def _run(
         tpot_p99_ms=p99(tpot),
         e2e_p99_ms=p99(run.e2e),
         e2e_mean_ms=run.e2e.mean_ms if run.e2e is not None else None,
+        invalid=(
+            f"{run.tool} judged the run INVALID: " + "; ".join(run.verdict_reasons)
+            if run.verdict == "INVALID"
+            else None
+        ),
     )
     observed = dataclasses.replace(
         _observed(run.identity),

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from . import progress
 from .analyze.models import InputFile
 from .errors import CouldNotRun, InputError
 from .provenance import sha256_file
@@ -132,6 +133,7 @@ class Collector:
         key = path.resolve()
         if key not in self._digests:
             self._digests[key] = sha256_file(path)
+            progress.count("inputs hashed")
         return self._digests[key]
 
     def check_pin(self, ref: EvidenceRef, candidate: str | None) -> None:

@@ -21,18 +21,18 @@ from pathlib import Path
 
 from _common import CACHE, Timing, paired, report, timed
 
-from evidencepack.pack.toolchain import rendering_toolchain
-from evidencepack.provenance import sha256_file
-from evidencepack.signing.keyed import KeySigner
-from evidencepack.signing.sign import sign_pack_detailed
-from evidencepack.signing.statement import (
+from evidencepack.pack.layout import scan_pack
+from evidencepack.pack.predicate import (
     DecisionSummary,
     PackPredicate,
     SpecRef,
     ToolInfo,
-    scan_pack,
     write_predicate,
 )
+from evidencepack.pack.toolchain import rendering_toolchain
+from evidencepack.provenance import sha256_file
+from evidencepack.signing.keyed import KeySigner
+from evidencepack.signing.sign import sign_pack_detailed
 from evidencepack.signing.verify import KeyPolicy, verify_pack
 
 SMALL_FILES = 20_000

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, Field, Strict, StringConstraints
 
-from ._models import Fraction, NonEmptyStr, NonNegativeFloat, PositiveFloat, Sha256Hex, StrictModel
+from ._models import Fraction, NonEmptyStr, NonNegativeFloat, Sha256Hex, StrictModel
 from ._spec_problems import by_position, id_problems, path_problem, raw_paths, semantic_problems
 from ._validation import located_problem, validate_located
 from ._yaml import Loc, load_located
@@ -25,7 +25,13 @@ API_VERSION = "evidencepack/v1"
 Slug = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
 CheckId = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*$")]
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
-PositiveInt = Annotated[int, Field(gt=0)]
+PositiveInt = Annotated[int, Strict(), Field(gt=0, le=1_000_000)]
+# Bounds that keep every figure of the cost and capacity model finite and meaningful: a price
+# of 1e308 overflows a month's cost to inf, a peak of 1e-320 underflows to "0 accelerators".
+PricePerHour = Annotated[float, Strict(), Field(gt=0, le=1e6, allow_inf_nan=False)]
+Rate = Annotated[float, Strict(), Field(ge=1e-6, le=1e9, allow_inf_nan=False)]
+Tokens = Annotated[float, Strict(), Field(ge=1e-3, le=1e8, allow_inf_nan=False)]
+Millis = Annotated[float, Strict(), Field(ge=1e-3, le=1e9, allow_inf_nan=False)]
 
 
 class SpecModel(StrictModel):
@@ -83,11 +89,11 @@ class QualityBar(SpecModel):
     estimate itself.
     """
 
-    threshold: float = Field(allow_inf_nan=False)
+    threshold: Annotated[float, Strict()] = Field(allow_inf_nan=False, ge=-1e12, le=1e12)
     """The bar the quality metric must meet (above it, or below it when lower is better)."""
     judged_on: Literal["point_estimate", "confidence_bound"] = "confidence_bound"
     """``confidence_bound`` (the conservative end of the interval) or ``point_estimate``."""
-    confidence_level: float = Field(default=0.95, gt=0.5, lt=1)
+    confidence_level: Annotated[float, Strict()] = Field(default=0.95, gt=0.5, lt=1)
     """The confidence level of the interval (over 0.5 and under 1; default 0.95)."""
 
 
@@ -105,13 +111,13 @@ class Scoring(SpecModel):
 class TokenLengths(SpecModel):
     """Token lengths per request."""
 
-    mean: PositiveFloat
+    mean: Tokens
     """Mean tokens per request."""
-    p50: PositiveFloat | None = None
+    p50: Tokens | None = None
     """Median tokens per request."""
-    p90: PositiveFloat | None = None
+    p90: Tokens | None = None
     """90th percentile of tokens per request."""
-    p99: PositiveFloat | None = None
+    p99: Tokens | None = None
     """99th percentile of tokens per request."""
 
 
@@ -121,7 +127,7 @@ class Traffic(SpecModel):
     pattern: Literal["interactive", "batch"]
     """``interactive`` (users wait on each answer: latency SLOs, Server scenario) or ``batch``
     (throughput: Offline scenario)."""
-    peak_requests_per_s: PositiveFloat
+    peak_requests_per_s: Rate
     """The peak request rate the deployment must serve."""
     input_tokens: TokenLengths
     """Prompt lengths of the production traffic."""
@@ -135,11 +141,11 @@ class Traffic(SpecModel):
 class Slo(SpecModel):
     """The service-level objectives a load point must meet (p99 latencies, error rate)."""
 
-    ttft_p99_ms: PositiveFloat
+    ttft_p99_ms: Millis
     """p99 time to first token, in milliseconds."""
-    tpot_p99_ms: PositiveFloat
+    tpot_p99_ms: Millis
     """p99 time per output token, in milliseconds."""
-    e2e_p99_ms: PositiveFloat | None = None
+    e2e_p99_ms: Millis | None = None
     """p99 end-to-end request latency, in milliseconds (optional)."""
     max_error_rate: Fraction = 0.01
     """The largest share of failed requests a load point may have and still meet the SLO (default
@@ -208,7 +214,8 @@ class Stack(SpecModel):
 class Price(SpecModel):
     """What an accelerator-hour costs, where that figure comes from and how it is billed."""
 
-    per_accelerator_hour: PositiveFloat
+    """What one accelerator-hour costs."""
+    per_accelerator_hour: PricePerHour
     """What one accelerator-hour costs."""
     currency: Currency = "USD"
     """ISO 4217 currency code (default USD)."""

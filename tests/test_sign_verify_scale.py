@@ -18,9 +18,9 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from evidencepack.pack.predicate import PackPredicate
 from evidencepack.signing.keyed import KeySigner
 from evidencepack.signing.sign import sign_pack_detailed
-from evidencepack.signing.statement import PackPredicate
 from evidencepack.signing.verify import KeyPolicy, verify_pack
 
 Pack = tuple[Path, PackPredicate]

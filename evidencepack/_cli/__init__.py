@@ -9,11 +9,18 @@ place errors become exit codes.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from .. import __version__, progress
-from ..errors import EXIT_CODES_HELP, EXIT_USAGE, EvidencePackError, InputError
+from ..errors import (
+    EXIT_CODES_HELP,
+    EXIT_COULD_NOT_RUN,
+    EXIT_USAGE,
+    EvidencePackError,
+    InputError,
+)
 from . import compiler, diff, inspect, measure, mlperf, signing
 from ._common import Handler, Parser, add_command
 
@@ -52,7 +59,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         progress.enable(progress.wanted(sys.stderr, as_json=getattr(args, "json", False)))
         result: int = args.handler(args)
+        sys.stdout.flush()
         return result
+    except BrokenPipeError:
+        # The reader closed the pipe (``evidencepack mlperf list | head``): stop quietly, and
+        # point stdout at devnull so the interpreter's final flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_COULD_NOT_RUN
+    except OSError as exc:
+        # An I/O failure no stage turned into its own error (a full disk while the report is
+        # written): the documented "could not run", with the file, never a traceback.
+        if verbose:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"evidencepack: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_COULD_NOT_RUN
     except EvidencePackError as exc:
         if verbose:
             raise

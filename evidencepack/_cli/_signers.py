@@ -58,6 +58,7 @@ class VerifyOptions:
     staging: bool
     offline: bool
     json: bool
+    any_file: bool = False
 
 
 def verify_policy(opts: VerifyOptions) -> VerifyPolicy:

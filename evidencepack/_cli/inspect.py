@@ -35,7 +35,10 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
             continue
         reports.append({"path": str(path), "ok": True, **parsed.summary()})
         lines += describe(parsed)
-    emit(reports, as_json=opts.json, text="\n".join(lines))
+    from .._text import escape_misleading
+
+    # A terminal obeys bidi overrides too: show them escaped, as the report does.
+    emit(reports, as_json=opts.json, text=escape_misleading("\n".join(lines)))
     return EXIT_FAILED if failed else EXIT_OK
 
 

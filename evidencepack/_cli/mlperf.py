@@ -83,7 +83,7 @@ def _cmd_mlperf_list(args: argparse.Namespace) -> int:
     opts = MlperfListOptions(
         Path(args.db), args.benchmark, args.scenario, args.accelerator, args.json
     )
-    if not opts.db.is_file():
+    if not opts.db.exists():
         raise InputError(f"{opts.db}: no such evidence store (run 'evidencepack mlperf import')")
     with Store(opts.db) as store:
         rows = list_results(

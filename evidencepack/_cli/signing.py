@@ -65,15 +65,16 @@ class SignOptions:
     pack: Path
     signer: SignerOptions
     json: bool
+    force: bool = False
 
 
 def _cmd_sign(args: argparse.Namespace) -> int:
     from ..signing.bundle import parse_bundle
     from ..signing.sign import sign_pack_detailed
 
-    opts = SignOptions(Path(args.pack), signer_options(args), args.json)
+    opts = SignOptions(Path(args.pack), signer_options(args), args.json, args.force)
     signer = make_signer(opts.signer)
-    result = sign_pack_detailed(opts.pack, None, signer)
+    result = sign_pack_detailed(opts.pack, None, signer, force=opts.force)
     raw = result.bundle.read_bytes()
     parsed = parse_bundle(raw, str(result.bundle))
     payload: dict[str, object] = {
@@ -122,6 +123,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         args.staging,
         args.offline,
         args.json,
+        args.any_file,
     )
     if not opts.target.exists():
         raise InputError(f"{opts.target}: no such file or folder")
@@ -134,7 +136,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             "(--bundle pack.sigstore.json)"
         )
     else:
-        report = verify_file(opts.target, opts.bundle, policy)
+        report = verify_file(opts.target, opts.bundle, policy, any_file=opts.any_file)
     payload = report.model_dump(mode="json", by_alias=True)
     text = format_report(report)
     ok = report.ok
@@ -191,6 +193,9 @@ def register(command: Command) -> None:
         "prompt); without --key, sign keyless with Sigstore",
     )
     keyless_arguments(p)
+    p.add_argument(
+        "--force", action="store_true", help="replace the signature of an already signed pack"
+    )
     json_argument(p)
 
     p = command(
@@ -203,6 +208,12 @@ def register(command: Command) -> None:
         "--bundle",
         metavar="FILE",
         help="the pack's pack.sigstore.json (needed to verify one file on its own)",
+    )
+    p.add_argument(
+        "--any-file",
+        action="store_true",
+        help="with --bundle: accept any file of the pack, not only the reports, "
+        "decision.json and manifest.json",
     )
     verifier_arguments(p, "verify a key-signed pack with this key")
     p.add_argument(

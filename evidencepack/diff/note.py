@@ -17,7 +17,7 @@ import jinja2
 
 from .. import __version__
 from ..errors import CouldNotRun, RenderError
-from ..pack.layout import SPEC_PATH
+from ..pack.layout import PREDICATE_NAME, SPEC_PATH
 from ..pack.manifest import document_bytes
 from ..pack.predicate import DecisionSummary, PackPredicate, SpecRef, ToolInfo, write_predicate
 from ..pack.toolchain import rendering_toolchain
@@ -118,7 +118,7 @@ def note_predicate(doc: DiffDocument, spec_sha256: str, created: dt.datetime) ->
 
 def write_change_note(result: DiffResult, out: Path, *, force: bool = False) -> Path:
     """Render the note into ``out`` (replaced only with ``force``); return ``out``."""
-    from ..pipeline import publish, staging_dir
+    from ..pack.publish import publish, staging_dir
 
     doc, new = result.document, result.new
     if new is None or result.new_spec is None or doc.new.as_of is None:
@@ -155,5 +155,6 @@ def write_change_note(result: DiffResult, out: Path, *, force: bool = False) -> 
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    publish(staging, out, force=force)
+    # --force replaces only an earlier change note (it holds these files).
+    publish(staging, out, force=force, markers=(PREDICATE_NAME, DIFF_NAME))
     return out

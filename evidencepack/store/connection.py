@@ -8,7 +8,7 @@ its line). Values always travel as parameters, never as SQL.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import duckdb
@@ -19,9 +19,12 @@ from ..errors import EvidencePackError
 class Connection:
     """A DuckDB database (a file, or ``:memory:``) open for one owner."""
 
-    def __init__(self, database: str = ":memory:") -> None:
+    def __init__(self, database: str = ":memory:", config: Mapping[str, str] | None = None) -> None:
         try:
-            self.con = duckdb.connect(database)
+            self.con = duckdb.connect(database, config=dict(config or {}))
+            if config:
+                # Nothing run later may turn the configured switches back on.
+                self.con.execute("SET lock_configuration = true")
         except duckdb.Error as exc:
             raise self._open_error(exc) from exc
 

@@ -36,6 +36,8 @@ LocateItem = Callable[[int, "int | None", str], str]
 
 @dataclass(frozen=True)
 class SetSummary:
+    """One score set's items: count, mean, binary or continuous, and how many passed."""
+
     n_items: int
     mean: float | None
     kind: Literal["binary", "continuous"] | None
@@ -50,6 +52,7 @@ class ItemStaging(FileStaging):
         super().__init__(path, ITEMS_DDL)
 
     def insert(self, select_sql: str, params: Sequence[Any]) -> None:
+        """``INSERT INTO items BY NAME <select_sql>``: columns the SELECT omits stay NULL."""
         self.execute(f"INSERT INTO items BY NAME {select_sql}", params)
 
     def insert_columns(
@@ -59,6 +62,7 @@ class ItemStaging(FileStaging):
         scores: list[float],
         lines: list[int | None] | None = None,
     ) -> None:
+        """Insert one set's items built in Python (ids, scores, source lines) as one batch."""
         batch = {
             "set_index": np.full(len(ids), set_index, dtype=np.int32),
             "item_id": np.array(ids, dtype=object),
@@ -100,6 +104,7 @@ class ItemStaging(FileStaging):
             )
 
     def summary(self, set_index: int) -> SetSummary:
+        """The summary of one staged score set (binary when every score is 0 or 1)."""
         row = self.execute(
             "SELECT count(*), avg(score), bool_and(score IN (0, 1)), "
             "count(*) FILTER (WHERE score = 1) FROM items WHERE set_index = ?",

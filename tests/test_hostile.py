@@ -32,9 +32,9 @@ import yaml
 
 from evidencepack.errors import CouldNotRun
 from evidencepack.pack.archive import write_archive
+from evidencepack.pack.layout import BUNDLE_NAME
 from evidencepack.pack.publish import archive_path, publish, recover, staged_archive, staging_dir
 from evidencepack.signing.keys import generate_keypair
-from evidencepack.signing.statement import BUNDLE_NAME
 
 from .conftest import REPO_ROOT, SAMPLE_SPEC, without_evidence
 from .sigstore_testing.fixtures import KeyPack

@@ -1,4 +1,8 @@
-"""Collect a spec's inputs: hash each file, check pinned digests, copy them into the pack.
+"""Collect a spec's inputs: snapshot each file once, check pinned digests, copy them into the pack.
+
+Every cited file is read exactly once, into a private copy (``Snapshots``) under a name DuckDB
+cannot read as a glob; its digest is taken from that one read, and the readers, the pin check
+and the pack copy all use the copy, so the packed bytes are the bytes the analysis used.
 
 Inside a pack every input sits under ``inputs/`` at its path relative to the spec
 (``inputs/pack.yaml`` is the spec itself); inputs outside the spec's folder (allowed only with
@@ -9,7 +13,10 @@ its ``sha256sum``-style listing: one ``<sha256>  <relative path>`` line per file
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 import shutil
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -18,6 +25,9 @@ from typing import Literal
 from .analyze.models import InputFile
 from .errors import CouldNotRun, InputError
 from .provenance import sha256_file
+
+_CHUNK = 1 << 20
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 from .spec import EvidenceRef, LoadedSpec
 
 Role = Literal["spec", "dataset", "mlperf", "runs", "scores"]
@@ -44,25 +54,102 @@ def folder_digest(entries: Iterable[tuple[str, str]]) -> str:
 
 
 def files_under(path: Path) -> list[Path]:
-    """Regular files under ``path`` (itself if a file), sorted; symlinks inside are refused."""
-    if path.is_file():
+    """Regular files under ``path`` (itself if a file), sorted; symlinks inside are refused,
+    and so is anything that is neither a regular file nor a folder (a FIFO, a device)."""
+    if not path.is_dir():
+        _require_regular(path)
         return [path]
     out = []
     for child in sorted(path.rglob("*")):
         if child.is_symlink():
             raise InputError(f"{child}: symbolic links inside evidence folders are not followed")
-        if child.is_file():
-            out.append(child)
+        if child.is_dir():
+            continue
+        _require_regular(child)
+        out.append(child)
     return out
+
+
+def _require_regular(path: Path) -> None:
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc
+    if not stat.S_ISREG(mode):
+        raise InputError(f"{path}: not a regular file (a FIFO, socket or device is not evidence)")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A private copy of one cited file, taken by a single read of the source."""
+
+    source: Path
+    copy: Path
+    sha256: str
+    size_bytes: int
+
+
+class Snapshots:
+    """Private copies of the cited files under ``root``, one per source, taken once per build.
+
+    A copy's name is the source's own name when it is plain (letters, digits, ``._-``), else
+    ``input`` plus a plain suffix: DuckDB reads a path with ``*``, ``?``, ``[`` or ``{`` as a
+    glob, so a reader must never see the user's name.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._taken: dict[Path, Snapshot] = {}
+
+    def take(self, source: Path) -> Snapshot:
+        key = source.absolute()
+        if key in self._taken:
+            return self._taken[key]
+        _require_regular(source)
+        folder = self.root / f"{len(self._taken) + 1:05d}"
+        copy = folder / _safe_name(source.name)
+        digest = hashlib.sha256()
+        size = 0
+        try:
+            folder.mkdir(parents=True)
+            with source.open("rb") as src, copy.open("xb") as dst:
+                if not stat.S_ISREG(os.fstat(src.fileno()).st_mode):
+                    raise InputError(f"{source}: not a regular file")
+                while chunk := src.read(_CHUNK):
+                    digest.update(chunk)
+                    dst.write(chunk)
+                    size += len(chunk)
+        except FileNotFoundError as exc:
+            raise InputError(f"{source}: no such file") from exc
+        except OSError as exc:
+            raise InputError(f"{source}: cannot read: {exc}") from exc
+        copy.chmod(0o400)
+        snap = Snapshot(source=source, copy=copy, sha256=digest.hexdigest(), size_bytes=size)
+        self._taken[key] = snap
+        return snap
+
+    def origin(self, copy: Path) -> Path | None:
+        """The source a private copy was taken from."""
+        for snap in self._taken.values():
+            if snap.copy == copy:
+                return snap.source
+        return None
+
+
+def _safe_name(name: str) -> str:
+    if _SAFE_NAME.fullmatch(name):
+        return name
+    suffix = "".join(s for s in Path(name).suffixes if _SAFE_NAME.fullmatch(s[1:] or "-"))
+    return "input" + suffix
 
 
 class Collector:
     """Adds a spec's inputs to a ``Collected``; one instance per build."""
 
-    def __init__(self, loaded: LoadedSpec) -> None:
+    def __init__(self, loaded: LoadedSpec, snapshots: Snapshots) -> None:
         self.loaded = loaded
         self.result = Collected()
-        self._digests: dict[Path, str] = {}
+        self.snapshots = snapshots
         spec_file = loaded.path.resolve()
         self.add_file(
             spec_file, "inputs/pack.yaml", role="spec", spec_path=loaded.path.name, candidate=None
@@ -94,18 +181,25 @@ class Collector:
         tool_version: str | None = None,
         sha256: str | None = None,
     ) -> InputFile:
-        """Record ``source`` at ``pack_path`` (once); ``sha256`` if a reader already hashed it
-        (``copy_inputs`` checks the copied bytes against it)."""
+        """Record ``source`` at ``pack_path`` (once). Without ``sha256`` the file is snapshot
+        (read once; readers and the pack copy use the snapshot); with it (a reader that hashed
+        the file itself, the MLPerf importer) ``copy_inputs`` checks the copied bytes against it.
+        """
         existing = self.result.files.get(pack_path)
         if existing is not None:
             return existing
+        if sha256 is None:
+            snap = self.snapshots.take(source)
+            sha256, size, source = snap.sha256, snap.size_bytes, snap.copy
+        else:
+            size = source.stat().st_size
         record = InputFile(
             pack_path=pack_path,
             spec_path=spec_path,
             role=role,
             candidate=candidate,
-            sha256=sha256 or self.digest(source),
-            size_bytes=source.stat().st_size,
+            sha256=sha256,
+            size_bytes=size,
             format=fmt,
             tool=tool,
             tool_version=tool_version,
@@ -120,19 +214,22 @@ class Collector:
         if not source.exists():
             self.result.problems.append((candidate, f"{ref.path}: missing", None))
             return []
-        added = [
-            self.add_file(f, self.pack_path(f), role=role, spec_path=ref.path, candidate=candidate)
-            for f in files_under(source)
-        ]
+        try:
+            added = [
+                self.add_file(
+                    f, self.pack_path(f), role=role, spec_path=ref.path, candidate=candidate
+                )
+                for f in files_under(source)
+            ]
+        except InputError as exc:
+            self.result.problems.append((candidate, f"{ref.path}: {exc.message}", None))
+            return []
         self.check_pin(ref, candidate)
         return added
 
     def digest(self, path: Path) -> str:
-        """The sha256 of ``path``, read once per build (a pin check and the pack share it)."""
-        key = path.resolve()
-        if key not in self._digests:
-            self._digests[key] = sha256_file(path)
-        return self._digests[key]
+        """The sha256 of ``path`` from its snapshot (a pin check and the pack share the read)."""
+        return self.snapshots.take(path).sha256
 
     def check_pin(self, ref: EvidenceRef, candidate: str | None) -> None:
         """Compare a pinned sha256 with the file (or the folder listing digest) it names."""
@@ -142,7 +239,11 @@ class Collector:
         if not source.exists():
             self.result.problems.append((candidate, f"{ref.path}: missing", None))
             return
-        digests = {f: self.digest(f) for f in files_under(source)}
+        try:
+            digests = {f: self.digest(f) for f in files_under(source)}
+        except InputError as exc:
+            self.result.problems.append((candidate, f"{ref.path}: {exc.message}", None))
+            return
         if source.is_file():
             actual = digests[source]
         else:

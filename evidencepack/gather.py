@@ -103,10 +103,12 @@ def _read_ref(
     out = []
     for target in targets:
         path = collector.result.sources[target.pack_path]
+        origin = collector.snapshots.origin(path) or path
         try:
-            parsed = read_input(path)
+            parsed = _as_origin(read_input(path), path, origin)
         except InputError as exc:
-            ev.problems.append(("PROV-FILES", f"{ref.path}: cannot read: {exc.message}", target))
+            message = exc.message.replace(str(path), str(origin))
+            ev.problems.append(("PROV-FILES", f"{ref.path}: cannot read: {message}", target))
             continue
         try:
             load_input(store, parsed, role=role, candidate=candidate.id)
@@ -132,6 +134,32 @@ def _read_ref(
         )
         out.append((parsed, [collector.result.files[target.pack_path]]))
     return out
+
+
+def _as_origin(parsed: ParsedInput, copy: Path, origin: Path) -> ParsedInput:
+    """A file read from its private copy, named by the path the user gave."""
+    if copy == origin:
+        return parsed
+
+    def named(text: str) -> str:
+        return text.replace(str(copy), str(origin))
+
+    record = parsed.file.model_copy(
+        update={"path": str(origin), "warnings": tuple(named(w) for w in parsed.file.warnings)}
+    )
+    return dataclasses.replace(
+        parsed,
+        file=record,
+        warnings=tuple(named(w) for w in parsed.warnings),
+        runs=tuple(
+            r.model_copy(update={"warnings": tuple(named(w) for w in r.warnings)})
+            for r in parsed.runs
+        ),
+        score_sets=tuple(
+            s.model_copy(update={"warnings": tuple(named(w) for w in s.warnings)})
+            for s in parsed.score_sets
+        ),
+    )
 
 
 def _run(

@@ -1,0 +1,130 @@
+"""A pack's decision follows from exactly the bytes it packs, and nothing is trusted silently.
+
+Each test here failed on the tool before these guarantees (issue 10): a file swapped between two
+reads, a glob-like name, a FIFO, links out of a cited tree, a tool's summary that disagrees with
+its own rows, LoadGen runs that are impossible or INVALID, pooled score sets, a summary and its
+per-request file counted twice, and empty "successful" requests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evidencepack import gather as gather_module
+from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
+
+from .conftest import REPO_ROOT
+
+H200_SCORES = "evidence/h200-vllm/scores.jsonl"
+
+
+@pytest.fixture
+def samples(tmp_path: Path) -> Path:
+    """A private copy of samples/ whose spec a test may edit."""
+    target = tmp_path / "samples"
+    shutil.copytree(REPO_ROOT / "samples", target, ignore=shutil.ignore_patterns("generate"))
+    return target
+
+
+def _edit(spec: Path, old: str, new: str) -> None:
+    text = spec.read_text()
+    assert old in text, old
+    spec.write_text(text.replace(old, new, 1))
+
+
+def _unpin(spec: Path, path: str) -> None:
+    """Drop the sha256 pin under ``path`` so a test may change the file."""
+    lines = spec.read_text().splitlines(keepends=True)
+    out = []
+    skip = False
+    for line in lines:
+        if skip and line.strip().startswith("sha256:"):
+            skip = False
+            continue
+        skip = line.strip() == f"- path: {path}"
+        out.append(line)
+    spec.write_text("".join(out))
+
+
+def _all_failed(scores: Path) -> bytes:
+    """The same score file with every item failed."""
+    out = []
+    for line in scores.read_text().splitlines():
+        record = json.loads(line)
+        if "score" in record:
+            record["score"] = 0
+        if "passed" in record:
+            record["passed"] = False
+        out.append(json.dumps(record))
+    return ("\n".join(out) + "\n").encode()
+
+
+def _check(spec: Path, cid: str, check_id: str, decision: object = None) -> object:
+    doc = decision if decision is not None else check(spec, CompileOptions())
+    return next(c for c in doc.checks if c.id == check_id and c.candidate == cid)  # type: ignore[attr-defined]
+
+
+# -- 1. each input read once ---------------------------------------------------------------------
+
+
+def test_a_file_swapped_between_reads_cannot_split_decision_from_pack(
+    samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file is replaced by an all-fail copy while it is parsed and put back afterwards: the
+    decision must rest on the bytes that are packed (before: it judged the all-fail bytes and
+    packed the original ones)."""
+    spec = samples / "pack.yaml"
+    _unpin(spec, H200_SCORES)
+    scores = samples / H200_SCORES
+    original = scores.read_bytes()
+    failed = _all_failed(scores)
+    real = gather_module.read_input
+
+    def swapping(path: Path) -> object:
+        scores.write_bytes(failed)
+        try:
+            return real(path)
+        finally:
+            scores.write_bytes(original)
+
+    monkeypatch.setattr(gather_module, "read_input", swapping)
+    out = tmp_path / "pack"
+    result = build(spec, out, BuildOptions(compile=CompileOptions()))
+    assert (out / "inputs" / H200_SCORES).read_bytes() == original
+    quality = next(q for q in result.decision.quality if q.candidate == "h200-vllm")
+    assert quality.estimate == pytest.approx(0.885)
+    assert quality.meets_bar
+
+
+def test_a_glob_like_name_reads_that_file_not_its_neighbour(samples: Path) -> None:
+    """``s[c]ores.jsonl`` is its own file; DuckDB must not read it as a pattern matching the
+    uncited ``scores.jsonl`` beside it."""
+    spec = samples / "pack.yaml"
+    folder = samples / "evidence/h200-vllm"
+    (folder / "s[c]ores.jsonl").write_bytes(_all_failed(folder / "scores.jsonl"))
+    _unpin(spec, H200_SCORES)
+    _edit(spec, f"- path: {H200_SCORES}", "- path: evidence/h200-vllm/s[c]ores.jsonl")
+    decision = check(spec, CompileOptions())
+    quality = next(q for q in decision.quality if q.candidate == "h200-vllm")
+    assert quality.estimate == 0.0
+    assert not quality.meets_bar
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_is_refused_by_name_not_read(samples: Path) -> None:
+    spec = samples / "pack.yaml"
+    fifo = samples / "evidence/h200-vllm/pipe.jsonl"
+    os.mkfifo(fifo)
+    _edit(
+        spec,
+        f"- path: {H200_SCORES}",
+        "- path: evidence/h200-vllm/pipe.jsonl\n        - path: " + H200_SCORES,
+    )
+    result = _check(spec, "h200-vllm", "PROV-FILES")
+    assert result.status == "FAIL"  # type: ignore[attr-defined]
+    assert "pipe.jsonl" in result.reason and "not a regular file" in result.reason  # type: ignore[attr-defined]

@@ -25,10 +25,10 @@ from typing import Literal
 from .analyze.models import InputFile
 from .errors import CouldNotRun, InputError
 from .provenance import sha256_file
+from .spec import EvidenceRef, LoadedSpec
 
 _CHUNK = 1 << 20
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
-from .spec import EvidenceRef, LoadedSpec
 
 Role = Literal["spec", "dataset", "mlperf", "runs", "scores"]
 

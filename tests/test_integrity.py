@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from evidencepack import gather as gather_module
+from evidencepack.analyze.models import CheckResult
 from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
 
 from .conftest import REPO_ROOT
@@ -64,9 +65,9 @@ def _all_failed(scores: Path) -> bytes:
     return ("\n".join(out) + "\n").encode()
 
 
-def _check(spec: Path, cid: str, check_id: str, decision: object = None) -> object:
-    doc = decision if decision is not None else check(spec, CompileOptions())
-    return next(c for c in doc.checks if c.id == check_id and c.candidate == cid)  # type: ignore[attr-defined]
+def _check(spec: Path, cid: str, check_id: str) -> CheckResult:
+    decision = check(spec, CompileOptions())
+    return next(c for c in decision.checks if c.id == check_id and c.candidate == cid)
 
 
 # -- 1. each input read once ---------------------------------------------------------------------
@@ -126,5 +127,6 @@ def test_a_fifo_is_refused_by_name_not_read(samples: Path) -> None:
         "- path: evidence/h200-vllm/pipe.jsonl\n        - path: " + H200_SCORES,
     )
     result = _check(spec, "h200-vllm", "PROV-FILES")
-    assert result.status == "FAIL"  # type: ignore[attr-defined]
-    assert "pipe.jsonl" in result.reason and "not a regular file" in result.reason  # type: ignore[attr-defined]
+    assert result.status == "FAIL"
+    assert "pipe.jsonl" in result.reason
+    assert "not a regular file" in result.reason

@@ -143,6 +143,23 @@ def _safe_name(name: str) -> str:
     return "input" + suffix
 
 
+def links_out(root: Path, allowed: Iterable[Path]) -> list[str]:
+    """``link -> target`` for each symbolic link under ``root`` (walked without following any
+    link) whose target lies outside every ``allowed`` folder."""
+    roots = list(allowed)
+    out = []
+    for current, dirs, files in os.walk(root, followlinks=False):
+        dirs.sort()
+        for name in sorted([*dirs, *files]):
+            entry = Path(current) / name
+            if not entry.is_symlink():
+                continue
+            target = entry.resolve()
+            if not any(target.is_relative_to(r) for r in roots):
+                out.append(f"{entry} -> {os.readlink(entry)}")
+    return out
+
+
 class Collector:
     """Adds a spec's inputs to a ``Collected``; one instance per build."""
 
@@ -154,6 +171,20 @@ class Collector:
         self.add_file(
             spec_file, "inputs/pack.yaml", role="spec", spec_path=loaded.path.name, candidate=None
         )
+
+    def allowed_roots(self) -> list[Path]:
+        """Where a link inside cited evidence may point: the spec's folder and, with
+        ``--allow-outside-paths``, the outside paths the spec cites."""
+        base = self.loaded.base_dir
+        roots = [base]
+        if self.loaded.allow_outside:
+            cited = [ref.path for _, _, ref in self.loaded.evidence_refs()]
+            if self.loaded.spec.dataset.path is not None:
+                cited.append(self.loaded.spec.dataset.path)
+            roots += [
+                t for t in (self.loaded.resolve(p) for p in cited) if not t.is_relative_to(base)
+            ]
+        return roots
 
     def pack_path(self, source: Path) -> str:
         base = self.loaded.base_dir

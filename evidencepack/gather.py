@@ -20,14 +20,14 @@ from .analyze.evidence import (
     ScoreEvidence,
 )
 from .analyze.models import InputFile
-from .collect import Collector
+from .collect import Collector, links_out
 from .errors import InputError
 from .inputs.base import ParsedInput
 from .inputs.load import load_input, score_items
 from .inputs.models import Identity, LatencyStats, ServingRun
 from .inputs.registry import read_input
 from .mlperf.importer import import_path
-from .mlperf.models import MlperfResult
+from .mlperf.models import ImportReport, MlperfResult
 from .mlperf.query import load_results
 from .normalise import serving_rank
 from .spec import Candidate, DeclaredConditions, EvidenceRef, LoadedSpec, MlperfRef
@@ -44,9 +44,42 @@ def _problems_since(collector: Collector, before: int) -> list[Problem]:
     return [("PROV-FILES", reason, f) for _, reason, f in collector.result.problems[before:]]
 
 
+class _Imports:
+    """Each cited MLPerf tree imported once per build, shared by every candidate and check;
+    a tree holding a link out of the allowed folders is refused, naming the link."""
+
+    def __init__(self, store: Store, collector: Collector) -> None:
+        self.store = store
+        self.collector = collector
+        self._done: dict[tuple[Path, str | None], ImportReport | InputError] = {}
+
+    def __call__(self, path: Path, round: str | None) -> ImportReport:
+        key = (path, round)
+        if key not in self._done:
+            try:
+                self._done[key] = self._import(path, round)
+            except InputError as exc:
+                self._done[key] = exc
+        done = self._done[key]
+        if isinstance(done, InputError):
+            raise done
+        return done
+
+    def _import(self, path: Path, round: str | None) -> ImportReport:
+        if path.is_dir():
+            outside = links_out(path, self.collector.allowed_roots())
+            if outside:
+                raise InputError(
+                    "symbolic link(s) out of the spec's folder are not followed: "
+                    + "; ".join(outside)
+                )
+        return import_path(self.store, path, round=round)
+
+
 def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, CandidateEvidence]:
     """Every candidate's evidence; problems are recorded as provenance findings, not raised."""
     spec = loaded.spec
+    imports = _Imports(store, collector)
     shared_problems: list[Problem] = []
     if spec.dataset.path is not None:
         ref = EvidenceRef(path=spec.dataset.path, sha256=spec.dataset.digest)
@@ -57,7 +90,7 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
     for candidate in spec.candidates:
         ev = CandidateEvidence(candidate.id, problems=list(shared_problems))
         for ref in candidate.evidence.mlperf:
-            _gather_reference(loaded, store, collector, candidate, ref, ev)
+            _gather_reference(loaded, store, collector, imports, candidate, ref, ev)
         for ref in candidate.evidence.runs:
             for parsed, files in _read_ref(loaded, store, collector, candidate, ref, "runs", ev):
                 for index, run in enumerate(parsed.runs):
@@ -243,6 +276,7 @@ def _gather_reference(
     loaded: LoadedSpec,
     store: Store,
     collector: Collector,
+    imports: _Imports,
     candidate: Candidate,
     ref: MlperfRef,
     ev: CandidateEvidence,
@@ -252,7 +286,7 @@ def _gather_reference(
     collector.check_pin(ref, candidate.id)
     ev.problems += _problems_since(collector, before)
     try:
-        report = import_path(store, path, round=ref.round)
+        report = imports(path, ref.round)
     except InputError as exc:
         ev.problems.append(("PROV-FILES", f"{ref.path}: {exc.message}", None))
         return

@@ -130,3 +130,48 @@ def test_a_fifo_is_refused_by_name_not_read(samples: Path) -> None:
     assert result.status == "FAIL"
     assert "pipe.jsonl" in result.reason
     assert "not a regular file" in result.reason
+
+
+# -- 3. links -------------------------------------------------------------------------------------
+
+MI325X_SERVER = "evidence/mlperf/closed/SampleVendor/results/8xMI325X_vLLM/llama2-70b-99/Server"
+
+
+def test_a_link_out_of_a_cited_tree_is_refused_by_name(samples: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.conf"
+    secret.write_text("*.Server.target_qps = 1\n")
+    link = samples / MI325X_SERVER / "performance" / "run_1" / "user.conf"
+    link.symlink_to(secret)
+    result = _check(samples / "pack.yaml", "mi325x-vllm", "PROV-FILES")
+    assert result.status == "FAIL"
+    assert f"{link} -> {secret}" in result.reason
+    out = tmp_path / "pack"
+    built = build(samples / "pack.yaml", out, BuildOptions(compile=CompileOptions()))
+    assert built.decision.verdict == "FAIL"
+    assert not any(p.read_bytes() == secret.read_bytes() for p in out.rglob("*") if p.is_file())
+
+
+def test_a_link_inside_the_spec_folder_is_followed(samples: Path) -> None:
+    """A link whose target stays inside the spec's folder is not a finding."""
+    inside = samples / "evidence" / "notes.txt"
+    inside.write_text("run notes\n")
+    (samples / MI325X_SERVER / "notes.txt").symlink_to(inside)
+    result = _check(samples / "pack.yaml", "mi325x-vllm", "PROV-FILES")
+    assert result.status == "PASS"
+
+
+def test_a_tree_cited_by_every_candidate_is_imported_once(
+    samples: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sample's three candidates cite one MLPerf tree: one import serves them all."""
+    calls: list[Path] = []
+    real = gather_module.import_path
+
+    def counting(store: object, path: Path, **kwargs: object) -> object:
+        calls.append(path)
+        return real(store, path, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gather_module, "import_path", counting)
+    decision = check(samples / "pack.yaml", CompileOptions())
+    assert calls == [samples.resolve() / "evidence" / "mlperf"]
+    assert len(decision.references) == 3

@@ -186,6 +186,16 @@ class Collector:
             ]
         return roots
 
+    def shown(self, copy: Path) -> str:
+        """How findings name a file read from its private copy: its path relative to the spec
+        (as it also sits relative to the pack's ``inputs/pack.yaml``), else its pack path."""
+        source = self.snapshots.origin(copy)
+        if source is None:
+            return str(copy)
+        if source.is_relative_to(self.loaded.base_dir):
+            return str(PurePosixPath(*source.relative_to(self.loaded.base_dir).parts))
+        return self.pack_path(source)
+
     def pack_path(self, source: Path) -> str:
         base = self.loaded.base_dir
         if source.is_relative_to(base):

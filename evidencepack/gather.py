@@ -15,6 +15,7 @@ from .analyze.capacity import RunPoint
 from .analyze.evidence import (
     CandidateEvidence,
     Conditions,
+    DataFinding,
     ReferenceEvidence,
     RunEvidence,
     ScoreEvidence,
@@ -23,9 +24,19 @@ from .analyze.models import InputFile
 from .collect import Collector, links_out
 from .errors import InputError
 from .inputs.base import ParsedInput
-from .inputs.load import load_input, score_items
+from .inputs.crosscheck import loadgen_pair
+from .inputs.load import (
+    companions,
+    failed_checks,
+    load_input,
+    replace_findings,
+    run_findings,
+    runs_of_file,
+    score_items,
+)
 from .inputs.models import Identity, LatencyStats, ServingRun
 from .inputs.registry import read_input
+from .inputs.stage import TOLERANCE_TEXT
 from .mlperf.importer import import_path
 from .mlperf.models import ImportReport, MlperfResult
 from .mlperf.query import load_results
@@ -34,6 +45,7 @@ from .spec import Candidate, DeclaredConditions, EvidenceRef, LoadedSpec, Mlperf
 from .store import Store
 
 LOADGEN_DETAIL = "mlperf_log_detail.txt"
+LOADGEN_SUMMARY = "mlperf_log_summary.txt"
 
 
 Problem = tuple[str, str, InputFile | None]
@@ -91,10 +103,13 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
         ev = CandidateEvidence(candidate.id, problems=list(shared_problems))
         for ref in candidate.evidence.mlperf:
             _gather_reference(loaded, store, collector, imports, candidate, ref, ev)
+        read: list[tuple[EvidenceRef, InputFile]] = []
         for ref in candidate.evidence.runs:
-            for parsed, files in _read_ref(loaded, store, collector, candidate, ref, "runs", ev):
-                for index, run in enumerate(parsed.runs):
-                    ev.runs.append(_run(ref, candidate, files, parsed, run, index))
+            for _, files in _read_ref(loaded, store, collector, candidate, ref, "runs", ev):
+                read.append((ref, files[0]))
+        # Read back from the store only once every file is in: a summary is cross-checked
+        # against its per-request companion when the second of the two is loaded.
+        ev.runs += _stored_runs(store, candidate, read)
         for ref in candidate.evidence.scores:
             for parsed, files in _read_ref(loaded, store, collector, candidate, ref, "scores", ev):
                 for index, score_set in enumerate(parsed.score_sets):
@@ -137,10 +152,11 @@ def _read_ref(
     for target in targets:
         path = collector.result.sources[target.pack_path]
         origin = collector.snapshots.origin(path) or path
+        shown = collector.shown(path)
         try:
-            parsed = _as_origin(read_input(path), path, origin)
+            parsed = _as_origin(read_input(path), path, origin, shown)
         except InputError as exc:
-            message = exc.message.replace(str(path), str(origin))
+            message = exc.message.replace(str(path), shown)
             ev.problems.append(("PROV-FILES", f"{ref.path}: cannot read: {message}", target))
             continue
         try:
@@ -166,16 +182,39 @@ def _read_ref(
             warnings=parsed.warnings,
         )
         out.append((parsed, [collector.result.files[target.pack_path]]))
+    if role == "runs" and source.is_dir():
+        _check_loadgen_summary(store, collector, candidate, added)
     return out
 
 
-def _as_origin(parsed: ParsedInput, copy: Path, origin: Path) -> ParsedInput:
-    """A file read from its private copy, named by the path the user gave."""
+def _check_loadgen_summary(
+    store: Store, collector: Collector, candidate: Candidate, added: list[InputFile]
+) -> None:
+    """A team's own LoadGen folder: its summary checked against its detail log, the findings
+    stored on the detail log's run."""
+    by_name = {Path(f.pack_path).name: f for f in added}
+    detail, summary = by_name.get(LOADGEN_DETAIL), by_name.get(LOADGEN_SUMMARY)
+    if detail is None or summary is None:
+        return
+    copies = [collector.result.sources[f.pack_path] for f in (detail, summary)]
+    findings = loadgen_pair(copies[0], copies[1])
+    for copy in copies:
+        shown = collector.shown(copy)
+        findings = [
+            f.model_copy(update={"detail": f.detail.replace(str(copy), shown)}) for f in findings
+        ]
+    for run in runs_of_file(store, detail.sha256, candidate.id):
+        replace_findings(store, run.run_id, "summary-disagrees", findings)
+
+
+def _as_origin(parsed: ParsedInput, copy: Path, origin: Path, shown: str) -> ParsedInput:
+    """A file read from its private copy: its record names the source, its messages the path
+    relative to the spec (the same on every machine and inside the pack)."""
     if copy == origin:
         return parsed
 
     def named(text: str) -> str:
-        return text.replace(str(copy), str(origin))
+        return text.replace(str(copy), shown)
 
     record = parsed.file.model_copy(
         update={"path": str(origin), "warnings": tuple(named(w) for w in parsed.file.warnings)}
@@ -185,7 +224,14 @@ def _as_origin(parsed: ParsedInput, copy: Path, origin: Path) -> ParsedInput:
         file=record,
         warnings=tuple(named(w) for w in parsed.warnings),
         runs=tuple(
-            r.model_copy(update={"warnings": tuple(named(w) for w in r.warnings)})
+            r.model_copy(
+                update={
+                    "warnings": tuple(named(w) for w in r.warnings),
+                    "findings": tuple(
+                        f.model_copy(update={"detail": named(f.detail)}) for f in r.findings
+                    ),
+                }
+            )
             for r in parsed.runs
         ),
         score_sets=tuple(
@@ -195,17 +241,75 @@ def _as_origin(parsed: ParsedInput, copy: Path, origin: Path) -> ParsedInput:
     )
 
 
+def _stored_runs(
+    store: Store, candidate: Candidate, read: list[tuple[EvidenceRef, InputFile]]
+) -> list[RunEvidence]:
+    """The candidate's runs as the store holds them, one load point per run: a summary run
+    cross-checked against another file's per-request rows joins that run (``also``)."""
+    stored = [(ref, file, runs_of_file(store, file.sha256, candidate.id)) for ref, file in read]
+    by_id = {run.run_id: (ref, file, run, len(runs)) for ref, file, runs in stored for run in runs}
+    joined: dict[str, list[str]] = {
+        run_id: [s for s in companions(store, run_id) if s in by_id] for run_id in by_id
+    }
+    summaries = {s for found in joined.values() for s in found}
+    out = []
+    for run_id, (ref, file, run, count) in by_id.items():
+        if run_id in summaries:
+            continue
+        label = ref.path if count == 1 else f"{ref.path}#{run.index}"
+        declared = ref.declared or candidate.evidence.declared
+        model = run.identity.model_name or (declared.model_name if declared else None)
+        findings = _findings(store, label, file, run, model)
+        also = []
+        for summary_id in joined[run_id]:
+            s_ref, s_file, summary, _ = by_id[summary_id]
+            also.append(s_file)
+            findings += _findings(
+                store, f"{s_ref.path} (summary of {label})", s_file, summary, model
+            )
+        out.append(_run(ref, candidate, file, run, label, tuple(findings), tuple(also)))
+    return out
+
+
+def _findings(
+    store: Store, label: str, file: InputFile, run: ServingRun, model: str | None
+) -> list[DataFinding]:
+    """A run's stored findings and the tool figures its rows contradict, as the analysis sees
+    them (``model``: the run's own, else the declared one)."""
+
+    def finding(
+        kind: str, severity: Literal["FAIL", "WARN"], figure: str | None, detail: str
+    ) -> DataFinding:
+        return DataFinding(label, file, model, kind, severity, figure, detail)
+
+    out = [finding(f.kind, f.severity, f.figure, f.detail) for f in run_findings(store, run.run_id)]
+    for check, against in failed_checks(store, run.run_id):
+        figure = f"{check.metric.upper()} {check.statistic}"
+        rows = f"the per-request rows of {against}" if against else "its own per-request rows"
+        out.append(
+            finding(
+                "summary-disagrees",
+                "FAIL",
+                figure,
+                f"{run.tool} reports {figure} {check.tool_value:.4g} ms but {rows} give "
+                f"{check.recomputed_value:.4g} ms (accepted {check.lower:.4g}..{check.upper:.4g}"
+                f"; {TOLERANCE_TEXT})",
+            )
+        )
+    return out
+
+
 def _run(
     ref: EvidenceRef,
     candidate: Candidate,
-    files: list[InputFile],
-    parsed: ParsedInput,
+    file: InputFile,
     run: ServingRun,
-    index: int,
+    label: str,
+    findings: tuple[DataFinding, ...],
+    also: tuple[InputFile, ...],
 ) -> RunEvidence:
     declared = ref.declared or candidate.evidence.declared
     replicas = declared.replicas if declared else 1
-    label = ref.path if len(parsed.runs) == 1 else f"{ref.path}#{index}"
 
     def p99(stats: LatencyStats | None) -> float | None:
         return stats.p99_ms if stats is not None else None
@@ -231,6 +335,7 @@ def _run(
         tpot_p99_ms=p99(tpot),
         e2e_p99_ms=p99(run.e2e),
         e2e_mean_ms=run.e2e.mean_ms if run.e2e is not None else None,
+        excluded=_excluded(findings),
     )
     observed = dataclasses.replace(
         _observed(run.identity),
@@ -239,12 +344,28 @@ def _run(
     )
     return RunEvidence(
         id=label,
-        file=files[0],
+        file=file,
         tool=run.tool,
         point=point,
         observed=observed,
         declared=_declared(declared),
+        definitions=tuple(
+            f"{s.metric} {s.definition}" for s in (run.ttft, tpot, run.e2e) if s is not None
+        ),
+        findings=findings,
+        also=also,
     )
+
+
+def _excluded(findings: tuple[DataFinding, ...]) -> str | None:
+    """Why an INVALID run, or one with a failing finding, is no operating point (a PROV-DATA
+    waiver admits it)."""
+    if any(f.kind == "invalid-run" for f in findings):
+        return "LoadGen judged the run INVALID"
+    failing = [f for f in findings if f.severity == "FAIL"]
+    if not failing:
+        return None
+    return f"its data fails PROV-DATA ({failing[0].figure or failing[0].kind})"
 
 
 def _observed(identity: Identity) -> Conditions:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..inputs.stage import TOLERANCE_TEXT
 from ..normalise import normalise_precision, normalise_runtime, versions_match
 from ..spec import Candidate, PackSpec
 from .comparability import HARD_FIELDS
@@ -25,6 +26,7 @@ TITLES = {
     "PROV-FILES": "Input files present and unchanged",
     "PROV-MLPERF": "Cited MLPerf results are valid",
     "PROV-MODEL": "Evidence is for the candidate model",
+    "PROV-DATA": "Run data is possible, consistent and judged valid",
     "DECISION": "Decision follows from the evidence",
 }
 _WORST = {"PASS": 0, "WARN": 1, "FAIL": 2}
@@ -404,6 +406,7 @@ def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[C
                 [r.link() for r in ev.references],
             )
         )
+    out.append(prov_data(cid, ev))
     envelope = spec.envelope.model
     wrong = []
     for item in ev.items():
@@ -435,3 +438,50 @@ def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[C
             )
         )
     return out
+
+
+def _model_of(run: RunEvidence) -> str:
+    return run.observed.model_name or run.declared.model_name or "an unnamed model"
+
+
+def prov_data(cid: str, ev: CandidateEvidence) -> CheckResult:
+    """Each run's findings (summary against rows or detail log, duplicate keys, impossible
+    values, INVALID runs) and a load sweep that mixes tools or metric definitions."""
+    findings = ev.findings()
+    statuses: list[Status] = [f.severity for f in findings]
+    reasons = [f.text() for f in findings]
+    sweep = [r for r in ev.runs if r.point.load != "offline"]
+    tools = sorted({r.tool for r in sweep})
+    definitions = sorted({d for r in sweep for d in r.definitions})
+    metrics = [d.split(" ", 1)[0] for d in definitions]
+    mixed_definitions = sorted({m for m in metrics if metrics.count(m) > 1})
+    if len(tools) > 1:
+        statuses.append("WARN")
+        reasons.append(
+            "the load sweep mixes tools: "
+            + "; ".join(f"{t} ({', '.join(r.id for r in sweep if r.tool == t)})" for t in tools)
+        )
+    if mixed_definitions:
+        statuses.append("WARN")
+        reasons.append(
+            "the load sweep mixes metric definitions: "
+            + "; ".join(d for d in definitions if d.split(" ", 1)[0] in mixed_definitions)
+        )
+    links = [link(r) for r in ev.runs if r.findings] or [link(r) for r in ev.runs]
+    if reasons:
+        return check_result("PROV-DATA", cid, _worst(statuses), True, "; ".join(reasons), links)
+    if not ev.runs:
+        return check_result("PROV-DATA", cid, "PASS", True, "no serving runs to check")
+    models = sorted({_model_of(r) for r in ev.runs})
+    paired = [r for r in ev.runs if r.also]
+    crossed = f"; {len(paired)} summary file(s) agree with their run's rows" if paired else ""
+    return check_result(
+        "PROV-DATA",
+        cid,
+        "PASS",
+        True,
+        f"{len(ev.runs)} run(s) of {', '.join(models)} ({', '.join(r.id for r in ev.runs)}): "
+        "no impossible TTFT/TPOT/latency or token figure, no repeated log key, no INVALID "
+        f"verdict, tool summaries within {TOLERANCE_TEXT} of the rows{crossed}",
+        links,
+    )

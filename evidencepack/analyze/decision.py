@@ -4,6 +4,7 @@ pick the recommendation by the spec's objective, check the chosen candidate, lis
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Literal
@@ -96,7 +97,11 @@ def decide(
             for ref in ev.references
         ]
         rows += mine
-        capacity = size_candidate(spec, candidate, [r.point for r in ev.runs])
+        points = [r.point for r in ev.runs]
+        if _waiver_names(spec, "PROV-DATA", candidate.id, as_of):
+            # A current waiver of PROV-DATA admits the runs its findings would exclude.
+            points = [dataclasses.replace(p, excluded=None) for p in points]
+        capacity = size_candidate(spec, candidate, points)
         op = next(
             (lp for lp in capacity.load_points if lp.run == capacity.operating_point_run), None
         )
@@ -164,6 +169,13 @@ def decide(
         waivers_rejected=tuple(rejected),
         inputs=tuple(sorted(inputs, key=lambda f: f.pack_path)),
         spec=spec,
+    )
+
+
+def _waiver_names(spec: PackSpec, check_id: str, candidate: str, as_of: dt.date) -> bool:
+    return any(
+        w.check == check_id and w.candidate in (None, candidate) and w.expires >= as_of
+        for w in spec.waivers
     )
 
 

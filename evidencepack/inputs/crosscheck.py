@@ -7,15 +7,22 @@ they count the same completed requests, and their start times lie within 5 s (or
 has no time, they are the only such pair). The summary's figures are then checked against the
 rows with the same rule as within a file; the checks land in ``run_checks`` (``against_run_id``)
 and in the summary run's document, with a warning for any disagreement.
+
+A team's own LoadGen folder gets the check an MLPerf submission gets: its
+``mlperf_log_summary.txt`` against its ``mlperf_log_detail.txt`` (``loadgen_pair``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
+from ..errors import InputError
+from ..mlperf.loadgen_log import parse_detail
+from ..mlperf.loadgen_summary import cross_check, parse_summary_raw
 from ..store import Store
 from ._runs import disagreement, same_meaning
-from .models import AggregateCheck, LatencyStats, ServingRun
+from .models import AggregateCheck, LatencyStats, RunFinding, ServingRun
 from .stage import compare
 
 MAX_START_GAP_S = 5.0
@@ -119,3 +126,21 @@ def _count(store: Store, run_id: str, column: str) -> int:
         f"SELECT count({column}) AS n FROM run_requests WHERE run_id = ? AND ok", [run_id]
     )[0]["n"]
     return count
+
+
+def loadgen_pair(detail: Path, summary: Path) -> list[RunFinding]:
+    """Every figure a LoadGen summary prints that its detail log contradicts, as FAIL findings
+    (the run is read from the detail log; a summary that disagrees is not trusted silently)."""
+    try:
+        problems = cross_check(parse_detail(detail), parse_summary_raw(summary))
+    except InputError as exc:
+        problems = [exc.message, *exc.problems]
+    return [
+        RunFinding(
+            kind="summary-disagrees",
+            severity="FAIL",
+            figure=problem.split(": ", 2)[1].split(" is ", 1)[0] if ": " in problem else None,
+            detail=problem,
+        )
+        for problem in problems
+    ]

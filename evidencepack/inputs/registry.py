@@ -29,6 +29,7 @@ from . import (
 from .base import Format, ParsedInput, Probe
 from .detect import probe_file
 from .models import ServingRun
+from .sanity import impossible_values
 
 # Order matters only where two detectors could both accept a file: the more specific first.
 FORMATS: tuple[Format, ...] = (
@@ -76,8 +77,14 @@ def read_input(path: Path) -> ParsedInput:
     probe = probe_file(path)
     record = file_record(path)
     parsed = detect_format(probe).parse(probe, record)
-    runs = tuple(_with_concurrency(run) for run in parsed.runs)
+    runs = tuple(_with_findings(_with_concurrency(run)) for run in parsed.runs)
     return replace(parsed, runs=runs)
+
+
+def _with_findings(run: ServingRun) -> ServingRun:
+    """Impossible values are findings of every run, whichever reader made it."""
+    found = impossible_values(run)
+    return run.model_copy(update={"findings": run.findings + found}) if found else run
 
 
 def _with_concurrency(run: ServingRun) -> ServingRun:

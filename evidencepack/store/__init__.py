@@ -19,7 +19,7 @@ import duckdb
 from ..errors import StoreError
 from ..provenance import FileRecord
 
-STORE_VERSION = 1
+STORE_VERSION = 2
 
 _DDL_MODULES: tuple[str, ...] = ("files", "mlperf", "runs", "analysis")
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")

@@ -175,3 +175,153 @@ def test_a_tree_cited_by_every_candidate_is_imported_once(
     decision = check(samples / "pack.yaml", CompileOptions())
     assert calls == [samples.resolve() / "evidence" / "mlperf"]
     assert len(decision.references) == 3
+
+
+# -- 2. one way in: runs through the store, the PROV-DATA check ----------------------------------
+
+
+def _aiperf_pair(samples: Path, shared_data: Path, *, double_p99: bool) -> Path:
+    """The real AIPerf summary and its own per-request file, cited for h200-vllm."""
+    folder = samples / "evidence" / "aiperf"
+    folder.mkdir()
+    source = shared_data / "formats" / "aiperf" / "generated"
+    shutil.copyfile(source / "profile_export.jsonl", folder / "profile_export.jsonl")
+    summary = json.loads((source / "profile_export_aiperf.json").read_text())
+    if double_p99:
+        summary["time_to_first_token"]["p99"] *= 2
+    (folder / "profile_export_aiperf.json").write_text(json.dumps(summary))
+    spec = samples / "pack.yaml"
+    _edit(
+        spec,
+        "        - path: evidence/h200-vllm/runs/qps_5.5\n",
+        "        - path: evidence/h200-vllm/runs/qps_5.5\n"
+        "        - path: evidence/aiperf/profile_export_aiperf.json\n"
+        "        - path: evidence/aiperf/profile_export.jsonl\n",
+    )
+    return spec
+
+
+def test_a_doubled_summary_p99_beside_its_rows_fails_prov_data(
+    samples: Path, shared_data: Path
+) -> None:
+    spec = _aiperf_pair(samples, shared_data, double_p99=True)
+    decision = check(spec, CompileOptions())
+    result = next(c for c in decision.checks if c.id == "PROV-DATA" and c.candidate == "h200-vllm")
+    assert result.status == "FAIL"
+    assert "evidence/aiperf/profile_export_aiperf.json" in result.reason
+    assert "TTFT p99 68.4" in result.reason  # the doubled figure, named
+    assert decision.verdict == "FAIL"
+    capacity = next(c for c in decision.capacity if c.candidate == "h200-vllm")
+    aiperf = [lp for lp in capacity.load_points if "aiperf" in lp.run]
+    # one run, one load point (the per-request file), kept from being an operating point
+    assert [lp.run for lp in aiperf] == ["evidence/aiperf/profile_export.jsonl"]
+    assert not aiperf[0].meets_slo
+    assert any("PROV-DATA" in m for m in aiperf[0].misses)
+
+
+def test_a_summary_and_its_rows_are_one_load_point(samples: Path, shared_data: Path) -> None:
+    spec = _aiperf_pair(samples, shared_data, double_p99=False)
+    decision = check(spec, CompileOptions())
+    capacity = next(c for c in decision.capacity if c.candidate == "h200-vllm")
+    assert len(capacity.load_points) == 6  # the five LoadGen runs and one AIPerf run
+    result = next(c for c in decision.checks if c.id == "PROV-DATA" and c.candidate == "h200-vllm")
+    # the sweep now mixes LoadGen and AIPerf: said, with the runs of each
+    assert "mixes tools" in result.reason
+    assert "aiperf (evidence/aiperf/profile_export.jsonl)" in result.reason
+
+
+MI_RUNS = "evidence/mi325x-vllm/runs"
+
+
+def _set_key(detail: Path, key: str, value: object) -> None:
+    lines = detail.read_text().splitlines(keepends=True)
+    out = []
+    for line in lines:
+        record = json.loads(line.split(":::MLLOG", 1)[1])
+        if record["key"] == key:
+            record["value"] = value
+            line = ":::MLLOG " + json.dumps(record) + "\n"
+        out.append(line)
+    detail.write_text("".join(out))
+
+
+def test_a_negative_loadgen_ttft_p99_fails_prov_data(samples: Path) -> None:
+    detail = samples / MI_RUNS / "qps_2.2" / "mlperf_log_detail.txt"
+    _set_key(detail, "result_first_token_99.00_percentile_latency_ns", -5_000_000)
+    decision = check(samples / "pack.yaml", CompileOptions())
+    result = next(
+        c for c in decision.checks if c.id == "PROV-DATA" and c.candidate == "mi325x-vllm"
+    )
+    assert result.status == "FAIL"
+    assert f"{MI_RUNS}/qps_2.2" in result.reason
+    assert "TTFT p99 is negative (-5 ms)" in result.reason
+    capacity = next(c for c in decision.capacity if c.candidate == "mi325x-vllm")
+    assert capacity.operating_point_run != f"{MI_RUNS}/qps_2.2"
+
+
+def test_a_loadgen_summary_that_contradicts_its_detail_log_fails(samples: Path) -> None:
+    summary = samples / MI_RUNS / "qps_2.2" / "mlperf_log_summary.txt"
+    text = summary.read_text()
+    line = next(x for x in text.splitlines() if x.startswith("Completed samples per second"))
+    summary.write_text(text.replace(line, "Completed samples per second    : 9.99"))
+    result = _check(samples / "pack.yaml", "mi325x-vllm", "PROV-DATA")
+    assert result.status == "FAIL"
+    assert f"{MI_RUNS}/qps_2.2/mlperf_log_summary.txt" in result.reason
+    assert "samples per second is 9.99 in the summary" in result.reason
+
+
+def test_a_repeated_loadgen_key_is_a_finding_not_last_wins(samples: Path) -> None:
+    folder = samples / MI_RUNS / "qps_2.2"
+    (folder / "mlperf_log_summary.txt").unlink()
+    detail = folder / "mlperf_log_detail.txt"
+    line = next(
+        x for x in detail.read_text().splitlines() if '"result_completed_samples_per_sec"' in x
+    )
+    record = json.loads(line.split(":::MLLOG", 1)[1])
+    record["value"] = 50.0
+    with detail.open("a") as handle:
+        handle.write(":::MLLOG " + json.dumps(record) + "\n")
+    decision = check(samples / "pack.yaml", CompileOptions())
+    result = next(
+        c for c in decision.checks if c.id == "PROV-DATA" and c.candidate == "mi325x-vllm"
+    )
+    assert result.status == "FAIL"
+    assert "result_completed_samples_per_sec = 50.0 logged again" in result.reason
+    capacity = next(c for c in decision.capacity if c.candidate == "mi325x-vllm")
+    assert capacity.operating_point_run != f"{MI_RUNS}/qps_2.2"
+
+
+def _invalid_but_fast(samples: Path) -> Path:
+    """qps_3.2 (LoadGen: INVALID) edited to look within the SLO."""
+    folder = samples / MI_RUNS / "qps_3.2"
+    (folder / "mlperf_log_summary.txt").unlink()
+    detail = folder / "mlperf_log_detail.txt"
+    _set_key(detail, "result_first_token_99.00_percentile_latency_ns", 1.5e9)
+    _set_key(detail, "result_99.00_percentile_latency_ns", 2.9e10)
+    return samples / "pack.yaml"
+
+
+def test_an_invalid_loadgen_run_is_never_the_operating_point(samples: Path) -> None:
+    decision = check(_invalid_but_fast(samples), CompileOptions())
+    capacity = next(c for c in decision.capacity if c.candidate == "mi325x-vllm")
+    assert capacity.operating_point_run == f"{MI_RUNS}/qps_2.2"
+    assert capacity.accelerators == 9
+    point = next(lp for lp in capacity.load_points if lp.run == f"{MI_RUNS}/qps_3.2")
+    assert "LoadGen judged the run INVALID" in point.misses
+    result = next(
+        c for c in decision.checks if c.id == "PROV-DATA" and c.candidate == "mi325x-vllm"
+    )
+    assert result.status == "WARN"
+    assert "qps_3.2" in result.reason
+
+
+def test_a_prov_data_waiver_admits_the_invalid_run(samples: Path) -> None:
+    spec = _invalid_but_fast(samples)
+    with spec.open("a") as handle:
+        handle.write(
+            "waivers:\n  - {check: PROV-DATA, candidate: mi325x-vllm, reason: rerun pending, "
+            "approver: A. Example, expires: 2027-01-31}\n"
+        )
+    decision = check(spec, CompileOptions())
+    capacity = next(c for c in decision.capacity if c.candidate == "mi325x-vllm")
+    assert capacity.operating_point_run == f"{MI_RUNS}/qps_3.2"

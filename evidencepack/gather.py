@@ -29,10 +29,11 @@ from .inputs.load import (
     companions,
     failed_checks,
     load_input,
+    load_score_sets,
     replace_findings,
     run_findings,
     runs_of_file,
-    score_items,
+    score_item_rows,
 )
 from .inputs.models import Identity, LatencyStats, ServingRun
 from .inputs.registry import read_input
@@ -112,8 +113,10 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
         ev.runs += _stored_runs(store, candidate, read)
         for ref in candidate.evidence.scores:
             for parsed, files in _read_ref(loaded, store, collector, candidate, ref, "scores", ev):
-                for index, score_set in enumerate(parsed.score_sets):
-                    values = score_items(store, score_set.set_id)
+                stored = {s.set_id: s for s in load_score_sets(store, candidate=candidate.id)}
+                for index, parsed_set in enumerate(parsed.score_sets):
+                    score_set = stored.get(parsed_set.set_id, parsed_set)
+                    rows = score_item_rows(store, score_set.set_id)
                     label = ref.path if len(parsed.score_sets) == 1 else f"{ref.path}#{index}"
                     ev.scores.append(
                         ScoreEvidence(
@@ -121,7 +124,10 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
                             file=files[0],
                             tool=score_set.tool,
                             metric=score_set.metric,
-                            scores=tuple(values),
+                            scores=tuple(row.score for row in rows),
+                            item_ids=tuple(row.item_id for row in rows),
+                            task=score_set.task,
+                            scorer=score_set.scorer,
                             observed=_observed(score_set.identity),
                             declared=_declared(ref.declared or candidate.evidence.declared),
                         )

@@ -325,3 +325,94 @@ def test_a_prov_data_waiver_admits_the_invalid_run(samples: Path) -> None:
     decision = check(spec, CompileOptions())
     capacity = next(c for c in decision.capacity if c.candidate == "mi325x-vllm")
     assert capacity.operating_point_run == f"{MI_RUNS}/qps_3.2"
+
+
+# -- 4. no silent aggregation --------------------------------------------------------------------
+
+
+def _three_score_sets(samples: Path, shared_data: Path) -> Path:
+    """h200-vllm scored by two inspect-ai scorers on the same 5 items and a promptfoo set."""
+    folder = samples / "evidence" / "evals"
+    folder.mkdir()
+    inspect = next((shared_data / "formats/inspect-ai/generated").glob("*arith*.eval"))
+    shutil.copyfile(inspect, folder / "arith.eval")
+    shutil.copyfile(
+        shared_data / "formats/promptfoo/generated/results.json", folder / "results.json"
+    )
+    spec = samples / "pack.yaml"
+    _unpin(spec, H200_SCORES)
+    _edit(
+        spec,
+        f"- path: {H200_SCORES}",
+        "- path: evidence/evals/arith.eval\n        - path: evidence/evals/results.json",
+    )
+    _edit(spec, "metric: pass_rate", "metric: accuracy")
+    return spec
+
+
+def test_score_sets_of_different_scorers_are_never_pooled(samples: Path, shared_data: Path) -> None:
+    decision = check(_three_score_sets(samples, shared_data), CompileOptions())
+    quality = next(q for q in decision.quality if q.candidate == "h200-vllm")
+    assert quality.n_items == 5  # not 13
+    assert quality.judged_set == "inspect-ai/arith/includes/accuracy"
+    assert "because its metric is the spec's accuracy and it has the most items" in quality.reason
+    assert "not pooled with inspect-ai/arith/match/accuracy (5 items)" in quality.reason
+    assert quality.other_sets == (
+        "inspect-ai/arith/match/accuracy",
+        "promptfoo/What is {{a}} + {{b}}? Answer: {{answer}}/assertions/pass",
+    )
+
+
+def test_the_spec_names_the_score_set_the_bar_is_judged_on(
+    samples: Path, shared_data: Path
+) -> None:
+    spec = _three_score_sets(samples, shared_data)
+    _edit(
+        spec,
+        "  direction: higher_is_better\n",
+        "  direction: higher_is_better\n  score_set: {scorer: match}\n",
+    )
+    decision = check(spec, CompileOptions())
+    quality = next(q for q in decision.quality if q.candidate == "h200-vllm")
+    assert quality.judged_set == "inspect-ai/arith/match/accuracy"
+    assert "named by the spec's scoring.score_set" in quality.reason
+
+
+def test_items_repeated_across_files_of_one_set_are_counted_once(samples: Path) -> None:
+    spec = samples / "pack.yaml"
+    scores = samples / H200_SCORES
+    shutil.copyfile(scores, scores.with_name("scores-again.jsonl"))
+    _edit(
+        spec,
+        f"- path: {H200_SCORES}",
+        "- path: evidence/h200-vllm/scores-again.jsonl\n        - path: " + H200_SCORES,
+    )
+    quality = next(q for q in check(spec, CompileOptions()).quality if q.candidate == "h200-vllm")
+    assert quality.n_items == 400
+    assert quality.estimate == pytest.approx(0.885)
+    assert "400 item(s) repeated across" in quality.reason
+
+
+def test_an_item_scored_twice_differently_refuses_the_set(samples: Path) -> None:
+    spec = samples / "pack.yaml"
+    scores = samples / H200_SCORES
+    scores.with_name("scores-failed.jsonl").write_bytes(_all_failed(scores))
+    _edit(
+        spec,
+        f"- path: {H200_SCORES}",
+        "- path: evidence/h200-vllm/scores-failed.jsonl\n        - path: " + H200_SCORES,
+    )
+    quality = next(q for q in check(spec, CompileOptions()).quality if q.candidate == "h200-vllm")
+    assert quality.estimate is None
+    assert not quality.meets_bar
+    assert "refused: item" in quality.reason
+
+
+# -- 5. every check names its model, file and figure ---------------------------------------------
+
+
+def test_c2_names_the_score_sets_own_models(samples: Path, shared_data: Path) -> None:
+    result = _check(_three_score_sets(samples, shared_data), "h200-vllm", "C2")
+    assert result.status == "PASS"
+    assert "of echo-baseline, mockllm/model in evidence/evals/arith.eval" in result.reason
+    assert "acme/contract-summariser" not in result.reason.split(";")[0]

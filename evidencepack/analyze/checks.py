@@ -170,13 +170,15 @@ def c2_own_scores(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResul
             "model was scored" + guardrail,
             links,
         )
+    models = sorted({s.model for s in ev.scores if s.model})
+    files = sorted({s.file.spec_path for s in ev.scores})
     return check_result(
         "C2",
         cid,
         "PASS",
         True,
         f"quality rests on {items} items of the team's own scoring ({spec.scoring.metric}) "
-        f"of {spec.envelope.model.name}" + guardrail,
+        f"of {', '.join(models)} in {', '.join(files)}" + guardrail,
         links,
     )
 

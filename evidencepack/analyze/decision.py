@@ -43,7 +43,7 @@ from .models import (
     Quality,
     Status,
 )
-from .quality import judge_quality
+from .quality import judge_score_sets
 from .waivers import apply_waivers, rejected_waivers
 
 
@@ -113,8 +113,7 @@ def decide(
             and (lp.offered_rate_rps, lp.concurrency) == (op.offered_rate_rps, op.concurrency)
         ]
         cost = cost_of(spec, candidate, capacity, repeats)
-        scores = [value for s in ev.scores for value in s.scores]
-        quality = judge_quality(spec, candidate.id, [s.id for s in ev.scores], scores)
+        quality = judge_score_sets(spec, candidate.id, ev.scores)
         capacities.append(capacity)
         costs.append(cost)
         qualities.append(quality)

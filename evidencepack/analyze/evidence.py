@@ -65,6 +65,8 @@ class RunEvidence:
 
 @dataclass(frozen=True)
 class ScoreEvidence:
+    """One score set: its item scores (``item_ids`` beside them, when the file names items)."""
+
     id: str
     file: InputFile
     tool: str
@@ -72,6 +74,18 @@ class ScoreEvidence:
     scores: tuple[float, ...]
     observed: Conditions
     declared: Conditions
+    task: str | None = None
+    scorer: str | None = None
+    item_ids: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """(tool, task, scorer, metric): sets with different keys are never pooled."""
+        return (self.tool, self.task or "-", self.scorer or "-", self.metric or "-")
+
+    @property
+    def model(self) -> str | None:
+        return self.observed.model_name or self.declared.model_name
 
 
 @dataclass(frozen=True)

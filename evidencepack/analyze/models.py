@@ -169,6 +169,12 @@ class Quality(StrictModel):
     judged_value: float | None
     meets_bar: bool
     reason: str
+    judged_set: str | None = Field(
+        default=None, description="tool/task/scorer/metric of the score set the bar is judged on"
+    )
+    other_sets: tuple[str, ...] = Field(
+        default=(), description="score sets of the candidate not judged (never pooled)"
+    )
 
 
 class MlperfReference(StrictModel):

@@ -39,6 +39,11 @@ class Decision(StrictModel):
 
 class Task(StrictModel):
     statement: NonEmptyStr
+    empty_output_is_valid: bool = Field(
+        default=False,
+        description="a request that produced no output token is a success (by default it "
+        "counts as failed)",
+    )
 
 
 class Dataset(StrictModel):

@@ -8,6 +8,7 @@ per-request file counted twice, and empty "successful" requests.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ from evidencepack.analyze.models import CheckResult
 from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
 
 from .conftest import REPO_ROOT
+from .inputs.builders import requests, vllm_result, write_json
 
 H200_SCORES = "evidence/h200-vllm/scores.jsonl"
 
@@ -416,3 +418,44 @@ def test_c2_names_the_score_sets_own_models(samples: Path, shared_data: Path) ->
     assert result.status == "PASS"
     assert "of echo-baseline, mockllm/model in evidence/evals/arith.eval" in result.reason
     assert "acme/contract-summariser" not in result.reason.split(";")[0]
+
+
+def _vllm_with_empty_outputs(samples: Path, empty: int) -> Path:
+    """A ``vllm bench serve`` result whose ``empty`` last successes produced no token (empty
+    text, 0 output tokens, TTFT 0.0), aggregated by the tool as successes."""
+    r = requests(n=40, seed=3)
+    lens, ttfts, itls, lat = list(r.output_lens), list(r.ttfts), list(r.itls), list(r.latencies)
+    for i in range(40 - empty, 40):
+        lens[i], ttfts[i], itls[i], lat[i] = 0, 0.0, [], 0.002
+    r = dataclasses.replace(r, output_lens=lens, ttfts=ttfts, itls=itls, latencies=lat)
+    result = vllm_result(r, request_rate=2.0)
+    result["generated_texts"] = ["" if n == 0 else "x" * n for n in lens]
+    write_json(samples / "evidence" / "vllm-run.json", result)
+    spec = samples / "pack.yaml"
+    _edit(
+        spec,
+        "        - path: evidence/h200-vllm/runs/qps_5.5\n",
+        "        - path: evidence/h200-vllm/runs/qps_5.5\n        - path: evidence/vllm-run.json\n",
+    )
+    return spec
+
+
+def test_empty_successful_requests_count_as_errors(samples: Path) -> None:
+    decision = check(_vllm_with_empty_outputs(samples, 10), CompileOptions())
+    capacity = next(c for c in decision.capacity if c.candidate == "h200-vllm")
+    point = next(lp for lp in capacity.load_points if lp.run == "evidence/vllm-run.json")
+    assert point.error_rate == pytest.approx(10 / 40)
+    result = next(c for c in decision.checks if c.id == "PROV-DATA" and c.candidate == "h200-vllm")
+    assert "evidence/vllm-run.json (acme/contract-summariser-70b)" in result.reason
+    assert "10 of 40 requests the tool counted as successful produced no output token" in (
+        result.reason
+    )
+
+
+def test_the_spec_can_say_an_empty_output_is_valid(samples: Path) -> None:
+    spec = _vllm_with_empty_outputs(samples, 10)
+    _edit(spec, "task:\n", "task:\n  empty_output_is_valid: true\n")
+    decision = check(spec, CompileOptions())
+    capacity = next(c for c in decision.capacity if c.candidate == "h200-vllm")
+    point = next(lp for lp in capacity.load_points if lp.run == "evidence/vllm-run.json")
+    assert point.error_rate == 0.0

@@ -20,6 +20,7 @@ from .models import (
     Definition,
     LatencyMetric,
     LatencyStats,
+    RunFinding,
     ServingRun,
     TokenStats,
     Weighting,
@@ -71,6 +72,8 @@ class Reconciled:
     latency: dict[str, LatencyStats | None] = field(default_factory=dict)
     checks: list[AggregateCheck] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    empty_outputs: int = 0
+    """Requests the tool counted as successes that produced no output token (now errors)."""
 
     @property
     def ttft(self) -> LatencyStats | None:
@@ -102,6 +105,8 @@ def reconcile(
     (staged as ``tool_itl_ms``), used for the ITL slot when no chunk gaps were recorded.
     """
     out = Reconciled()
+    if staging is not None:
+        out.empty_outputs = staging.empty_outputs(run_index)
     for metric in METRICS:
         ours = None
         if staging is not None:
@@ -127,13 +132,37 @@ def reconcile(
 
 
 def build_run(settled: Reconciled, warnings: list[str], **fields: Any) -> ServingRun:
-    """A ServingRun with the reconciled latency, the checks made and every warning."""
+    """A ServingRun with the reconciled latency, the checks made and every warning; requests
+    the tool counted as successes without an output token move to the failed count."""
+    findings = list(fields.pop("findings", ()))
+    empty = settled.empty_outputs
+    if empty:
+        completed = fields.get("requests_completed")
+        detail = (
+            f"{empty} of {completed if completed is not None else '?'} requests the tool counted "
+            "as successful produced no output token: counted as failed (set "
+            "task.empty_output_is_valid in the spec where an empty answer is right)"
+        )
+        findings.append(
+            RunFinding(
+                kind="empty-output", severity="WARN", figure="requests completed", detail=detail
+            )
+        )
+        warnings = [*warnings, detail]
+        if completed:
+            kept = max(completed - empty, 0)
+            rate = fields.get("request_throughput_per_s")
+            if rate is not None:
+                fields["request_throughput_per_s"] = rate * kept / completed
+            fields["requests_completed"] = kept
+        fields["requests_failed"] = (fields.get("requests_failed") or 0) + empty
     return ServingRun(
         ttft=settled.ttft,
         tpot=settled.tpot,
         itl=settled.itl,
         e2e=settled.e2e,
         checks=tuple(settled.checks),
+        findings=tuple(findings),
         warnings=tuple(warnings + settled.warnings),
         **fields,
     )

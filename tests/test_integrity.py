@@ -14,11 +14,13 @@ import os
 import shutil
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from evidencepack import gather as gather_module
+from evidencepack._cli import main
 from evidencepack.analyze.models import CheckResult
-from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
+from evidencepack.pipeline import STORE_NAME, BuildOptions, CompileOptions, build, check
 
 from .conftest import REPO_ROOT
 from .inputs.builders import requests, vllm_result, write_json
@@ -459,3 +461,36 @@ def test_the_spec_can_say_an_empty_output_is_valid(samples: Path) -> None:
     capacity = next(c for c in decision.capacity if c.candidate == "h200-vllm")
     point = next(lp for lp in capacity.load_points if lp.run == "evidence/vllm-run.json")
     assert point.error_rate == 0.0
+
+
+# -- 6. decision.json, the store, the report and check --json show each finding -----------------
+
+
+def test_findings_reach_decision_store_report_and_check_json(
+    samples: Path, shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = _aiperf_pair(samples, shared_data, double_p99=True)
+    assert main(["check", "--json", str(spec)]) == 1
+    listed = json.loads(capsys.readouterr().out)["findings"]
+    doubled = [f for f in listed if f["kind"] == "summary-disagrees"]
+    assert doubled
+    assert doubled[0]["figure"] == "TTFT p99"
+    assert doubled[0]["candidate"] == "h200-vllm"
+    assert (
+        doubled[0]["evidence"][0]["pack_path"]
+        == "inputs/evidence/aiperf/profile_export_aiperf.json"
+    )
+    out = tmp_path / "pack"
+    build(spec, out, BuildOptions(compile=CompileOptions()))
+    decision = json.loads((out / "decision.json").read_text())
+    assert decision["findings"] == listed
+    with duckdb.connect(str(out / STORE_NAME), read_only=True) as con:
+        rows = con.execute(
+            "SELECT subject, figure, severity FROM findings WHERE kind = 'summary-disagrees'"
+        ).fetchall()
+    summary = "evidence/aiperf/profile_export_aiperf.json"
+    run = "evidence/aiperf/profile_export.jsonl"
+    assert (f"{summary} (summary of {run})", "TTFT p99", "FAIL") in rows
+    html = (out / "report.html").read_text()
+    assert "Data findings (PROV-DATA)" in html
+    assert "TTFT p99 68.4" in html

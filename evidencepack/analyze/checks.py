@@ -13,7 +13,15 @@ from ..normalise import normalise_precision, normalise_runtime, versions_match
 from ..spec import Candidate, PackSpec
 from .comparability import HARD_FIELDS
 from .evidence import CandidateEvidence, ReferenceEvidence, RunEvidence, ScoreEvidence, link
-from .models import Capacity, CheckResult, ComparabilityRow, EvidenceLink, Quality, Status
+from .models import (
+    Capacity,
+    CheckResult,
+    ComparabilityRow,
+    EvidenceLink,
+    Finding,
+    Quality,
+    Status,
+)
 
 TITLES = {
     "C1": "Scenario matches traffic",
@@ -360,7 +368,9 @@ def quality_check(cid: str, quality: Quality, ev: CandidateEvidence) -> CheckRes
     )
 
 
-def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[CheckResult]:
+def provenance_checks(
+    spec: PackSpec, cid: str, ev: CandidateEvidence, findings: Sequence[Finding] = ()
+) -> list[CheckResult]:
     problems = [(reason, f) for check_id, reason, f in ev.problems if check_id == "PROV-FILES"]
     if problems:
         files = check_result(
@@ -408,7 +418,7 @@ def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[C
                 [r.link() for r in ev.references],
             )
         )
-    out.append(prov_data(cid, ev))
+    out.append(prov_data(cid, ev, findings))
     envelope = spec.envelope.model
     wrong = []
     for item in ev.items():
@@ -446,32 +456,83 @@ def _model_of(run: RunEvidence) -> str:
     return run.observed.model_name or run.declared.model_name or "an unnamed model"
 
 
-def prov_data(cid: str, ev: CandidateEvidence) -> CheckResult:
-    """Each run's findings (summary against rows or detail log, duplicate keys, impossible
-    values, INVALID runs) and a load sweep that mixes tools or metric definitions."""
-    findings = ev.findings()
-    statuses: list[Status] = [f.severity for f in findings]
-    reasons = [f.text() for f in findings]
+def data_findings(cid: str, ev: CandidateEvidence) -> list[Finding]:
+    """Each run's findings (summary against rows or detail log, repeated keys, impossible
+    values, INVALID runs, empty outputs) and a load sweep that mixes tools or definitions."""
+    out = [
+        Finding(
+            check="PROV-DATA",
+            candidate=cid,
+            subject=f.run,
+            model=f.model,
+            kind=f.kind,  # type: ignore[arg-type]  # RunFinding's kinds, one Literal
+            severity=f.severity,
+            figure=f.figure,
+            detail=f.detail,
+            evidence=(
+                EvidenceLink(row=f.run, file_sha256=f.file.sha256, pack_path=f.file.pack_path),
+            ),
+        )
+        for f in ev.findings()
+    ]
     sweep = [r for r in ev.runs if r.point.load != "offline"]
     tools = sorted({r.tool for r in sweep})
     definitions = sorted({d for r in sweep for d in r.definitions})
     metrics = [d.split(" ", 1)[0] for d in definitions]
-    mixed_definitions = sorted({m for m in metrics if metrics.count(m) > 1})
+    mixed = sorted({m for m in metrics if metrics.count(m) > 1})
+
+    def sweep_finding(figure: str, detail: str) -> Finding:
+        return Finding(
+            check="PROV-DATA",
+            candidate=cid,
+            subject="load sweep",
+            model=", ".join(sorted({_model_of(r) for r in sweep})),
+            kind="mixed-sweep",
+            severity="WARN",
+            figure=figure,
+            detail=detail,
+            evidence=tuple(link(r) for r in sweep),
+        )
+
     if len(tools) > 1:
-        statuses.append("WARN")
-        reasons.append(
-            "the load sweep mixes tools: "
-            + "; ".join(f"{t} ({', '.join(r.id for r in sweep if r.tool == t)})" for t in tools)
+        out.append(
+            sweep_finding(
+                "tool",
+                "the load sweep mixes tools: "
+                + "; ".join(
+                    f"{t} ({', '.join(r.id for r in sweep if r.tool == t)})" for t in tools
+                ),
+            )
         )
-    if mixed_definitions:
-        statuses.append("WARN")
-        reasons.append(
-            "the load sweep mixes metric definitions: "
-            + "; ".join(d for d in definitions if d.split(" ", 1)[0] in mixed_definitions)
+    if mixed:
+        out.append(
+            sweep_finding(
+                ", ".join(mixed),
+                "the load sweep mixes metric definitions: "
+                + "; ".join(d for d in definitions if d.split(" ", 1)[0] in mixed),
+            )
         )
-    links = [link(r) for r in ev.runs if r.findings] or [link(r) for r in ev.runs]
-    if reasons:
-        return check_result("PROV-DATA", cid, _worst(statuses), True, "; ".join(reasons), links)
+    return out
+
+
+def _finding_text(f: Finding) -> str:
+    if f.kind == "mixed-sweep":
+        return f.detail
+    model = f" ({f.model})" if f.model else ""
+    return f"{f.subject}{model}: {f.detail}"
+
+
+def prov_data(cid: str, ev: CandidateEvidence, findings: Sequence[Finding]) -> CheckResult:
+    """FAIL on a failing data finding, WARN on the others, PASS naming what was checked."""
+    if findings:
+        return check_result(
+            "PROV-DATA",
+            cid,
+            _worst(f.severity for f in findings),
+            True,
+            "; ".join(_finding_text(f) for f in findings),
+            [e for f in findings for e in f.evidence],
+        )
     if not ev.runs:
         return check_result("PROV-DATA", cid, "PASS", True, "no serving runs to check")
     models = sorted({_model_of(r) for r in ev.runs})
@@ -485,5 +546,5 @@ def prov_data(cid: str, ev: CandidateEvidence) -> CheckResult:
         f"{len(ev.runs)} run(s) of {', '.join(models)} ({', '.join(r.id for r in ev.runs)}): "
         "no impossible TTFT/TPOT/latency or token figure, no repeated log key, no INVALID "
         f"verdict, tool summaries within {TOLERANCE_TEXT} of the rows{crossed}",
-        links,
+        [link(r) for r in ev.runs],
     )

@@ -19,6 +19,7 @@ from .checks import (
     c4_remeasured,
     c5_envelope,
     check_result,
+    data_findings,
     per_accelerator,
     provenance_checks,
     quality_check,
@@ -38,6 +39,7 @@ from .models import (
     Cost,
     DecisionDocument,
     EvidenceLink,
+    Finding,
     InputFile,
     MlperfReference,
     Quality,
@@ -65,6 +67,7 @@ def decide(
     references: list[MlperfReference] = []
     checks: list[CheckResult] = []
     claims: list[Claim] = []
+    findings: list[Finding] = []
     for candidate in spec.candidates:
         ev = evidence.get(candidate.id, CandidateEvidence(candidate.id))
         envelope = envelope_for(spec, candidate)
@@ -118,6 +121,8 @@ def decide(
         costs.append(cost)
         qualities.append(quality)
         references += [_reference(spec, candidate, ref, capacity) for ref in ev.references]
+        found = data_findings(candidate.id, ev)
+        findings += found
         checks += [
             c1_scenario(spec, candidate.id, ev),
             c2_own_scores(spec, candidate.id, ev),
@@ -126,7 +131,7 @@ def decide(
             c5_envelope(spec, candidate, mine, ev),
             slo_check(candidate.id, capacity, ev),
             quality_check(candidate.id, quality, ev),
-            *provenance_checks(spec, candidate.id, ev),
+            *provenance_checks(spec, candidate.id, ev, found),
         ]
         claims += claims_for(candidate, ev, capacity, cost, quality, spec_link)
 
@@ -164,6 +169,7 @@ def decide(
         quality=tuple(qualities),
         references=tuple(references),
         claims=tuple(claims),
+        findings=tuple(findings),
         waivers_applied=tuple(applied),
         waivers_rejected=tuple(rejected),
         inputs=tuple(sorted(inputs, key=lambda f: f.pack_path)),

@@ -494,3 +494,14 @@ def test_findings_reach_decision_store_report_and_check_json(
     html = (out / "report.html").read_text()
     assert "Data findings (PROV-DATA)" in html
     assert "TTFT p99 68.4" in html
+
+
+def test_checks_name_model_file_and_figure(samples: Path) -> None:
+    decision = check(samples / "pack.yaml", CompileOptions())
+    reasons = {c.id: c.reason for c in decision.checks if c.candidate == "mi325x-vllm"}
+    model = "acme/contract-summariser-70b-fp8 (sample)"
+    assert f"(evidence/mi325x-vllm/runs/qps_2.2, {model}: TTFT p99 1118.3 ms" in reasons["SLO-MET"]
+    assert f"({model} in evidence/mi325x-vllm/scores.jsonl)" in reasons["QUALITY"]
+    assert f"5 serving run(s) of {model}" in reasons["C4"]
+    assert f"5 run(s) of {model}" not in reasons["PROV-DATA"]  # a finding, not the PASS text
+    assert f"evidence/mi325x-vllm/runs/qps_3.2 ({model}): LoadGen judged" in reasons["PROV-DATA"]

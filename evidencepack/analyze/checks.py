@@ -256,7 +256,8 @@ def c4_remeasured(
                 f"= {value / (measured / accelerators_per_replica):.2f}x"
             )
     unidentified = _unidentified(runs)
-    detail = f"{len(runs)} serving run(s) of the candidate model" + (
+    models = sorted({_model_of(r) for r in runs})
+    detail = f"{len(runs)} serving run(s) of {', '.join(models)}" + (
         f"; {'; '.join(ratios)}" if ratios else ""
     )
     if unidentified:
@@ -345,15 +346,22 @@ def slo_check(cid: str, capacity: Capacity, ev: CandidateEvidence) -> CheckResul
         return check_result(
             "SLO-MET", cid, "FAIL", False, capacity.reason, [link(r) for r in ev.runs]
         )
-    op = [link(r) for r in ev.runs if r.id == capacity.operating_point_run]
+    runs = [r for r in ev.runs if r.id == capacity.operating_point_run]
+    point = next(lp for lp in capacity.load_points if lp.run == capacity.operating_point_run)
+    figures = "; ".join(
+        f"{name} p99 {value:.1f} ms"
+        for name, value in (("TTFT", point.ttft_p99_ms), ("TPOT", point.tpot_p99_ms))
+        if value is not None
+    )
+    model = f", {_model_of(runs[0])}" if runs else ""
     return check_result(
         "SLO-MET",
         cid,
         "PASS",
         False,
         f"X* = {capacity.operating_point_rps:.3f} req/s per replica within the SLO "
-        f"({capacity.operating_point_run}); {capacity.reason}",
-        op,
+        f"({capacity.operating_point_run}{model}: {figures}); {capacity.reason}",
+        [link(r) for r in runs],
     )
 
 

@@ -60,7 +60,6 @@ class RunEvidence:
     definitions: tuple[str, ...] = ()
     findings: tuple[DataFinding, ...] = ()
     also: tuple[InputFile, ...] = ()
-    excluded_requests: str | None = None
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ def is_binary(scores: Sequence[float]) -> bool:
 def judge_quality(
     spec: PackSpec, candidate: str, score_sets: Sequence[str], scores: Sequence[float]
 ) -> Quality:
-    """Estimate, interval and verdict for one candidate's pooled item scores."""
+    """Estimate, interval and verdict for the item scores of one score set."""
     scoring = spec.scoring
     bar = scoring.bar
     higher = scoring.direction == "higher_is_better"
@@ -152,12 +152,14 @@ def judge_score_sets(spec: PackSpec, candidate: str, sets: Sequence[ScoreEvidenc
     chosen = groups[key]
     scores, refused, repeated = _combine(chosen)
     ids = [s.id for s in chosen]
+    models = sorted({s.model for s in chosen if s.model}) or ["an unnamed model"]
+    of = f"{', '.join(models)} in {', '.join(ids)}"
     if refused:
         quality = judge_quality(spec, candidate, ids, [])
-        reason = f"score set {_name(key)} refused: {refused}"
+        reason = f"score set {_name(key)} of {of} refused: {refused}"
     else:
         quality = judge_quality(spec, candidate, ids, scores)
-        reason = quality.reason
+        reason = f"{quality.reason} ({of})" if quality.estimate is not None else quality.reason
     notes = []
     if repeated:
         notes.append(f"{repeated} item(s) repeated across {', '.join(ids)} counted once")

@@ -22,24 +22,10 @@ from evidencepack._cli import main
 from evidencepack.analyze.models import CheckResult
 from evidencepack.pipeline import STORE_NAME, BuildOptions, CompileOptions, build, check
 
-from .conftest import REPO_ROOT
 from .inputs.builders import requests, vllm_result, write_json
+from .test_pipeline import _edit
 
 H200_SCORES = "evidence/h200-vllm/scores.jsonl"
-
-
-@pytest.fixture
-def samples(tmp_path: Path) -> Path:
-    """A private copy of samples/ whose spec a test may edit."""
-    target = tmp_path / "samples"
-    shutil.copytree(REPO_ROOT / "samples", target, ignore=shutil.ignore_patterns("generate"))
-    return target
-
-
-def _edit(spec: Path, old: str, new: str) -> None:
-    text = spec.read_text()
-    assert old in text, old
-    spec.write_text(text.replace(old, new, 1))
 
 
 def _unpin(spec: Path, path: str) -> None:

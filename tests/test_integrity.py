@@ -170,12 +170,18 @@ def test_a_tree_cited_by_every_candidate_is_imported_once(
 # -- 2. one way in: runs through the store, the PROV-DATA check ----------------------------------
 
 
-def _aiperf_pair(samples: Path, shared_data: Path, *, double_p99: bool) -> Path:
-    """The real AIPerf summary and its own per-request file, cited for h200-vllm."""
+def _aiperf_pair(samples: Path, shared_data: Path, *, double_p99: bool, empty: int = 0) -> Path:
+    """The real AIPerf summary and its own per-request file, cited for h200-vllm; ``empty``
+    requests of the file edited to have produced no output token."""
     folder = samples / "evidence" / "aiperf"
     folder.mkdir()
     source = shared_data / "formats" / "aiperf" / "generated"
-    shutil.copyfile(source / "profile_export.jsonl", folder / "profile_export.jsonl")
+    lines = (source / "profile_export.jsonl").read_text().splitlines()
+    for i in range(empty):
+        record = json.loads(lines[i])
+        record["metrics"]["output_sequence_length"]["value"] = 0
+        lines[i] = json.dumps(record)
+    (folder / "profile_export.jsonl").write_text("\n".join(lines) + "\n")
     summary = json.loads((source / "profile_export_aiperf.json").read_text())
     if double_p99:
         summary["time_to_first_token"]["p99"] *= 2
@@ -218,6 +224,21 @@ def test_a_summary_and_its_rows_are_one_load_point(samples: Path, shared_data: P
     # the sweep now mixes LoadGen and AIPerf: said, with the runs of each
     assert "mixes tools" in result.reason
     assert "aiperf (evidence/aiperf/profile_export.jsonl)" in result.reason
+
+
+def test_a_summary_stays_paired_with_rows_that_had_empty_outputs(
+    samples: Path, shared_data: Path
+) -> None:
+    """The rows count 3 empty "successes" as failed; the summary still counts them completed:
+    still one run, the empty outputs said."""
+    spec = _aiperf_pair(samples, shared_data, double_p99=False, empty=3)
+    decision = check(spec, CompileOptions())
+    capacity = next(c for c in decision.capacity if c.candidate == "h200-vllm")
+    aiperf = [lp for lp in capacity.load_points if "aiperf" in lp.run]
+    assert [lp.run for lp in aiperf] == ["evidence/aiperf/profile_export.jsonl"]
+    assert aiperf[0].error_rate == pytest.approx(3 / 40)
+    kinds = {f.kind for f in decision.findings if "aiperf" in f.subject}
+    assert "empty-output" in kinds
 
 
 MI_RUNS = "evidence/mi325x-vllm/runs"

@@ -74,6 +74,8 @@ class Reconciled:
     warnings: list[str] = field(default_factory=list)
     empty_outputs: int = 0
     """Requests the tool counted as successes that produced no output token (now errors)."""
+    ok_rows: int | None = None
+    """Successful staged requests (without the empty outputs); None without rows."""
 
     @property
     def ttft(self) -> LatencyStats | None:
@@ -107,6 +109,7 @@ def reconcile(
     out = Reconciled()
     if staging is not None:
         out.empty_outputs = staging.empty_outputs(run_index)
+        out.ok_rows = staging.counts(run_index)[1]
     for metric in METRICS:
         ours = None
         if staging is not None:
@@ -137,9 +140,11 @@ def build_run(settled: Reconciled, warnings: list[str], **fields: Any) -> Servin
     findings = list(fields.pop("findings", ()))
     empty = settled.empty_outputs
     if empty:
-        completed = fields.get("requests_completed")
+        completed: int | None = fields.get("requests_completed")
+        from_rows = completed is not None and completed == settled.ok_rows
+        claimed = completed + empty if completed is not None and from_rows else completed
         detail = (
-            f"{empty} of {completed if completed is not None else '?'} requests the tool counted "
+            f"{empty} of {claimed if claimed is not None else '?'} requests the tool counted "
             "as successful produced no output token: counted as failed (set "
             "task.empty_output_is_valid in the spec where an empty answer is right)"
         )
@@ -149,13 +154,14 @@ def build_run(settled: Reconciled, warnings: list[str], **fields: Any) -> Servin
             )
         )
         warnings = [*warnings, detail]
-        if completed:
+        # A reader that counted completions from the staged rows has them already.
+        if completed and not from_rows:
             kept = max(completed - empty, 0)
             rate = fields.get("request_throughput_per_s")
             if rate is not None:
                 fields["request_throughput_per_s"] = rate * kept / completed
             fields["requests_completed"] = kept
-        fields["requests_failed"] = (fields.get("requests_failed") or 0) + empty
+            fields["requests_failed"] = (fields.get("requests_failed") or 0) + empty
     return ServingRun(
         ttft=settled.ttft,
         tpot=settled.tpot,

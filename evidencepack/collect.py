@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -24,11 +22,9 @@ from typing import Literal
 
 from .analyze.models import InputFile
 from .errors import CouldNotRun, InputError
+from .inputs.snapshot import Snapshots, require_regular
 from .provenance import sha256_file
 from .spec import EvidenceRef, LoadedSpec
-
-_CHUNK = 1 << 20
-_SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 
 Role = Literal["spec", "dataset", "mlperf", "runs", "scores"]
 
@@ -57,7 +53,7 @@ def files_under(path: Path) -> list[Path]:
     """Regular files under ``path`` (itself if a file), sorted; symlinks inside are refused,
     and so is anything that is neither a regular file nor a folder (a FIFO, a device)."""
     if not path.is_dir():
-        _require_regular(path)
+        require_regular(path)
         return [path]
     out = []
     for child in sorted(path.rglob("*")):
@@ -65,82 +61,9 @@ def files_under(path: Path) -> list[Path]:
             raise InputError(f"{child}: symbolic links inside evidence folders are not followed")
         if child.is_dir():
             continue
-        _require_regular(child)
+        require_regular(child)
         out.append(child)
     return out
-
-
-def _require_regular(path: Path) -> None:
-    try:
-        mode = path.stat().st_mode
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc
-    if not stat.S_ISREG(mode):
-        raise InputError(f"{path}: not a regular file (a FIFO, socket or device is not evidence)")
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """A private copy of one cited file, taken by a single read of the source."""
-
-    source: Path
-    copy: Path
-    sha256: str
-    size_bytes: int
-
-
-class Snapshots:
-    """Private copies of the cited files under ``root``, one per source, taken once per build.
-
-    A copy's name is the source's own name when it is plain (letters, digits, ``._-``), else
-    ``input`` plus a plain suffix: DuckDB reads a path with ``*``, ``?``, ``[`` or ``{`` as a
-    glob, so a reader must never see the user's name.
-    """
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._taken: dict[Path, Snapshot] = {}
-
-    def take(self, source: Path) -> Snapshot:
-        key = source.absolute()
-        if key in self._taken:
-            return self._taken[key]
-        _require_regular(source)
-        folder = self.root / f"{len(self._taken) + 1:05d}"
-        copy = folder / _safe_name(source.name)
-        digest = hashlib.sha256()
-        size = 0
-        try:
-            folder.mkdir(parents=True)
-            with source.open("rb") as src, copy.open("xb") as dst:
-                if not stat.S_ISREG(os.fstat(src.fileno()).st_mode):
-                    raise InputError(f"{source}: not a regular file")
-                while chunk := src.read(_CHUNK):
-                    digest.update(chunk)
-                    dst.write(chunk)
-                    size += len(chunk)
-        except FileNotFoundError as exc:
-            raise InputError(f"{source}: no such file") from exc
-        except OSError as exc:
-            raise InputError(f"{source}: cannot read: {exc}") from exc
-        copy.chmod(0o400)
-        snap = Snapshot(source=source, copy=copy, sha256=digest.hexdigest(), size_bytes=size)
-        self._taken[key] = snap
-        return snap
-
-    def origin(self, copy: Path) -> Path | None:
-        """The source a private copy was taken from."""
-        for snap in self._taken.values():
-            if snap.copy == copy:
-                return snap.source
-        return None
-
-
-def _safe_name(name: str) -> str:
-    if _SAFE_NAME.fullmatch(name):
-        return name
-    suffix = "".join(s for s in Path(name).suffixes if _SAFE_NAME.fullmatch(s[1:] or "-"))
-    return "input" + suffix
 
 
 def links_out(root: Path, allowed: Iterable[Path]) -> list[str]:

@@ -37,6 +37,7 @@ from .inputs.load import (
 )
 from .inputs.models import Identity, LatencyStats, ServingRun
 from .inputs.registry import read_input
+from .inputs.snapshot import named_as
 from .inputs.stage import TOLERANCE_TEXT, empty_outputs_valid
 from .mlperf.importer import import_path
 from .mlperf.models import ImportReport, MlperfResult
@@ -161,7 +162,7 @@ def _read_ref(
         shown = collector.shown(path)
         try:
             with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
-                parsed = _as_origin(read_input(path), path, origin, shown)
+                parsed = named_as(read_input(path), path, origin, shown)
         except InputError as exc:
             message = exc.message.replace(str(path), shown)
             ev.problems.append(("PROV-FILES", f"{ref.path}: cannot read: {message}", target))
@@ -212,40 +213,6 @@ def _check_loadgen_summary(
         ]
     for run in runs_of_file(store, detail.sha256, candidate.id):
         replace_findings(store, run.run_id, "summary-disagrees", findings)
-
-
-def _as_origin(parsed: ParsedInput, copy: Path, origin: Path, shown: str) -> ParsedInput:
-    """A file read from its private copy: its record names the source, its messages the path
-    relative to the spec (the same on every machine and inside the pack)."""
-    if copy == origin:
-        return parsed
-
-    def named(text: str) -> str:
-        return text.replace(str(copy), shown)
-
-    record = parsed.file.model_copy(
-        update={"path": str(origin), "warnings": tuple(named(w) for w in parsed.file.warnings)}
-    )
-    return dataclasses.replace(
-        parsed,
-        file=record,
-        warnings=tuple(named(w) for w in parsed.warnings),
-        runs=tuple(
-            r.model_copy(
-                update={
-                    "warnings": tuple(named(w) for w in r.warnings),
-                    "findings": tuple(
-                        f.model_copy(update={"detail": named(f.detail)}) for f in r.findings
-                    ),
-                }
-            )
-            for r in parsed.runs
-        ),
-        score_sets=tuple(
-            s.model_copy(update={"warnings": tuple(named(w) for w in s.warnings)})
-            for s in parsed.score_sets
-        ),
-    )
 
 
 def _stored_runs(

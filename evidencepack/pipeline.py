@@ -21,10 +21,11 @@ from . import __version__
 from .analyze.decision import decide
 from .analyze.models import DecisionDocument
 from .archive import write_archive
-from .collect import Collected, Collector, Snapshots, copy_inputs
+from .collect import Collected, Collector, copy_inputs
 from .errors import CouldNotRun, UsageError
 from .evidence_manifest import MANIFEST_NAME, document_bytes, manifest_bytes
 from .gather import gather
+from .inputs.snapshot import Snapshots
 from .manifest import (
     BUNDLE_NAME,
     DecisionSummary,

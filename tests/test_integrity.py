@@ -512,3 +512,15 @@ def test_checks_name_model_file_and_figure(samples: Path) -> None:
     assert f"5 serving run(s) of {model}" in reasons["C4"]
     assert f"5 run(s) of {model}" not in reasons["PROV-DATA"]  # a finding, not the PASS text
     assert f"evidence/mi325x-vllm/runs/qps_3.2 ({model}): LoadGen judged" in reasons["PROV-DATA"]
+
+
+def test_inspect_reads_a_glob_like_name_as_itself(
+    samples: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = samples / "evidence/h200-vllm"
+    cited = folder / "s[c]ores.jsonl"
+    cited.write_bytes(_all_failed(folder / "scores.jsonl"))
+    assert main(["inspect", "--json", str(cited)]) == 0
+    report = json.loads(capsys.readouterr().out)[0]
+    assert report["file"]["path"] == str(cited)
+    assert report["score_sets"][0]["n_passed"] == 0

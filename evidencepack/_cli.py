@@ -242,6 +242,13 @@ class MlperfListOptions:
     json: bool
 
 
+@dataclass(frozen=True)
+class MlperfShowOptions:
+    db: Path
+    key: str
+    json: bool
+
+
 def _progress_bar(done: int, total: int, location: str) -> None:
     width = 30
     filled = width * done // total
@@ -297,44 +304,84 @@ def _cmd_mlperf_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_mlperf_show(args: argparse.Namespace) -> int:
+    from .mlperf.show import describe, find_result
+    from .store import Store
+
+    opts = MlperfShowOptions(Path(args.db), args.key, args.json)
+    if not opts.db.is_file():
+        raise InputError(f"{opts.db}: no such evidence store (run 'evidencepack mlperf import')")
+    with Store(opts.db) as store:
+        result = find_result(store, opts.key)
+    _emit(result.model_dump(mode="json"), as_json=opts.json, text=describe(result))
+    return EXIT_OK
+
+
+_UNITS = {"Tokens/s": "tok/s", "Samples/s": "samples/s", "Queries/s": "queries/s"}
+_TABLE_WIDTH = 100
+
+
 def _table(rows: Sequence[Any]) -> str:
-    def fmt(value: float | None) -> str:
-        return "-" if value is None else f"{value:.6g}"
+    """Results grouped by submission and system (the key up to the benchmark), one line each,
+    fitting 100 columns; ``mlperf show KEY`` has everything else."""
+
+    def fmt(value: float | None, digits: int = 6) -> str:
+        return "-" if value is None else f"{value:.{digits}g}"
 
     header = (
-        "key",
+        "benchmark/scenario",
         "validity",
         "checks",
         "headline",
-        "unit",
-        "ttft_p99_ms",
-        "tpot_p99_ms",
+        "TTFT",
+        "TPOT",
         "accel",
-        "precision",
-        "runtime",
     )
-    table = [header] + [
-        (
-            r.key,
-            r.validity,
-            "ok" if r.checks_ok else "FAIL",
-            fmt(r.headline_value),
-            r.headline_unit or "-",
-            fmt(r.ttft_p99_ms),
-            fmt(r.tpot_p99_ms),
-            "-" if r.accelerators_total is None else str(r.accelerators_total),
-            r.precision or "-",
-            " ".join(x for x in (r.runtime, r.runtime_version) if x) or "-",
+    groups: dict[str, list[tuple[str, ...]]] = {}
+    for r in rows:
+        parts = r.key.split("/")
+        cut = -2 if len(parts) > 2 else -1  # loadgen/<folder>: the folder alone
+        group, leaf = "/".join(parts[:cut]), "/".join(parts[cut:])
+        unit = r.headline_unit or ""
+        headline = fmt(r.headline_value) + (" " + _UNITS.get(unit, unit) if unit else "")
+        checks = "FAIL" if not r.checks_ok else ("ok" if r.round else "not run")
+        groups.setdefault(group, []).append(
+            (
+                leaf,
+                r.validity,
+                checks,
+                headline,
+                fmt(r.ttft_p99_ms, 4),
+                fmt(r.tpot_p99_ms, 4),
+                "-" if r.accelerators_total is None else str(r.accelerators_total),
+            )
         )
-        for r in rows
-    ]
+    table = [header] + [line for lines in groups.values() for line in lines]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-        for row in table
-    ]
-    lines.append(f"{len(rows)} result(s)")
-    return "\n".join(lines)
+    widths[0] = max(12, min(widths[0], _TABLE_WIDTH - 2 - sum(w + 2 for w in widths[1:])))
+
+    def line(row: tuple[str, ...]) -> str:
+        cells = (_shorten(cell, w).ljust(w) for cell, w in zip(row, widths, strict=True))
+        return "  " + "  ".join(cells).rstrip()
+
+    out = [line(header)]
+    for group, lines in groups.items():
+        out.append(_shorten(group + "/", _TABLE_WIDTH))
+        out.extend(line(row) for row in lines)
+    out.append(
+        f"{len(rows)} result(s); checks: ok (the round's rules passed), FAIL, not run (no "
+        "round); TTFT, TPOT: p99 in ms"
+    )
+    out.append("the key is the group line + benchmark/scenario; 'mlperf show KEY' says why")
+    return "\n".join(out)
+
+
+def _shorten(text: str, width: int) -> str:
+    """Middle-elided to ``width`` (only names longer than a whole line are cut)."""
+    if len(text) <= width:
+        return text
+    keep = width - 3
+    return text[: keep - keep // 2] + "..." + text[len(text) - keep // 2 :]
 
 
 # --- keygen -------------------------------------------------------------------------------------
@@ -552,6 +599,92 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_OK if ok else EXIT_FAILED
 
 
+# --- diff ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DiffCommandOptions:
+    old: Path
+    new: Path
+    output: str
+    cost_increase: float | None
+    capacity_loss: float | None
+    report: Path | None
+    force: bool
+
+
+def _percent(value: str) -> float:
+    """``10%`` or ``10`` -> 0.1, for the --fail-on-* thresholds."""
+    try:
+        number = float(value.strip().removesuffix("%"))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{value!r}: give a percentage such as 10%") from exc
+    if not 0 <= number < 1e6:
+        raise argparse.ArgumentTypeError(f"{value!r}: give a percentage of 0 or more")
+    return number / 100
+
+
+DIFF_EXIT_CODES_HELP = """exit codes:
+  0  the decision holds
+  1  it does not (recommendation or chosen candidate changed, chosen candidate no longer
+     eligible, a hard check newly failing, a --fail-on-* limit passed), or a pack failed
+     verification (then nothing is compared)
+  2  usage error (bad command-line arguments)
+  3  could not run (a pack without a valid, consistent decision.json and manifest.json,
+     a NEW spec that does not build, I/O error)"""
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from .diff import DiffOptions, Thresholds, diff_packs
+    from .diff.summary import format_markdown, format_text
+
+    opts = DiffCommandOptions(
+        Path(args.old),
+        Path(args.new),
+        "json" if args.json else "markdown" if args.markdown else "text",
+        args.fail_on_cost_increase,
+        args.fail_on_capacity_loss,
+        _path(args.report),
+        args.force,
+    )
+    if opts.report is not None and opts.report.exists() and not opts.force:
+        raise UsageError(f"{opts.report} exists: choose another folder or pass --force")
+    verifying = args.key or args.cert_identity or args.cert_oidc_issuer
+    verify_opts = VerifyOptions(
+        opts.old,
+        None,
+        args.cert_identity,
+        args.cert_oidc_issuer,
+        _path(args.key),
+        _path(args.trusted_root),
+        args.staging,
+        args.offline,
+        False,
+    )
+    if not verifying and (args.trusted_root or args.staging or args.offline):
+        raise UsageError(
+            "--trusted-root/--staging/--offline need --cert-identity and --cert-oidc-issuer"
+        )
+    options = DiffOptions(
+        policy=_verify_policy(verify_opts) if verifying else None,
+        thresholds=Thresholds(opts.cost_increase, opts.capacity_loss),
+        allow_outside=args.allow_outside_paths,
+        as_of=_compile_options(args).as_of,
+    )
+    result = diff_packs(opts.old, opts.new, options)
+    document = result.document
+    if opts.output == "json":
+        print(document.model_dump_json(by_alias=True, indent=2))
+    else:
+        print(format_markdown(document) if opts.output == "markdown" else format_text(document))
+    if opts.report is not None and document.compared:
+        from .diff.note import write_change_note
+
+        note = write_change_note(result, opts.report, force=opts.force)
+        print(f"wrote the change note {note}/", file=sys.stderr)
+    return EXIT_OK if result.holds else EXIT_FAILED
+
+
 # --- inspect ------------------------------------------------------------------------------------
 
 
@@ -612,6 +745,26 @@ def _keyless_arguments(p: argparse.ArgumentParser) -> None:
         "--trust-config",
         metavar="FILE",
         help="keyless: a Sigstore client trust config (a private Sigstore instance)",
+    )
+
+
+def _verifier_arguments(p: argparse.ArgumentParser, key_help: str) -> None:
+    """Who must have signed: --key, or --cert-identity/--cert-oidc-issuer and the trust root."""
+    p.add_argument("--cert-identity", metavar="IDENTITY", help="keyless: the signer's identity")
+    p.add_argument("--cert-oidc-issuer", metavar="URL", help="keyless: the identity's issuer")
+    p.add_argument("--key", metavar="PUBLIC_PEM", help=key_help)
+    p.add_argument(
+        "--trusted-root",
+        metavar="FILE",
+        help="keyless: pinned Sigstore trusted root (or client trust config) JSON; no network",
+    )
+    p.add_argument(
+        "--staging", action="store_true", help="keyless: trust Sigstore's staging instance"
+    )
+    p.add_argument(
+        "--offline",
+        action="store_true",
+        help="keyless: use sigstore-python's cached trusted root, without refreshing it",
     )
 
 
@@ -701,7 +854,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE", help="a file any supported tool wrote")
     _json_argument(p)
 
-    p = command("mlperf", _cmd_group_help, "import and list MLPerf Inference results")
+    p = command("mlperf", _cmd_group_help, "import, list and show MLPerf Inference results")
     mlperf = p.add_subparsers(dest="mlperf_command", metavar="ACTION", parser_class=_Parser)
 
     def action(
@@ -732,6 +885,15 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--scenario", metavar="S", help="only this scenario")
     q.add_argument("--accelerator", metavar="A", help="only accelerators whose name contains A")
     _json_argument(q, "print the results as JSON")
+
+    q = action(
+        "show",
+        _cmd_mlperf_show,
+        "one result in full: figures, stack, and each rule applied with its limit and value",
+    )
+    q.add_argument("key", metavar="KEY", help="a result key, as 'mlperf list' groups them")
+    q.add_argument("--db", metavar="FILE", required=True, help="the DuckDB evidence store")
+    _json_argument(q, "print the result as JSON (schemas/mlperf-result.v1.schema.json)")
     p = command("keygen", _cmd_keygen, "write an ECDSA P-256 key pair for signing packs with --key")
     p.add_argument(
         "--private-key",
@@ -772,28 +934,49 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="the pack's pack.sigstore.json (needed to verify one file on its own)",
     )
-    p.add_argument("--cert-identity", metavar="IDENTITY", help="keyless: the signer's identity")
-    p.add_argument("--cert-oidc-issuer", metavar="URL", help="keyless: the identity's issuer")
-    p.add_argument("--key", metavar="PUBLIC_PEM", help="verify a key-signed pack with this key")
-    p.add_argument(
-        "--trusted-root",
-        metavar="FILE",
-        help="keyless: pinned Sigstore trusted root (or client trust config) JSON; no network",
-    )
-    p.add_argument(
-        "--staging", action="store_true", help="keyless: trust Sigstore's staging instance"
-    )
-    p.add_argument(
-        "--offline",
-        action="store_true",
-        help="keyless: use sigstore-python's cached trusted root, without refreshing it",
-    )
+    _verifier_arguments(p, "verify a key-signed pack with this key")
     p.add_argument(
         "--rebuild",
         action="store_true",
         help="also re-run the compiler on the pack's own inputs and compare the HTML and PDF",
     )
     _json_argument(p)
+
+    p = command(
+        "diff",
+        _cmd_diff,
+        "compare two packs: what changed, and does the decision still hold (exit 1 if not)",
+    )
+    p.add_argument("old", metavar="OLD", help="the released pack (folder or .tar.gz)")
+    p.add_argument(
+        "new", metavar="NEW", help="the new pack (folder or .tar.gz), or a spec to build first"
+    )
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print the whole diff as JSON")
+    form.add_argument(
+        "--markdown", action="store_true", help="print a Markdown summary (PR comment, CI summary)"
+    )
+    _verifier_arguments(p, "verify both packs with this key first")
+    p.add_argument(
+        "--fail-on-cost-increase",
+        metavar="PCT",
+        type=_percent,
+        help="also fail when the chosen candidate's cost per month rises by more than PCT (10%%)",
+    )
+    p.add_argument(
+        "--fail-on-capacity-loss",
+        metavar="PCT",
+        type=_percent,
+        help="also fail when the chosen candidate's X* falls by more than PCT (5%%)",
+    )
+    p.add_argument(
+        "--report",
+        metavar="OUTDIR",
+        help="also write a change note (HTML, PDF, diff.json) into OUTDIR, signable like a pack",
+    )
+    p.add_argument("--force", action="store_true", help="replace an existing --report OUTDIR")
+    _compile_arguments(p)
+    p.epilog = DIFF_EXIT_CODES_HELP
     return parser
 
 

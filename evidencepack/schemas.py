@@ -26,6 +26,7 @@ SCHEMA_ID_BASE = "https://evidencepack.dev/schemas/"
 def _documents() -> dict[str, type[BaseModel]]:
     """File name -> model. Imported lazily so adding a stage does not slow start-up."""
     from .analyze.models import DecisionDocument
+    from .diff.models import DiffDocument
     from .evidence_manifest import EvidenceManifest
     from .inputs.generic_scores import ScoreLine, ScoresHeader
     from .manifest import PackPredicate, Statement
@@ -36,6 +37,7 @@ def _documents() -> dict[str, type[BaseModel]]:
     return {
         "pack-spec.v1.schema.json": PackSpec,
         "decision.v1.schema.json": DecisionDocument,
+        "diff.v1.schema.json": DiffDocument,
         "evidence-manifest.v1.schema.json": EvidenceManifest,
         "evidencepack-scores-header.v1.schema.json": ScoresHeader,
         "evidencepack-scores-item.v1.schema.json": ScoreLine,

@@ -87,7 +87,8 @@ def sha256(path: Path) -> str:
 
 def test_every_detail_log_is_loadgen_output() -> None:
     logs = sorted(EVIDENCE.rglob("mlperf_log_detail.txt"))
-    assert len(logs) == 15 + 6  # 3 sweeps of 5 points, 3 systems x Server/Offline
+    # 3 sweeps of 5 points, 3 systems x Server/Offline, the stack bump's re-measured sweep of 5
+    assert len(logs) == 15 + 6 + 5
     for path in logs:
         log = mllog(path)
         assert log["result_validity"] in {"VALID", "INVALID"}, path
@@ -368,3 +369,39 @@ def test_simulated_sut_runs_through_loadgen(
     assert (ttft < 100) == (validity == "VALID")
     # 2 ms + 0.1 ms per active sequence: TPOT stays under the 20 ms limit in both runs.
     assert 2 <= tpot < 20
+
+
+STACK_BUMP = SAMPLES / "pack-stack-bump.yaml"
+
+
+def test_the_stack_bump_remeasures_one_candidate_on_its_new_stack(spec: PackSpec) -> None:
+    """pack-stack-bump.yaml: mi325x-vllm on vLLM 0.10.1, with its own sweep and scores; every
+    other candidate, and the frame of the decision, exactly as in pack.yaml."""
+    bump = load_spec(STACK_BUMP).spec
+    assert bump.decision.date > spec.decision.date
+    assert bump.envelope == spec.envelope
+    assert bump.slo == spec.slo
+    for old, new in zip(spec.candidates, bump.candidates, strict=True):
+        if old.id != "mi325x-vllm":
+            assert new == old
+    old, new = spec.candidate("mi325x-vllm"), bump.candidate("mi325x-vllm")
+    assert (old.stack.version, new.stack.version) == ("0.9.2", "0.10.1")
+    assert new.evidence.declared is not None
+    assert new.evidence.declared.runtime_version == "0.10.1"
+    assert new.evidence.mlperf == old.evidence.mlperf
+    assert all(ref.path.startswith("evidence/stack-bump/mi325x-vllm/") for ref in new.evidence.runs)
+    points = sweep(bump, "mi325x-vllm")
+    assert [rate for rate, _ in points] == [1.8, 2.2, 2.5, 2.8, 4.0]
+    for ref in new.evidence.runs:
+        conf = (SAMPLES / ref.path / "user.conf").read_text(encoding="utf-8")
+        assert "SAMPLE DATA" in conf
+        assert "vLLM 0.10.1" in conf
+    inside = [rate for rate, log in points if within_slo(bump, log)]
+    assert max(inside) == 2.8  # was 2.2 on vLLM 0.9.2
+    assert all(log["result_validity"] == "VALID" for rate, log in points if rate in inside)
+    assert points[-1][1]["result_validity"] == "INVALID"
+    assert all(str(log["loadgen_version"]).startswith("6.0.17 ") for _, log in points)
+    (scores,) = new.evidence.scores
+    assert scores.sha256 == sha256(SAMPLES / scores.path)
+    header = json.loads((SAMPLES / scores.path).read_text(encoding="utf-8").splitlines()[0])
+    assert header["runtime"] == {"name": "vllm", "version": "0.10.1"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -65,7 +65,7 @@ class Flavour:
     format_id: str
     tool: str
     e2e_key: str  # "e2el" (vLLM) or "e2e_latency" (SGLang)
-    new_fields: tuple[str, ...]  # keys only newer releases write
+    layout: Callable[[dict[str, Any]], str]  # names the field set a run object carries
 
 
 def runs_in(probe: Probe) -> Iterator[tuple[str, Node]]:
@@ -127,8 +127,12 @@ def _run(
     settled = reconcile(staging if rows else None, index, tool_latency)
     total_in = node.int_("total_input_tokens")
     total_out = node.int_("total_output_tokens")
-    layout = "new fields" if any(k in node.value for k in flavour.new_fields) else "old fields"
     warnings = list(settled.warnings)
+    duration = node.num("duration")
+    request_rate = node.num("request_throughput")
+    if request_rate is None and duration:
+        request_rate = completed / duration
+        warnings.append("no request_throughput in the file: derived as completed / duration")
     if rows == 0:
         warnings.append(
             "no per-request arrays (run without --save-detailed / --output-details); "
@@ -141,7 +145,7 @@ def _run(
         index=index,
         format_id=flavour.format_id,
         tool=flavour.tool,
-        layout=layout,
+        layout=flavour.layout(node.value),
         label=node.str_("label") if isinstance(node.value.get("label"), str) else None,
         timestamp=_date(node.value.get("date")),
         identity=Identity(
@@ -153,13 +157,13 @@ def _run(
                 if isinstance(v := node.value.get(k), str)
             },
         ),
-        backend=text_or_none(node.value.get("backend")),
+        backend=text_or_none(node.value.get("backend") or node.value.get("endpoint_type")),
         load=_load(node),
         requests_sent=prompts,
         requests_completed=completed,
         requests_failed=failed,
-        duration_s=node.num("duration"),
-        request_throughput_per_s=node.num("request_throughput"),
+        duration_s=duration,
+        request_throughput_per_s=request_rate,
         output_token_throughput_per_s=node.num("output_throughput"),
         total_token_throughput_per_s=node.num("total_token_throughput"),
         goodput_per_s=node.num("request_goodput"),

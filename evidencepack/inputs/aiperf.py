@@ -44,7 +44,7 @@ def detect_summary(probe: Probe) -> bool:
 
 def parse_summary(probe: Probe, record: FileRecord) -> ParsedInput:
     root = Node(probe.first, probe.path)
-    tool = "aiperf" if "aiperf_version" in probe.first else "genai-perf"
+    tool = tool_of(probe.first)
     version = root.str_("aiperf_version")
     warnings: list[str] = []
     if version is None:
@@ -100,6 +100,24 @@ def parse_summary(probe: Probe, record: FileRecord) -> ParsedInput:
     return one_run(FORMAT.id, record, run, file_warnings=warnings)
 
 
+_GENAI_PERF_CONFIG = ("perf_analyzer", "model_names", "subcommand", "model")
+_AIPERF_CONFIG = ("models", "loadgen", "phases")
+
+
+def tool_of(doc: dict[str, Any]) -> Literal["aiperf", "genai-perf"]:
+    """AIPerf or GenAI-Perf, by content: the version key, else what ``input_config`` holds."""
+    if "aiperf_version" in doc:
+        return "aiperf"
+    config = doc.get("input_config")
+    if isinstance(config, dict):
+        if any(k in config for k in _GENAI_PERF_CONFIG):
+            return "genai-perf"
+        if any(k in config for k in _AIPERF_CONFIG):
+            return "aiperf"
+    aiperf_only = ("schema_version", "benchmark_id", "was_cancelled", "error_summary")
+    return "aiperf" if any(k in doc for k in aiperf_only) else "genai-perf"
+
+
 STAT_SOURCES = {
     "mean": "avg",
     "p50": "p50",
@@ -132,7 +150,13 @@ def as_int(value: float | None) -> int | None:
 def _model(config: Node | None) -> str | None:
     if config is None:
         return None
-    for path in (("models", "items", 0, "name"), ("endpoint", "model_names", 0), ("model", 0)):
+    for path in (
+        ("models", "items", 0, "name"),
+        ("model_names", 0),
+        ("endpoint", "model_names", 0),
+        ("model", 0),
+        ("model",),
+    ):
         value = config.path(*path).value
         if isinstance(value, str) and value:
             return value
@@ -150,9 +174,11 @@ def _load(config: Node | None) -> Load:
     if config is None:
         return Load()
     phase = next((p for p in config.items("phases") if p.str_("kind") in ("profiling", None)), None)
-    source = phase or config.obj("loadgen")
-    if source is None:
-        return Load()
+    # AIPerf: the profiling phase or ``loadgen``; GenAI-Perf: ``perf_analyzer.stimulus`` (0.0.10
+    # and later) or the flat ``concurrency``/``request_rate`` of its earlier config.
+    source = phase or config.obj("loadgen") or config.path("perf_analyzer", "stimulus")
+    if source is None or not isinstance(source.value, dict):
+        source = config
     rate = source.num("request_rate")
     concurrency = source.int_("concurrency")
     if rate:

@@ -39,18 +39,26 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
     tool = "aiperf" if "sum" in header else "genai-perf"
     stats: dict[str, tuple[int, dict[str, float | None]]] = {}
     values: dict[str, float] = {}
-    table = 1
-    for number, row in rows[1:]:
-        if not row or not any(cell.strip() for cell in row):
-            continue
-        if row[0] == "Metric":
-            table += 1
-            continue
-        name = row[0].strip()
-        if table == 1:
-            stats[name.lower()] = (number, _csv_cells(probe, number, header, row))
-        elif len(row) >= 2:
-            values[name.lower()] = _csv_number(probe, number, name, row[1])
+    skipped: list[str] = []
+    for start, table_header, body in _tables(rows):
+        if table_header[0] == "Metric" and "avg" in table_header:
+            for number, row in body:
+                stats[row[0].strip().lower()] = (
+                    number,
+                    _csv_cells(probe, number, table_header, row),
+                )
+        elif table_header[:2] == ["Metric", "Value"]:
+            for number, row in body:
+                if len(row) >= 2:
+                    name = row[0].strip()
+                    values[name.lower()] = _csv_number(probe, number, name, row[1])
+        else:
+            # AIPerf 0.8+ appends GPU telemetry (GPU_Index columns); later ones may add more.
+            columns = ",".join(cell.strip() for cell in table_header[:4])
+            skipped.append(
+                f"line {start}: a table this reader does not use ({columns}...; "
+                f"{len(body)} rows) was skipped"
+            )
     latency: dict[str, LatencyStats | None] = {}
     for name, (number, cells) in stats.items():
         base, unit = _split_unit(name)
@@ -67,7 +75,8 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
     settled = reconcile(None, 0, latency)
     warnings = [
         "the CSV does not name the tool, its version or the model; "
-        f"read as {tool} from its column layout"
+        f"read as {tool} from its column layout",
+        *skipped,
     ]
     run = build_run(
         settled,
@@ -91,6 +100,27 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
         ),
     )
     return one_run(CSV_FORMAT.id, record, run, file_warnings=warnings)
+
+
+def _tables(
+    rows: list[tuple[int, list[str]]],
+) -> list[tuple[int, list[str], list[tuple[int, list[str]]]]]:
+    """Split the rows into tables: each starts at the file's top, after a blank line, at a
+    ``Metric`` header, or at a row as wide as no row of the table before it (a table written
+    without a blank line); its first row is its header. Returns (header line, header, body)."""
+    tables: list[tuple[int, list[str], list[tuple[int, list[str]]]]] = []
+    starting = True
+    for number, row in rows:
+        cells = [cell.strip() for cell in row]
+        if not any(cells):
+            starting = True
+            continue
+        if starting or cells[0] == "Metric" or len(cells) != len(tables[-1][1]):
+            tables.append((number, cells, []))
+            starting = False
+            continue
+        tables[-1][2].append((number, row))
+    return tables
 
 
 def _split_unit(name: str) -> tuple[str, str | None]:

@@ -122,6 +122,11 @@ def _run(
     require_completed(bench.file, f"{bench.where}.request_totals.successful", completed or 0)
     rows, ok_rows = staging.counts(index)
     warnings: list[str] = []
+    if rows and ok_rows != completed and layout.name in ("v0.5-0.6", "v0.7+"):
+        excluded = _exclude_warmup_cooldown(bench, index, staging, completed)
+        if excluded:
+            warnings.append(excluded)
+            rows, ok_rows = staging.counts(index)
     complete = rows > 0 and ok_rows == completed
     if rows and not complete:
         warnings.append(
@@ -170,6 +175,44 @@ def _run(
         ),
         per_request_rows=rows,
     )
+
+
+_OUTSIDE = "(start_s < ? OR start_s + coalesce(e2e_ms, 0) / 1000 > ?)"
+
+
+def _exclude_warmup_cooldown(
+    bench: Node, index: int, staging: Staging, completed: int | None
+) -> str | None:
+    """guidellm 0.5+ keeps its warm-up and cool-down requests in ``requests`` but outside the
+    measured window (``scheduler_metrics.measure_start_time``..``measure_end_time``) and out of
+    its figures: they are not a sample of the run. Drop them (and say so) when what remains is
+    exactly the run's successful requests; otherwise leave the rows to the sample rule."""
+    metrics = bench.obj("scheduler_metrics")
+    start = (metrics.num("measure_start_time") if metrics else None) or bench.num("start_time")
+    end = (metrics.num("measure_end_time") if metrics else None) or bench.num("end_time")
+    if start is None or end is None or completed is None:
+        return None
+    low, high = start - _WINDOW_SLACK_S, end + _WINDOW_SLACK_S
+    row = staging.query(
+        "SELECT count(*) FILTER (WHERE start_s < ?), "
+        f"count(*) FILTER (WHERE start_s >= ? AND {_OUTSIDE}), "
+        f"count(*) FILTER (WHERE ok AND NOT {_OUTSIDE}) FROM req WHERE run_index = ?",
+        [low, low, low, high, low, high, index],
+    ).fetchone()
+    warmup, cooldown, kept = (int(v) for v in row) if row else (0, 0, 0)
+    if not (warmup or cooldown) or kept != completed:
+        return None
+    staging.query(f"DELETE FROM req WHERE run_index = ? AND {_OUTSIDE}", [index, low, high])
+    return (
+        f"{warmup} warm-up and {cooldown} cool-down request(s), outside the measured window, "
+        "were excluded: they are not part of the sample (guidellm leaves them out of its "
+        "figures too)"
+    )
+
+
+# Timestamps are floats of epoch seconds: a request ending on the window's edge may overshoot
+# it by rounding.
+_WINDOW_SLACK_S = 1e-3
 
 
 def _tool_latency(metrics: Node, completed: int | None) -> dict[str, LatencyStats | None]:

@@ -112,7 +112,12 @@ def parse_results(probe: Probe, record: FileRecord) -> ParsedInput:
             if not isinstance(value, int | float) or isinstance(value, bool):
                 warnings.append(f"$.results.{task}.{key}: not a number ({value!r}); skipped")
                 continue
-            entry.num(key, negative_ok=True)  # rejects NaN and infinities with the JSON path
+            if not math.isfinite(value):
+                warnings.append(
+                    f"$.results.{task}.{key}: {value} is not a measurement; metric {metric!r} "
+                    "dropped, the file's other metrics kept"
+                )
+                continue
             stderr_raw = entry.value.get(f"{metric}_stderr,{filt}")
             stderr = None
             if isinstance(stderr_raw, int | float) and not isinstance(stderr_raw, bool):
@@ -144,6 +149,12 @@ def parse_results(probe: Probe, record: FileRecord) -> ParsedInput:
                     else (f"stderr is {stderr_raw!r}: unknown",),
                 )
             )
+    if not sets:
+        detail = f" ({'; '.join(warnings)})" if warnings else ""
+        raise InputError(
+            f"{probe.path}: an lm-eval results file without one usable metric under "
+            f"$.results{detail}"
+        )
     return ParsedInput(
         format_id=RESULTS_FORMAT.id,
         file=with_tool(record, "lm-eval", version, warnings),
@@ -173,52 +184,113 @@ def _dataset(config: Node | None) -> DatasetRef | None:
 
 
 # -- samples ------------------------------------------------------------------------------------
+# Layouts: 0.4.4 and later write ``filter`` + ``metrics`` (the metric names) beside each metric's
+# value; 0.4.0-0.4.3 write the metric values directly (``acc``), no filter (so lm-eval's "none"),
+# as JSON lines, under a ``.json`` name in 0.4.2-0.4.3, and 0.4.0-0.4.1 rows carry no hashes.
+# A JSON array of the same rows is read too.
 
-_SAMPLES = "read_json_objects(?, format='newline_delimited')"
-_COMBOS = f"""
+_ROW_KEYS = {
+    "doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
+    "doc_hash", "prompt_hash", "target_hash", "task_name", "task", "idx", "request_type",
+}  # fmt: skip
+# ``occurrence``: the how-many-th row of its doc_id (0.4.2-0.4.3 repeat every doc per filter)
+_SOURCE = (
+    "(SELECT line, json, row_number() OVER (PARTITION BY json ->> 'doc_id' ORDER BY line) "
+    "AS occurrence FROM (SELECT row_number() OVER () AS line, json "
+    "FROM read_json_objects(?, format='{fmt}')))"
+)
+_COMBOS = """
 SELECT DISTINCT m.metric, json ->> 'filter' AS filter
-FROM (SELECT json, unnest(CAST(json -> 'metrics' AS VARCHAR[])) AS metric FROM {_SAMPLES}) m
+FROM (SELECT json, unnest(CAST(json -> 'metrics' AS VARCHAR[])) AS metric FROM {src}) m
 ORDER BY 1, 2
 """
-_ITEMS = f"""
-SELECT ? AS set_index, CAST(json ->> 'doc_id' AS VARCHAR) AS item_id, line,
-       CASE json_type(json -> ?) WHEN 'BOOLEAN' THEN CAST(json ->> ? = 'true' AS DOUBLE)
-            ELSE TRY_CAST(json ->> ? AS DOUBLE) END AS score
-FROM (SELECT row_number() OVER () AS line, json FROM {_SAMPLES})
-WHERE (json ->> 'filter') IS NOT DISTINCT FROM ?
-  AND list_contains(CAST(json -> 'metrics' AS VARCHAR[]), ?)
+_DIRECT_KEYS = """
+SELECT key, bool_and(json_type(json -> key) IN ('BOOLEAN', 'BIGINT', 'UBIGINT', 'DOUBLE')),
+       min(line) FILTER (WHERE json_type(json -> key) NOT IN ('BOOLEAN', 'BIGINT', 'UBIGINT',
+                                                               'DOUBLE')),
+       any_value(json_type(json -> key)) FILTER (WHERE json_type(json -> key) NOT IN
+                                                  ('BOOLEAN', 'BIGINT', 'UBIGINT', 'DOUBLE'))
+FROM (SELECT line, json, unnest(json_keys(json)) AS key FROM {src})
+GROUP BY key ORDER BY key
 """
-_TASK_HASH = f"""
+_ITEMS = """
+SELECT ? AS set_index, CAST(json ->> 'doc_id' AS VARCHAR) AS item_id, line,
+       CASE json_type(json -> CAST(? AS VARCHAR))
+            WHEN 'BOOLEAN' THEN CAST(json ->> CAST(? AS VARCHAR) = 'true' AS DOUBLE)
+            ELSE TRY_CAST(json ->> CAST(? AS VARCHAR) AS DOUBLE) END AS score
+FROM {src}
+WHERE (CAST(? AS VARCHAR) IS NULL
+       OR (json ->> 'filter') IS NOT DISTINCT FROM CAST(? AS VARCHAR))
+  AND (NOT CAST(? AS BOOLEAN)
+       OR list_contains(CAST(json -> 'metrics' AS VARCHAR[]), CAST(? AS VARCHAR)))
+  AND (CAST(? AS BOOLEAN) OR (json -> CAST(? AS VARCHAR)) IS NOT NULL)
+  AND (CAST(? AS INTEGER) IS NULL OR occurrence = CAST(? AS INTEGER))
+"""
+_TASK_HASH = """
 SELECT sha256(string_agg(
            (json ->> 'doc_hash') || (json ->> 'prompt_hash') || (json ->> 'target_hash'),
            '' ORDER BY line)),
        count(*) FILTER (WHERE json ->> 'doc_hash' IS NULL)
-FROM (SELECT row_number() OVER () AS line, json FROM {_SAMPLES})
+FROM {src}
 """
 
 
 def detect_samples(probe: Probe) -> bool:
     first = probe.first
-    return (
-        probe.container in ("jsonl", "json")
-        and isinstance(first, dict)
-        and all(k in first for k in ("doc_id", "doc_hash", "prompt_hash", "target_hash"))
-    )
+    if probe.container == "json" and isinstance(first, list) and first:
+        first = first[0]
+    if probe.container not in ("jsonl", "json") or not isinstance(first, dict):
+        return False
+    if all(k in first for k in ("doc_id", "doc_hash", "prompt_hash", "target_hash")):
+        return True
+    # 0.4.0-0.4.1 rows: no hashes, but the request/response fields lm-eval logs for every doc.
+    return all(k in first for k in ("doc_id", "doc", "arguments", "resps", "filtered_resps"))
 
 
 def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
     path = probe.path
+    fmt = "array" if probe.container == "json" and isinstance(probe.first, list) else "auto"
+    src = _SOURCE.format(fmt=fmt)
     staging = ItemStaging(path, lambda s, line, item: f"line {line}" if line else f"doc {item}")
+    warnings: list[str] = []
     try:
-        combos = staging.run(_COMBOS, [str(path)]).fetchall()
-        row = staging.run(_TASK_HASH, [str(path)]).fetchone()
+        with_list = staging.run(
+            f"SELECT count(*) FILTER (WHERE (json -> 'metrics') IS NOT NULL), count(*) FROM {src}",
+            [str(path)],
+        ).fetchone()
+        n_rows = int(with_list[1]) if with_list else 0
+        listed = bool(with_list and with_list[0])
+        if listed:
+            combos: list[tuple[str, str | None, int | None]] = [
+                (metric, filt, None)
+                for metric, filt in staging.run(_COMBOS.format(src=src), [str(path)]).fetchall()
+            ]
+            layout = "metrics list (0.4.4+)"
+        else:
+            combos = _direct_metrics(staging, src, warnings)
+            layout = "metric keys on each row (0.4.0-0.4.3)"
+        row = staging.run(_TASK_HASH.format(src=src), [str(path)]).fetchone()
         task_hash = row[0] if row and not row[1] else None
-        for index, (metric, filt) in enumerate(combos):
-            staging.insert(_ITEMS, [index, metric, metric, metric, str(path), filt, metric])
-        _reject_non_numeric(staging, combos)
+        kept: list[tuple[str, str | None]] = []
+        for metric, filt, occurrence in combos:
+            index = len(kept)
+            staging.insert(
+                _ITEMS.format(src=src),
+                [index, metric, metric, metric, str(path), filt if listed else None, filt,
+                 listed, metric, listed, metric, occurrence, occurrence],
+            )  # fmt: skip
+            if _drop_non_numeric(staging, index, metric, filt, warnings):
+                continue
+            kept.append((metric, filt))
+        if not kept:
+            raise InputError(
+                f"{path}: an lm-eval samples file ({layout}, {n_rows} rows) without one numeric "
+                "per-item metric: nothing to score"
+                + (f" ({'; '.join(warnings)})" if warnings else "")
+            )
         staging.finish()
         sets = []
-        for index, (metric, filt) in enumerate(combos):
+        for index, (metric, filt) in enumerate(kept):
             summary = staging.summary(index)
             sets.append(
                 ScoreSet(
@@ -244,23 +316,72 @@ def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
         staging.close()
     return ParsedInput(
         format_id=SAMPLES_FORMAT.id,
-        file=with_tool(record, "lm-eval", None, []),
+        file=with_tool(record, "lm-eval", None, warnings),
         score_sets=tuple(sets),
+        warnings=tuple(warnings),
         items=columns,
     )
 
 
-def _reject_non_numeric(staging: ItemStaging, combos: list[tuple[str, str | None]]) -> None:
-    """A metric lm-eval logged as a list or text (bleu, perplexity pairs) is not an item score."""
-    bad = staging.run(
-        "SELECT set_index, line, item_id FROM items WHERE score IS NULL ORDER BY 1, 2 LIMIT 1"
+def _direct_metrics(
+    staging: ItemStaging, src: str, warnings: list[str]
+) -> list[tuple[str, str | None, int | None]]:
+    """0.4.0-0.4.3: every row key that is not a logged field is a metric (filter "none"). A task
+    with several filters has every doc once per filter, filter after filter, without naming it:
+    the k-th row of each doc is the k-th filter's, read as its own set, and the file says so."""
+    row = staging.run(
+        f"SELECT coalesce(max(occurrence), 1) FROM {src}", [str(staging.path)]
     ).fetchone()
-    if bad is not None:
-        metric, _ = combos[int(bad[0])]
-        raise InputError(
-            f"{staging.path}: line {bad[1]}: $.{metric}: the per-item value of {metric!r} is not "
-            "a number; evidencepack reads numeric or boolean per-item scores only"
+    filters = int(row[0]) if row else 1
+    if filters > 1:
+        warnings.append(
+            f"every doc appears {filters} times, once per filter, and the rows do not name their "
+            "filter (lm-eval 0.4.2-0.4.3): read as unnamed filters 1 to "
+            f"{filters} in the file's order, not linked to the results file's filters"
         )
+    names = (
+        ["none"] if filters == 1 else [f"unnamed {k} of {filters}" for k in range(1, filters + 1)]
+    )
+    combos: list[tuple[str, str | None, int | None]] = []
+    for key, numeric, line, kind in staging.run(
+        _DIRECT_KEYS.format(src=src), [str(staging.path)]
+    ).fetchall():
+        if key in _ROW_KEYS:
+            continue
+        if not numeric:
+            warnings.append(
+                f"metric {key!r} dropped: line {line} holds {_a(str(kind).lower())}, not a "
+                "per-item score (a corpus-level metric, computed over all items)"
+            )
+            continue
+        combos.extend(
+            (key, name, None if filters == 1 else k) for k, name in enumerate(names, start=1)
+        )
+    return combos
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[:1] in "aeiou" else f"a {kind}"
+
+
+def _drop_non_numeric(
+    staging: ItemStaging, index: int, metric: str, filt: str | None, warnings: list[str]
+) -> bool:
+    """A metric logged as a list or text (f1 or bleu pairs, perplexity) is not an item score:
+    drop that metric with a warning naming it, keep the rest of the file."""
+    bad = staging.run(
+        "SELECT line FROM items WHERE set_index = ? AND score IS NULL ORDER BY line LIMIT 1",
+        [index],
+    ).fetchone()
+    if bad is None:
+        return False
+    staging.run("DELETE FROM items WHERE set_index = ?", [index])
+    where = f" (filter {filt})" if filt else ""
+    warnings.append(
+        f"metric {metric!r}{where} dropped: line {bad[0]} holds no numeric per-item score "
+        "(a corpus-level metric, computed over all items)"
+    )
+    return True
 
 
 RESULTS_FORMAT = Format("lm-eval-results", "scores", "lm-eval", detect_results, parse_results)

@@ -61,6 +61,7 @@ def _stats(values: dict[str, float], metric: LatencyMetric) -> LatencyStats | No
 def _parsed(log: LoadgenLog, record: FileRecord, format_id: str) -> ParsedInput:
     if not log.is_performance_run:
         return _accuracy_only(record, format_id, log.loadgen_version)
+    log.require_validity()
     if log.scenario is None:
         raise InputError(f"{record.path}: the LoadGen log names no scenario")
     per_query = log.settings.samples_per_query or 1

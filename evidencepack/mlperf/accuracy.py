@@ -3,12 +3,16 @@
 ``accuracy.txt`` is the reference scorer's printout: a Python dict literal of metrics
 (``{'rouge1': 44.7172, ..., 'tokens_per_sample': 274.4}``, values sometimes quoted) among other
 lines, then ``hash=<sha256 of the full accuracy log>``. It is read with ``ast.literal_eval``
-only (no code runs).
+only (no code runs). Variants in real trees: values printed as ``np.int64(25657412)`` or
+``np.float64(...)`` (numpy 2's repr), a JSON dict (``{"f1": 0.788}``, qwen3-vl), and gpt-oss-120b's
+loose ``'exact_match': 83.568`` lines after a free-text report (what the checker's regular
+expressions read). The last metrics found in the file are the result.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -27,7 +31,12 @@ _METRIC_KEYS = {
     "mbxp",
     "gen_len",
     "tokens_per_sample",
+    "f1",
 }
+# numpy scalar reprs (numpy 2 prints np.int64(5) where numpy 1 printed 5)
+_NUMPY = re.compile(r"\b(?:np|numpy)\.(?:u?int|float)\d*\(\s*([^()]*?)\s*\)")
+# one or more 'key': value pairs on a line of their own, outside any dict
+_LOOSE = re.compile(r"^(['\"])[A-Za-z_][\w.-]*\1\s*:\s*\S")
 
 
 class AccuracyResult(StrictModel):
@@ -48,26 +57,48 @@ class Test06Verdict(StrictModel):
 
 
 def read_accuracy(path: Path) -> AccuracyResult:
-    """The last metrics dict in ``accuracy.txt``; raise InputError if there is none."""
+    """The last metrics in ``accuracy.txt`` (a dict line or loose pairs); InputError if none."""
     text = read_text(path, lenient=True)
     found: tuple[int, dict[str, float]] | None = None
     digest = None
+    loose_run = False  # the last metrics came from loose lines, with no other text since
     for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
+        stripped = _NUMPY.sub(r"\1", line.strip())
+        if not stripped:
+            continue
         if stripped.startswith("hash="):
             digest = stripped[len("hash=") :].strip() or None
-        if not (stripped.startswith("{") and stripped.endswith("}")):
             continue
-        try:
-            value = ast.literal_eval(stripped)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            continue  # e.g. mixtral's two per-language dicts on one line
-        if isinstance(value, dict) and _METRIC_KEYS & {str(k) for k in value}:
+        loose = bool(_LOOSE.match(stripped))
+        if stripped.startswith("{") and stripped.endswith("}"):
+            value = _literal(stripped)
+        elif loose:
+            value = _literal("{" + stripped.rstrip(",") + "}")
+        else:
+            loose_run = False
+            continue
+        contributed = False
+        if isinstance(value, dict) and (loose or _METRIC_KEYS & {str(k) for k in value}):
             metrics = {str(k): f for k, v in value.items() if (f := _number(v)) is not None}
-            found = (number, metrics)
+            if loose and loose_run and found is not None:
+                # one 'key': value per line: the lines together are the metrics
+                found, contributed = (found[0], {**found[1], **metrics}), True
+            elif not loose or _METRIC_KEYS & set(metrics):
+                found, contributed = (number, metrics), True
+        loose_run = loose and contributed
     if found is None:
-        raise InputError(f"{path}: no metrics dictionary (e.g. {{'rouge1': ...}}) in accuracy.txt")
+        raise InputError(
+            f"{path}: no metrics in accuracy.txt (a dict such as {{'rouge1': ...}} or "
+            "'exact_match': ... lines)"
+        )
     return AccuracyResult(path=str(path), metrics=found[1], metrics_line=found[0], hash=digest)
+
+
+def _literal(text: str) -> object:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None  # e.g. mixtral's two per-language dicts on one line
 
 
 def read_test06(path: Path) -> Test06Verdict:

@@ -25,7 +25,25 @@ BENCHMARKS: dict[str, str] = {
     "llama3.1-8b-edge": "llama3.1-8b",
     "deepseek-r1": "deepseek-r1",
     "gpt-oss-120b": "gpt-oss-120b",
+    # v6.0's vision-language LLM; the official table reports it in samples (queries) per second
+    "qwen3-vl-235b-a22b": "qwen3-vl-235b-a22b",
 }
+
+# LLM benchmarks whose headline is samples/s (Offline) and queries/s (Server), not tokens/s
+# (the checker's RESULT_FIELD_BENCHMARK_OVERWRITE names no token field for them).
+SAMPLE_HEADLINE: frozenset[str] = frozenset({"qwen3-vl-235b-a22b"})
+
+# MLPerf Inference benchmarks of every round that are not LLMs (checker MODEL_CONFIG "models"
+# and "model_mapping"): read as out of scope and skipped, never rejected.
+OUT_OF_SCOPE: frozenset[str] = frozenset(
+    {
+        "resnet", "resnet50", "mobilenet", "ssd-resnet34", "ssd-mobilenet", "ssd-large",
+        "ssd-small", "retinanet", "bert-99", "bert-99.9", "dlrm-99", "dlrm-99.9", "dlrm-v2-99",
+        "dlrm-v2-99.9", "dlrm-v3", "3d-unet-99", "3d-unet-99.9", "rnnt", "gnmt",
+        "stable-diffusion-xl", "rgat", "pointpainting", "whisper", "wan-2.2-t2v-a14b",
+        "yolo-95", "yolo-99",
+    }
+)  # fmt: skip
 
 # LoadGen config names (mlperf.conf) without an accuracy level -> the 99% benchmark
 _LEVELLESS = {"gptj": "gptj-99", "llama2-70b": "llama2-70b-99"}
@@ -62,6 +80,11 @@ def resolve_benchmark(name: str) -> ResolvedBenchmark | None:
     if text in _LEVELLESS:
         return ResolvedBenchmark(_LEVELLESS[text], interactive, assumed_level=True)
     return None
+
+
+def out_of_scope(name: str) -> bool:
+    """Whether a benchmark name is one of MLPerf's non-LLM benchmarks."""
+    return _normalise(name) in OUT_OF_SCOPE
 
 
 def resolve_scenario(folder: str) -> str | None:

@@ -16,13 +16,15 @@ from ._files import read_json
 from .accuracy import AccuracyResult, Test06Verdict, read_accuracy, read_precision, read_test06
 from .benchmarks import (
     BENCHMARKS,
+    SAMPLE_HEADLINE,
     ResolvedBenchmark,
     benchmark_from_run_folder,
+    out_of_scope,
     resolve_benchmark,
     resolve_scenario,
 )
 from .checks import apply_rules
-from .loadgen_log import LoadgenLog, parse_run
+from .loadgen_log import LoadgenLog, parse_run, sample_headline
 from .models import MlperfResult, SourceFile
 from .system import SystemInfo, read_system
 from .tree import ResultFiles
@@ -30,6 +32,10 @@ from .tree import ResultFiles
 
 class NotAPerformanceRun(InputError):
     """An accuracy-mode LoadGen run: nothing to import, but nothing wrong either."""
+
+
+class OutOfScope(NotAPerformanceRun):
+    """A result of a non-LLM benchmark (resnet, yolo, ...): skipped with its reason."""
 
 
 @dataclass
@@ -72,12 +78,25 @@ class ImportContext:
         mapped = self._load_mapping(mapping_path).get(files.benchmark_dir)
         if mapped and (found := resolve_benchmark(mapped)):
             return found, mapping_path
-        root = files.submitter_dir.parent.parent if files.division else files.submitter_dir.parent
-        table_path = root / "summary_results.json"
+        table_path = self._table_path(files.submitter_dir, files.division)
         model = self._load_table(table_path).get(files.location)
         if model and (found := resolve_benchmark(model)):
             return found, table_path
         return None
+
+    def model_of(self, files: ResultFiles) -> str:
+        """The benchmark a folder answers, as named by model_mapping.json, the official table or
+        the folder itself (whether or not it is an LLM benchmark)."""
+        if files.submitter_dir is None:
+            return files.benchmark_dir
+        mapping = self._load_mapping(files.submitter_dir / "model_mapping.json")
+        table = self._load_table(self._table_path(files.submitter_dir, files.division))
+        return mapping.get(files.benchmark_dir) or table.get(files.location) or files.benchmark_dir
+
+    @staticmethod
+    def _table_path(submitter_dir: Path, division: str | None) -> Path:
+        root = submitter_dir.parent.parent if division else submitter_dir.parent
+        return root / "summary_results.json"
 
     def _load_mapping(self, path: Path) -> dict[str, str]:
         if path not in self._mappings:
@@ -92,11 +111,19 @@ class ImportContext:
             data = read_json(path) if path.is_file() else []
             rows = data if isinstance(data, list) else []
             self._tables[path] = {
-                str(r["Location"]): str(r["Model"])
+                _table_location(str(r["Location"])): str(r["Model"])
                 for r in rows
                 if isinstance(r, dict) and "Location" in r and "Model" in r
             }
         return self._tables[path]
+
+
+def _table_location(location: str) -> str:
+    """v5.1 tables name the scenario folder; v6.0's write ``./...<scenario>/performance/run_1``."""
+    text = location.removeprefix("./").rstrip("/")
+    for suffix in ("/performance/run_1", "/performance"):
+        text = text.removesuffix(suffix)
+    return text
 
 
 def build_result(
@@ -112,17 +139,14 @@ def build_result(
             f"{files.results_dir}: no performance/run_1/mlperf_log_detail.txt or "
             "mlperf_log_summary.txt (missing performance logs)"
         )
+    resolved, mapped_by = _benchmark(files, benchmark, names)
     log = parse_run(files.detail, files.summary)
     if not log.is_performance_run:
         raise NotAPerformanceRun(
             f"{log.cite('effective_test_mode')}: an {log.test_mode} run has no performance result"
         )
-    if log.validity is None:
-        raise InputError(
-            f"{log.cite('result_validity')}: no result_validity: the run did not finish or the "
-            "log is truncated"
-        )
-    resolved, mapped_by = _benchmark(files, benchmark, names)
+    log.require_validity()
+    assert log.validity is not None
     scenario = _scenario(files, log, resolved)
     notes: list[str] = []
     if resolved is not None and resolved.assumed_level:
@@ -151,6 +175,9 @@ def build_result(
         test06=test06,
     )
     stack = system.stack if system else None
+    headline = (log.headline_value, log.headline_unit)
+    if resolved is not None and resolved.benchmark in SAMPLE_HEADLINE:
+        headline = sample_headline(scenario, log.samples_per_s)
     result = MlperfResult(
         key=_key(files, round_name, division, scenario),
         round=round_name,
@@ -167,8 +194,8 @@ def build_result(
         validity=log.validity,
         invalid_reasons=log.invalid_reasons,
         checks_ok=all(row.status != "fail" for row in checks),
-        headline_value=log.headline_value,
-        headline_unit=log.headline_unit,
+        headline_value=headline[0],
+        headline_unit=headline[1],
         tokens_per_s=log.tokens_per_s,
         tokens_inferred=log.tokens_inferred,
         samples_per_s=log.samples_per_s,
@@ -218,6 +245,11 @@ def _benchmark(
         return benchmark_from_run_folder(files.benchmark_dir), None
     resolved = names.resolve(files)
     if resolved is None:
+        model = names.model_of(files)
+        if out_of_scope(model):
+            raise OutOfScope(
+                f"{files.results_dir}: {model!r} is not an LLM benchmark: out of scope, skipped"
+            )
         raise InputError(
             f"{files.results_dir}: unknown benchmark {files.benchmark_dir!r} (LLM benchmarks: "
             f"{', '.join(BENCHMARKS)}; an open-division name needs model_mapping.json in "

@@ -9,6 +9,7 @@ file, or a summary that contradicts its detail log, raises ``LoadgenLogError`` n
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -63,9 +64,11 @@ class LoadgenLog(StrictModel):
     """Everything evidencepack takes from one LoadGen run.
 
     ``latency_ms``, ``ttft_ms`` and ``tpot_ms`` map ``min``/``max``/``mean``/``p50``/``p90``/
-    ``p95``/``p97``/``p99``/``p99.9`` to milliseconds. ``headline_value`` is what the official
-    table reports: tokens/s (gptj: inferred tokens/s) for Offline and Server, the 90th
-    percentile latency in ms for SingleStream; samples/s where no token count was logged.
+    ``p95``/``p97``/``p99``/``p99.9`` to milliseconds (MultiStream: per query, as the summary
+    and the checker read them). ``headline_value`` is what the official table reports: tokens/s
+    (gptj: inferred tokens/s) for Offline and Server; for SingleStream the whole-query early
+    stopping 90th percentile estimate (MultiStream: 99th) in ms where LoadGen printed one, else
+    the plain percentile; samples/s where no token count was logged.
     ``lines`` maps each key read to its line in the file ``source`` names, for citations.
     """
 
@@ -94,6 +97,7 @@ class LoadgenLog(StrictModel):
     tokens_inferred: bool = False
     headline_value: float | None = None
     headline_unit: str | None = None
+    early_stopping_estimate_ms: float | None = None
     latency_ms: dict[str, float] = Field(default_factory=dict)
     ttft_ms: dict[str, float] = Field(default_factory=dict)
     tpot_ms: dict[str, float] = Field(default_factory=dict)
@@ -119,6 +123,20 @@ class LoadgenLog(StrictModel):
         return self.latency_ms.get("p99")
 
     @property
+    def last_line(self) -> int:
+        """The last line a value was read from (where a truncated log ends)."""
+        return max(self.lines.values(), default=0)
+
+    def require_validity(self) -> None:
+        """A performance run without ``result_validity`` did not finish or was cut short."""
+        if self.validity is None:
+            path = self.detail_path if self.source == "detail" else self.summary_path
+            raise LoadgenLogError(
+                f"{path}:{self.last_line}: the log ends here without result_validity: the run "
+                "did not finish or the log is truncated"
+            )
+
+    @property
     def is_performance_run(self) -> bool:
         return self.test_mode in (None, "PerformanceOnly")
 
@@ -134,24 +152,43 @@ def percentile_key(text: str) -> str:
     return "p" + format(float(text), "g")
 
 
+# The percentile each latency scenario reports (and its early-stopping estimate stands for).
+LATENCY_PERCENTILE = {"SingleStream": "p90", "MultiStream": "p99"}
+_ESTIMATE = re.compile(r"Early stopping ([\d.]+)th percentile estimate:\s*(\d+)")
+
+
+def early_stopping_estimate(scenario: str | None, text: str) -> float | None:
+    """The whole-query estimate (ms) of the scenario's percentile in an early-stopping block."""
+    wanted = LATENCY_PERCENTILE.get(scenario or "")
+    for percentile, value in _ESTIMATE.findall(text):
+        if percentile_key(percentile) == wanted:
+            return int(value) / NS_PER_MS
+    return None
+
+
 def headline(
     scenario: str | None,
     tokens_per_s: float | None,
     samples_per_s: float | None,
     latency_ms: dict[str, float],
+    early_ms: float | None = None,
 ) -> tuple[float | None, str | None]:
-    """The official table's metric for a run (LLM benchmarks; checker RESULT_FIELD_*)."""
-    if scenario == "SingleStream":
-        value = latency_ms.get("p90")
-        return (value, "Latency (ms)") if value is not None else (None, None)
-    if scenario == "MultiStream":
-        value = latency_ms.get("p99")
+    """The official table's metric for a run (checker RESULT_FIELD_NEW and its overwrites)."""
+    if scenario in LATENCY_PERCENTILE:
+        value = early_ms if early_ms is not None else latency_ms.get(LATENCY_PERCENTILE[scenario])
         return (value, "Latency (ms)") if value is not None else (None, None)
     if tokens_per_s is not None:
         return tokens_per_s, "Tokens/s"
-    if samples_per_s is not None:
-        return samples_per_s, "Samples/s"
-    return None, None
+    return sample_headline(scenario, samples_per_s)
+
+
+def sample_headline(
+    scenario: str | None, samples_per_s: float | None
+) -> tuple[float | None, str | None]:
+    """Samples/s (Offline) or Queries/s (Server), the checker's UNIT_DICT."""
+    if samples_per_s is None:
+        return None, None
+    return samples_per_s, "Samples/s" if scenario == "Offline" else "Queries/s"
 
 
 # --- the detail log -------------------------------------------------------------------------
@@ -239,8 +276,11 @@ def read_detail_records(path: Path) -> tuple[dict[str, Any], dict[str, int], lis
                     )
                 )
     if problems:
+        first = problems[0].removeprefix(f"{path}:")
         raise LoadgenLogError(
-            f"{path}: {len(problems)} malformed line(s) in the LoadGen detail log", problems
+            f"{path}:{first} ({len(problems)} malformed line(s) in the LoadGen detail log; "
+            "truncated or edited)",
+            problems,
         )
     if not values:
         raise LoadgenLogError(f"{path}: no :::MLLOG records (empty or not a LoadGen detail log)")
@@ -284,6 +324,16 @@ def parse_detail(path: Path) -> LoadgenLog:
     tpot = _percentiles(
         values, "result_time_per_output_token_", "_percentile_ns", "result_time_to_output_token_{}"
     )
+    if scenario_of(values) == "MultiStream":
+        # MultiStream's summary, its checker and its table read per-query figures
+        per_query = _percentiles(
+            values, "result_", "_percentile_per_query_latency_ns", "result_{}_query_latency_ns"
+        )
+        latency = per_query or latency
+    # Only the whole-query block counts: token runs log TTFT and TPOT blocks instead (and an
+    # early_stopping_latency_ss that is the TTFT estimate).
+    block = values.get("early_stopping_result")
+    early = early_stopping_estimate(scenario_of(values), block) if isinstance(block, str) else None
     tokens, inferred = None, False
     for key, is_inferred in _TOKEN_KEYS:
         if num(key) is not None:
@@ -301,7 +351,7 @@ def parse_detail(path: Path) -> LoadgenLog:
         if isinstance(values.get(key), bool):
             flags[name] = values[key]
     seeds = _seeds(values, "effective_")
-    value, unit = headline(scenario, tokens, samples, latency)
+    value, unit = headline(scenario, tokens, samples, latency, early)
     num_errors = num("num_errors")
     query_count = num("result_query_count")
     return LoadgenLog.model_validate(
@@ -326,6 +376,7 @@ def parse_detail(path: Path) -> LoadgenLog:
             "tokens_inferred": inferred,
             "headline_value": value,
             "headline_unit": unit,
+            "early_stopping_estimate_ms": early,
             "latency_ms": latency,
             "ttft_ms": ttft,
             "tpot_ms": tpot,
@@ -337,6 +388,11 @@ def parse_detail(path: Path) -> LoadgenLog:
             **flags,
         }
     )
+
+
+def scenario_of(values: dict[str, Any]) -> str | None:
+    scenario = values.get("effective_scenario")
+    return scenario if isinstance(scenario, str) else None
 
 
 def _percentiles(values: dict[str, Any], prefix: str, suffix: str, stat: str) -> dict[str, float]:

@@ -16,6 +16,7 @@ from .loadgen_log import (
     SCENARIOS,
     LoadgenLog,
     LoadgenLogError,
+    early_stopping_estimate,
     headline,
     percentile_key,
 )
@@ -86,6 +87,12 @@ class RawSummary:
     parameters: dict[str, SummaryValue] = field(default_factory=dict)
     recommendations: list[str] = field(default_factory=list)
     tokens_inferred: bool = False
+    # the whole-query "Early Stopping Result:" block (not the TTFT/TPOT ones) and its first line
+    early_stopping: list[str] = field(default_factory=list)
+    early_stopping_line: int = 0
+    # a complete summary ends with LoadGen's "... encountered during test" lines
+    closed: bool = False
+    last_line: int = 0
 
     @property
     def has_results(self) -> bool:
@@ -93,11 +100,25 @@ class RawSummary:
         return "scenario" in self.text
 
     def to_log(self) -> LoadgenLog:
-        """The summary as the only source; raises if it holds no results."""
+        """The summary as the only source; raises if it holds no results or is cut short."""
         if not self.has_results:
             raise LoadgenLogError(
                 f"{self.path}: no results in this LoadGen summary (no 'Scenario' line; an "
                 "accuracy-mode run or not a summary) and no detail log beside it"
+            )
+        missing = [
+            what
+            for what, present in (
+                ("the 'Result is' line", "validity" in self.text),
+                ("the 'Test Parameters Used' section", bool(self.parameters)),
+                ("the closing '... encountered during test' lines", self.closed),
+            )
+            if not present
+        ]
+        if missing:
+            raise LoadgenLogError(
+                f"{self.path}:{self.last_line}: the summary ends here without "
+                f"{' or '.join(missing)}: truncated, its figures incomplete"
             )
 
         def flag(name: str) -> bool | None:
@@ -139,7 +160,8 @@ class RawSummary:
             reasons = reasons or ("LoadGen reported INVALID without a reason",)
         tokens = num("tokens")
         samples = num("samples_per_s")
-        headline_value, unit = headline(scenario, tokens, samples, latency)
+        early = early_stopping_estimate(scenario, " ".join(self.early_stopping))
+        headline_value, unit = headline(scenario, tokens, samples, latency, early)
         errors = num("error_count")
         return LoadgenLog.model_validate(
             {
@@ -159,6 +181,7 @@ class RawSummary:
                 "tokens_inferred": self.tokens_inferred,
                 "headline_value": headline_value,
                 "headline_unit": unit,
+                "early_stopping_estimate_ms": early,
                 "latency_ms": latency,
                 "ttft_ms": ttft,
                 "tpot_ms": tpot,
@@ -193,11 +216,26 @@ def parse_summary_raw(path: Path) -> RawSummary:
     raw = RawSummary(path=path)
     section = ""
     in_recommendations = False
+    in_early_stopping = False
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
+        if stripped:
+            raw.last_line = number
+        if "encountered during test" in stripped:
+            raw.closed = True
         if stripped in ("Additional Stats", "Test Parameters Used", "MLPerf Results Summary"):
             section = stripped
             continue
+        if stripped.endswith("Early Stopping Result:"):
+            in_recommendations = False
+            in_early_stopping = stripped == "Early Stopping Result:"
+            raw.early_stopping_line = number if in_early_stopping else raw.early_stopping_line
+            continue
+        if in_early_stopping:
+            if stripped.startswith("*"):
+                raw.early_stopping.append(stripped)
+                continue
+            in_early_stopping = False
         if in_recommendations:
             if stripped.startswith("*"):
                 raw.recommendations.append(stripped.lstrip("* ").strip())
@@ -284,6 +322,9 @@ def cross_check(log: LoadgenLog, raw: RawSummary) -> list[str]:
     for label, ours, printed, scale in checks:
         if ours is not None and printed is not None and not _close(ours, printed, scale):
             differ(label, printed.line, printed.value / scale, ours)
+    ours_es, theirs_es = log.early_stopping_estimate_ms, summary.early_stopping_estimate_ms
+    if ours_es is not None and theirs_es is not None and abs(ours_es - theirs_es) > 1e-6:
+        differ("the early-stopping estimate (ms)", raw.early_stopping_line, theirs_es, ours_es)
     if log.seeds is not None and summary.seeds is not None and log.seeds != summary.seeds:
         differ("the RNG seeds", raw.parameters["qsl_rng_seed"].line, summary.seeds, log.seeds)
     return problems

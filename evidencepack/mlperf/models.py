@@ -109,7 +109,8 @@ class Rejection(StrictModel):
 class ImportReport(StrictModel):
     """What one ``import_path`` did: keys imported, already present, rejected and skipped.
 
-    Skipped runs are not errors: accuracy-mode LoadGen runs carry no performance result.
+    Skipped runs are not errors: accuracy-mode LoadGen runs carry no performance result, and
+    non-LLM benchmarks (resnet, yolo, ...) are out of scope.
     """
 
     path: str

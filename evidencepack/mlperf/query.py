@@ -37,6 +37,7 @@ class ListRow(StrictModel):
     """One line of ``evidencepack mlperf list``."""
 
     key: str
+    round: str | None
     benchmark: str | None
     scenario: str
     validity: str

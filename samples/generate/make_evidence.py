@@ -155,10 +155,7 @@ def make_scores(
     texts = {}
     for candidate in _candidates(spec):
         cid = str(candidate["id"])
-        noise = random.Random(derived_seed("scores", cid))
-        value = [e + 0.12 * noise.gauss(0, 1) for e in ease]
-        passes = round(SWEEPS[cid].pass_rate * len(rows))
-        passing = set(sorted(range(len(rows)), key=lambda i: value[i], reverse=True)[:passes])
+        passing = passing_items(ease, derived_seed("scores", cid), SWEEPS[cid].pass_rate)
         stack = candidate["stack"]
         header = {
             "evidencepack_scores": "v1",
@@ -174,18 +171,31 @@ def make_scores(
             },
             "settings": envelope["settings"],
         }
-        lines = [json.dumps(header)]
-        for i, row in enumerate(rows):
-            ok = i in passing
-            item = {
-                "item_id": row["id"],
-                "score": int(ok),
-                "label": "pass" if ok else "fail",
-                "metadata": {"input_tokens": row["input_tokens"]},
-            }
-            lines.append(json.dumps(item))
-        texts[cid] = "\n".join(lines) + "\n"
+        texts[cid] = scores_text(header, rows, passing)
     return texts
+
+
+def passing_items(ease: list[float], noise_seed: int, pass_rate: float) -> set[int]:
+    """The items a candidate passes: the round(pass_rate * n) easiest after seeded noise."""
+    noise = random.Random(noise_seed)
+    value = [e + 0.12 * noise.gauss(0, 1) for e in ease]
+    passes = round(pass_rate * len(ease))
+    return set(sorted(range(len(ease)), key=lambda i: value[i], reverse=True)[:passes])
+
+
+def scores_text(header: dict[str, Any], rows: list[dict[str, object]], passing: set[int]) -> str:
+    """An evidencepack-scores v1 file: the header line, then one pass/fail line per item."""
+    lines = [json.dumps(header)]
+    for i, row in enumerate(rows):
+        ok = i in passing
+        item = {
+            "item_id": row["id"],
+            "score": int(ok),
+            "label": "pass" if ok else "fail",
+            "metadata": {"input_tokens": row["input_tokens"]},
+        }
+        lines.append(json.dumps(item))
+    return "\n".join(lines) + "\n"
 
 
 def _candidates(spec: dict[str, object]) -> list[dict[str, Any]]:

@@ -69,11 +69,39 @@ def test_model_args_accepts_string_and_object() -> None:
     assert model_args(None) == {}
 
 
-def test_nan_result_is_located(shared_data: Path, tmp_path: Path) -> None:
-    text = _results(shared_data).read_text().replace('"acc_norm,none": 0.1', '"acc_norm,none": NaN')
+@pytest.mark.parametrize("bad", ["NaN", "Infinity", "-Infinity"])
+def test_a_nan_or_infinite_metric_is_dropped_and_named(
+    shared_data: Path, tmp_path: Path, bad: str
+) -> None:
+    original = _results(shared_data)
+    text = original.read_text().replace('"acc_norm,none": 0.1', f'"acc_norm,none": {bad}')
+    assert text != original.read_text()
     path = tmp_path / "results.json"
     path.write_text(text)
-    with pytest.raises(InputError, match=r"\$\.results\.demo_arith_mc\.acc_norm,none: NaN"):
+    parsed = read_input(path)
+    keys = {(s.task, s.metric) for s in parsed.score_sets}
+    assert ("demo_arith_mc", "acc_norm") not in keys
+    expected = {
+        (task, key.partition(",")[0])
+        for task, entry in json.loads(original.read_text())["results"].items()
+        for key, value in entry.items()
+        if "," in key and "_stderr," not in key and isinstance(value, int | float)
+    } - {("demo_arith_mc", "acc_norm")}
+    assert keys == expected
+    (warning,) = parsed.warnings
+    assert "$.results.demo_arith_mc.acc_norm,none" in warning
+    assert "'acc_norm' dropped" in warning
+
+
+def test_a_results_file_with_no_usable_metric_is_an_error(tmp_path: Path) -> None:
+    doc = {
+        "results": {"t": {"acc,none": float("nan"), "alias": "t"}},
+        "configs": {},
+        "lm_eval_version": "0.4.9",
+    }
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(InputError, match=r"without one usable metric.*acc,none"):
         read_input(path)
 
 
@@ -103,7 +131,9 @@ def test_samples_give_per_item_scores_and_the_task_hash(shared_data: Path) -> No
     assert sorted(ids, key=int) == [str(r["doc_id"]) for r in rows]
 
 
-def test_non_numeric_item_value_is_refused(shared_data: Path, tmp_path: Path) -> None:
+def test_a_file_whose_only_metric_is_not_numeric_is_an_error(
+    shared_data: Path, tmp_path: Path
+) -> None:
     path = next((shared_data / GEN).glob("samples_demo_arith_gen_*.jsonl"))
     lines = path.read_text().splitlines()
     row = json.loads(lines[4])
@@ -111,5 +141,5 @@ def test_non_numeric_item_value_is_refused(shared_data: Path, tmp_path: Path) ->
     lines[4] = json.dumps(row)
     out = tmp_path / "samples.jsonl"
     out.write_text("\n".join(lines) + "\n")
-    with pytest.raises(InputError, match=r"line 5: \$\.exact_match: the per-item value"):
+    with pytest.raises(InputError, match=r"nothing to score.*'exact_match'.*line 5"):
         read_input(out)

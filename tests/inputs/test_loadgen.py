@@ -82,3 +82,41 @@ def test_truncated_log_line_is_located(shared_data: Path, tmp_path: Path) -> Non
     path.write_text(text[: len(text) // 2])
     with pytest.raises(InputError, match="malformed line"):
         read_input(path)
+
+
+_RUNS = ("llama2-70b_Server_perf", "llama2-70b_Offline_perf", "gptj_Server_perf")
+
+
+@pytest.mark.parametrize("run", _RUNS)
+@pytest.mark.parametrize("keep", [0.2, 0.5, 0.8, 0.95])
+def test_a_truncated_summary_is_refused_with_file_and_line(
+    shared_data: Path, tmp_path: Path, run: str, keep: float
+) -> None:
+    lines = (shared_data / "loadgen" / run / "mlperf_log_summary.txt").read_text().splitlines()
+    cut = max(8, int(len(lines) * keep))  # past the "Scenario" line: it reads as a summary
+    kept = lines[:cut]
+    last = max(i for i, line in enumerate(kept, start=1) if line.strip())
+    path = tmp_path / "mlperf_log_summary.txt"
+    path.write_text("\n".join(kept) + "\n")
+    with pytest.raises(InputError, match=rf"mlperf_log_summary.txt:{last}: the summary ends here"):
+        read_input(path)
+
+
+@pytest.mark.parametrize("run", _RUNS)
+@pytest.mark.parametrize("where", ["mid-line", "before result_validity"])
+def test_a_cut_detail_log_names_the_line(
+    shared_data: Path, tmp_path: Path, run: str, where: str
+) -> None:
+    text = (shared_data / "loadgen" / run / "mlperf_log_detail.txt").read_text()
+    if where == "mid-line":
+        kept = text[: len(text) // 2]
+        expected = rf"mlperf_log_detail.txt:{kept.count(chr(10)) + 1}: truncated"
+    else:
+        lines = text.splitlines()
+        validity = next(i for i, line in enumerate(lines) if '"key": "result_validity"' in line)
+        kept = "\n".join(lines[:validity]) + "\n"
+        expected = rf"mlperf_log_detail.txt:{validity}: the log ends here"
+    path = tmp_path / "mlperf_log_detail.txt"
+    path.write_text(kept)
+    with pytest.raises(InputError, match=expected):
+        read_input(path)

@@ -40,14 +40,14 @@ def test_mixtral_per_language_line_is_not_the_metrics(v51: Path) -> None:
 def test_accuracy_without_metrics(tmp_path: Path) -> None:
     path = tmp_path / "accuracy.txt"
     path.write_text("Results\n\n{'php': 833}\nhash=abc\n", encoding="utf-8")
-    with pytest.raises(InputError, match="no metrics dictionary"):
+    with pytest.raises(InputError, match="no metrics in accuracy.txt"):
         read_accuracy(path)
 
 
 def test_accuracy_is_never_executed(tmp_path: Path) -> None:
     path = tmp_path / "accuracy.txt"
     path.write_text("{'rouge1': __import__('os').getpid()}\n", encoding="utf-8")
-    with pytest.raises(InputError, match="no metrics dictionary"):
+    with pytest.raises(InputError, match="no metrics in accuracy.txt"):
         read_accuracy(path)
 
 

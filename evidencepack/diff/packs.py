@@ -1,0 +1,214 @@
+"""Open the two sides of a diff: a pack folder, a ``PACK.tar.gz`` or (NEW only) a spec.
+
+Each side is verified first when a policy is given; a side that fails verification is not read.
+Archives are extracted with the pack's safe extraction, a spec is built into a temporary pack;
+both live in temporary folders that the caller's ``ExitStack`` removes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, TypeVar
+
+import pydantic
+
+from .._yaml import dotted
+from ..analyze.models import DecisionDocument
+from ..archive import extract_archive, is_archive
+from ..errors import CouldNotRun, InputError, UsageError, VerificationError
+from ..evidence_manifest import MANIFEST_NAME, EvidenceManifest
+from ..manifest import BUNDLE_NAME
+from ..verify import VerifyPolicy, VerifyReport, verify_pack
+from .models import PackSide
+
+DECISION_NAME = "decision.json"
+SPEC_SUFFIXES = (".yaml", ".yml")
+
+
+class PackUnreadable(CouldNotRun):
+    """A pack could not be read for a diff: missing or malformed decision.json / manifest.json.
+
+    ``problems`` lists every finding, one line each.
+    """
+
+    def __init__(self, message: str, problems: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems: tuple[str, ...] = problems or (message,)
+
+
+BuildSpec = Callable[[Path, Path], Path]
+"""Build the spec (first argument) into a pack inside the empty folder given; return the pack."""
+
+
+@dataclass(frozen=True)
+class OpenedPack:
+    """One side: what the command line named, and (when it verified or was not asked to) its
+    decision and manifest."""
+
+    side: PackSide
+    decision: DecisionDocument | None
+    manifest: EvidenceManifest | None
+    folder: Path | None
+    """The pack folder (temporary for an archive or a spec); None when verification failed."""
+
+
+def pack_kind(path: Path, label: str, *, allow_spec: bool) -> Literal["folder", "archive", "spec"]:
+    """What ``path`` is, or a UsageError saying what it should be."""
+    if not path.exists():
+        raise UsageError(f"{label} {path}: no such file or folder")
+    if path.is_dir():
+        return "folder"
+    if is_archive(path):
+        return "archive"
+    if path.name.endswith(SPEC_SUFFIXES):
+        if allow_spec:
+            return "spec"
+        raise UsageError(
+            f"{label} {path}: OLD must be a built pack (folder or .tar.gz), not a spec"
+        )
+    raise UsageError(f"{label} {path}: not a pack folder, a .tar.gz pack or a .yaml spec")
+
+
+def verification_problems(report: VerifyReport) -> tuple[str, ...]:
+    """Every reason ``report`` is not OK, one line each."""
+    lines = list(report.problems)
+    lines += [f"changed: {m.path}" for m in report.changed]
+    lines += [f"missing: {m.path}" for m in report.missing]
+    lines += [f"extra: {m.path}" for m in report.extra]
+    return tuple(lines) or ("verification failed",)
+
+
+def _verified_text(report: VerifyReport) -> str:
+    signer = report.signer
+    if signer is None:
+        return f"verified: {report.files_checked} file(s)"
+    who = (
+        f"key sha256:{signer.key_fingerprint}"
+        if signer.mode == "key"
+        else f"{signer.identity} ({signer.issuer})"
+    )
+    return f"verified: {report.files_checked} file(s), signed by {who}"
+
+
+def open_pack(
+    path: Path,
+    label: str,
+    stack: ExitStack,
+    *,
+    policy: VerifyPolicy | None,
+    build_spec: BuildSpec | None = None,
+) -> OpenedPack:
+    """Verify (with ``policy``) and read one side; a spec is built with ``build_spec``."""
+    kind = pack_kind(path, label, allow_spec=build_spec is not None)
+    signer = None
+    verified = False
+    if kind == "spec":
+        assert build_spec is not None
+        folder = build_spec(path, Path(stack.enter_context(_tempdir("evidencepack-diff-"))))
+        text = "built for this diff (unsigned, not verified)"
+    else:
+        if policy is not None:
+            report = verify_pack(path, policy)
+            if not report.ok:
+                side = PackSide(
+                    source=str(path),
+                    kind=kind,
+                    verified=False,
+                    verification="verification FAILED: the pack was not read",
+                    signer=report.signer,
+                    problems=verification_problems(report),
+                )
+                return OpenedPack(side=side, decision=None, manifest=None, folder=None)
+            verified, signer, text = True, report.signer, _verified_text(report)
+        folder = path
+        if kind == "archive":
+            try:
+                folder = extract_archive(
+                    path, Path(stack.enter_context(_tempdir("evidencepack-diff-")))
+                )
+            except (VerificationError, InputError) as exc:
+                raise PackUnreadable(f"{label} {path}: {exc.message}", exc.problems) from exc
+        if policy is None:
+            signed = (folder / BUNDLE_NAME).is_file()
+            text = (
+                "not verified (signed; pass --key or --cert-identity/--cert-oidc-issuer)"
+                if signed
+                else "not verified (the pack is unsigned)"
+            )
+    decision, manifest, decision_sha, evidence_digest = read_pack(folder, f"{label} {path}")
+    side = PackSide(
+        source=str(path),
+        kind=kind,
+        verified=verified,
+        verification=text,
+        signer=signer,
+        decision_id=decision.decision_id,
+        as_of=decision.as_of,
+        tool_version=decision.tool_version,
+        spec_sha256=decision.spec_sha256,
+        decision_sha256=decision_sha,
+        evidence_digest=evidence_digest,
+        verdict=decision.verdict,
+        recommendation=decision.recommendation,
+        chosen=decision.chosen,
+    )
+    return OpenedPack(side=side, decision=decision, manifest=manifest, folder=folder)
+
+
+def _tempdir(prefix: str) -> tempfile.TemporaryDirectory[str]:
+    try:
+        return tempfile.TemporaryDirectory(prefix=prefix)
+    except OSError as exc:
+        raise CouldNotRun(f"cannot create a temporary folder: {exc}") from exc
+
+
+def _read(folder: Path, name: str, where: str) -> bytes:
+    path = folder / name
+    try:
+        return path.read_bytes()
+    except FileNotFoundError as exc:
+        raise PackUnreadable(f"{where}: no {name} (is it a pack built by evidencepack?)") from exc
+    except OSError as exc:
+        raise PackUnreadable(f"{where}: cannot read {name}: {exc}") from exc
+
+
+M = TypeVar("M", bound=pydantic.BaseModel)
+
+
+def _parse(model: type[M], raw: bytes, where: str) -> M:
+    try:
+        return model.model_validate_json(raw)
+    except pydantic.ValidationError as exc:
+        problems = tuple(
+            f"{where}: {dotted(tuple(e['loc'])) or '(top)'}: {e['msg']}"
+            for e in exc.errors(include_url=False)
+        )
+        raise PackUnreadable(
+            f"{where}: not a valid {model.__name__} ({len(problems)} problem(s))", problems
+        ) from exc
+
+
+def read_pack(folder: Path, where: str) -> tuple[DecisionDocument, EvidenceManifest, str, str]:
+    """The pack's decision and manifest, checked against each other; with the sha256 of
+    ``decision.json`` and of ``manifest.json`` (the evidence digest)."""
+    raw_decision = _read(folder, DECISION_NAME, where)
+    raw_manifest = _read(folder, MANIFEST_NAME, where)
+    decision = _parse(DecisionDocument, raw_decision, f"{where}/{DECISION_NAME}")
+    manifest = _parse(EvidenceManifest, raw_manifest, f"{where}/{MANIFEST_NAME}")
+    decision_sha = hashlib.sha256(raw_decision).hexdigest()
+    problems = []
+    if manifest.decision.sha256 != decision_sha:
+        problems.append(
+            f"{MANIFEST_NAME} names decision.json sha256 {manifest.decision.sha256}, "
+            f"the file has {decision_sha}"
+        )
+    if manifest.inputs != decision.inputs:
+        problems.append(f"{MANIFEST_NAME} and {DECISION_NAME} list different inputs")
+    if problems:
+        raise PackUnreadable(f"{where}: the pack is inconsistent: {problems[0]}", tuple(problems))
+    return decision, manifest, decision_sha, hashlib.sha256(raw_manifest).hexdigest()

@@ -1,0 +1,141 @@
+"""``mlperf show KEY``: one stored result in full, and why its checks passed or failed.
+
+Prints the result's figures, its system and software stack, its accuracy, and every rule that
+was re-applied, with the limit and the measured value side by side; a rule that could not run
+(no round, an open-division accuracy bound, a file not published) says "not checked" and why.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from ..errors import InputError
+from ..store import Store
+from .models import CheckRow, MlperfResult
+from .query import load_results
+
+_STATUS = {"pass": "pass", "fail": "FAIL", "skip": "not checked"}
+
+
+def find_result(store: Store, key: str) -> MlperfResult:
+    """The stored result with this key; an unknown key names the nearest ones."""
+    found = load_results(store, [key])
+    if found:
+        return found[0]
+    keys = [row["key"] for row in store.rows("SELECT key FROM mlperf_results ORDER BY key")]
+    near = difflib.get_close_matches(key, keys, n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(repr(k) for k in near)}?" if near else ""
+    if not keys:
+        hint = " (the store holds no MLPerf result: run 'evidencepack mlperf import')"
+    raise InputError(f"no MLPerf result {key!r} in the store{hint}")
+
+
+def checks_label(result: MlperfResult) -> str:
+    """``ok``, ``FAIL`` or ``not run`` (no round: only LoadGen's own verdict was read)."""
+    if not result.checks_ok:
+        return "FAIL"
+    return "ok" if result.round is not None else "not run"
+
+
+def describe(result: MlperfResult) -> str:
+    """The text ``mlperf show`` prints."""
+    lines = [result.key, ""]
+    lines += _section("result", _result_fields(result))
+    lines += _section("system", _system_fields(result))
+    if result.accuracy:
+        metrics = ", ".join(f"{k} {v:g}" for k, v in sorted(result.accuracy.items()))
+        lines += _section("accuracy", [("metrics", metrics), ("TEST06", result.test06 or "-")])
+    lines += ["checks:"] + _checks(result) + [""]
+    if result.notes:
+        lines += ["notes:"] + [f"  {note}" for note in result.notes] + [""]
+    lines += ["files:"] + [
+        f"  {s.role:<13} {s.path}  sha256 {s.sha256[:16]}" for s in result.sources
+    ]
+    return "\n".join(lines)
+
+
+def _result_fields(r: MlperfResult) -> list[tuple[str, str]]:
+    round_text = r.round or "none (no round named, found in a folder name or the seeds)"
+    if r.round and r.round_source:
+        round_text += f" (from the {r.round_source})"
+    fields = [
+        ("round", round_text),
+        ("division", r.division or "-"),
+        ("submitter", r.submitter or "-"),
+        ("benchmark", f"{r.benchmark or '?'} (folder {r.benchmark_dir})"),
+        ("scenario", r.scenario),
+        (
+            "validity",
+            r.validity + (f": {'; '.join(r.invalid_reasons)}" if r.invalid_reasons else ""),
+        ),
+        ("headline", _value(r.headline_value, r.headline_unit)),
+        ("tokens/s", _value(r.tokens_per_s, "(inferred)" if r.tokens_inferred else "")),
+        ("samples/s", _value(r.samples_per_s, "")),
+        ("TTFT p99", _limited(r.ttft_p99_ms, r.ttft_limit_ms)),
+        ("TPOT p99", _limited(r.tpot_p99_ms, r.tpot_limit_ms)),
+        ("latency p99", _value(r.latency_ms.get("p99"), "ms")),
+        ("target QPS", _value(r.target_qps, "")),
+        ("queries", "-" if r.query_count is None else str(r.query_count)),
+        ("LoadGen", f"{r.loadgen_version or '?'}, read from the {r.log_source} log"),
+        ("seeds of", r.seed_round or "no known round"),
+    ]
+    return fields
+
+
+def _system_fields(r: MlperfResult) -> list[tuple[str, str]]:
+    hardware = "-"
+    if r.accelerator or r.accelerators_total is not None:
+        hardware = (
+            f"{r.accelerators_total if r.accelerators_total is not None else '?'} x "
+            f"{r.accelerator or '?'} ({r.nodes or '?'} node(s) x "
+            f"{r.accelerators_per_node if r.accelerators_per_node is not None else '?'})"
+        )
+    stack = [*r.runtime, *r.platform]
+    return [
+        ("system", r.system_name or r.system or "-"),
+        ("accelerators", hardware),
+        ("precision", r.precision or r.precision_raw or "-"),
+        (
+            "stack",
+            ", ".join(f"{c.name} {c.version or ''}".strip() + f" ({c.kind})" for c in stack) or "-",
+        ),
+        ("stack text", r.stack_raw or "-"),
+    ]
+
+
+def _checks(result: MlperfResult) -> list[str]:
+    lines = []
+    for row in result.checks:
+        lines.append(f"  {_STATUS[row.status]:<12} {row.rule}")
+        lines.append(f"      limit    {row.expected}")
+        lines.append(f"      measured {row.actual}{_why_not(row)}")
+        if row.source:
+            lines.append(f"      source   {row.source}")
+    if result.round is None:
+        lines.append(
+            "  not checked  every rule of a round: no round is known for this result "
+            "(import it with --round)"
+        )
+    return lines
+
+
+def _why_not(row: CheckRow) -> str:
+    if row.status != "skip":
+        return ""
+    if "closed division only" in row.expected:
+        return " (an open-division result: the bound binds the closed division only)"
+    return ""
+
+
+def _section(title: str, fields: list[tuple[str, str]]) -> list[str]:
+    width = max(len(name) for name, _ in fields)
+    return [f"{title}:"] + [f"  {name:<{width}}  {value}" for name, value in fields] + [""]
+
+
+def _value(value: float | None, unit: str | None) -> str:
+    return "-" if value is None else f"{value:.6g} {unit or ''}".rstrip()
+
+
+def _limited(value: float | None, limit: float | None) -> str:
+    text = _value(value, "ms")
+    return text if limit is None else f"{text} (limit {limit:g} ms)"

@@ -48,6 +48,7 @@ from .store import Store
 
 LOADGEN_DETAIL = "mlperf_log_detail.txt"
 LOADGEN_SUMMARY = "mlperf_log_summary.txt"
+MEASURE_REQUESTS = "requests.jsonl"
 
 
 Problem = tuple[str, str, InputFile | None]
@@ -154,7 +155,8 @@ def _read_ref(
     source = loaded.resolve(ref.path)
     targets = [f for f in added if source.is_file() or Path(f.pack_path).name == LOADGEN_DETAIL]
     if not targets:
-        targets = added
+        # A measure run stopped before LoadGen's verdict holds only what the client measured.
+        targets = [f for f in added if Path(f.pack_path).name == MEASURE_REQUESTS] or added
     out = []
     for target in targets:
         path = collector.result.sources[target.pack_path]
@@ -313,6 +315,11 @@ def _run(
         e2e_p99_ms=p99(run.e2e),
         e2e_mean_ms=run.e2e.mean_ms if run.e2e is not None else None,
         excluded=_excluded(findings),
+        invalid=(
+            f"{run.tool} judged the run INVALID: " + "; ".join(run.verdict_reasons)
+            if run.verdict == "INVALID"
+            else None
+        ),
     )
     observed = dataclasses.replace(
         _observed(run.identity),
@@ -335,10 +342,8 @@ def _run(
 
 
 def _excluded(findings: tuple[DataFinding, ...]) -> str | None:
-    """Why an INVALID run, or one with a failing finding, is no operating point (a PROV-DATA
-    waiver admits it)."""
-    if any(f.kind == "invalid-run" for f in findings):
-        return "LoadGen judged the run INVALID"
+    """Why a run with a failing finding is no operating point (a PROV-DATA waiver admits it;
+    a run its tool judged INVALID is kept out by ``RunPoint.invalid``)."""
     failing = [f for f in findings if f.severity == "FAIL"]
     if not failing:
         return None

@@ -1,7 +1,8 @@
 """The committed sample evidence (samples/evidence) is what samples/generate says it made.
 
-Reads the files in place (the generator is too slow for a test); one fast test drives the
-simulated SUT through the real LoadGen, once within capacity and once overloaded.
+Reads the files in place (the generator is too slow for a test); fast tests drive the simulated
+SUT through the real LoadGen, once within capacity and once overloaded, and through
+``evidencepack measure`` behind its OpenAI-compatible endpoint.
 """
 
 from __future__ import annotations
@@ -111,8 +112,16 @@ def test_candidate_runs_are_server_runs_at_their_folder_rate(spec: PackSpec) -> 
             assert log["requested_server_ttft_latency"] == spec.slo.ttft_p99_ms * 1e6
             assert log["requested_server_tpot_latency"] == spec.slo.tpot_p99_ms * 1e6
             assert log["generated_query_count"] == 500
-            assert "SAMPLE DATA" in (folder / "user.conf").read_text(encoding="utf-8")
             assert (folder / "mlperf_log_accuracy.json").is_file()
+            # Made the way a team would: `evidencepack measure` against an HTTP endpoint.
+            record = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+            assert record["complete"] is True
+            assert "SAMPLE DATA" in record["note"]
+            assert record["server"]["headers"] == {"server": "simsut"}
+            assert record["response_models"] == [spec.envelope.model.name]
+            assert record["requests"]["failed"] == 0
+            requests = (folder / "requests.jsonl").read_text(encoding="utf-8").splitlines()
+            assert len(requests) == record["requests"]["ok"] == 500
 
 
 @pytest.mark.parametrize("candidate", sorted(EXPECTED_OPERATING_POINT))
@@ -369,6 +378,54 @@ def test_simulated_sut_runs_through_loadgen(
     assert (ttft < 100) == (validity == "VALID")
     # 2 ms + 0.1 ms per active sequence: TPOT stays under the 20 ms limit in both runs.
     assert 2 <= tpot < 20
+
+
+def test_simulated_server_measured_through_its_endpoint(
+    generate: ModuleType, tmp_path: Path
+) -> None:
+    """The candidates' runs are made this way: `measure` against simserver.py on loopback."""
+    from evidencepack.measure.options import MeasureOptions
+    from evidencepack.measure.run import measure
+
+    simserver = importlib.import_module("simserver")
+    capacity = generate.Capacity(
+        replicas=1, slots=32, prefill_base_ms=2, prefill_ms_per_token=0.01,
+        decode_base_ms=2, decode_ms_per_seq=0.1, jitter_sigma=0.0,
+    )  # fmt: skip
+    inputs = {f"ce-{n:04d}": 100 + n for n in range(1, 21)}
+    prompts = tmp_path / "prompts.jsonl"
+    lines = [{"prompt": f"item [{item}]", "max_tokens": 6} for item in inputs]
+    lines.append({"prompt": "names no item", "max_tokens": 6})
+    prompts.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    with simserver.SimServer(
+        capacity, inputs, model="m", runtime="vllm", version="0.9.2", seed=1
+    ) as server:
+        (result,) = measure(
+            MeasureOptions(
+                endpoint=server.url,
+                model="m",
+                prompts=prompts,
+                outdir=tmp_path / "run",
+                target_qps=100,
+                ttft_ms=500,
+                tpot_ms=100,
+                min_duration_ms=300,
+                min_query_count=60,
+                seed=5,
+            )
+        )
+    assert result.complete
+    rows = [json.loads(line) for line in (tmp_path / "run" / "requests.jsonl").open()]
+    for row in rows:
+        if row["sample_index"] == len(inputs):
+            assert row["error"].startswith("HTTP 400: ")
+            continue
+        assert row["status"] == "ok", row
+        assert row["output_tokens"] == 6
+        assert row["input_tokens"] == 101 + row["sample_index"]
+        # Prefill alone: 2 ms + 0.01 ms per input token.
+        assert row["ttft_ms"] >= 2 + 0.01 * row["input_tokens"]
+    assert {r["sample_index"] for r in rows} >= {0, 1, 2}
 
 
 STACK_BUMP = SAMPLES / "pack-stack-bump.yaml"

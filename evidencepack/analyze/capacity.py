@@ -36,7 +36,9 @@ class RunPoint:
     e2e_p99_ms: float | None
     e2e_mean_ms: float | None
     excluded: str | None = None
-    """Why the run cannot be an operating point (INVALID, or its data failed PROV-DATA)."""
+    """Why the run cannot be an operating point (its data failed PROV-DATA)."""
+    invalid: str | None = None
+    """Why the measuring tool itself judged the run invalid (LoadGen's INVALID), if it did."""
 
 
 def achieved_rate(point: RunPoint) -> tuple[float, str]:
@@ -74,6 +76,8 @@ def _misses(point: RunPoint, slo: Slo) -> list[str]:
         misses.append(f"end-to-end p99 {point.e2e_p99_ms:.1f} ms > {slo.e2e_p99_ms:g} ms")
     if error_rate(point) > slo.max_error_rate:
         misses.append(f"error rate {error_rate(point):.2%} > {slo.max_error_rate:.2%}")
+    if point.invalid is not None:
+        misses.append(point.invalid)
     return misses
 
 

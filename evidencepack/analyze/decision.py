@@ -103,7 +103,7 @@ def decide(
         points = [r.point for r in ev.runs]
         if _waiver_names(spec, "PROV-DATA", candidate.id, as_of):
             # A current waiver of PROV-DATA admits the runs its findings would exclude.
-            points = [dataclasses.replace(p, excluded=None) for p in points]
+            points = [dataclasses.replace(p, excluded=None, invalid=None) for p in points]
         capacity = size_candidate(spec, candidate, points)
         op = next(
             (lp for lp in capacity.load_points if lp.run == capacity.operating_point_run), None

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..provenance import FileRecord
-from .base import ParsedInput, with_tool
+from .base import ParsedInput, require_completed, with_tool
 from .models import (
     CANONICAL,
     DEFINITIONS,
@@ -182,6 +183,57 @@ def staged_tokens(staging: Staging, run_index: int) -> TokenStats:
         output_mean_tokens=mean_out,
         input_total_tokens=total_in,
         output_total_tokens=total_out,
+    )
+
+
+@dataclass(frozen=True)
+class RequestWindow:
+    """What staged per-request rows give a run besides latency: counts, window, throughput."""
+
+    rows: int
+    ok: int
+    start_s: float | None
+    duration_s: float | None
+    settled: Reconciled
+    tokens: TokenStats
+
+    def per_s(self, count: float | None) -> float | None:
+        """``count`` over the window from the first send to the last successful end."""
+        if not self.duration_s or count is None:
+            return None
+        return count / self.duration_s
+
+    @property
+    def run_fields(self) -> dict[str, Any]:
+        """The ServingRun fields every per-request format fills the same way."""
+        total_in, total_out = self.tokens.input_total_tokens, self.tokens.output_total_tokens
+        return {
+            "requests_sent": self.rows,
+            "requests_completed": self.ok,
+            "requests_failed": self.rows - self.ok,
+            "duration_s": self.duration_s,
+            "request_throughput_per_s": self.per_s(self.ok),
+            "output_token_throughput_per_s": self.per_s(total_out),
+            "total_token_throughput_per_s": self.per_s(
+                None if total_in is None or total_out is None else total_in + total_out
+            ),
+            "tokens": self.tokens,
+            "per_request_rows": self.rows,
+        }
+
+
+def request_window(staging: Staging, path: Path) -> RequestWindow:
+    """Counts (refusing a file with no successful request), window, latency and tokens of the
+    one run staged from ``path``; rows need ``start_s`` (epoch seconds) and ``e2e_ms``."""
+    rows, ok = staging.counts(0)
+    require_completed(path, f"{rows} request record(s)", ok)
+    window = staging.query(
+        "SELECT min(start_s), max(start_s + e2e_ms / 1000.0) FROM req WHERE ok"
+    ).fetchone()
+    assert window is not None
+    duration = (window[1] - window[0]) if window[0] is not None else None
+    return RequestWindow(
+        rows, ok, window[0], duration, reconcile(staging, 0, {}), staged_tokens(staging, 0)
     )
 
 

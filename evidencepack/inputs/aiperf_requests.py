@@ -8,9 +8,9 @@ The records name no model, version or load; throughput comes from their own time
 from __future__ import annotations
 
 from ..provenance import FileRecord
-from ._runs import build_run, one_run, reconcile, staged_tokens
+from ._runs import build_run, one_run, request_window
 from .aiperf import is_metric
-from .base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed
+from .base import Format, ParsedInput, Probe, iso_from_epoch, item_id
 from .stage import Staging
 
 _JSONL_COLUMNS = {
@@ -92,43 +92,20 @@ def parse_jsonl(probe: Probe, record: FileRecord) -> ParsedInput:
     try:
         staging.insert(_JSONL_SELECT, [str(path), _JSONL_COLUMNS])
         staging.finish()
-        rows, ok = staging.counts(0)
-        require_completed(path, f"{rows} request record(s)", ok)
-        window = staging.query(
-            "SELECT min(start_s), max(start_s + e2e_ms / 1000.0) FROM req WHERE ok"
-        ).fetchone()
-        assert window is not None
-        duration = (window[1] - window[0]) if window[0] is not None else None
-
-        def per_s(count: float | None) -> float | None:
-            return count / duration if duration and count is not None else None
-
-        settled = reconcile(staging, 0, {})
-        tokens = staged_tokens(staging, 0)
-        total_in, total_out = tokens.input_total_tokens, tokens.output_total_tokens
+        window = request_window(staging, path)
         warnings = [
             "per-request records name no model, tool version or load; throughput is derived "
             "from the requests' own timestamps",
         ]
         run = build_run(
-            settled,
+            window.settled,
             warnings,
             run_id=item_id(record, 0),
             index=0,
             format_id=JSONL_FORMAT.id,
             tool="aiperf",
-            timestamp=iso_from_epoch(window[0]),
-            requests_sent=rows,
-            requests_completed=ok,
-            requests_failed=rows - ok,
-            duration_s=duration,
-            request_throughput_per_s=per_s(ok),
-            output_token_throughput_per_s=per_s(total_out),
-            total_token_throughput_per_s=per_s(
-                None if total_in is None or total_out is None else total_in + total_out
-            ),
-            tokens=tokens,
-            per_request_rows=rows,
+            timestamp=iso_from_epoch(window.start_s),
+            **window.run_fields,
         )
         columns = staging.columns()
     finally:

@@ -16,6 +16,7 @@ from ..mlperf.loadgen_summary import parse_summary_raw
 from ..provenance import FileRecord
 from ._runs import build_run, one_run, reconcile, tool_stats
 from .base import Format, ParsedInput, Probe, item_id, require_completed, with_tool
+from .measure_run import with_companion
 from .models import Identity, LatencyMetric, LatencyStats, Load, RunFinding, TokenStats
 
 _MAIN = ("mean", "p50", "p90", "p95", "p99", "min", "max")
@@ -34,7 +35,8 @@ def detect_summary(probe: Probe) -> bool:
 
 
 def parse_detail_log(probe: Probe, record: FileRecord) -> ParsedInput:
-    return _parsed(parse_detail(probe.path), record, DETAIL_FORMAT.id)
+    parsed = _parsed(parse_detail(probe.path), record, DETAIL_FORMAT.id)
+    return with_companion(parsed, probe.path)  # an `evidencepack measure` run.json beside it
 
 
 def parse_summary_log(probe: Probe, record: FileRecord) -> ParsedInput:
@@ -120,6 +122,8 @@ def _parsed(log: LoadgenLog, record: FileRecord, format_id: str) -> ParsedInput:
         identity=Identity(settings={"sut_name": log.sut_name} if log.sut_name else {}),
         findings=tuple(findings),
         load=_load(log),
+        verdict=log.validity,
+        verdict_reasons=log.invalid_reasons,
         requests_sent=completed,
         requests_completed=completed,
         requests_failed=log.num_errors,

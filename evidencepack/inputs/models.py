@@ -178,6 +178,10 @@ class ServingRun(StrictModel):
     itl: LatencyStats | None = None
     e2e: LatencyStats | None = None
     per_request_rows: int = Field(default=0, ge=0)
+    verdict: Literal["VALID", "INVALID"] | None = Field(
+        default=None, description="the tool's own judgement of the run (LoadGen's result_validity)"
+    )
+    verdict_reasons: tuple[str, ...] = ()
     checks: tuple[AggregateCheck, ...] = ()
     findings: tuple[RunFinding, ...] = ()
     warnings: tuple[str, ...] = ()

@@ -22,6 +22,7 @@ from . import (
     llmperf,
     lm_eval,
     loadgen,
+    measure_run,
     promptfoo,
     sglang,
     trtllm,
@@ -30,7 +31,7 @@ from . import (
 from .base import Format, ParsedInput, Probe
 from .detect import probe_file
 from .models import ServingRun
-from .sanity import impossible_values
+from .sanity import impossible_values, verdict_findings
 
 # Order matters only where two detectors could both accept a file: the more specific first.
 FORMATS: tuple[Format, ...] = (
@@ -41,6 +42,7 @@ FORMATS: tuple[Format, ...] = (
     aiperf.FORMAT,
     aiperf_csv.CSV_FORMAT,
     aiperf_requests.JSONL_FORMAT,
+    measure_run.REQUESTS_FORMAT,
     llmperf.SUMMARY_FORMAT,
     llmperf.RESPONSES_FORMAT,
     trtllm.FORMAT,
@@ -85,7 +87,7 @@ def read_input(path: Path) -> ParsedInput:
 
 def _with_findings(run: ServingRun) -> ServingRun:
     """Impossible values are findings of every run, whichever reader made it."""
-    found = impossible_values(run)
+    found = impossible_values(run) + verdict_findings(run)
     return run.model_copy(update={"findings": run.findings + found}) if found else run
 
 

@@ -42,5 +42,21 @@ def impossible_values(run: ServingRun) -> tuple[RunFinding, ...]:
     return tuple(found)
 
 
+def verdict_findings(run: ServingRun) -> tuple[RunFinding, ...]:
+    """A run its own tool judged INVALID, unless the reader already said so (LoadGen cites
+    the log line): WARN, and never an operating point (``RunPoint.invalid``)."""
+    if run.verdict != "INVALID" or any(f.kind == "invalid-run" for f in run.findings):
+        return ()
+    why = "; ".join(run.verdict_reasons) or "no reason given"
+    return (
+        RunFinding(
+            kind="invalid-run",
+            severity="WARN",
+            figure="verdict",
+            detail=f"{run.tool} judged the run INVALID: {why}",
+        ),
+    )
+
+
 def _impossible(figure: str, detail: str) -> RunFinding:
     return RunFinding(kind="impossible-value", severity="FAIL", figure=figure, detail=detail)

@@ -55,18 +55,25 @@ class Snapshots:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._taken: dict[Path, Snapshot] = {}
+        self._folders: dict[Path, Path] = {}
 
     def take(self, source: Path) -> Snapshot:
+        """The copy of ``source``, made on first use. Files of one source folder share one
+        copy folder, so a reader finds a file's companions (``run.json``) beside it."""
         key = source.absolute()
         if key in self._taken:
             return self._taken[key]
         require_regular(source)
-        folder = self.root / f"{len(self._taken) + 1:05d}"
+        folder = self._folders.setdefault(key.parent, self.root / f"{len(self._folders) + 1:05d}")
         copy = folder / _safe_name(source.name)
+        n = 1
+        while copy.exists():  # two unplain names in one folder
+            n += 1
+            copy = folder / f"input-{n}{_safe_name(source.name).removeprefix('input')}"
         digest = hashlib.sha256()
         size = 0
         try:
-            folder.mkdir(parents=True)
+            folder.mkdir(parents=True, exist_ok=True)
             with source.open("rb") as src, copy.open("xb") as dst:
                 if not stat.S_ISREG(os.fstat(src.fileno()).st_mode):
                     raise InputError(f"{source}: not a regular file")

@@ -43,7 +43,8 @@ README = SAMPLES / "README.md"
 DATASET = EVIDENCE / "dataset" / "contracts-eval.jsonl"
 
 SEED = 20261130
-MODEL_NAME = "contract-summariser-70b"  # the model name the candidates' user.conf files use
+# The model name in the user.conf of runs made by driving simsut directly (stack_bump.py's sweep).
+MODEL_NAME = "contract-summariser-70b"
 RUN_QUERIES = 500  # LoadGen's early stopping needs >= 459 queries at p99 with none over the limit
 RUN_MIN_DURATION_MS = 20000
 
@@ -230,19 +231,83 @@ def candidate_user_conf(candidate: str, rate: float, slo: dict[str, float]) -> s
     )
 
 
-def _sweep_job(cid: str, rate: float, slo: dict[str, float]) -> dict[str, object]:
+def _sweep_job(cid: str, rate: float, spec: dict[str, Any]) -> dict[str, object]:
+    candidate = next(c for c in _candidates(spec) if c["id"] == cid)
     return {
         "name": f"{cid}/qps_{rate:.1f}",
+        "measure": True,
         "final": str(run_dir(cid, rate)),
-        "user_conf": candidate_user_conf(cid, rate, slo),
-        "keep_user_conf": True,
-        "model_name": MODEL_NAME,
-        "scenario": "Server",
+        "rate": rate,
+        "model": spec["envelope"]["model"]["name"],
+        "runtime": candidate["stack"]["runtime"],
+        "version": candidate["stack"]["version"],
+        "slo": spec["slo"],
         "capacity": dataclasses.asdict(SWEEPS[cid].capacity),
-        "items": "dataset",
-        "performance_count": 400,
         "seed": derived_seed("run", cid, rate),
     }
+
+
+def measure_worker(job: dict[str, Any]) -> None:
+    """One candidate run the way a team would make it: ``evidencepack measure`` (the real
+    LoadGen driving a streaming HTTP client) against the simulated SUT behind an
+    OpenAI-compatible endpoint on 127.0.0.1 (``simserver.py``)."""
+    from simserver import SimServer
+
+    from evidencepack.measure.options import MeasureOptions
+    from evidencepack.measure.run import measure
+
+    final = Path(str(job["final"]))
+    fresh = final.with_name(final.name + ".new")
+    shutil.rmtree(fresh, ignore_errors=True)
+    rows = read_dataset()
+    with tempfile.TemporaryDirectory() as tmp:
+        prompts = Path(tmp) / "prompts.jsonl"
+        prompts.write_text(
+            "".join(
+                json.dumps(
+                    {
+                        "prompt": f"{row['prompt']} [{row['id']}]",
+                        "max_tokens": row["reference_summary_tokens"],
+                        "input_tokens": row["input_tokens"],
+                    }
+                )
+                + "\n"
+                for row in rows
+            ),
+            encoding="utf-8",
+        )
+        inputs = {str(row["id"]): int(str(row["input_tokens"])) for row in rows}
+        with SimServer(
+            Capacity(**job["capacity"]),
+            inputs,
+            model=job["model"],
+            runtime=job["runtime"],
+            version=job["version"],
+            seed=int(job["seed"]),
+        ) as server:
+            (result,) = measure(
+                MeasureOptions(
+                    endpoint=server.url,
+                    model=job["model"],
+                    prompts=prompts,
+                    outdir=fresh,
+                    target_qps=float(job["rate"]),
+                    ttft_ms=float(job["slo"]["ttft_p99_ms"]),
+                    tpot_ms=float(job["slo"]["tpot_p99_ms"]),
+                    min_duration_ms=RUN_MIN_DURATION_MS,
+                    min_query_count=RUN_QUERIES,
+                    timeout_s=600,
+                    note="SAMPLE DATA made by samples/generate/make_evidence.py: the simulated "
+                    "SUT (simserver.py) measured with evidencepack measure, not a real system",
+                )
+            )
+    if not result.complete:
+        raise SystemExit(f"{job['name']}: incomplete: {result.stop_reason}")
+    trace = fresh / "mlperf_log_trace.json"  # written empty with tracing off
+    if trace.exists() and trace.stat().st_size == 0:
+        trace.unlink()
+    shutil.rmtree(final, ignore_errors=True)
+    fresh.rename(final)
 
 
 def _reference_job(ref: mlperf_tree.Reference, scenario: str) -> dict[str, object]:
@@ -260,9 +325,9 @@ def _reference_job(ref: mlperf_tree.Reference, scenario: str) -> dict[str, objec
     }
 
 
-def run_jobs(slo: dict[str, float]) -> list[dict[str, object]]:
+def run_jobs(spec: dict[str, Any]) -> list[dict[str, object]]:
     """Every LoadGen test to run: the candidates' sweeps, then the MLPerf references."""
-    sweeps = [_sweep_job(c, r, slo) for c, sweep in SWEEPS.items() for r in sweep.rates_per_s]
+    sweeps = [_sweep_job(c, r, spec) for c, sweep in SWEEPS.items() for r in sweep.rates_per_s]
     refs = [_reference_job(ref, s) for ref in mlperf_tree.REFERENCES for s in ("Server", "Offline")]
     return sweeps + refs
 
@@ -270,6 +335,9 @@ def run_jobs(slo: dict[str, float]) -> list[dict[str, object]]:
 def worker(job: dict[str, object]) -> None:
     """One LoadGen test, in its own process (LoadGen keeps global state between tests), into a
     temp folder renamed into place when done."""
+    if job.get("measure"):
+        measure_worker(job)
+        return
     final = Path(str(job["final"]))
     tmp = final.with_name(final.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -445,15 +513,27 @@ def replace_marked(text: str, name: str, body: str) -> str:
 # --- pack.yaml -----------------------------------------------------------------------------------
 
 
-def evidence_block(cid: str, scores_sha: str) -> str:
+def evidence_block(cid: str, scores_sha: str, spec: dict[str, Any]) -> str:
     sweep = SWEEPS[cid]
     ref = mlperf_tree.reference_for(cid)
+    candidate = next(c for c in _candidates(spec) if c["id"] == cid)
+    model, stack = spec["envelope"]["model"], candidate["stack"]
     lines = [
         "    evidence:",
+        "      # What the LoadGen logs do not record, stated by the team (shown as declared).",
+        "      declared:",
+        f"        model_name: {model['name']}",
+        f"        model_digest: {model['digest']}",
+        f"        precision: {stack['precision']}",
+        f"        runtime: {stack['runtime']}",
+        f'        runtime_version: "{stack["version"]}"',
+        f"        hardware: {candidate['hardware']['accelerator']}",
         "      mlperf:",
         f"        # {mlperf_tree.SUBMITTER} {ref.system} / llama2-70b-99 / Server "
         f"({ref.stack_note})",
         "        - path: evidence/mlperf",
+        "          result: no-round/closed/"
+        f"{mlperf_tree.SUBMITTER}/{ref.system}/llama2-70b-99/Server",
         "      runs:",
     ]
     lines += [f"        - path: evidence/{cid}/runs/qps_{r:.1f}" for r in sweep.rates_per_s]
@@ -544,11 +624,11 @@ def main(argv: list[str] | None = None) -> int:
     for cid, text in make_scores(spec, rows, dataset_digest).items():
         path = EVIDENCE / cid / "scores.jsonl"
         write_atomic(path, text)
-        blocks[cid] = evidence_block(cid, sha256_file(path))
+        blocks[cid] = evidence_block(cid, sha256_file(path), spec)
 
     mlperf_tree.write_static(EVIDENCE)
     if args.runs != "none":
-        jobs = run_jobs(spec["slo"])
+        jobs = run_jobs(spec)
         if args.runs != "all":
             jobs = [
                 job

@@ -1,0 +1,386 @@
+"""An asynchronous streaming client for OpenAI-compatible servers, on raw asyncio streams.
+
+One ``Client`` per run keeps a small pool of HTTP/1.1 keep-alive connections and streams
+``/v1/completions`` or ``/v1/chat/completions`` with server-sent events. ``stream()`` never
+raises for what the server or the network does: a refused connection, an HTTP error, a
+timeout, a malformed event stream or an empty completion is an ``Outcome`` with ``error`` set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import ssl
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from ..errors import UsageError
+
+Api = Literal["completions", "chat"]
+_MAX_ERROR_BODY = 2048
+_MAX_LINE = 1 << 20
+_POOL_SIZE = 1024
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where the server listens: ``http(s)://host:port/base`` (the base holds ``/v1``)."""
+
+    url: str
+    scheme: Literal["http", "https"]
+    host: str
+    port: int
+    base_path: str
+
+    @property
+    def host_header(self) -> str:
+        default = 443 if self.scheme == "https" else 80
+        return self.host if self.port == default else f"{self.host}:{self.port}"
+
+
+def parse_endpoint(url: str) -> Endpoint:
+    """The endpoint of ``url`` (``http://127.0.0.1:8000`` or ``.../v1``); UsageError if not HTTP."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"--endpoint {url!r}: give an http:// or https:// URL with a host")
+    if parts.query or parts.fragment or parts.username:
+        raise UsageError(f"--endpoint {url!r}: no query, fragment or credentials in the URL")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError as exc:
+        raise UsageError(f"--endpoint {url!r}: {exc}") from exc
+    base = parts.path.rstrip("/")
+    if not base.endswith("/v1"):
+        base += "/v1"
+    scheme: Literal["http", "https"] = "https" if parts.scheme == "https" else "http"
+    return Endpoint(url, scheme, parts.hostname, port, base)
+
+
+@dataclass(frozen=True)
+class RequestSettings:
+    """What every request asks for; ``sampling`` holds temperature, top_p, seed and the like."""
+
+    model: str
+    api: Api = "completions"
+    max_tokens: int | None = None
+    sampling: dict[str, Any] = field(default_factory=dict)
+    include_usage: bool = True
+    timeout_s: float = 600.0
+
+    def body(self, prompt: str | list[dict[str, Any]], max_tokens: int | None) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "stream": True}
+        if self.api == "chat":
+            messages = prompt if isinstance(prompt, list) else [{"role": "user", "content": prompt}]
+            body["messages"] = messages
+        else:
+            body["prompt"] = prompt if isinstance(prompt, str) else json.dumps(prompt)
+        limit = max_tokens if max_tokens is not None else self.max_tokens
+        if limit is not None:
+            body["max_tokens"] = limit
+        if self.include_usage:
+            body["stream_options"] = {"include_usage": True}
+        body.update(self.sampling)
+        return body
+
+
+@dataclass
+class Outcome:
+    """One request as the client saw it; times are ``time.perf_counter_ns()`` readings."""
+
+    sent_ns: int
+    sent_epoch_s: float
+    first_token_ns: int | None = None
+    done_ns: int | None = None
+    chunk_ns: list[int] = field(default_factory=list)
+    output_tokens: int | None = None
+    input_tokens: int | None = None
+    tokens_source: Literal["usage", "counted"] | None = None
+    http_status: int | None = None
+    error: str | None = None
+    response_model: str | None = None
+    finish_reason: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class _Failed(Exception):
+    """A request failed for the reason given; caught inside ``stream``."""
+
+
+class _Conn:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class Client:
+    """Streams requests to one endpoint; reuse it for a whole run, ``close()`` at the end."""
+
+    def __init__(
+        self, endpoint: Endpoint, settings: RequestSettings, api_key: str | None = None
+    ) -> None:
+        self.endpoint = endpoint
+        self.settings = settings
+        self._api_key = api_key
+        self._idle: list[_Conn] = []
+        self._ssl = ssl.create_default_context() if endpoint.scheme == "https" else None
+        path = "/chat/completions" if settings.api == "chat" else "/completions"
+        self.path = endpoint.base_path + path
+
+    async def close(self) -> None:
+        while self._idle:
+            self._idle.pop().close()
+
+    async def _connect(self) -> _Conn:
+        while self._idle:
+            conn = self._idle.pop()
+            if not conn.reader.at_eof() and not conn.writer.is_closing():
+                return conn
+            conn.close()
+        reader, writer = await asyncio.open_connection(
+            self.endpoint.host, self.endpoint.port, ssl=self._ssl, limit=_MAX_LINE
+        )
+        return _Conn(reader, writer)
+
+    def _head(self, method: str, path: str, length: int | None) -> bytes:
+        lines = [
+            f"{method} {path} HTTP/1.1",
+            f"Host: {self.endpoint.host_header}",
+            "User-Agent: evidencepack-measure",
+            "Accept: text/event-stream" if length is not None else "Accept: application/json",
+        ]
+        if length is not None:
+            lines += ["Content-Type: application/json", f"Content-Length: {length}"]
+        if self._api_key:
+            lines.append(f"Authorization: Bearer {self._api_key}")
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+    async def get_json(self, path: str, timeout_s: float = 5.0) -> tuple[int, dict[str, str], Any]:
+        """GET ``path`` (for ``/version`` and ``/v1/models``); raises OSError or TimeoutError."""
+        async with asyncio.timeout(timeout_s):
+            conn = await self._connect()
+            try:
+                conn.writer.write(self._head("GET", path, None))
+                await conn.writer.drain()
+                status, headers = await _read_head(conn.reader)
+                body = b"".join([c async for c in _body(conn.reader, headers, 1 << 20)])
+            finally:
+                conn.close()
+        try:
+            return status, headers, json.loads(body)
+        except ValueError:
+            return status, headers, None
+
+    async def stream(
+        self,
+        prompt: str | list[dict[str, Any]],
+        max_tokens: int | None,
+        on_first_token: Callable[[], None],
+    ) -> Outcome:
+        """Send one streaming request; ``on_first_token`` runs as soon as output appears."""
+        payload = json.dumps(self.settings.body(prompt, max_tokens)).encode()
+        out = Outcome(sent_ns=time.perf_counter_ns(), sent_epoch_s=time.time())
+        conn: _Conn | None = None
+        reusable = False
+        try:
+            async with asyncio.timeout(self.settings.timeout_s):
+                conn = await self._connect()
+                conn.writer.write(self._head("POST", self.path, len(payload)) + payload)
+                await conn.writer.drain()
+                reusable = await self._read_stream(conn, out, on_first_token)
+        except TimeoutError:
+            out.error = f"timeout: no complete response within {self.settings.timeout_s:g} s"
+        except ConnectionRefusedError:
+            out.error = "connection refused"
+        except (ConnectionError, asyncio.IncompleteReadError) as exc:
+            if out.http_status == 200:
+                out.error = (
+                    "truncated event stream: the connection closed before [DONE] "
+                    f"(after {len(out.chunk_ns)} output chunk(s))"
+                )
+            else:
+                out.error = f"connection lost: {type(exc).__name__}"
+        except OSError as exc:
+            out.error = f"network error: {exc.strerror or type(exc).__name__}"
+        except _Failed as exc:
+            out.error = str(exc)
+        except asyncio.CancelledError:
+            out.error = "cancelled: the run was stopped"
+            if conn is not None:
+                conn.close()
+            raise
+        finally:
+            out.done_ns = time.perf_counter_ns()
+            if conn is not None:
+                if reusable and out.error is None and len(self._idle) < _POOL_SIZE:
+                    self._idle.append(conn)
+                else:
+                    conn.close()
+        if out.error is None and not out.output_tokens:
+            out.error = "empty completion: the stream ended without output"
+        return out
+
+    async def _read_stream(
+        self, conn: _Conn, out: Outcome, on_first_token: Callable[[], None]
+    ) -> bool:
+        status, headers = await _read_head(conn.reader)
+        out.http_status = status
+        out.headers = headers
+        if status != 200:
+            body = b""
+            async for chunk in _body(conn.reader, headers, _MAX_ERROR_BODY):
+                body += chunk
+            text = body[:200].decode("utf-8", "replace").strip()
+            raise _Failed(f"HTTP {status}" + (f": {text}" if text else ""))
+        counted = 0
+        done = False
+        async for data in _events(_body(conn.reader, headers, None)):
+            if data == "[DONE]":
+                done = True
+                continue
+            if done:
+                raise _Failed("malformed event stream: data after [DONE]")
+            try:
+                event = json.loads(data)
+            except ValueError:
+                raise _Failed(f"malformed event stream: not JSON: {data[:80]!r}") from None
+            if not isinstance(event, dict):
+                raise _Failed(f"malformed event stream: not an object: {data[:80]!r}")
+            if "error" in event:
+                raise _Failed(f"server error in stream: {str(event['error'])[:200]}")
+            out.response_model = out.response_model or _str(event.get("model"))
+            if _has_text(event):
+                now = time.perf_counter_ns()
+                if out.first_token_ns is None:
+                    out.first_token_ns = now
+                    on_first_token()
+                out.chunk_ns.append(now)
+                counted += 1
+            for choice in event.get("choices") or ():
+                if isinstance(choice, dict) and choice.get("finish_reason"):
+                    out.finish_reason = str(choice["finish_reason"])
+            usage = event.get("usage")
+            if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
+                out.output_tokens = usage["completion_tokens"]
+                prompt_tokens = usage.get("prompt_tokens")
+                out.input_tokens = prompt_tokens if isinstance(prompt_tokens, int) else None
+                out.tokens_source = "usage"
+        if not done:
+            raise _Failed("truncated event stream: the server closed it before [DONE]")
+        if out.tokens_source is None:
+            out.output_tokens = counted
+            out.tokens_source = "counted"
+        return headers.get("connection", "").lower() != "close"
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _has_text(event: dict[str, Any]) -> bool:
+    for choice in event.get("choices") or ():
+        if not isinstance(choice, dict):
+            continue
+        if choice.get("text"):
+            return True
+        delta = choice.get("delta")
+        if isinstance(delta, dict) and (delta.get("content") or delta.get("reasoning_content")):
+            return True
+    return False
+
+
+async def _read_head(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]]:
+    line = await reader.readline()
+    if not line:
+        raise ConnectionResetError("the server closed the connection before answering")
+    parts = line.decode("latin-1").split(None, 2)
+    if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
+        raise _Failed(f"malformed HTTP response: {line[:80]!r}")
+    headers: dict[str, str] = {}
+    while True:
+        line = await reader.readline()
+        if not line:
+            raise ConnectionResetError("the server closed the connection in the headers")
+        if line in (b"\r\n", b"\n"):
+            return int(parts[1]), headers
+        name, _, value = line.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()
+
+
+async def _body(
+    reader: asyncio.StreamReader, headers: dict[str, str], limit: int | None
+) -> AsyncIterator[bytes]:
+    """The response body as it arrives (chunked, sized or until close), up to ``limit``."""
+    seen = 0
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        while True:
+            size_line = await reader.readline()
+            try:
+                size = int(size_line.split(b";")[0].strip(), 16)
+            except ValueError:
+                if not size_line:
+                    raise asyncio.IncompleteReadError(b"", None) from None
+                raise _Failed(f"malformed chunked body: {size_line[:40]!r}") from None
+            if size == 0:
+                await reader.readline()
+                return
+            data = await reader.readexactly(size + 2)
+            seen += size
+            yield data[:-2]
+            if limit is not None and seen >= limit:
+                return
+    elif "content-length" in headers:
+        remaining = int(headers["content-length"])
+        while remaining > 0:
+            data = await reader.read(min(remaining, 65536))
+            if not data:
+                raise asyncio.IncompleteReadError(b"", remaining)
+            remaining -= len(data)
+            seen += len(data)
+            yield data
+            if limit is not None and seen >= limit:
+                return
+    else:
+        while data := await reader.read(65536):
+            seen += len(data)
+            yield data
+            if limit is not None and seen >= limit:
+                return
+
+
+async def _events(body: AsyncIterator[bytes]) -> AsyncIterator[str]:
+    """The ``data`` of each server-sent event (multi-line data joined with newlines)."""
+    pending = b""
+    data: list[str] = []
+    async for chunk in body:
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for raw in lines:
+            line = raw.rstrip(b"\r").decode("utf-8", "replace")
+            if not line:
+                if data:
+                    yield "\n".join(data)
+                    data = []
+            elif line.startswith("data:"):
+                data.append(line[5:].removeprefix(" "))
+            elif line.startswith(":") or line.partition(":")[0] in ("event", "id", "retry"):
+                continue
+            else:
+                raise _Failed(f"malformed event stream: unexpected line {line[:80]!r}")
+        if len(pending) > _MAX_LINE:
+            raise _Failed("malformed event stream: a line longer than 1 MiB")
+    if pending.strip() or data:
+        tail = pending.rstrip(b"\r").decode("utf-8", "replace")
+        if tail.startswith("data:"):
+            data.append(tail[5:].removeprefix(" "))
+        if data:
+            yield "\n".join(data)

@@ -1,0 +1,135 @@
+"""What a measure run writes beside LoadGen's logs: ``requests.jsonl`` and ``run.json``.
+
+``requests.jsonl`` has one row per request (send time, TTFT, chunk gaps, TPOT, tokens, status,
+error). ``run.json`` records what was observed: the endpoint, the server's model list, version
+and response headers, the request settings, the client host, library versions, timestamps and
+whether the run completed. Both are written to a temporary name and renamed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import socket
+from collections import Counter
+from collections.abc import Iterable
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from .client import Client
+from .sut import Prompt, Row
+
+REQUESTS_FILE = "requests.jsonl"
+RECORD_FILE = "run.json"
+RECORD_SCHEMA = "evidencepack.measure.run/v1"
+REQUEST_SCHEMA = "evidencepack.measure.request/v1"
+_HEADERS_KEPT = ("server", "x-powered-by", "x-request-id", "openai-version", "via")
+
+
+def utc_now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+async def probe_server(client: Client) -> dict[str, Any]:
+    """The server's own word on itself: ``/version``, ``/v1/models`` and response headers."""
+    out: dict[str, Any] = {"models": [], "version": None, "headers": {}, "probe_errors": []}
+    base = client.endpoint.base_path.removesuffix("/v1")
+    for key, path in (
+        ("version", base + "/version"),
+        ("models", client.endpoint.base_path + "/models"),
+    ):
+        try:
+            status, headers, body = await client.get_json(path)
+        except (OSError, TimeoutError) as exc:
+            out["probe_errors"].append(f"GET {path}: {type(exc).__name__}: {exc}")
+            continue
+        out["headers"].update({k: v for k, v in headers.items() if k in _HEADERS_KEPT})
+        if status != 200 or body is None:
+            out["probe_errors"].append(f"GET {path}: HTTP {status}")
+            continue
+        if key == "version":
+            out["version"] = body
+        elif isinstance(body, dict) and isinstance(body.get("data"), list):
+            out["models"] = [
+                {k: m.get(k) for k in ("id", "owned_by", "root", "max_model_len") if k in m}
+                for m in body["data"]
+                if isinstance(m, dict)
+            ]
+    return out
+
+
+def request_row(row: Row, prompt: Prompt) -> dict[str, Any]:
+    """One ``requests.jsonl`` row; times in ms from the request's send."""
+    o = row.outcome
+    ms = 1e-6
+    ttft = (o.first_token_ns - o.sent_ns) * ms if o.first_token_ns is not None else None
+    e2e = (o.done_ns - o.sent_ns) * ms if o.done_ns is not None and o.ok else None
+    gaps = [(b - a) * ms for a, b in zip(o.chunk_ns, o.chunk_ns[1:], strict=False)]
+    tpot = None
+    if o.ok and ttft is not None and e2e is not None and (o.output_tokens or 0) > 1:
+        tpot = (e2e - ttft) / ((o.output_tokens or 0) - 1)
+    return {
+        "schema": REQUEST_SCHEMA,
+        "sample_id": row.sample_id,
+        "sample_index": row.sample_index,
+        "send_time_s": round(o.sent_epoch_s, 6),
+        "queue_ms": round(max(o.sent_ns - row.issued_ns, 0) * ms, 3),
+        "ttft_ms": _r(ttft),
+        "e2e_ms": _r(e2e),
+        "tpot_ms": _r(tpot),
+        "itl_gaps_ms": [round(g, 3) for g in gaps],
+        "input_tokens": o.input_tokens if o.input_tokens is not None else prompt.input_tokens,
+        "output_tokens": o.output_tokens,
+        "tokens_source": o.tokens_source,
+        "status": "ok" if o.ok else "failed",
+        "http_status": o.http_status,
+        "finish_reason": o.finish_reason,
+        "error": o.error,
+    }
+
+
+def _r(value: float | None) -> float | None:
+    return round(value, 3) if value is not None else None
+
+
+def failure_counts(rows: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Failed requests per reason (the reason up to its first colon)."""
+    counts = Counter(str(r["error"]).split(":")[0] for r in rows if r["status"] != "ok")
+    return dict(sorted(counts.items()))
+
+
+def library_versions() -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for name in ("evidencepack", "mlcommons-loadgen"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    out["python"] = platform.python_version()
+    return out
+
+
+def client_host() -> dict[str, Any]:
+    return {
+        "hostname": socket.gethostname(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def write_json_atomic(path: Path, payload: Any) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def write_rows(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as out:
+        for row in rows:
+            out.write(json.dumps(row, sort_keys=True) + "\n")
+    tmp.replace(path)

@@ -1,0 +1,170 @@
+"""Run ``measure``: one LoadGen worker process per load point, each into its own run folder.
+
+A run folder is written under a temporary name and renamed when its worker has finished, so
+a folder named ``RUNDIR`` is always a whole run (complete, or marked incomplete in its
+``run.json`` with what was measured before it stopped). Ctrl-C stops the current worker cleanly
+and the sweep with it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import CouldNotRun, InputError, UsageError
+from ..mlperf.loadgen_log import parse_detail
+from .options import MeasureOptions, PointConfig, check_options, points
+from .prompts import load_prompts
+from .record import RECORD_FILE
+
+_STOP_WAIT_S = 30.0
+
+
+@dataclass(frozen=True)
+class PointResult:
+    """What one load point gave: its folder, whether it completed, LoadGen's verdict."""
+
+    name: str
+    folder: Path
+    complete: bool
+    stop_reason: str | None
+    validity: str | None
+    invalid_reasons: tuple[str, ...]
+    ok: int
+    failed: int
+    failures: dict[str, int]
+    ttft_p99_ms: float | None
+    tpot_p99_ms: float | None
+    completed_per_s: float | None
+
+    def line(self) -> str:
+        """One line for the terminal."""
+        if not self.complete:
+            head = f"INCOMPLETE ({self.stop_reason})"
+        else:
+            head = str(self.validity)
+            if self.invalid_reasons:
+                head += " (" + "; ".join(self.invalid_reasons) + ")"
+        parts = [f"{self.folder}: {head}", f"{self.ok} ok, {self.failed} failed"]
+        if self.failures:
+            parts.append(", ".join(f"{k} x{v}" for k, v in self.failures.items()))
+        if self.ttft_p99_ms is not None:
+            parts.append(f"TTFT p99 {self.ttft_p99_ms:.1f} ms")
+        if self.tpot_p99_ms is not None:
+            parts.append(f"TPOT p99 {self.tpot_p99_ms:.2f} ms")
+        if self.completed_per_s is not None:
+            parts.append(f"{self.completed_per_s:.3g} req/s")
+        return "; ".join(parts)
+
+
+def measure(
+    options: MeasureOptions, *, progress: Callable[[str], None] | None = None
+) -> list[PointResult]:
+    """Measure every load point of ``options``; stops at the first incomplete point."""
+    check_options(options)
+    if importlib.util.find_spec("mlperf_loadgen") is None:
+        raise CouldNotRun(
+            "measure drives MLPerf LoadGen, which is not installed: "
+            "pip install 'evidencepack[measure]' (the mlcommons-loadgen wheel)"
+        )
+    load_prompts(options.prompts)  # located errors now, not in the worker
+    planned = points(options)
+    for _, config in planned:
+        if Path(config.outdir).exists():
+            raise UsageError(f"{config.outdir} already exists: measure writes a new run folder")
+    results = []
+    for name, config in planned:
+        if progress is not None:
+            progress(f"measuring {name} ({_describe(config)})")
+        result = _run_point(name, config)
+        results.append(result)
+        if progress is not None:
+            progress(result.line())
+        if not result.complete:
+            break
+    return results
+
+
+def _describe(config: PointConfig) -> str:
+    if config.scenario == "offline":
+        return "Offline"
+    return f"Server at {config.target_qps:g} queries/s"
+
+
+def _run_point(name: str, config: PointConfig) -> PointResult:
+    final = Path(config.outdir)
+    temp = final.parent / f".{final.name}.partial"
+    if temp.exists():
+        shutil.rmtree(temp)
+    temp.mkdir(parents=True)
+    config_file = temp / ".worker-config.json"
+    log_file = temp / ".worker.log"
+    config_file.write_text(
+        dataclasses.replace(config, outdir=str(temp)).to_json(), encoding="utf-8"
+    )
+    command = [sys.executable, "-m", "evidencepack.measure.worker", str(config_file)]
+    with log_file.open("wb") as log:
+        # Its own session: a terminal's Ctrl-C reaches only us, and we stop the worker cleanly.
+        proc = subprocess.Popen(command, stdout=log, stderr=log, start_new_session=True)  # noqa: S603
+        try:
+            proc.wait()
+        except KeyboardInterrupt:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(_STOP_WAIT_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    record_path = temp / RECORD_FILE
+    if not record_path.exists():
+        tail = log_file.read_text(encoding="utf-8", errors="replace")[-2000:]
+        shutil.rmtree(temp, ignore_errors=True)
+        raise CouldNotRun(
+            f"the LoadGen worker for {name} stopped (exit {proc.returncode}) without a run "
+            f"record:\n{tail}"
+        )
+    config_file.unlink()
+    log_file.unlink()
+    temp.rename(final)
+    return read_result(name, final)
+
+
+def read_result(name: str, folder: Path) -> PointResult:
+    """The summary of a finished run folder (its record and, if complete, LoadGen's verdict)."""
+    record: dict[str, Any] = json.loads((folder / RECORD_FILE).read_text(encoding="utf-8"))
+    counts = record["requests"]
+    validity: str | None = None
+    reasons: tuple[str, ...] = ()
+    ttft = tpot = rate = None
+    detail = folder / "mlperf_log_detail.txt"
+    if record["complete"] and detail.exists():
+        try:
+            log = parse_detail(detail)
+        except InputError as exc:
+            raise CouldNotRun(f"{detail}: LoadGen's log is unreadable: {exc.message}") from exc
+        validity, reasons = log.validity, tuple(log.invalid_reasons)
+        ttft, tpot = log.ttft_ms.get("p99"), log.tpot_ms.get("p99")
+        rate = log.samples_per_s
+    return PointResult(
+        name=name,
+        folder=folder,
+        complete=bool(record["complete"]),
+        stop_reason=record.get("stop_reason"),
+        validity=validity,
+        invalid_reasons=reasons,
+        ok=counts["ok"],
+        failed=counts["failed"],
+        failures=dict(counts["failures"]),
+        ttft_p99_ms=ttft,
+        tpot_p99_ms=tpot,
+        completed_per_s=rate,
+    )

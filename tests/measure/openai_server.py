@@ -1,0 +1,177 @@
+"""A small OpenAI-compatible streaming server on 127.0.0.1 for the measure tests and benchmark.
+
+It answers ``/version``, ``/v1/models``, ``/v1/completions`` and ``/v1/chat/completions`` over
+HTTP/1.1 keep-alive with chunked server-sent events. Latency is set per server (``ttft_s``,
+``tpot_s``); a directive in the prompt picks a failure for that request:
+``@500`` / ``@400`` (HTTP error), ``@hang`` (never answers), ``@malformed`` (a non-JSON event),
+``@empty`` (no output), ``@truncate`` (closes the stream before ``[DONE]``), ``@reset`` (closes
+the connection without answering).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from typing import Any
+
+MODEL = "acme/contract-summariser-70b-fp8 (sample)"
+
+
+class OpenAIServer:
+    """Run with ``with OpenAIServer(ttft_s=..., tpot_s=...) as server: server.url``."""
+
+    def __init__(
+        self,
+        *,
+        ttft_s: float = 0.0,
+        tpot_s: float = 0.0,
+        model: str = MODEL,
+        include_usage: bool = True,
+    ) -> None:
+        self.ttft_s = ttft_s
+        self.tpot_s = tpot_s
+        self.model = model
+        self.include_usage = include_usage
+        self.requests = 0
+        self.authorizations: set[str] = set()
+        self.port = 0
+        self._loop = asyncio.new_event_loop()
+        self._server: asyncio.Server | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="openai-server", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> OpenAIServer:
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("the test server did not start")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Close the listening socket and every connection (the server is 'lost')."""
+        if self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._shutdown)
+            self._thread.join(10)
+
+    def _shutdown(self) -> None:
+        self._loop.create_task(self._close_all())
+
+    async def _close_all(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._loop.stop()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._server = self._loop.run_until_complete(
+            asyncio.start_server(self._handle, "127.0.0.1", 0, backlog=1024)
+        )
+        self.port = self._server.sockets[0].getsockname()[1]
+        self._ready.set()
+        self._loop.run_forever()
+        self._loop.close()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    return
+                method, path, _ = line.decode("latin-1").split(" ", 2)
+                headers: dict[str, str] = {}
+                while (h := await reader.readline()) not in (b"\r\n", b"\n", b""):
+                    name, _, value = h.decode("latin-1").partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                body = await reader.readexactly(int(headers.get("content-length", "0")))
+                if "authorization" in headers:
+                    self.authorizations.add(headers["authorization"])
+                if not await self._route(method, path, body, writer):
+                    return
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+            return
+        finally:
+            writer.close()
+
+    async def _route(
+        self, method: str, path: str, body: bytes, writer: asyncio.StreamWriter
+    ) -> bool:
+        if method == "GET" and path == "/version":
+            return await _json(writer, 200, {"version": "0.9.2"})
+        if method == "GET" and path == "/v1/models":
+            models = {"object": "list", "data": [{"id": self.model, "owned_by": "vllm"}]}
+            return await _json(writer, 200, models)
+        if method == "POST" and path in ("/v1/completions", "/v1/chat/completions"):
+            self.requests += 1
+            return await self._complete(json.loads(body), writer, chat="chat" in path)
+        return await _json(writer, 404, {"error": {"message": f"no route {path}"}})
+
+    async def _complete(
+        self, req: dict[str, Any], writer: asyncio.StreamWriter, chat: bool
+    ) -> bool:
+        prompt = json.dumps(req.get("messages")) if chat else str(req.get("prompt"))
+        if "@reset" in prompt:
+            return False
+        if "@500" in prompt:
+            return await _json(writer, 500, {"error": {"message": "internal error (test)"}})
+        if "@400" in prompt:
+            return await _json(writer, 400, {"error": {"message": "bad request (test)"}})
+        if "@hang" in prompt:
+            await asyncio.sleep(3600)
+        tokens = 0 if "@empty" in prompt else int(req.get("max_tokens") or 16)
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nServer: openai-test\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+        )
+        await asyncio.sleep(self.ttft_s)
+        for i in range(tokens):
+            if i:
+                await asyncio.sleep(self.tpot_s)
+            if "@truncate" in prompt and i == tokens // 2:
+                return False  # close mid-stream, before [DONE]
+            if "@malformed" in prompt and i == 1:
+                _chunk(writer, b"data: {not json\n\n")
+                continue
+            choice: dict[str, Any] = (
+                {"index": 0, "delta": {"content": f" t{i}"}}
+                if chat
+                else {"index": 0, "text": f" t{i}"}
+            )
+            choice["finish_reason"] = "length" if i == tokens - 1 else None
+            event = {"id": "x", "model": self.model, "choices": [choice]}
+            _chunk(writer, b"data: " + json.dumps(event).encode() + b"\n\n")
+            await writer.drain()
+        if self.include_usage and (req.get("stream_options") or {}).get("include_usage"):
+            usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": tokens}
+            event = {"id": "x", "model": self.model, "choices": [], "usage": usage}
+            _chunk(writer, b"data: " + json.dumps(event).encode() + b"\n\n")
+        _chunk(writer, b"data: [DONE]\n\n")
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        return True
+
+
+def _chunk(writer: asyncio.StreamWriter, data: bytes) -> None:
+    writer.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+
+
+async def _json(writer: asyncio.StreamWriter, status: int, payload: Any) -> bool:
+    data = json.dumps(payload).encode()
+    reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 500: "Internal Server Error"}
+    writer.write(
+        f"HTTP/1.1 {status} {reason[status]}\r\nContent-Type: application/json\r\n"
+        f"Server: openai-test\r\nContent-Length: {len(data)}\r\n\r\n".encode()
+        + data
+    )
+    await writer.drain()
+    return True

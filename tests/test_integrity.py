@@ -507,7 +507,13 @@ def test_checks_name_model_file_and_figure(samples: Path) -> None:
     decision = check(samples / "pack.yaml", CompileOptions())
     reasons = {c.id: c.reason for c in decision.checks if c.candidate == "mi325x-vllm"}
     model = "acme/contract-summariser-70b-fp8 (sample)"
-    assert f"(evidence/mi325x-vllm/runs/qps_2.2, {model}: TTFT p99 1118.3 ms" in reasons["SLO-MET"]
+    capacity = next(c for c in decision.capacity if c.candidate == "mi325x-vllm")
+    op = next(lp for lp in capacity.load_points if lp.run == capacity.operating_point_run)
+    assert op.ttft_p99_ms is not None
+    assert (
+        f"({op.run}, {model}: TTFT p99 {op.ttft_p99_ms:.1f} ms; TPOT p99 {op.tpot_p99_ms:.1f} ms)"
+        in reasons["SLO-MET"]
+    )
     assert f"({model} in evidence/mi325x-vllm/scores.jsonl)" in reasons["QUALITY"]
     assert f"5 serving run(s) of {model}" in reasons["C4"]
     assert f"5 run(s) of {model}" not in reasons["PROV-DATA"]  # a finding, not the PASS text

@@ -23,6 +23,7 @@ from .base import ParsedInput
 
 _CHUNK = 1 << 20
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
+_GLOB = re.compile(r"[*?\[\]{}]")
 
 
 def require_regular(path: Path) -> None:
@@ -141,12 +142,20 @@ def named_as(parsed: ParsedInput, copy: Path, origin: Path, shown: str) -> Parse
 
 
 def read_private(path: Path) -> ParsedInput:
-    """``registry.read_input`` on a private copy of ``path`` (one read of the source; a name
-    with glob characters read as itself), reported under ``path``."""
+    """``registry.read_input`` for one file named on the command line. A path with glob
+    characters is read from a private copy of its folder's files (companions such as
+    ``run.json`` stay beside it), so DuckDB reads the file itself; it is reported under
+    ``path``."""
     from .registry import read_input  # the registry imports every format module
 
+    if not _GLOB.search(str(path)):
+        return read_input(path)
     with tempfile.TemporaryDirectory(prefix="evidencepack-input-") as tmp:
-        snap = Snapshots(Path(tmp)).take(path)
+        snapshots = Snapshots(Path(tmp))
+        snap = snapshots.take(path)
+        for sibling in sorted(path.parent.iterdir()):
+            if sibling != path and not sibling.is_symlink() and sibling.is_file():
+                snapshots.take(sibling)
         try:
             parsed = read_input(snap.copy)
         except InputError as exc:

@@ -2,47 +2,49 @@
 
 The baseline reads the same files (every file the import records as a source) and parses every
 JSON line of the detail logs (``:::MLLOG {json}``), nothing else: the floor any importer of these
-files pays. Each is timed ``--repeat`` times (the best is reported) into a fresh store file.
+files pays. The two are paired and alternated ``--repeat`` times (medians kept), the import
+each time into a fresh store file; the ratio is by CPU time.
 
-    python benchmarks/bench_mlperf_import.py [--data ../shared/data/mlperf/v5.1] [--repeat 3]
+    python benchmarks/bench_mlperf_import.py [--quick] [--data TREE] [--repeat 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-# time this checkout's code, not whichever evidencepack happens to be installed
-sys.path.insert(0, str(REPO_ROOT))
+from _common import SHARED, Timing, paired, report, timed
 
-from evidencepack.mlperf import import_path, load_results  # noqa: E402
-from evidencepack.store import Store  # noqa: E402
+from evidencepack.mlperf import import_path, load_results
+from evidencepack.store import Store
 
-DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "mlperf" / "v5.1"
+DEFAULT_DATA = SHARED / "mlperf" / "v5.1"
+QUICK_DATA = DEFAULT_DATA / "closed" / "AMD"
 
 
-def run_import(tree: Path) -> tuple[float, int, list[Path]]:
-    """Seconds for one import into a new store file, results stored, and the files read."""
+def run_import(tree: Path) -> tuple[Timing, int, list[Path]]:
+    """One import into a new store file: its timing, results stored, and the files read."""
     with tempfile.TemporaryDirectory() as folder:
-        start = time.perf_counter()
-        with Store(Path(folder) / "bench.duckdb") as store:
-            report = import_path(store, tree)
-        elapsed = time.perf_counter() - start
+        reports = []
+
+        def work() -> None:
+            with Store(Path(folder) / "bench.duckdb") as store:
+                reports.append(import_path(store, tree))
+
+        timing = timed(work)
         with Store(Path(folder) / "bench.duckdb") as store:
             files = sorted({Path(s.path) for r in load_results(store) for s in r.sources})
-    if report.rejected:
-        raise SystemExit(f"the import rejected {len(report.rejected)} result(s): fix that first")
-    return elapsed, len(report.imported), files
+    if reports[0].rejected:
+        raise SystemExit(
+            f"the import rejected {len(reports[0].rejected)} result(s): fix that first"
+        )
+    return timing, len(reports[0].imported), files
 
 
-def run_baseline(files: list[Path]) -> tuple[float, int]:
-    """Seconds to read every file and json.loads every :::MLLOG line; lines parsed."""
-    start = time.perf_counter()
+def run_baseline(files: list[Path]) -> int:
+    """Read every file and json.loads every :::MLLOG line; lines parsed."""
     parsed = 0
     for path in files:
         data = path.read_bytes()
@@ -51,25 +53,33 @@ def run_baseline(files: list[Path]) -> tuple[float, int]:
                 if line.startswith(":::MLLOG "):
                     json.loads(line[9:])
                     parsed += 1
-    return time.perf_counter() - start, parsed
+    return parsed
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the results tree")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each (best is kept)")
+    parser.add_argument("--data", type=Path, default=None, help="the results tree")
+    parser.add_argument("--quick", action="store_true", help="one submitter (closed/AMD), 1 pair")
+    parser.add_argument("--repeat", type=int, default=5, help="paired runs (median kept)")
     args = parser.parse_args()
-    imports = [run_import(args.data) for _ in range(args.repeat)]
-    files = imports[0][2]
-    baselines = [run_baseline(files) for _ in range(args.repeat)]
-    best_import = min(t for t, _, _ in imports)
-    best_baseline = min(t for t, _ in baselines)
+    tree = args.data or (QUICK_DATA if args.quick else DEFAULT_DATA)
+    repeat = 1 if args.quick else args.repeat
+    _, results, files = run_import(tree)
+    lines = run_baseline(files)
     size_mb = sum(p.stat().st_size for p in files) / 1e6
-    print(f"tree: {args.data}")
-    print(f"results: {imports[0][1]}, files read: {len(files)} ({size_mb:.1f} MB)")
-    print(f"baseline (read files + parse {baselines[0][1]} JSON lines): {best_baseline:.3f} s")
-    print(f"mlperf import (new store file):                       {best_import:.3f} s")
-    print(f"ratio import / baseline: {best_import / best_baseline:.1f}x")
+    print(f"tree: {tree}")
+    print(f"results: {results}, files read: {len(files)} ({size_mb:.1f} MB), JSON lines: {lines}")
+    result = paired(lambda: run_import(tree)[0], lambda: timed(lambda: run_baseline(files)), repeat)
+    per_result_ms = (result.ours.cpu_s - result.floor.cpu_s) / results * 1000
+    print(f"cost over the floor per result: {per_result_ms:.2f} ms cpu")
+    report(
+        "mlperf import",
+        result,
+        ours=f"mlperf import ({results} results, new store file)",
+        floor="read the same files + json.loads every :::MLLOG line",
+        goal=1.5,
+        extra={"results": results, "over_floor_ms_per_result": round(per_result_ms, 3)},
+    )
 
 
 if __name__ == "__main__":

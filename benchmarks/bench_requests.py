@@ -4,9 +4,10 @@ Generates an AIPerf-style ``profile_export.jsonl`` (1,000,000 records, seeded) i
 ``benchmarks/.cache/`` once, then measures, each in its own child process so peak memory is
 its own: (1) ``read_input`` + ``load_input`` into an in-memory store (detection, DuckDB bulk
 read, validation, SQL percentiles, columnar insert), and (2) DuckDB's ``read_json`` of the
-same file into a table. Prints wall time and peak RSS for each.
+same file into a table. Paired and alternated ``--repeat`` times; prints the medians of CPU
+time, wall time and peak RSS, and the ratios (goals: <= 1.25x time, <= 1.3x memory).
 
-    python benchmarks/bench_requests.py [--requests N]
+    python benchmarks/bench_requests.py [--quick] [--requests N] [--repeat 5]
 """
 
 from __future__ import annotations
@@ -15,13 +16,15 @@ import argparse
 import json
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-CACHE = Path(__file__).resolve().parent / ".cache"
-REPO = Path(__file__).resolve().parent.parent
+# tests/test_pipeline.py loads this file by path (for generate()): find _common beside it
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import CACHE, REPO, Paired, Timing, report  # noqa: E402
 
 
 def generate(path: Path, n: int, seed: int = 7) -> None:
@@ -87,22 +90,46 @@ def measure_duckdb(path: Path) -> str:
 def child(kind: str, path: Path) -> None:
     # Import this checkout's evidencepack, not whichever one is installed.
     sys.path.insert(0, str(REPO))
-    began = time.perf_counter()
+
+    def cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
+    began, began_cpu = time.perf_counter(), cpu()
     note = measure_ours(path) if kind == "evidencepack" else measure_duckdb(path)
-    wall = time.perf_counter() - began
+    wall, cpu_s = time.perf_counter() - began, cpu() - began_cpu
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-    print(json.dumps({"kind": kind, "wall_s": wall, "peak_rss_mib": peak_mib, "note": note}))
+    line = {"kind": kind, "wall_s": wall, "cpu_s": cpu_s, "peak_rss_mib": peak_mib, "note": note}
+    print(json.dumps(line))
+
+
+def run_child(kind: str, path: Path) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", kind, "--path", str(path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"{kind}: failed\n{done.stderr}")
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--requests", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=5, help="paired runs (median kept)")
+    parser.add_argument("--quick", action="store_true", help="20,000 requests, one pair")
     parser.add_argument("--child", choices=("evidencepack", "duckdb"), help=argparse.SUPPRESS)
     parser.add_argument("--path", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child, Path(args.path))
         return 0
+    if args.quick:
+        args.requests, args.repeat = 20_000, 1
     CACHE.mkdir(exist_ok=True)
     path = CACHE / f"profile_export_{args.requests}.jsonl"
     if not path.exists():
@@ -111,22 +138,36 @@ def main() -> int:
         print(f"generated {path} in {time.perf_counter() - began:.1f} s")
     size_mib = path.stat().st_size / 2**20
     print(f"{path.name}: {args.requests} records, {size_mib:.0f} MiB")
-    print(f"{'loader':<14} {'wall s':>8} {'peak RSS MiB':>13}  note")
-    for kind in ("evidencepack", "duckdb"):
-        done = subprocess.run(
-            [sys.executable, __file__, "--child", kind, "--path", str(path)],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if done.returncode != 0:
-            print(f"{kind}: failed\n{done.stderr}", file=sys.stderr)
-            return 1
-        result = json.loads(done.stdout.strip().splitlines()[-1])
+    runs: dict[str, list[dict[str, object]]] = {"evidencepack": [], "duckdb": []}
+    for i in range(args.repeat):
+        order = ("evidencepack", "duckdb") if i % 2 == 0 else ("duckdb", "evidencepack")
+        for kind in order:
+            runs[kind].append(run_child(kind, path))
+
+    def median(kind: str, key: str) -> float:
+        return statistics.median(float(str(r[key])) for r in runs[kind])
+
+    print(f"{'loader':<14} {'cpu s':>8} {'wall s':>8} {'peak RSS MiB':>13}  note")
+    for kind, results in runs.items():
         print(
-            f"{kind:<14} {result['wall_s']:>8.2f} {result['peak_rss_mib']:>13.0f}  {result['note']}"
+            f"{kind:<14} {median(kind, 'cpu_s'):>8.2f} {median(kind, 'wall_s'):>8.2f} "
+            f"{median(kind, 'peak_rss_mib'):>13.0f}  {results[0]['note']}"
         )
+    memory_ratio = median("evidencepack", "peak_rss_mib") / median("duckdb", "peak_rss_mib")
+    print(f"memory ratio {memory_ratio:.2f}x (goal <= 1.3x)")
+    timings = {
+        kind: Timing(cpu_s=median(kind, "cpu_s"), wall_s=median(kind, "wall_s")) for kind in runs
+    }
+    pair = Paired(ours=timings["evidencepack"], floor=timings["duckdb"], runs=args.repeat)
+    met = pair.cpu_ratio <= 1.25 and memory_ratio <= 1.3
+    report(
+        "1M per-request rows" if args.requests == 1_000_000 else f"{args.requests} request rows",
+        pair,
+        ours="read_input + load_input into a store",
+        floor="DuckDB read_json into a table",
+        goal=1.25,
+        extra={"memory_ratio": round(memory_ratio, 3), "memory_goal": 1.3, "met": met},
+    )
     return 0
 
 

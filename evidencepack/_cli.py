@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from . import __version__
+from . import __version__, progress
 from .errors import (
     EXIT_CODES_HELP,
     EXIT_COULD_NOT_RUN,
@@ -85,6 +85,47 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         as_json=opts.json,
         text=f"{opts.spec}: OK ({spec.decision.id}: {len(spec.candidates)} candidate(s), "
         f"{refs} evidence reference(s))",
+    )
+    return EXIT_OK
+
+
+# --- init ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InitOptions:
+    folder: Path
+    out: Path | None
+    force: bool
+    json: bool
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from .init_spec import init_spec
+
+    opts = InitOptions(Path(args.folder), _path(args.out), args.force, args.json)
+    result = init_spec(opts.folder, opts.out, force=opts.force)
+    lines = [
+        f"wrote {result.path}: {len(result.candidates)} candidate(s) "
+        f"({', '.join(result.candidates)}), {result.references} evidence reference(s), "
+        f"{result.todos} TODO value(s) to fill",
+    ]
+    if result.skipped:
+        lines.append(f"not cited ({len(result.skipped)}, listed at the end of the spec):")
+        lines += [f"  {item}" for item in result.skipped[:10]]
+        if len(result.skipped) > 10:
+            lines.append(f"  ... and {len(result.skipped) - 10} more")
+    lines.append(f"next: fill the TODO values, then `evidencepack validate {result.path}`")
+    _emit(
+        {
+            "spec": str(result.path),
+            "candidates": list(result.candidates),
+            "evidence_references": result.references,
+            "todos": result.todos,
+            "not_cited": list(result.skipped),
+        },
+        as_json=opts.json,
+        text="\n".join(lines),
     )
     return EXIT_OK
 
@@ -267,10 +308,10 @@ def _cmd_mlperf_import(args: argparse.Namespace) -> int:
     opts = MlperfImportOptions(
         Path(args.path), Path(args.db), args.round, args.benchmark, args.json
     )
-    progress = _progress_bar if sys.stderr.isatty() else None
+    bar = _progress_bar if progress.wanted(sys.stderr, as_json=opts.json) else None
     with Store(opts.db) as store:
         report = import_path(
-            store, opts.path, round=opts.round, benchmark=opts.benchmark, progress=progress
+            store, opts.path, round=opts.round, benchmark=opts.benchmark, progress=bar
         )
     lines = [
         f"{opts.path}: imported {len(report.imported)} result(s), "
@@ -898,6 +939,16 @@ def build_parser() -> argparse.ArgumentParser:
     _allow_outside_argument(p)
     _json_argument(p)
 
+    p = command("init", _cmd_init, "start a pack spec from a folder of evidence")
+    p.add_argument(
+        "folder", metavar="FOLDER", help="the evidence: one subfolder per candidate, or files"
+    )
+    p.add_argument(
+        "-o", "--out", metavar="SPEC", help="the spec to write (default: FOLDER/pack.yaml)"
+    )
+    p.add_argument("--force", action="store_true", help="replace an existing SPEC")
+    _json_argument(p)
+
     p = command(
         "check", _cmd_check, "the release gate: analyse a spec's evidence and print the decision"
     )
@@ -1135,6 +1186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
+        progress.enable(progress.wanted(sys.stderr, as_json=getattr(args, "json", False)))
         result: int = args.handler(args)
         return result
     except EvidencePackError as exc:
@@ -1145,3 +1197,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             for problem in exc.problems:
                 print(f"  {problem}", file=sys.stderr)
         return exc.exit_code
+    finally:
+        progress.enable(False)

@@ -5,9 +5,12 @@ Generic over any StrictModel loaded from a LocatedDocument; adds "did you mean" 
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
+import re
 import types
 import typing
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar, Union
 
@@ -20,14 +23,64 @@ from .errors import InputError
 M = TypeVar("M", bound=BaseModel)
 
 
+TODO = "TODO"
+"""The placeholder ``evidencepack init`` leaves for what only the team can state."""
+
+
 def validate_located(model: type[M], doc: LocatedDocument, path: Path) -> M:
-    """Validate ``doc.data`` against ``model``; raise InputError with every problem located."""
+    """Validate ``doc.data`` against ``model``; raise InputError with every problem located.
+
+    A value still ``TODO`` is one problem, named with the hint its line's comment gives, and
+    never also reported as a wrong type."""
+    todos = list(_todo_locs(doc.data, ()))
+    lines = _lines(path) if todos else []
+    found = {_todo_problem(doc, path, lines, loc) for loc in todos}
+    result: M | None = None
+    cause: pydantic.ValidationError | None = None
     try:
-        return model.model_validate(doc.data)
+        result = model.model_validate(doc.data)
     except pydantic.ValidationError as exc:
-        found = {_format(model, doc, path, error) for error in exc.errors(include_url=False)}
+        cause = exc
+        for error in exc.errors(include_url=False):
+            _, matched = doc.position(tuple(error["loc"]))
+            if matched not in todos:
+                found.add(_format(model, doc, path, error))
+    if found or result is None:
         problems = [text for _, text in sorted(found, key=lambda item: (item[0], item[1]))]
-        raise InputError(f"{path}: {len(problems)} problem(s) in the spec", problems) from exc
+        raise InputError(f"{path}: {len(problems)} problem(s) in the spec", problems) from cause
+    return result
+
+
+def _todo_locs(data: Any, loc: Loc) -> Iterator[Loc]:
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _todo_locs(value, (*loc, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from _todo_locs(value, (*loc, index))
+    elif isinstance(data, str) and data.strip() == TODO:
+        yield loc
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def _todo_problem(
+    doc: LocatedDocument, path: Path, lines: list[str], loc: Loc
+) -> tuple[tuple[int, int], str]:
+    """``still TODO``, with the hint the line's comment gives (``# p99 ... in ms``)."""
+    position, matched = doc.position(loc)
+    hint = ""
+    line = lines[position.line - 1] if 0 < position.line <= len(lines) else ""
+    comment = re.search(r"\bTODO\b[\s}\]]*,?[^#]*#\s*(.+)$", line[position.column - 1 :])
+    if comment:
+        hint = f" ({comment.group(1).strip()})"
+    text = f"{path}:{position}: {dotted(matched)}: still TODO: fill in this value{hint}"
+    return (position.line, position.column), text
 
 
 def located_problem(doc: LocatedDocument, path: Path, loc: Loc, message: str) -> str:
@@ -60,6 +113,7 @@ def _format(
         return (position.line, position.column), text
     if kind == "string_type" and isinstance(error.get("input"), int | float):
         message += ' (quote the value in YAML, e.g. "0.9")'
+    message += _form_hint(kind, error.get("input"))
     return (position.line, position.column), f"{path}:{position}: {dotted(matched)}: {message}"
 
 
@@ -107,3 +161,44 @@ def _unwrap(annotation: Any, element: str | int | None) -> Any:
             annotation = models[0] if models else members[0]
             continue
         return annotation
+
+
+_DATE_KINDS = frozenset({"date_type", "date_parsing", "date_from_datetime_parsing"})
+_NUMBER_KINDS = frozenset({"float_parsing", "int_parsing", "float_type", "int_type"})
+
+
+def _form_hint(kind: str, value: Any) -> str:
+    """The expected form of a value a user wrote another way (``15%``, ``31/10/2026``)."""
+    if kind in _NUMBER_KINDS and isinstance(value, str):
+        text = value.strip()
+        if text.endswith("%"):
+            try:
+                number = float(text[:-1])
+            except ValueError:
+                return "; write a plain number"
+            return f"; write a fraction without %: {text} is {number / 100:g}"
+        if re.fullmatch(r"[0-9][0-9,_ ]*(\.[0-9]+)?", text) and re.search(r"[,_ ]", text):
+            return f"; write the number without separators: {re.sub(r'[,_ ]', '', text)}"
+        return "; write a plain number, e.g. 0.6 or 2000"
+    if kind in _DATE_KINDS:
+        return "; write the date as YYYY-MM-DD" + _date_guess(value)
+    return ""
+
+
+def _date_guess(value: Any) -> str:
+    if not isinstance(value, str):
+        return ""
+    match = re.fullmatch(r"\s*(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})\s*", value)
+    if not match:
+        return ""
+    first, second, year = (int(g) for g in match.groups())
+    guesses = []
+    for day, month in ((first, second), (second, first)):
+        try:
+            guesses.append(dt.date(year, month, day).isoformat())
+        except ValueError:
+            continue
+    guesses = sorted(set(guesses))
+    if not guesses:
+        return ""
+    return f" ({' or '.join(guesses)}?)" if len(guesses) > 1 else f" ({guesses[0]})"

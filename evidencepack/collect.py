@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from . import progress
 from .analyze.models import InputFile
 from .errors import CouldNotRun, InputError
 from .inputs.snapshot import Snapshots, require_regular
@@ -154,6 +155,7 @@ class Collector:
             return existing
         if sha256 is None:
             snap = self.snapshots.take(source)
+            progress.count("inputs hashed")
             sha256, size, source = snap.sha256, snap.size_bytes, snap.copy
         else:
             size = source.stat().st_size

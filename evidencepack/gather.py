@@ -11,6 +11,7 @@ import difflib
 from pathlib import Path
 from typing import Literal
 
+from . import progress
 from .analyze.capacity import RunPoint
 from .analyze.evidence import (
     CandidateEvidence,
@@ -103,6 +104,7 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
         shared_problems += _problems_since(collector, before)
     out: dict[str, CandidateEvidence] = {}
     for candidate in spec.candidates:
+        progress.stage(f"reading the evidence of {candidate.id}")
         ev = CandidateEvidence(candidate.id, problems=list(shared_problems))
         for ref in candidate.evidence.mlperf:
             _gather_reference(loaded, store, collector, imports, candidate, ref, ev)
@@ -184,6 +186,7 @@ def _read_ref(
                 )
             )
             continue
+        progress.count("results imported")
         collector.annotate(
             target.pack_path,
             fmt=parsed.format_id,
@@ -427,6 +430,7 @@ def _gather_reference(
         )
         return
     result = chosen[0]
+    progress.count("results imported")
     files = [
         collector.add_file(
             Path(s.path),

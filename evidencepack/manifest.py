@@ -22,7 +22,7 @@ from ._atomic import atomic_write
 from ._models import NonEmptyStr, Sha256Hex, StrictModel
 from ._yaml import dotted
 from .errors import InputError, VerificationError
-from .provenance import sha256_file
+from .provenance import sha256_files
 from .toolchain import Toolchain
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
@@ -34,6 +34,7 @@ PREDICATE_NAME = "predicate.json"
 
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2}))?$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_DRIVE = re.compile(r"[A-Za-z]:")
 
 
 def pack_path_problem(name: str) -> str | None:
@@ -44,7 +45,7 @@ def pack_path_problem(name: str) -> str | None:
         return "control character in path"
     if "\\" in name:
         return "backslash in path"
-    if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
+    if name.startswith("/") or _DRIVE.match(name):
         return "absolute path"
     parts = name.split("/")
     if any(part in ("", ".", "..") for part in parts):
@@ -141,10 +142,13 @@ class Statement(StrictModel):
 
     @model_validator(mode="after")
     def _unique_subjects(self) -> Statement:
-        names = [s.name for s in self.subject]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
+        # One pass with a set: a count per name would be quadratic in the pack's files.
+        names: set[str] = set()
+        duplicates: set[str] = set()
+        for subject in self.subject:
+            (duplicates if subject.name in names else names).add(subject.name)
         if duplicates:
-            raise ValueError(f"duplicate subject names: {', '.join(duplicates)}")
+            raise ValueError(f"duplicate subject names: {', '.join(sorted(duplicates))}")
         if BUNDLE_NAME in names:
             raise ValueError(f"the bundle {BUNDLE_NAME} cannot be a subject of itself")
         return self
@@ -202,7 +206,8 @@ def scan_pack(pack_dir: Path) -> PackScan:
 
 
 def hash_files(files: dict[str, Path]) -> dict[str, str]:
-    return {name: sha256_file(path) for name, path in files.items()}
+    """Pack path -> sha256 hex of every file, streamed and hashed on all available cores."""
+    return sha256_files(files)
 
 
 def build_statement(pack_dir: Path, predicate: PackPredicate) -> Statement:
@@ -221,7 +226,8 @@ def build_statement(pack_dir: Path, predicate: PackPredicate) -> Statement:
     return Statement.model_validate(
         {
             "_type": STATEMENT_TYPE,
-            "subject": [Subject(name=n, digest=Digest(sha256=d)) for n, d in digests.items()],
+            # plain dicts: validated once, by the statement
+            "subject": [{"name": n, "digest": {"sha256": d}} for n, d in digests.items()],
             "predicateType": PREDICATE_TYPE,
             "predicate": predicate,
         }

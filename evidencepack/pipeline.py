@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__
+from . import __version__, progress
 from .analyze.decision import decide
 from .analyze.models import DecisionDocument
 from .archive import write_archive
@@ -36,8 +36,7 @@ from .manifest import (
     source_date_epoch,
     write_predicate,
 )
-from .render.html import render_html
-from .render.pdf import Attachment, render_pdf
+from .render.signing_plan import SigningPlan
 from .sign import PackSigner, sign_pack
 from .signing.bundle import parse_bundle
 from .spec import LoadedSpec, load_spec
@@ -70,8 +69,10 @@ def compile_pack(
     ``copy_inputs``): the analysis and the pack both use that copy.
     """
     loaded = load_spec(spec_path, allow_outside=options.allow_outside)
+    progress.stage(f"reading and hashing the inputs of {spec_path}")
     collector = Collector(loaded, Snapshots(snapshots))
     evidence = gather(loaded, store, collector)
+    progress.stage("analysing: checks, capacity, cost, quality, decision")
     spec_file = collector.result.files["inputs/pack.yaml"]
     decision = decide(
         loaded.spec, spec_file.sha256, evidence, collector.result.input_files(), as_of=options.as_of
@@ -146,11 +147,15 @@ def build(
     signer: PackSigner | None = None,
     *,
     archive: bool = False,
-    signer_text: str | None = None,
+    signing: SigningPlan | None = None,
 ) -> BuildResult:
     """Compile, render and (optionally) sign a pack in a temporary folder, then rename it into
-    place. Nothing is left at OUTDIR unless every stage succeeded. ``signer_text`` is the
-    report's signer line when no signer signs now (a rebuild reproducing a signed pack)."""
+    place. Nothing is left at OUTDIR unless every stage succeeded. ``signing`` is the signer the
+    report names when no signer signs now (a rebuild reproducing a signed pack)."""
+    # Rendering is imported here, not at the top: `check` imports this module and renders nothing.
+    from .render.html import render_html
+    from .render.pdf import Attachment, render_pdf
+
     if out_dir.exists() and not options.force:
         raise UsageError(f"{out_dir} exists: choose another folder or pass --force to replace it")
     staging = staging_dir(out_dir)
@@ -166,10 +171,11 @@ def build(
         man_bytes = manifest_bytes(decision, dec_bytes)
         evidence_digest = hashlib.sha256(man_bytes).hexdigest()
         created = dt.datetime.combine(decision.as_of, dt.time(0), tzinfo=dt.UTC)
+        progress.stage("rendering the report (HTML, then PDF)")
         html = render_html(
             decision,
             evidence_digest=evidence_digest,
-            signer=describe_signer(signer) if signer else signer_text,
+            signer=describe_signer(signer) if signer else signing,
         )
         pdf = render_pdf(
             html,
@@ -199,6 +205,7 @@ def build(
         predicate = pack_predicate(compiled, created)
         write_predicate(staging, predicate)
         if signer is not None:
+            progress.stage("signing the pack")
             sign_pack(staging, predicate, signer)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -206,6 +213,7 @@ def build(
     publish(staging, out_dir, force=options.force)
     archive_path = None
     if archive:
+        progress.stage("writing the archive")
         archive_path = out_dir.with_name(out_dir.name + ".tar.gz")
         write_archive(out_dir, archive_path, mtime=source_date_epoch(predicate.created_at))
     return BuildResult(
@@ -238,16 +246,16 @@ def pack_predicate(compiled: Compiled, created: dt.datetime) -> PackPredicate:
     )
 
 
-def describe_signer(signer: PackSigner) -> str:
-    """Who signs, for the report's first page (the bundle itself is the proof)."""
-    return signer_text(getattr(signer, "fingerprint", None))
+def describe_signer(signer: PackSigner) -> SigningPlan:
+    """Who signs, for the report (rendered before signing; the bundle itself is the proof)."""
+    return signing_plan(getattr(signer, "fingerprint", None))
 
 
-def signer_text(key_fingerprint: str | None) -> str:
-    """The report's signer line: the key's fingerprint, or keyless (named in the bundle)."""
+def signing_plan(key_fingerprint: str | None) -> SigningPlan:
+    """Key mode names the key's fingerprint; keyless points at the bundle's certificate."""
     if key_fingerprint:
-        return f"key sha256:{key_fingerprint} (ECDSA P-256), in pack.sigstore.json"
-    return "keyless Sigstore signature (identity and log entry in pack.sigstore.json)"
+        return SigningPlan("key", key_fingerprint)
+    return SigningPlan("keyless")
 
 
 @dataclass(frozen=True)
@@ -269,13 +277,13 @@ def rebuild(pack_dir: Path) -> RebuildReport:
     if bundle_path.is_file():
         bundle = parse_bundle(bundle_path.read_bytes(), str(bundle_path))
         fingerprint = bundle.key_hint if bundle.mode == "key" else None
-        text: str | None = signer_text(fingerprint)
+        plan: SigningPlan | None = signing_plan(fingerprint)
     else:
-        text = None
+        plan = None
     with tempfile.TemporaryDirectory(prefix="evidencepack-rebuild-") as tmp:
         options = BuildOptions(compile=CompileOptions(as_of=predicate.decision.as_of))
         out = Path(tmp) / "pack"
-        build(pack_dir / predicate.spec.pack_path, out, options, signer_text=text)
+        build(pack_dir / predicate.spec.pack_path, out, options, signing=plan)
         differing = tuple(
             name
             for name in predicate.rendered

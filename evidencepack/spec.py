@@ -7,6 +7,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import difflib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,8 +150,21 @@ class Stack(StrictModel):
 
 
 class Price(StrictModel):
+    """What an accelerator-hour costs, where that figure comes from and how it is billed."""
+
     per_accelerator_hour: PositiveFloat
     currency: Currency = "USD"
+    source: NonEmptyStr | None = Field(
+        default=None,
+        description="where the price comes from (a quote, a price list, a contract), as the "
+        "report's first page names it",
+    )
+    as_of: dt.date | None = Field(default=None, description="the date the price was quoted")
+    billed_per: Literal["server", "accelerator"] = Field(
+        default="server",
+        description="server: whole servers are bought or rented, so the idle accelerator slots "
+        "of the last server are paid for; accelerator: accelerators are billed one by one",
+    )
 
 
 class DeclaredConditions(StrictModel):
@@ -286,32 +301,78 @@ def load_spec(path: Path, *, allow_outside: bool = False) -> LoadedSpec:
 
     try:
         doc = load_located(path)
-        spec = validate_located(PackSpec, doc, path)
     except InputError as exc:
         raise SpecError(exc.message, exc.problems) from exc
+    base = path.resolve().parent
+    # Evidence paths and candidate ids are checked from the raw document, so that a spec with
+    # type errors reports its missing files and unknown ids in the same pass, not a second one.
+    early = [
+        located_problem(doc, path, loc, problem)
+        for loc, relative in _raw_paths(doc.data)
+        if (problem := _path_problem(base, relative, allow_outside=allow_outside))
+    ]
+    early += [located_problem(doc, path, loc, msg) for loc, msg in _id_problems(doc.data)]
+    try:
+        spec = validate_located(PackSpec, doc, path)
+    except InputError as exc:
+        problems = sorted({*exc.problems, *early}, key=_by_position)
+        raise SpecError(f"{path}: {len(problems)} problem(s) in the spec", problems) from exc
 
     problems = [located_problem(doc, path, loc, msg) for loc, msg in _semantic_problems(spec)]
-    base = path.resolve().parent
-    for loc, _role, ref in _evidence_refs(spec):
-        problem = _path_problem(base, ref.path, allow_outside=allow_outside)
-        if problem:
-            problems.append(located_problem(doc, path, loc, problem))
-    if spec.dataset.path is not None:
-        problem = _path_problem(base, spec.dataset.path, allow_outside=allow_outside)
-        if problem:
-            problems.append(located_problem(doc, path, ("dataset", "path"), problem))
+    problems = sorted([*problems, *early], key=_by_position)
     if problems:
         raise SpecError(f"{path}: {len(problems)} problem(s) in the spec", problems)
     return LoadedSpec(spec=spec, path=path, allow_outside=allow_outside)
 
 
-def _semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
-    ids = [c.id for c in spec.candidates]
+def _raw_paths(data: object) -> Iterator[tuple[Loc, str]]:
+    """Every evidence path and the dataset path in the unvalidated document, with its place."""
+    if not isinstance(data, dict):
+        return
+    dataset = data.get("dataset")
+    if isinstance(dataset, dict) and isinstance(dataset.get("path"), str):
+        yield ("dataset", "path"), dataset["path"]
+    candidates = data.get("candidates")
+    for ci, candidate in enumerate(candidates if isinstance(candidates, list) else []):
+        evidence = candidate.get("evidence") if isinstance(candidate, dict) else None
+        for role in ("mlperf", "runs", "scores"):
+            refs = evidence.get(role) if isinstance(evidence, dict) else None
+            for ri, ref in enumerate(refs if isinstance(refs, list) else []):
+                if isinstance(ref, dict) and isinstance(ref.get("path"), str) and ref["path"]:
+                    yield ("candidates", ci, "evidence", role, ri, "path"), ref["path"]
+
+
+def _by_position(problem: str) -> tuple[int, int, str]:
+    """Sort key of a ``file:line:col: ...`` problem line: by line and column."""
+    match = re.search(r":(\d+):(\d+): ", problem)
+    return (int(match.group(1)), int(match.group(2)), problem) if match else (0, 0, problem)
+
+
+def _id_problems(data: object) -> Iterator[tuple[Loc, str]]:
+    """Candidate ids: duplicates, and ``chosen`` or a waiver naming none. Read from the raw
+    document, so they are reported in the same pass as type errors elsewhere in the spec."""
+    if not isinstance(data, dict) or not isinstance(data.get("candidates"), list):
+        return
+    candidates = [c if isinstance(c, dict) else {} for c in data["candidates"]]
+    ids = [str(c["id"]) for c in candidates if isinstance(c.get("id"), str | int)]
     seen: set[str] = set()
+    for index, candidate in enumerate(candidates):
+        cid = candidate.get("id")
+        if isinstance(cid, str | int) and str(cid) in seen:
+            yield ("candidates", index, "id"), f"duplicate candidate id {str(cid)!r}"
+        seen.add(str(cid))
+    chosen = data.get("chosen")
+    if isinstance(chosen, str | int) and str(chosen) not in ids:
+        yield ("chosen",), f"{str(chosen)!r} is not a candidate id; candidates: {', '.join(ids)}"
+    waivers = data.get("waivers")
+    for index, waiver in enumerate(waivers if isinstance(waivers, list) else []):
+        named = waiver.get("candidate") if isinstance(waiver, dict) else None
+        if isinstance(named, str | int) and str(named) not in ids:
+            yield ("waivers", index, "candidate"), f"{str(named)!r} is not a candidate id"
+
+
+def _semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
     for index, candidate in enumerate(spec.candidates):
-        if candidate.id in seen:
-            yield ("candidates", index, "id"), f"duplicate candidate id {candidate.id!r}"
-        seen.add(candidate.id)
         hw = candidate.hardware
         total = hw.accelerators_per_node * hw.nodes
         if hw.accelerators_per_replica > total:
@@ -320,11 +381,6 @@ def _semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
                 f"{hw.accelerators_per_replica} accelerators per replica exceed the "
                 f"{total} the candidate has ({hw.nodes} node(s) x {hw.accelerators_per_node})",
             )
-    if spec.chosen is not None and spec.chosen not in ids:
-        yield ("chosen",), f"{spec.chosen!r} is not a candidate id; candidates: {', '.join(ids)}"
-    for index, waiver in enumerate(spec.waivers):
-        if waiver.candidate is not None and waiver.candidate not in ids:
-            yield ("waivers", index, "candidate"), f"{waiver.candidate!r} is not a candidate id"
     if spec.dataset.digest is None and spec.dataset.path is None:
         yield ("dataset",), "give the dataset's digest, its path, or both"
     for index, candidate in enumerate(spec.candidates):
@@ -346,5 +402,31 @@ def _path_problem(base: Path, relative: str, *, allow_outside: bool) -> str | No
             "(symlinks included); pass --allow-outside-paths to permit it"
         )
     if not target.exists():
-        return f"path {relative!r} does not exist (looked for {target})"
+        guess = _near_path(base, relative)
+        hint = f"; did you mean {guess!r}?" if guess else ""
+        return f"path {relative!r} does not exist (looked for {target}){hint}"
     return None
+
+
+def _near_path(base: Path, relative: str) -> str | None:
+    """The existing path a misspelt one most likely meant: each missing part replaced by the
+    closest name in its folder (``evidence/h200-vlm/runs`` -> ``evidence/h200-vllm/runs``)."""
+    parts = Path(relative).parts
+    current = base
+    fixed: list[str] = []
+    for part in parts:
+        if part in ("", ".") or (current / part).exists():
+            fixed.append(part)
+            current = current / part
+            continue
+        try:
+            names = sorted(p.name for p in current.iterdir()) if current.is_dir() else []
+        except OSError:
+            return None
+        close = difflib.get_close_matches(part, names[:1000], n=1, cutoff=0.6)
+        if not close:
+            return None
+        fixed.append(close[0])
+        current = current / close[0]
+    guess = Path(*fixed).as_posix() if fixed else relative
+    return guess if guess != relative and (base / guess).exists() else None

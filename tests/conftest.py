@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,22 @@ def write_spec(tmp_path: Path):  # type: ignore[no-untyped-def]
         return path
 
     return write
+
+
+def _user_output_state() -> list[tuple[str, int]]:
+    """What the user's own output folders (``out/``, ``pack/`` in the checkout) hold, with times."""
+    found = []
+    for name in ("out", "pack"):
+        root = REPO_ROOT / name
+        if root.exists():
+            found += [(str(p), p.lstat().st_mtime_ns) for p in sorted(root.rglob("*"))]
+            found.append((str(root), root.lstat().st_mtime_ns))
+    return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _tests_leave_the_users_output_alone() -> Iterator[None]:
+    """Tests write only to temporary folders: the user's out/pack is never rebuilt or re-signed."""
+    before = _user_output_state()
+    yield
+    assert _user_output_state() == before, "a test wrote into the checkout's out/ or pack/"

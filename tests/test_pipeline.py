@@ -211,7 +211,7 @@ def test_existing_outdir_is_never_half_overwritten(
     def broken(*args: object, **kwargs: object) -> bytes:
         raise RenderError("simulated WeasyPrint failure")
 
-    monkeypatch.setattr("evidencepack.pipeline.render_pdf", broken)
+    monkeypatch.setattr("evidencepack.render.pdf.render_pdf", broken)  # build imports it late
     assert main(["build", str(SAMPLE_SPEC), "-o", str(out), "--force"]) == 3
     assert [p.name for p in out.iterdir()] == ["precious.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pack"]  # no staging left behind

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 from evidencepack._cli import build_parser
@@ -31,18 +33,42 @@ def test_help_block_matches_cli(update_goldens: bool) -> None:
     assert block.strip() == help_text.strip(), "run pytest --update-goldens to refresh README"
 
 
-def test_quick_start_has_two_commands_and_the_main_job_runs(tmp_path: Path) -> None:
+def quick_start_commands() -> tuple[str, str]:
+    """The README's two quick-start commands: the main job and the tests."""
     lines = [
         line
         for line in _block_after("## Quick start").splitlines()
         if line and not line.startswith("#")
     ]
     assert len(lines) == 2, lines
-    main_job, tests = lines
-    assert tests.endswith("python -m pytest")
-    # The setup step is what CI itself runs first; here, run the job after it.
-    job = main_job.split("&&", 1)[1].strip()
+    return lines[0], lines[1]
+
+
+def test_quick_start_has_two_commands_and_the_main_job_runs(tmp_path: Path) -> None:
+    main_job, tests = quick_start_commands()
+    setup = "bash .ci/setup && . .venv/bin/activate && "
+    assert main_job.startswith(setup), main_job
+    assert tests == setup + "python -m pytest", tests
+    # The setup and activation are what tests/test_quickstart.py runs on a stock interpreter;
+    # here, run the job itself in this environment, writing into a temporary OUTDIR.
+    job = main_job.rsplit("&&", 1)[1].strip()
+    out = tmp_path / "out"
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run(
-        shlex.split(job), cwd=REPO_ROOT, capture_output=True, text=True, check=False, timeout=600
+        [*shlex.split(job), str(out)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
+    assert "OK" in done.stdout, done.stdout
+    assert (out / "pack" / "pack.sigstore.json").is_file()
+    assert sorted(p.name for p in out.iterdir()) == [
+        "evidencepack.key.pem",
+        "evidencepack.pub.pem",
+        "pack",
+        "pack.tar.gz",
+    ]

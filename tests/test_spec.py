@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -86,10 +87,11 @@ def test_missing_required_field_points_at_parent(sample_text, write_spec) -> Non
 
 
 def _with_run(sample_text: str, run_path: str) -> str:
+    # The second candidate's price block ends with its quote date.
+    anchor = "      as_of: 2026-11-20\n"
+    assert sample_text.count(anchor) == 1
     return sample_text.replace(
-        "    price: {per_accelerator_hour: 2.90, currency: USD}\n",
-        "    price: {per_accelerator_hour: 2.90, currency: USD}\n"
-        f"    evidence:\n      runs:\n        - path: {run_path}\n",
+        anchor, anchor + f"    evidence:\n      runs:\n        - path: {run_path}\n"
     )
 
 
@@ -162,3 +164,57 @@ def test_validate_json_lists_every_problem(sample_text, write_spec, capsys) -> N
     out = json.loads(capsys.readouterr().out)
     assert out["valid"] is False
     assert len(out["problems"]) == 3
+
+
+def test_percent_and_day_first_date_get_the_expected_form(sample_text, write_spec) -> None:
+    text = sample_text.replace("utilisation: 0.6", "utilisation: 15%").replace(
+        "date: 2026-11-30\n", "date: 31/10/2026\n", 1
+    )
+    path = write_spec(text)
+    problems = _problems(path)
+    assert len(problems) == 2, problems
+    utilisation = next(p for p in problems if "traffic.utilisation" in p)
+    assert utilisation.startswith(f"{path}:{_line_of(text, 'utilisation: 15%')}:")
+    assert utilisation.endswith("; write a fraction without %: 15% is 0.15")
+    date = next(p for p in problems if "decision.date" in p)
+    assert date.endswith("; write the date as YYYY-MM-DD (2026-10-31)")
+
+
+def test_ambiguous_date_offers_both_readings(sample_text, write_spec) -> None:
+    path = write_spec(sample_text.replace("date: 2026-11-30\n", "date: 03/04/2026\n", 1))
+    (problem,) = _problems(path)
+    assert problem.endswith("write the date as YYYY-MM-DD (2026-03-04 or 2026-04-03?)")
+
+
+def test_misspelt_evidence_path_gets_did_you_mean(tmp_path: Path) -> None:
+    spec = tmp_path / "samples" / "pack.yaml"
+    shutil.copytree(SAMPLE_SPEC.parent, spec.parent, ignore=shutil.ignore_patterns("generate"))
+    text = spec.read_text(encoding="utf-8")
+    spec.write_text(
+        text.replace("evidence/h200-vllm/runs/qps_3.0", "evidence/h200-vlm/runs/qps_3.0")
+    )
+    (problem,) = _problems(spec)
+    assert "runs[1].path: path 'evidence/h200-vlm/runs/qps_3.0' does not exist" in problem
+    assert problem.endswith("did you mean 'evidence/h200-vllm/runs/qps_3.0'?")
+
+
+def test_path_problems_come_in_the_same_pass_as_the_rest(sample_text, write_spec) -> None:
+    """A missing field and a missing evidence file are reported together, in line order."""
+    text = _with_run(sample_text, "runs/none.json").replace(
+        "  owner: ML Platform team (sample)\n", ""
+    )
+    path = write_spec(text)
+    problems = _problems(path)
+    assert len(problems) == 2, problems
+    assert "decision.owner: required field is missing" in problems[0]
+    assert "runs[0].path: path 'runs/none.json' does not exist" in problems[1]
+
+
+def test_unknown_chosen_comes_with_type_errors_in_one_pass(sample_text, write_spec) -> None:
+    text = sample_text.replace("chosen: mi325x-vllm", "chosen: tpu").replace(
+        "peak_requests_per_s: 14", "peak_requests_per_s: lots"
+    )
+    problems = _problems(write_spec(text))
+    assert len(problems) == 2, problems
+    assert "traffic.peak_requests_per_s" in problems[0]
+    assert "chosen: 'tpu' is not a candidate id" in problems[1]

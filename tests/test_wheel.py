@@ -64,10 +64,41 @@ def test_wheel_carries_schemas_and_templates(wheel: Path) -> None:
     assert "evidencepack/py.typed" in names
 
 
+def _site_dirs() -> list[str]:
+    """The site-packages folders this interpreter imports from: a virtual environment's own and,
+    if it sees them, the base interpreter's (where the dependencies may be installed)."""
+    return [
+        entry
+        for entry in sys.path
+        if entry.rstrip("/").endswith(("site-packages", "dist-packages")) and Path(entry).is_dir()
+    ]
+
+
+def fresh_env_seeing_this_one(env_dir: Path) -> Path:
+    """A virtual environment whose own site-packages comes first and which then sees the
+    packages the running interpreter sees, whether it is a venv or a system interpreter.
+
+    ``system_site_packages=True`` would not do: from inside a venv it exposes the *base*
+    interpreter's packages, not the active venv's. The folders are listed in a ``.pth`` file,
+    which appends them to ``sys.path`` without running the ``.pth`` files inside them, so an
+    editable install of the checkout there cannot shadow the wheel."""
+    venv.EnvBuilder(system_site_packages=False, with_pip=False).create(env_dir)
+    python = env_dir / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    (Path(purelib) / "_outer_environment.pth").write_text(
+        "".join(f"{entry}\n" for entry in _site_dirs()), encoding="utf-8"
+    )
+    return python
+
+
 def test_installed_wheel_runs(wheel: Path, tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
-    python = env_dir / "bin" / "python"
+    python = fresh_env_seeing_this_one(env_dir)
     subprocess.run(
         [
             sys.executable,
@@ -87,7 +118,8 @@ def test_installed_wheel_runs(wheel: Path, tmp_path: Path) -> None:
         [
             str(python),
             "-c",
-            "import evidencepack.resources as r; print(r.schemas_dir()); print(r.templates_dir())",
+            "import evidencepack.resources as r, pydantic, weasyprint, sigstore, duckdb; "
+            "print(r.schemas_dir()); print(r.templates_dir())",
         ],
         capture_output=True,
         text=True,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from .._numbers import plain
 from ..inputs.stage import TOLERANCE_TEXT
 from ..normalise import normalise_precision, normalise_runtime, versions_match
 from ..spec import Candidate, PackSpec
@@ -113,7 +114,7 @@ def c1_scenario(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
             reasons.append(f"{ref.key} is an Offline figure sizing interactive traffic")
         elif interactive and ref.scenario in ("Server", "Interactive"):
             looser = [
-                f"{name} p99 < {limit:g} ms (yours {mine:g} ms)"
+                f"{name} p99 < {plain(limit)} ms (yours {plain(mine)} ms)"
                 for name, limit, mine in (
                     ("TTFT", ref.ttft_limit_ms, slo.ttft_p99_ms),
                     ("TPOT", ref.tpot_limit_ms, slo.tpot_p99_ms),
@@ -151,7 +152,7 @@ def c1_scenario(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
 def c2_own_scores(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
     items = sum(len(s.scores) for s in ev.scores)
     guard = [
-        f"{r.key}: " + ", ".join(f"{k} {v:g}" for k, v in sorted(r.accuracy.items()))
+        f"{r.key}: " + ", ".join(f"{k} {plain(v)}" for k, v in sorted(r.accuracy.items()))
         for r in ev.references
         if r.accuracy
     ]

@@ -4,6 +4,7 @@ linked to the evidence rows and file digests it rests on.
 
 from __future__ import annotations
 
+from .._numbers import plain
 from ..spec import Candidate
 from .checks import per_accelerator
 from .evidence import CandidateEvidence, link
@@ -110,7 +111,7 @@ def claims_for(
                 )
             )
         if ref.accuracy:
-            metrics = ", ".join(f"{k} {v:g}" for k, v in sorted(ref.accuracy.items()))
+            metrics = ", ".join(f"{k} {plain(v)}" for k, v in sorted(ref.accuracy.items()))
             out.append(
                 Claim(
                     id=f"mlperf.{cid}.ref{i + 1}.accuracy",

@@ -3,7 +3,11 @@
 $ per 1M output tokens = (price per accelerator-hour x accelerators per replica)
                          / (output tokens/s per replica at X* x 3600) x 1e6 / utilisation
 $ per request          = (price x accelerators per replica) / (X* x 3600) / utilisation
-$ per month            = accelerators needed x price x 730 h
+$ per month            = accelerators billed x price x 730 h, where accelerators billed are
+                         whole servers x accelerators per server (``price.billed_per: server``,
+                         the default: idle slots of the last server are paid) or the
+                         accelerators needed (``billed_per: accelerator``)
+$ per year             = per month x 12
 """
 
 from __future__ import annotations
@@ -14,6 +18,16 @@ from ..spec import Candidate, PackSpec
 from .models import Capacity, Cost, LoadPoint, Spread
 
 HOURS_PER_MONTH = 730
+MONTHS_PER_YEAR = 12
+
+
+def accelerators_billed(candidate: Candidate, capacity: Capacity) -> int | None:
+    """What is paid for: whole servers, or the accelerators needed when billed one by one."""
+    if capacity.accelerators is None:
+        return None
+    if candidate.price.billed_per == "accelerator" or capacity.servers is None:
+        return capacity.accelerators
+    return capacity.servers * capacity.accelerators_per_server
 
 
 def per_million_output_tokens(
@@ -42,14 +56,18 @@ def cost_of(
     currency = candidate.price.currency
     x_star = capacity.operating_point_rps
     tokens = capacity.output_tokens_per_s_at_op
-    per_million = per_request = per_month = None
+    per_million = per_request = per_month = per_month_idle = per_year = None
+    billed = accelerators_billed(candidate, capacity)
+    idle = billed - capacity.accelerators if billed is not None and capacity.accelerators else None
     spread = None
     arithmetic = "no operating point: no cost at the SLO"
     reason = capacity.reason
     if x_star is not None and tokens is not None and tokens > 0:
         per_million = per_million_output_tokens(price, per_replica, tokens, utilisation)
         per_request = price * per_replica / (x_star * 3600) / utilisation
-        per_month = (capacity.accelerators or 0) * price * HOURS_PER_MONTH
+        per_month = (billed or 0) * price * HOURS_PER_MONTH
+        per_month_idle = (idle or 0) * price * HOURS_PER_MONTH
+        per_year = per_month * MONTHS_PER_YEAR
         figures = [
             per_million_output_tokens(price, per_replica, r.output_tokens_per_s, utilisation)
             for r in repeats
@@ -61,9 +79,11 @@ def cost_of(
             f"per 1M output tokens = ({currency} {price:g}/h x {per_replica}) / "
             f"({tokens:.2f} tok/s x 3600) x 1e6 / {utilisation:g} = {currency} {per_million:,.4f}; "
             f"per request = ({price:g} x {per_replica}) / ({x_star:.3f} req/s x 3600) / "
-            f"{utilisation:g} = {currency} {per_request:,.6f}; per month = "
-            f"{capacity.accelerators} accelerators x {price:g} x {HOURS_PER_MONTH} h = "
-            f"{currency} {per_month:,.2f}"
+            f"{utilisation:g} = {currency} {per_request:,.6f}; "
+            f"{_billed_text(candidate, capacity, billed, idle)}; per month = "
+            f"{billed} accelerators x {price:g} x {HOURS_PER_MONTH} h = "
+            f"{currency} {per_month:,.2f}; per year = {currency} {per_month:,.2f} x "
+            f"{MONTHS_PER_YEAR} = {currency} {per_year:,.2f}"
         )
         reason = f"at the operating point {capacity.operating_point_run}"
     return Cost(
@@ -74,7 +94,23 @@ def cost_of(
         per_million_output_tokens=per_million,
         per_request=per_request,
         per_month=per_month,
+        billed_per=candidate.price.billed_per,
+        accelerators_billed=billed,
+        idle_accelerators=idle,
+        per_month_idle=per_month_idle,
+        per_year=per_year,
         spread_per_million_output_tokens=spread,
         arithmetic=arithmetic,
         reason=reason,
+    )
+
+
+def _billed_text(
+    candidate: Candidate, capacity: Capacity, billed: int | None, idle: int | None
+) -> str:
+    if candidate.price.billed_per == "accelerator":
+        return f"billed per accelerator: {billed} accelerators, none idle"
+    return (
+        f"billed per server: {capacity.servers} server(s) x {capacity.accelerators_per_server} "
+        f"= {billed} accelerators, {idle} idle"
     )

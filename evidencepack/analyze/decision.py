@@ -239,6 +239,8 @@ def _verdict(
         servers_needed=capacity.servers,
         cost_per_million_output_tokens=cost.per_million_output_tokens,
         cost_per_month=cost.per_month,
+        cost_per_year=cost.per_year,
+        accelerators_billed=cost.accelerators_billed,
         currency=cost.currency,
         quality_estimate=quality.estimate,
         quality_meets_bar=quality.meets_bar,
@@ -314,6 +316,14 @@ def _money(v: CandidateVerdict) -> str:
     return f"{v.cost_per_month:,.0f} {v.currency}" if v.cost_per_month is not None else "n/a"
 
 
+def _units(v: CandidateVerdict) -> str:
+    """What is bought: ``9 accelerators needed, 16 paid for on 2 server(s)``."""
+    text = f"{v.accelerators_needed} accelerators needed"
+    if v.accelerators_billed is not None and v.accelerators_billed != v.accelerators_needed:
+        text += f", {v.accelerators_billed} paid for"
+    return text + f" on {v.servers_needed} server(s)"
+
+
 def _summary(
     spec: PackSpec,
     verdicts: Sequence[CandidateVerdict],
@@ -329,8 +339,7 @@ def _summary(
     else:
         v = next(x for x in verdicts if x.id == recommendation)
         text = (
-            f"Recommend {v.id}: {v.accelerators_needed} accelerators on {v.servers_needed} "
-            f"server(s), {_money(v)} per month, "
+            f"Recommend {v.id}: {_units(v)}, {_money(v)} per month, "
             f"{v.cost_per_million_output_tokens:.2f} {v.currency} per 1M output tokens."
         )
         if spec.chosen is not None:

@@ -169,8 +169,25 @@ class Cost(StrictModel):
     utilisation: float
     per_million_output_tokens: float | None
     per_request: float | None
-    per_month: float | None = Field(description="accelerators needed x price x 730 h")
-    spread_per_million_output_tokens: Spread | None = None
+    per_month: float | None = Field(description="accelerators billed x price x 730 h")
+    billed_per: Literal["server", "accelerator"] = Field(
+        default="server", description="the spec's rule for a partly used server"
+    )
+    accelerators_billed: int | None = Field(
+        default=None,
+        description="accelerators paid for: whole servers x accelerators per server, or the "
+        "accelerators needed when they are billed one by one",
+    )
+    idle_accelerators: int | None = Field(
+        default=None, description="accelerators billed beyond those the capacity needs"
+    )
+    per_month_idle: float | None = Field(
+        default=None, description="the part of per_month paid for idle accelerators"
+    )
+    per_year: float | None = Field(default=None, description="per_month x 12")
+    spread_per_million_output_tokens: Spread | None = Field(
+        default=None, description="across repeated runs at the operating load; None: one run"
+    )
     arithmetic: str
     reason: str
 
@@ -247,6 +264,10 @@ class CandidateVerdict(StrictModel):
     servers_needed: int | None
     cost_per_million_output_tokens: float | None
     cost_per_month: float | None
+    cost_per_year: float | None = None
+    accelerators_billed: int | None = Field(
+        default=None, description="accelerators paid for (whole servers unless billed singly)"
+    )
     currency: str
     quality_estimate: float | None
     quality_meets_bar: bool

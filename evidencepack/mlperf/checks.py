@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from .._numbers import plain
 from .accuracy import AccuracyResult, Test06Verdict
 from .loadgen_log import LoadgenLog
 from .models import CheckRow, CheckStatus
@@ -207,19 +208,19 @@ def _accuracy_rows(
     for target in rules.accuracy[benchmark]:
         value = accuracy.metrics.get(target.metric)
         if target.upper:
-            rule, expected_text = f"round.accuracy.{target.metric}.max", f"<= {target.bound:.6g}"
+            rule, expected_text = f"round.accuracy.{target.metric}.max", f"<= {plain(target.bound)}"
             ok = value is not None and value <= target.bound
         else:
-            rule, expected_text = f"round.accuracy.{target.metric}", f">= {target.bound:.6g}"
+            rule, expected_text = f"round.accuracy.{target.metric}", f">= {plain(target.bound)}"
             ok = value is not None and value >= target.bound
-        expected_text += f" ({target.reference:g} x {target.factor:g})"
+        expected_text += f" ({plain(target.reference)} x {plain(target.factor)})"
         if not closed:
             expected_text += " (closed division only)"
         yield _row(
             rule,
             r,
             expected_text,
-            "absent" if value is None else f"{value:g}",
+            "absent" if value is None else plain(value),
             ok if closed else None,
             source,
         )

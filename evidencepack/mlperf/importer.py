@@ -129,9 +129,11 @@ def _insert(
 ) -> None:
     results = [result for result, _ in fresh]
     systems = {s.system_id: s for _, s in fresh if s is not None}
+    # path -> sha256 once: a search of every result's sources per system was O(systems x results)
+    digests = {s.path: s.sha256 for r in results for s in r.sources}
     tables: dict[str, list[dict[str, Any]]] = {
         "mlperf_results": [_result_row(r, s) for r, s in fresh],
-        "mlperf_systems": [_system_row(s, results) for s in systems.values()],
+        "mlperf_systems": [_system_row(s, digests) for s in systems.values()],
         "mlperf_stack_components": [
             {"system_id": s.system_id, "position": i, **c.model_dump()}
             for s in systems.values()
@@ -212,8 +214,8 @@ def _result_row(result: MlperfResult, system: SystemInfo | None) -> dict[str, An
     return row
 
 
-def _system_row(system: SystemInfo, results: list[MlperfResult]) -> dict[str, Any]:
-    sha = next(s.sha256 for r in results for s in r.sources if s.path == system.path)
+def _system_row(system: SystemInfo, digests: Mapping[str, str]) -> dict[str, Any]:
+    sha = digests[system.path]
     row = system.model_dump(exclude={"stack", "raw_json", "notes"})
     row.update(
         sha256=sha,

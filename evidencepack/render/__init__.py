@@ -11,7 +11,24 @@ geometry; ``pdf.py`` is the only module that imports WeasyPrint; ``fetcher.py`` 
 
 from __future__ import annotations
 
-from .html import render_html
-from .pdf import Attachment, render_pdf
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .html import render_html
+    from .pdf import Attachment, render_pdf
 
 __all__ = ["Attachment", "render_html", "render_pdf"]
+
+# Imported on first use (PEP 562): importing ``render.signing_plan`` (as the pipeline does, and
+# so ``check``) must not load jinja2 and the templates.
+_LAZY = {"render_html": ".html", "Attachment": ".pdf", "render_pdf": ".pdf"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value

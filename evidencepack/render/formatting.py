@@ -135,6 +135,15 @@ def steps(text: str) -> list[str]:
     return [step for step in out if step.strip()]
 
 
+def one_line(text: str, limit: int = 150) -> str:
+    """The first ``limit`` characters of ``text`` on one line, cut at a word with an ellipsis."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1].rsplit(" ", 1)[0] if " " in flat[: limit - 1] else flat[: limit - 1]
+    return cut.rstrip(" ,;:") + "\u2026"
+
+
 def yes_no(value: bool | None) -> str:
     return MISSING if value is None else ("yes" if value else "no")
 
@@ -144,6 +153,7 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "ms": ms,
     "rate": rate,
     "num": num,
+    "one_line": one_line,
     "pct": pct,
     "score": score,
     "score_interval": score_interval,

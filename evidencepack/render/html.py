@@ -33,6 +33,7 @@ from ..spec import Candidate
 from . import charts
 from .evidence import EvidenceList, InputGroup, evidence_list, group_inputs, split_common_folder
 from .formatting import FILTERS
+from .signing_plan import SigningPlan
 
 TEMPLATE = "report.html.j2"
 
@@ -103,10 +104,43 @@ class ComparabilityView:
 
 
 @dataclass(frozen=True)
+class MatrixRow:
+    """One candidate's checks at a glance: per check id the worst status, ``WAIVED`` for a
+    waived FAIL, or None where the check did not run for it."""
+
+    candidate: CandidateView
+    cells: tuple[str | None, ...]
+
+
+@dataclass(frozen=True)
+class ComparabilitySummary:
+    """One candidate's comparability in one row: how many subjects match the envelope, which
+    fields differ and which nobody states."""
+
+    candidate: CandidateView
+    subjects: int
+    like_for_like: int
+    differing: tuple[str, ...]
+    unknown: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ReportView:
     """What the template needs beyond the document: lookups, groupings and chart geometry."""
 
     candidates: tuple[CandidateView, ...]
+    subject: CandidateView | None
+    """The candidate page 1 is about: the chosen one, else the recommendation."""
+    standing: tuple[CheckResult, ...]
+    """Checks that are not a plain PASS (WARN, FAIL, or waived) of the subject and of no
+    candidate: page 1 lists them, one line each."""
+    standing_elsewhere: int
+    """Checks not a plain PASS of the other candidates (counted on page 1, listed in the
+    checklist)."""
+    check_ids: tuple[str, ...]
+    matrix: tuple[MatrixRow, ...]
+    general_checks: tuple[CheckView, ...]
+    comparability_summary: tuple[ComparabilitySummary, ...]
     claims: tuple[ClaimView, ...]
     check_groups: tuple[CheckGroup, ...]
     comparability: tuple[ComparabilityView, ...]
@@ -134,6 +168,25 @@ class ReportView:
 
     def inputs_for(self, candidate_id: str | None) -> tuple[InputGroup, ...]:
         return tuple(g for g in self.input_groups if g.candidate == candidate_id)
+
+    def checks_for(self, candidate_id: str | None) -> tuple[CheckView, ...]:
+        return tuple(
+            c for g in self.check_groups for c in g.checks if c.check.candidate == candidate_id
+        )
+
+    def claim_list(self, candidate_id: str | None) -> tuple[ClaimView, ...]:
+        return tuple(c for c in self.claims if c.claim.candidate == candidate_id)
+
+    @property
+    def cost_has_spread(self) -> bool:
+        return any(c.cost.spread_per_million_output_tokens for c in self.candidates if c.cost)
+
+    @property
+    def standing_counts(self) -> tuple[int, int, int]:
+        """(failed, warnings, waived) among ``standing``."""
+        waived = sum(1 for c in self.standing if c.waived is not None)
+        failed = sum(1 for c in self.standing if c.waived is None and c.status == "FAIL")
+        return failed, len(self.standing) - waived - failed, waived
 
 
 _PerCandidate = TypeVar("_PerCandidate", Capacity, Cost, Quality)
@@ -185,15 +238,59 @@ def build_view(decision: DecisionDocument) -> ReportView:
         )
     costs = [(c.number - 1, c.cost, c.verdict.eligible) for c in candidates if c.cost]
     qualities = [(c.number - 1, c.quality) for c in candidates if c.quality]
+    subject_id = decision.chosen or decision.recommendation
+    subject = next((c for c in candidates if c.verdict.id == subject_id), None)
+    standing = tuple(c for c in decision.checks if _stands(c))
+    here = {None, subject_id}
+    check_ids = tuple(dict.fromkeys(c.id for c in decision.checks if c.candidate is not None))
+    grouped = _group_checks(checks)
     return ReportView(
         candidates=tuple(candidates),
+        subject=subject,
+        standing=tuple(c for c in standing if c.candidate in here),
+        standing_elsewhere=sum(1 for c in standing if c.candidate not in here),
+        check_ids=check_ids,
+        matrix=tuple(
+            MatrixRow(c, tuple(_cell(c.checks, check_id) for check_id in check_ids))
+            for c in candidates
+        ),
+        general_checks=tuple(v for g in grouped for v in g.checks if v.check.candidate is None),
+        comparability_summary=tuple(
+            _comparability_summary(c, decision.comparability) for c in candidates
+        ),
         claims=claims,
-        check_groups=_group_checks(checks),
+        check_groups=grouped,
         comparability=_merge_comparability(decision.comparability),
         input_groups=groups,
         cost_chart=charts.cost_chart(costs),
         quality_chart=charts.quality_chart(qualities),
         load_points=sum(len(c.load_points) for c in decision.capacity),
+    )
+
+
+_SEVERITY = {"PASS": 0, "WARN": 1, "WAIVED": 2, "FAIL": 3}
+
+
+def _stands(check: CheckResult) -> bool:
+    """A finding a reader must know of: a WARN or FAIL, waived or not."""
+    return check.status != "PASS" or check.waived is not None
+
+
+def _cell(checks: tuple[CheckResult, ...], check_id: str) -> str | None:
+    statuses = ["WAIVED" if c.waived is not None else c.status for c in checks if c.id == check_id]
+    return max(statuses, key=_SEVERITY.__getitem__) if statuses else None
+
+
+def _comparability_summary(
+    candidate: CandidateView, rows: tuple[ComparabilityRow, ...]
+) -> ComparabilitySummary:
+    mine = [r for r in rows if r.candidate == candidate.verdict.id]
+    return ComparabilitySummary(
+        candidate=candidate,
+        subjects=len(mine),
+        like_for_like=sum(1 for r in mine if r.like_for_like),
+        differing=tuple(dict.fromkeys(d.field for r in mine for d in r.differences)),
+        unknown=tuple(dict.fromkeys(u for r in mine for u in r.unknown)),
     )
 
 
@@ -245,9 +342,11 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render_html(decision: DecisionDocument, *, evidence_digest: str, signer: str | None) -> str:
+def render_html(
+    decision: DecisionDocument, *, evidence_digest: str, signer: SigningPlan | None
+) -> str:
     """The report HTML. ``evidence_digest`` is the sha256 (hex) of the pack's evidence manifest;
-    ``signer`` describes who signs the pack, or None for an unsigned build."""
+    ``signer`` is who the build signs with, or None for an unsigned build."""
     if not _SHA256.fullmatch(evidence_digest):
         raise RenderError(
             f"the evidence digest must be 64 lowercase hex digits, got {evidence_digest[:80]!r}"

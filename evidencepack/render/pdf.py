@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from .. import progress
 from ..errors import RenderError
 from .fetcher import FetchRefused, check_url
 
@@ -148,6 +149,7 @@ def render_pdf(html: str, *, attachments: Sequence[Attachment], created: dt.date
     try:
         with _source_date_epoch(stamp):
             document = weasyprint.HTML(string=html, url_fetcher=fetcher).render()
+            progress.count("pages rendered", len(document.pages))
             document.metadata.created = w3c
             document.metadata.modified = w3c
             # Attachment objects are consumed by one write_pdf(): build them fresh each call.

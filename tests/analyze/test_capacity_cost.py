@@ -162,3 +162,36 @@ def test_cost_spread_over_repeats(spec) -> None:  # type: ignore[no-untyped-def]
     assert cost.spread_per_million_output_tokens.maximum == pytest.approx(
         2.90 / (500 * 3600) * 1e6 / 0.6
     )
+
+
+def test_whole_servers_are_paid_for_unless_billed_per_accelerator(spec) -> None:  # type: ignore[no-untyped-def]
+    """9 accelerators on servers of 8: billed per server that is 16 slots, 7 idle and priced."""
+    points = [_point("a", 2.0, 900, 70)]  # ceil(17.5 / 2.0) = 9 replicas
+    by_accelerator = spec.candidate("mi325x-vllm")
+    assert by_accelerator.price.billed_per == "accelerator"
+    by_server = by_accelerator.model_copy(
+        update={"price": by_accelerator.price.model_copy(update={"billed_per": "server"})}
+    )
+    cap = size_candidate(spec, by_server, points)
+    assert (cap.accelerators, cap.servers) == (9, 2)
+    whole = cost_of(spec, by_server, cap)
+    assert (whole.accelerators_billed, whole.idle_accelerators) == (16, 7)
+    assert whole.per_month == pytest.approx(16 * 2.90 * 730)
+    assert whole.per_month_idle == pytest.approx(7 * 2.90 * 730)
+    assert whole.per_year == pytest.approx(16 * 2.90 * 730 * 12)
+    assert "billed per server: 2 server(s) x 8 = 16 accelerators, 7 idle" in whole.arithmetic
+    single = cost_of(spec, by_accelerator, cap)
+    assert (single.accelerators_billed, single.idle_accelerators) == (9, 0)
+    assert single.per_month == pytest.approx(9 * 2.90 * 730)
+    assert single.per_year == pytest.approx(single.per_month * 12)
+    # Cost per 1M tokens is per replica at the operating point: the billing rule leaves it alone.
+    assert whole.per_million_output_tokens == single.per_million_output_tokens
+
+
+def test_price_source_and_date_are_optional_and_billing_defaults_to_whole_servers() -> None:
+    from evidencepack.spec import Price
+
+    price = Price.model_validate({"per_accelerator_hour": 2.5})
+    assert (price.billed_per, price.source, price.as_of) == ("server", None, None)
+    with pytest.raises(ValueError, match="billed_per"):
+        Price.model_validate({"per_accelerator_hour": 2.5, "billed_per": "rack"})

@@ -178,12 +178,13 @@ def test_thresholds_make_a_smaller_drift_fail(
 def test_a_price_change_that_flips_the_recommendation_fails(
     packs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """NEW as a spec: the sample with the MI325X at 4.50 USD/h, built for the diff."""
+    """NEW as a spec: the sample with the MI325X at 5.00 USD/h, built for the diff (9 MI325X
+    then cost 32,850 USD a month, more than the B200's whole server at 32,120)."""
     shutil.copytree(REPO_ROOT / "samples" / "evidence", tmp_path / "evidence")
     text = SAMPLE_SPEC.read_text(encoding="utf-8")
     assert text.count("per_accelerator_hour: 2.90") == 1
     spec = tmp_path / "pack.yaml"
-    spec.write_text(text.replace("per_accelerator_hour: 2.90", "per_accelerator_hour: 4.50"))
+    spec.write_text(text.replace("per_accelerator_hour: 2.90", "per_accelerator_hour: 5.00"))
     code, doc = run_json(capsys, str(packs["sample"]), str(spec))
     assert code == 1
     assert doc["new"]["kind"] == "spec"
@@ -194,10 +195,10 @@ def test_a_price_change_that_flips_the_recommendation_fails(
     assert outcome["reasons"][0].startswith("the recommendation changed")
     (stack,) = doc["stacks"]
     assert [(f["field"], f["old"], f["new"]) for f in stack["fields"]] == [
-        ("price.per_accelerator_hour", "2.9", "4.5")
+        ("price.per_accelerator_hour", "2.9", "5.0")
     ]
     chosen = next(c for c in doc["candidates"] if c["id"] == "mi325x-vllm")
-    assert chosen["cost_per_month"]["relative"] == pytest.approx(4.5 / 2.9 - 1)
+    assert chosen["cost_per_month"]["relative"] == pytest.approx(5.0 / 2.9 - 1)
     assert [i["pack_path"] for i in doc["inputs"]] == ["inputs/pack.yaml"]
     decision = next(c for c in doc["checks"] if c["id"] == "DECISION")
     assert (decision["old_status"], decision["new_status"]) == ("PASS", "WARN")

@@ -90,3 +90,24 @@ def test_arithmetic_steps_one_per_line() -> None:
     # Line breaks stay; a semicolon inside brackets or without a space after it is not a step.
     assert steps("a = f(x; y)\nb = 2;3; c = 4\n\n") == ["a = f(x; y)", "b = 2;3", "c = 4"]
     assert steps("") == []
+
+
+def test_finding_text_never_prints_an_exponent() -> None:
+    from evidencepack._numbers import plain
+
+    assert plain(28684400.0) == "28,684,400"
+    assert plain(7.31654e06) == "7,316,540"
+    assert plain(44.357) == "44.357"
+    assert plain(1.2e-05) == "0.000012"
+    assert plain(2000) == "2,000"
+    assert plain(0) == "0"
+    assert plain(-0.5) == "-0.5"
+    assert plain(float("nan")) == "nan"
+
+
+def test_one_line_cuts_at_a_word() -> None:
+    from evidencepack.render.formatting import one_line
+
+    assert one_line("a  b\nc") == "a b c"
+    assert one_line("alpha beta gamma", 12) == "alpha beta\u2026"
+    assert one_line("x" * 20, 10) == "x" * 9 + "\u2026"

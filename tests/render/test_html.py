@@ -12,6 +12,7 @@ from evidencepack.errors import RenderError
 from evidencepack.render import html as render_html_module
 from evidencepack.render import render_html
 from evidencepack.render.evidence import listing_sha256
+from evidencepack.render.signing_plan import SigningPlan
 
 from . import fixture
 from .scan import bad_attributes, scan
@@ -73,19 +74,97 @@ def test_page_one_is_the_decision(report: str) -> None:
     assert "Recommendation mi325x-vllm" in text
     assert "agrees with the recommendation" in text
     assert fixture.EVIDENCE_DIGEST in text
-    assert fixture.SIGNER in text
+    assert fixture.SIGNER.line in text
     for verdict in doc.candidates:
         assert verdict.id in text
-    # The verdict table: eligibility, accelerators, $ per 1M tokens, quality against the bar.
-    assert "mi325x-vllm AMD Instinct MI325X 256GB HBM3E vllm 0.9.2 fp8 yes 5 (1) USD 1.30" in text
-    assert "b200-trtllm NVIDIA B200-SXM-180GB tensorrt-llm 0.21.0 fp8 no 2 (1) USD 1.01" in text
-    assert "83.5% [79.5%, 86.8%] lower bound 79.5% below the bar 80.0% C5 SLO-QUALITY" in text
-    assert "87.5% [83.9%, 90.4%] lower bound 83.9% meets the bar 80.0% none" in text
+    # What to buy in whole units, what it costs, where the price comes from.
+    assert (
+        "What to buy: mi325x-vllm (chosen in the spec) Buy, in whole units 5 \u00d7 AMD Instinct "
+        "MI325X 256GB HBM3E (5 replica(s) \u00d7 1), billed one accelerator at a time"
+    ) in text
+    assert (
+        "USD 10,585.00 per month \u00b7 USD 127,020.00 per year \u00b7 "
+        "USD 1.30 per 1M output tokens"
+    ) in text
+    assert "USD 2.90 per accelerator-hour; source: quote Q-17 (fixture); quoted 2026-11-20" in text
+    # The findings that stand, counted, one line each; the others counted.
+    assert "for mi325x-vllm and the decision: 0 failed, 0 warnings, 1 waived; 6 more" in text
+    assert "WAIVED C5 mi325x-vllm : the score set does not state kv_cache_dtype" in text
+    assert f"Signer: {fixture.SIGNER.line}. Verify: evidencepack verify PACK --key" in text
+    # The verdict table: eligibility, whole units bought, $ per 1M tokens, month, year, quality,
+    # and checks: warnings are named, never "none".
+    assert (
+        "mi325x-vllm AMD Instinct MI325X 256GB HBM3E vllm 0.9.2 fp8 yes 5 accelerators billed "
+        "singly; in 1 \u00d7 8 USD 1.30 USD 10,585.00 USD 127,020.00"
+    ) in text
+    assert (
+        "b200-trtllm NVIDIA B200-SXM-180GB tensorrt-llm 0.21.0 fp8 no 1 \u00d7 8 2 needed, 6 idle "
+        "USD 1.01 USD 32,120.00 USD 385,440.00"
+    ) in text
+    assert "below the bar 80.0% C5 SLO-QUALITY warnings: C1 C3 PROV-TOOL" in text
+    assert "87.5% [83.9%, 90.4%] lower bound 83.9% meets the bar 80.0% waived: C5" in text
+    assert "meets the bar 80.0% warnings: C3" in text
+    assert "none" not in text.split("Candidate Eligible", 1)[1]
 
 
 def test_unsigned_build_says_so() -> None:
     html = render_html(fixture.decision(), evidence_digest=fixture.EVIDENCE_DIGEST, signer=None)
-    assert "<tr><th>Signer</th><td>unsigned</td></tr>" in html
+    text = scan(html).all_text()
+    assert "Signer: none: this build was not asked to sign" in text
+    assert "Signed" not in text
+    assert "evidencepack verify pack/ --key PUBLIC_KEY.pem" in text
+
+
+def test_keyless_build_points_at_the_bundle_for_identity() -> None:
+    plan = SigningPlan("keyless")
+    html = render_html(fixture.decision(), evidence_digest=fixture.EVIDENCE_DIGEST, signer=plan)
+    text = scan(html).all_text()
+    assert f"Signer: {plan.line}" in text
+    assert "identity, issuer and log entry in pack.sigstore.json" in text
+    verify = scan(html[html.index('<section id="sec-verify"') :]).all_text()
+    assert (
+        "evidencepack verify report.pdf --bundle pack.sigstore.json --cert-identity IDENTITY "
+        "--cert-oidc-issuer ISSUER"
+    ) in verify
+    assert "--key" not in verify
+
+
+def test_verify_box_names_the_key_and_the_three_targets(report: str) -> None:
+    section = report[report.index('<section id="sec-verify"') :]
+    text = scan(section).all_text()
+    for target in ("pack/", "pack.tar.gz", "report.pdf --bundle pack.sigstore.json"):
+        assert f"evidencepack verify {target} --key PUBLIC_KEY.pem" in text
+    assert f"sha256:{fixture.SIGNER.key_fingerprint}" in text
+    assert fixture.EVIDENCE_DIGEST in text
+
+
+def test_approvals_are_labelled_as_stated_and_apart_from_the_signature(report: str) -> None:
+    section = report[report.index('<section id="sec-waivers">') :]
+    text = scan(section[: section.index("</section>")]).all_text()
+    assert "Approvals as stated in the spec" in text
+    assert "they are not signatures" in text
+    assert f"Signature of the pack Signed by {fixture.SIGNER.line}" in text
+
+
+def test_cost_spread_says_single_run_where_there_are_no_repeats() -> None:
+    doc = fixture.decision()
+    alone = doc.cost[0].model_copy(update={"spread_per_million_output_tokens": None})
+    doc = doc.model_copy(update={"cost": (alone, *doc.cost[1:])})
+    html = render_html(doc, evidence_digest=fixture.EVIDENCE_DIGEST, signer=None)
+    section = html[html.index('<section id="sec-cost">') :]
+    text = scan(section[: section.index("</section>")]).all_text()
+    assert "h200-vllm USD 3.50 60% USD 1.57 single run" in text
+    assert "whiskers span the repeated runs" in text
+    none_repeat = doc.model_copy(
+        update={
+            "cost": tuple(
+                c.model_copy(update={"spread_per_million_output_tokens": None}) for c in doc.cost
+            )
+        }
+    )
+    html = render_html(none_repeat, evidence_digest=fixture.EVIDENCE_DIGEST, signer=None)
+    assert "whiskers" not in html
+    assert "each figure rests on a single run" in html
 
 
 SECTIONS = (
@@ -97,9 +176,10 @@ SECTIONS = (
     "Cost",
     "Quality",
     "MLPerf references beside the candidate stacks",
-    "Claims and their evidence",
     "Waivers and approvals",
-    "Appendix: inputs",
+    "Appendix A: per-candidate detail",
+    "Appendix B: inputs",
+    "How to verify this pack",
 )
 """The parts issue 6 asks for, in report order."""
 
@@ -145,8 +225,8 @@ def test_appendix_names_every_input_by_its_reference(report: str) -> None:
 
 
 def test_comparability_merges_alike_rows_and_keeps_every_subject(report: str) -> None:
-    section = report[report.index('<section id="sec-comparability">') :]
-    text = scan(section[: section.index("</section>")]).all_text()
+    section = report[report.index('<section id="sec-detail"') :]
+    text = scan(section[: section.index('<section id="sec-inputs">')]).all_text()
     runs = " \u00b7 ".join(f"{r:.1f}rps" for r in (2.0, 4.0, 6.0, 8.0, 10.0))
     assert f"h200-vllm/sweep/ {runs} run \u00d75 yes none from the spec: hardware" in text
     # Rows that differ stay apart, each with its findings.

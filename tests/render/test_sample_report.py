@@ -18,6 +18,7 @@ from evidencepack.analyze.models import DecisionDocument, InputFile
 from evidencepack.evidence_manifest import MANIFEST_NAME
 from evidencepack.pipeline import BuildOptions, BuildResult, CompileOptions, build
 from evidencepack.render.evidence import group_inputs, listing_sha256
+from evidencepack.render.formatting import money
 
 from ..conftest import SAMPLE_SPEC
 from .scan import scan
@@ -51,7 +52,7 @@ def test_every_required_section_is_bookmarked_in_order(reader: pypdf.PdfReader) 
     pages = [reader.get_destination_page_number(item) for item in top]
     assert pages == sorted(pages)
     assert pages[0] == 0
-    # Each candidate's capacity has its own bookmark under "Capacity at the SLO".
+    # Each candidate's detail has its own bookmark under "Appendix A: per-candidate detail".
     nested = [
         str(t.title).strip() for item in reader.outline if isinstance(item, list) for t in item
     ]
@@ -69,7 +70,7 @@ def test_page_one_is_the_decision_with_digest_and_signer(
     assert f"RECOMMENDATION {decision.recommendation} " in text
     assert decision.summary in text
     assert sample_pack.evidence_digest in text.replace(" ", "")
-    assert "Signer unsigned" in text
+    assert "Signer: none: this build was not asked to sign" in text
     for verdict in decision.candidates:
         assert verdict.id in text
     # The verdict table and the parts after it: nothing of page 2 leaks onto page 1.
@@ -104,3 +105,84 @@ def test_the_appendix_names_every_input_and_its_digest(sample_pack: BuildResult)
         assert digest in appendix, g.reference
         assert re.search(rf"\b{len(g.files)} files?\b", appendix)
     assert f"lists every one of the {len(inputs)} files with its own sha256" in appendix
+
+
+def test_page_one_carries_what_procurement_signs(
+    reader: pypdf.PdfReader, sample_pack: BuildResult
+) -> None:
+    """Issue 13, point 7, read from the PDF's own text: the recommendation and the chosen
+    candidate; what to buy in whole units; cost per month, year and 1M output tokens; the
+    findings that stand, counted, one line each; the price's source and date; signer and verify."""
+    decision = sample_pack.decision
+    text = " ".join(reader.pages[0].extract_text().split())
+    chosen = decision.chosen
+    assert chosen is not None
+    assert f"RECOMMENDATION {decision.recommendation} CHOSEN IN THE SPEC {chosen} " in text
+    cost = next(c for c in decision.cost if c.candidate == chosen)
+    capacity = next(c for c in decision.capacity if c.candidate == chosen)
+    price = decision.spec.candidate(chosen).price
+    assert capacity.accelerators is not None
+    # The sample bills the MI325X per accelerator: the spec's rule is on the page.
+    assert price.billed_per == cost.billed_per == "accelerator"
+    assert f"What to buy: {chosen} (chosen in the spec)" in text
+    assert f"{capacity.accelerators} \u00d7 AMD Instinct MI325X 256GB HBM3E" in text
+    assert "billed one accelerator at a time as the spec states" in text
+    assert f"no idle slot is paid; they fill {capacity.servers} server(s) of 8" in text
+    assert (
+        f"{money(cost.per_month, 'USD')} per month \u00b7 {money(cost.per_year, 'USD')} per year "
+        f"\u00b7 {money(cost.per_million_output_tokens, 'USD')} per 1M output tokens"
+    ) in text
+    assert cost.per_year == pytest.approx(cost.per_month * 12)
+    assert f"source: {price.source}; quoted {price.as_of}" in text
+    # Whole servers for the others: the idle slots are counted in the comparison.
+    for other in decision.cost:
+        if other.billed_per == "server" and other.idle_accelerators:
+            cap = next(c for c in decision.capacity if c.candidate == other.candidate)
+            assert (
+                f"{cap.servers} \u00d7 8 {cap.accelerators} needed, {other.idle_accelerators} idle"
+                in text
+            )
+            assert money(other.per_year, "USD") in text
+    # The findings that stand for the chosen candidate and the decision, one line each.
+    standing = [
+        c
+        for c in decision.checks
+        if c.candidate in (None, chosen) and (c.status != "PASS" or c.waived is not None)
+    ]
+    warnings = sum(1 for c in standing if c.status == "WARN" and c.waived is None)
+    assert warnings > 0
+    others = sum(
+        1
+        for c in decision.checks
+        if c.candidate not in (None, chosen) and (c.status != "PASS" or c.waived is not None)
+    )
+    assert (
+        f"for {chosen} and the decision: 0 failed, {warnings} warnings, 0 waived; "
+        f"{others} more on the other candidates"
+    ) in text
+    for check in standing:
+        assert f"WARN {check.id} {chosen}: {check.reason[:40]}" in text
+    # "Failed checks: none" never stands beside warnings.
+    assert "none" not in text.split("Candidate Eligible", 1)[1].split("Pack digest", 1)[0]
+    assert "warnings: C1" in text
+    # Signer and how to verify, in one line.
+    assert "Signer: none: this build was not asked to sign" in text
+    assert (
+        "Verify: evidencepack verify PACK --key PUBLIC_KEY.pem; see How to verify this pack" in text
+    )
+    # No raw exponent anywhere in the report.
+    whole = " ".join(page.extract_text() for page in reader.pages)
+    assert not re.search(r"\d[eE][+-]\d", whole)
+
+
+def test_contents_state_the_appendix_pages(reader: pypdf.PdfReader) -> None:
+    """Issue 14, point 5: the per-candidate detail is an appendix whose pages page 2 states."""
+    contents = " ".join(reader.pages[1].extract_text().split())
+    found = re.search(r"Appendix A, pages (\d+)\u2013(\d+)", contents)
+    assert found, contents
+    first, last = int(found[1]), int(found[2])
+    top = {str(i.title): i for i in reader.outline if not isinstance(i, list)}
+    assert reader.get_destination_page_number(top["Appendix A: per-candidate detail"]) + 1 == first
+    appendix_b = reader.get_destination_page_number(top["Appendix B: inputs"]) + 1
+    assert first < last <= appendix_b
+    assert "End of Appendix A." in reader.pages[last - 1].extract_text()

@@ -1,0 +1,101 @@
+"""Signing and verifying cost a number of operations linear in the pack's files.
+
+Counted, not timed: a profile hook charges one operation per Python or C call, in every
+thread, plus the length of the list or tuple a scanning method (``count``, ``index``,
+``remove``, ``__contains__``) walks. A quadratic path (``names.count(n)`` per subject, a
+list searched per file) shows up as a hundredfold count for ten times the files.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from evidencepack.manifest import PackPredicate
+from evidencepack.sign import sign_pack_detailed
+from evidencepack.signing.keyed import KeySigner
+from evidencepack.verify import KeyPolicy, verify_pack
+
+Pack = tuple[Path, PackPredicate]
+_SCANS = frozenset({"count", "index", "remove", "__contains__"})
+
+
+class OpCounter:
+    """Operations per thread (each thread writes only its own key: no lost updates)."""
+
+    def __init__(self) -> None:
+        self.per_thread: dict[int, int] = {}
+
+    @property
+    def total(self) -> int:
+        return sum(self.per_thread.values())
+
+    def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
+        if event not in ("call", "c_call"):
+            return
+        cost = 1
+        if event == "c_call" and getattr(arg, "__name__", None) in _SCANS:
+            owner = getattr(arg, "__self__", None)
+            if isinstance(owner, list | tuple):
+                cost += len(owner)
+        tid = threading.get_ident()
+        self.per_thread[tid] = self.per_thread.get(tid, 0) + cost
+
+
+@contextmanager
+def counting() -> Iterator[OpCounter]:
+    counter = OpCounter()
+    threading.setprofile(counter)  # threads started inside, e.g. the hashing pool
+    sys.setprofile(counter)
+    try:
+        yield counter
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+
+
+def _add_tiny_files(folder: Path, start: int, stop: int) -> None:
+    for i in range(start, stop):
+        path = folder / "bulk" / f"{i // 1000:03d}" / f"{i:05d}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"%d\n" % i)
+
+
+def _sign_and_verify_ops(folder: Path, key: ec.EllipticCurvePrivateKey) -> tuple[int, int]:
+    with counting() as signing:
+        signed = sign_pack_detailed(folder, None, KeySigner(key))
+    with counting() as verifying:
+        report = verify_pack(folder, KeyPolicy(key.public_key()))
+    assert report.ok, report.problems
+    assert report.files_checked == signed.files
+    return signing.total, verifying.total
+
+
+def test_the_counter_charges_a_list_scan_per_element() -> None:
+    names = [str(i) for i in range(20_000)]
+    with counting() as counter:
+        names.count("7")
+    assert counter.total >= 20_000
+
+
+def test_sign_and_verify_20000_tiny_files_cost_linear_operations(pack: Pack) -> None:
+    folder, _ = pack
+    key = ec.generate_private_key(ec.SECP256R1())
+    _add_tiny_files(folder, 0, 2_000)
+    small_sign, small_verify = _sign_and_verify_ops(folder, key)
+    _add_tiny_files(folder, 2_000, 20_000)
+    big_sign, big_verify = _sign_and_verify_ops(folder, key)
+    # Ten times the files: ten times the work at most (fixed costs make it a little less);
+    # the old names.count per subject made signing 60x and verifying 90x.
+    assert big_sign <= 11 * small_sign, (small_sign, big_sign)
+    assert big_verify <= 11 * small_verify, (small_verify, big_verify)
+    # and the per-file work is counted at all (in the hashing threads too)
+    assert big_sign >= 5 * small_sign
+    assert big_verify >= 5 * small_verify

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -335,7 +336,7 @@ def _cmd_mlperf_list(args: argparse.Namespace) -> int:
     opts = MlperfListOptions(
         Path(args.db), args.benchmark, args.scenario, args.accelerator, args.json
     )
-    if not opts.db.is_file():
+    if not opts.db.exists():
         raise InputError(f"{opts.db}: no such evidence store (run 'evidencepack mlperf import')")
     with Store(opts.db) as store:
         rows = list_results(
@@ -489,6 +490,7 @@ class SignOptions:
     pack: Path
     signer: SignerOptions
     json: bool
+    force: bool = False
 
 
 def _signer(opts: SignerOptions) -> PackSigner:
@@ -510,9 +512,9 @@ def _cmd_sign(args: argparse.Namespace) -> int:
     from .sign import sign_pack_detailed
     from .signing.bundle import parse_bundle
 
-    opts = SignOptions(Path(args.pack), _signer_options(args), args.json)
+    opts = SignOptions(Path(args.pack), _signer_options(args), args.json, args.force)
     signer = _signer(opts.signer)
-    result = sign_pack_detailed(opts.pack, None, signer)
+    result = sign_pack_detailed(opts.pack, None, signer, force=opts.force)
     raw = result.bundle.read_bytes()
     parsed = parse_bundle(raw, str(result.bundle))
     payload: dict[str, object] = {
@@ -558,6 +560,7 @@ class VerifyOptions:
     staging: bool
     offline: bool
     json: bool
+    any_file: bool = False
 
 
 def _verify_policy(opts: VerifyOptions) -> VerifyPolicy:
@@ -601,6 +604,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         args.staging,
         args.offline,
         args.json,
+        args.any_file,
     )
     if not opts.target.exists():
         raise InputError(f"{opts.target}: no such file or folder")
@@ -613,7 +617,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             "(--bundle pack.sigstore.json)"
         )
     else:
-        report = verify_file(opts.target, opts.bundle, policy)
+        report = verify_file(opts.target, opts.bundle, policy, any_file=opts.any_file)
     payload = report.model_dump(mode="json", by_alias=True)
     text = format_report(report)
     ok = report.ok
@@ -754,7 +758,10 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
             continue
         reports.append({"path": str(path), "ok": True, **parsed.summary()})
         lines += describe(parsed)
-    _emit(reports, as_json=opts.json, text="\n".join(lines))
+    from ._text import escape_misleading
+
+    # A terminal obeys bidi overrides too: show them escaped, as the report does.
+    _emit(reports, as_json=opts.json, text=escape_misleading("\n".join(lines)))
     return EXIT_FAILED if failed else EXIT_OK
 
 
@@ -1115,6 +1122,9 @@ def build_parser() -> argparse.ArgumentParser:
         "prompt); without --key, sign keyless with Sigstore",
     )
     _keyless_arguments(p)
+    p.add_argument(
+        "--force", action="store_true", help="replace the signature of an already signed pack"
+    )
     _json_argument(p)
 
     p = command(
@@ -1127,6 +1137,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--bundle",
         metavar="FILE",
         help="the pack's pack.sigstore.json (needed to verify one file on its own)",
+    )
+    p.add_argument(
+        "--any-file",
+        action="store_true",
+        help="with --bundle: accept any file of the pack, not only the reports, "
+        "decision.json and manifest.json",
     )
     _verifier_arguments(p, "verify a key-signed pack with this key")
     p.add_argument(
@@ -1188,7 +1204,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         progress.enable(progress.wanted(sys.stderr, as_json=getattr(args, "json", False)))
         result: int = args.handler(args)
+        sys.stdout.flush()
         return result
+    except BrokenPipeError:
+        # The reader closed the pipe (``evidencepack mlperf list | head``): stop quietly, and
+        # point stdout at devnull so the interpreter's final flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_COULD_NOT_RUN
+    except OSError as exc:
+        # An I/O failure no stage turned into its own error (a full disk while the report is
+        # written): the documented "could not run", with the file, never a traceback.
+        if verbose:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"evidencepack: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_COULD_NOT_RUN
     except EvidencePackError as exc:
         if verbose:
             raise

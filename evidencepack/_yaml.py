@@ -12,7 +12,9 @@ from typing import Any
 
 import yaml
 
+from ._text import misleading_characters
 from .errors import InputError
+from .limits import MAX_SPEC_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES, read_limited
 
 Loc = tuple[str | int, ...]
 
@@ -64,23 +66,27 @@ def load_located(path: Path) -> LocatedDocument:
     """Parse one YAML document from ``path`` with the safe loader, keeping node positions.
 
     Raises InputError listing every syntax problem or duplicate key with ``file:line:col``.
+    The file must be a regular file of at most ``MAX_SPEC_BYTES``; nesting deeper than
+    ``MAX_YAML_DEPTH`` and more than ``MAX_YAML_NODES`` nodes (aliases expanded) are refused.
     """
+    raw = read_limited(path, MAX_SPEC_BYTES, what="YAML file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise InputError(f"{path}: no such file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc
-
-    loader = yaml.SafeLoader(text)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from exc
+    try:
+        _check_shape(text, path)
+        loader = yaml.SafeLoader(text)
+    except yaml.MarkedYAMLError as exc:
+        raise _syntax_error(path, exc) from exc
+    except yaml.YAMLError as exc:
+        raise InputError(f"{path}: YAML error: {_one_line(exc)}") from exc
     try:
         root = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
-        raise InputError(f"{path}:{where}: YAML syntax error: {exc.problem or exc}") from exc
+        raise _syntax_error(path, exc) from exc
     except yaml.YAMLError as exc:
-        raise InputError(f"{path}: YAML error: {exc}") from exc
+        raise InputError(f"{path}: YAML error: {_one_line(exc)}") from exc
     finally:
         loader.dispose()
 
@@ -88,10 +94,34 @@ def load_located(path: Path) -> LocatedDocument:
     problems: list[str] = []
     if root is None:
         raise InputError(f"{path}:1:1: the file is empty")
-    doc.data = _build(root, (), doc, problems, path, loader)
+    doc.data = _build(root, (), doc, problems, path, loader, [0])
     if problems:
         raise InputError(f"{path}: {len(problems)} YAML problem(s)", problems)
     return doc
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _syntax_error(path: Path, exc: yaml.MarkedYAMLError) -> InputError:
+    mark = exc.problem_mark or exc.context_mark
+    where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
+    return InputError(f"{path}:{where}: YAML syntax error: {exc.problem or _one_line(exc)}")
+
+
+def _check_shape(text: str, path: Path) -> None:
+    """Refuse deep nesting from the event stream, before the recursive composer sees it."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                mark = event.start_mark
+                where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
+                raise InputError(f"{path}:{where}: nesting deeper than {MAX_YAML_DEPTH} levels")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
 
 def _build(
@@ -101,7 +131,14 @@ def _build(
     problems: list[str],
     path: Path,
     loader: yaml.SafeLoader,
+    count: list[int],
 ) -> Any:
+    count[0] += 1
+    if count[0] > MAX_YAML_NODES:
+        raise InputError(
+            f"{path}:{_mark(node)}: more than {MAX_YAML_NODES} YAML nodes once aliases are "
+            "expanded (an alias bomb?)"
+        )
     doc.value_positions[loc] = _mark(node)
     if node.tag not in _PLAIN_TAGS:
         problems.append(
@@ -117,7 +154,10 @@ def _build(
             if not isinstance(key_node, yaml.ScalarNode):
                 problems.append(f"{path}:{_mark(key_node)}: mapping keys must be plain scalars")
                 continue
-            key = loader.construct_object(key_node)
+            before = len(problems)
+            key = _scalar(key_node, loc, problems, path, loader)
+            if len(problems) > before:
+                continue
             if not isinstance(key, str | int):
                 key = str(key)
             child = (*loc, key)
@@ -129,18 +169,37 @@ def _build(
                 )
                 continue
             doc.key_positions[child] = _mark(key_node)
-            result[key] = _build(value_node, child, doc, problems, path, loader)
+            result[key] = _build(value_node, child, doc, problems, path, loader, count)
         return result
     if isinstance(node, yaml.SequenceNode):
         return [
-            _build(item, (*loc, index), doc, problems, path, loader)
+            _build(item, (*loc, index), doc, problems, path, loader, count)
             for index, item in enumerate(node.value)
         ]
+    return _scalar(node, loc, problems, path, loader)
+
+
+def _scalar(
+    node: yaml.Node, loc: Loc, problems: list[str], path: Path, loader: yaml.SafeLoader
+) -> Any:
+    """One scalar's value, or None with a problem (a date such as 2026-02-30, a control)."""
     try:
-        return loader.construct_object(node)
+        value = loader.construct_object(node)
     except yaml.constructor.ConstructorError as exc:
         problems.append(f"{path}:{_mark(node)}: {_dotted(loc)}: {exc.problem}")
         return None
+    except (ValueError, OverflowError) as exc:
+        problems.append(f"{path}:{_mark(node)}: {_dotted(loc)}: {node.value!r}: {exc}")
+        return None
+    if isinstance(value, str):
+        bad = misleading_characters(value)
+        if bad:
+            problems.append(
+                f"{path}:{_mark(node)}: {_dotted(loc)}: control or bidi character(s) "
+                f"{', '.join(bad)} (text would read differently from what it holds)"
+            )
+            return None
+    return value
 
 
 def _dotted(loc: Loc) -> str:

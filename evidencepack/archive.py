@@ -15,10 +15,13 @@ from pathlib import Path, PurePosixPath
 
 from ._atomic import atomic_output
 from .errors import InputError, VerificationError
+from .limits import MAX_ARCHIVE_RATIO, regular_file_problem
 from .manifest import BUNDLE_NAME, pack_path_problem, scan_pack
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz")
 _CHUNK = 1 << 20
+_BLOCK = tarfile.BLOCKSIZE
+_MAX_PADDING = 1 << 20
 
 
 class UnsafeArchive(VerificationError):
@@ -32,6 +35,7 @@ class ArchiveLimits:
     max_members: int = 100_000
     max_member_bytes: int = 4 << 30
     max_total_bytes: int = 16 << 30
+    max_archive_bytes: int = 8 << 30
 
 
 def is_archive(path: Path) -> bool:
@@ -46,9 +50,12 @@ def archive_root_name(out: Path) -> str:
     raise InputError(f"{out}: an archive name must end in .tar.gz or .tgz")
 
 
-def write_archive(pack_dir: Path, out: Path, *, mtime: int = 0) -> Path:
-    """Write ``out`` (``NAME.tar.gz``) holding every file of the pack under ``NAME/``."""
-    root = archive_root_name(out)
+def write_archive(pack_dir: Path, out: Path, *, mtime: int = 0, root: str | None = None) -> Path:
+    """Write ``out`` (``NAME.tar.gz``) holding every file of the pack under ``NAME/``.
+
+    ``root`` names the top folder when ``out`` is a temporary name (default: from ``out``).
+    """
+    root = root or archive_root_name(out)
     if pack_path_problem(root) or "/" in root:
         raise InputError(f"{out}: {root!r} cannot be the archive's top folder")
     scan = scan_pack(pack_dir)
@@ -80,11 +87,13 @@ def write_archive(pack_dir: Path, out: Path, *, mtime: int = 0) -> Path:
                 tar.addfile(info(name, None))
                 continue
             try:
-                with files[name].open("rb") as handle:
-                    size = os.fstat(handle.fileno()).st_size
-                    tar.addfile(info(name, size), handle)
+                handle = files[name].open("rb")
             except OSError as exc:
                 raise InputError(f"{files[name]}: cannot read: {exc}") from exc
+            # A failed write (a full disk) is not the input's fault: atomic_output reports it
+            # as "cannot write" (exit 3).
+            with handle:
+                tar.addfile(info(name, os.fstat(handle.fileno()).st_size), handle)
     return out
 
 
@@ -141,37 +150,112 @@ def _check_members(members: list[tarfile.TarInfo], limits: ArchiveLimits) -> lis
     return problems
 
 
-def extract_archive(archive: Path, dest: Path, limits: ArchiveLimits | None = None) -> Path:
-    """Check and extract ``archive`` into the empty folder ``dest``; return the pack folder.
+def check_archive(archive: Path, limits: ArchiveLimits | None = None) -> list[tarfile.TarInfo]:
+    """Read every member header of ``archive`` without writing anything; return the members.
 
-    The pack folder is the archive's single top folder, or ``dest`` itself for a flat archive.
-    Raises UnsafeArchive listing every refused member; nothing is written in that case.
+    Refused (UnsafeArchive): a file that is not a regular file or is over ``max_archive_bytes``,
+    more members or bytes than the limits (or than ``MAX_ARCHIVE_RATIO`` times the archive's
+    size: a gzip bomb), unsafe member names or types, and any data after the tar end-of-archive
+    marker other than zero padding: either damage (tar stops silently at a damaged header, so
+    the members after it would go unseen) or data appended for ``tar -i`` to unpack.
     """
     limits = limits or ArchiveLimits()
-    if any(dest.iterdir()):
-        raise InputError(f"{dest}: extraction needs an empty folder")
+    problem = regular_file_problem(archive)
+    if problem:
+        raise UnsafeArchive(f"{archive}: {problem}")
+    size = archive.stat().st_size
+    if size > limits.max_archive_bytes:
+        raise UnsafeArchive(
+            f"{archive}: {size} bytes, over the limit of {limits.max_archive_bytes} for an archive"
+        )
+    budget = MAX_ARCHIVE_RATIO * size + (64 << 20)
+    members: list[tarfile.TarInfo] = []
     try:
-        with tarfile.open(archive, mode="r:gz") as tar:
-            members: list[tarfile.TarInfo] = []
+        with (
+            archive.open("rb") as raw,
+            gzip.GzipFile(fileobj=raw, mode="rb") as unzipped,
+            tarfile.open(fileobj=unzipped, mode="r:") as tar,
+        ):
+            inflated = held = 0
             for member in tar:
                 members.append(member)
                 if len(members) > limits.max_members:
                     raise UnsafeArchive(f"{archive}: more than {limits.max_members} members")
-            problems = _check_members(members, limits)
-            if problems:
-                raise UnsafeArchive(
-                    f"{archive}: refused: {problems[0]}"
-                    + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""),
-                    problems,
-                )
-            for member in members:
+                held += member.size if member.isreg() else 0
+                if held > limits.max_total_bytes:
+                    raise UnsafeArchive(
+                        f"{archive}: the members hold {held} bytes, over the limit of "
+                        f"{limits.max_total_bytes}"
+                    )
+                inflated += _BLOCK + (member.size if member.isreg() else 0)
+                if inflated > budget:
+                    raise UnsafeArchive(
+                        f"{archive}: its members inflate past {budget} bytes, more than "
+                        f"{MAX_ARCHIVE_RATIO} times the archive's size (a compression bomb?)"
+                    )
+            end = tar.offset
+            unzipped.seek(end)
+            _check_tail(archive, unzipped, end, members)
+    except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+        raise _read_error(archive, exc, "read") from exc
+    problems = _check_members(members, limits)
+    if problems:
+        raise UnsafeArchive(
+            f"{archive}: refused: {problems[0]}"
+            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""),
+            problems,
+        )
+    return members
+
+
+def _read_error(archive: Path, exc: Exception, verb: str) -> InputError | UnsafeArchive:
+    """A corrupt stream is a damaged archive (exit 1); any other OS error is I/O."""
+    if isinstance(exc, OSError) and not isinstance(exc, gzip.BadGzipFile):
+        return InputError(f"{archive}: cannot {verb}: {exc}")
+    return UnsafeArchive(f"{archive}: damaged archive: not a readable .tar.gz: {exc}")
+
+
+def _check_tail(
+    archive: Path, stream: gzip.GzipFile, end: int, members: list[tarfile.TarInfo]
+) -> None:
+    """After the end-of-archive marker only zeros may follow (reading on checks gzip's CRC)."""
+    padding = 0
+    while chunk := stream.read(_CHUNK):
+        if chunk.count(0) != len(chunk):
+            at = end + padding + next(i for i, b in enumerate(chunk) if b)
+            after = f" after member {members[-1].name!r}" if members else ""
+            raise UnsafeArchive(
+                f"{archive}: damaged archive: unreadable tar data at byte {at}{after} (the "
+                "archive is corrupt, or data was appended after its end); "
+                f"{len(members)} member(s) were readable before it"
+            )
+        padding += len(chunk)
+        if padding > _MAX_PADDING:
+            raise UnsafeArchive(f"{archive}: more than {_MAX_PADDING} bytes of trailing padding")
+
+
+def extract_archive(archive: Path, dest: Path, limits: ArchiveLimits | None = None) -> Path:
+    """Check and extract ``archive`` into the empty folder ``dest``; return the pack folder.
+
+    The pack folder is the archive's single top folder, or ``dest`` itself for a flat archive.
+    Every header is checked (``check_archive``) before anything is written; raises
+    UnsafeArchive listing every refused member, and nothing is written in that case.
+    """
+    limits = limits or ArchiveLimits()
+    if any(dest.iterdir()):
+        raise InputError(f"{dest}: extraction needs an empty folder")
+    members = check_archive(archive, limits)
+    try:
+        with tarfile.open(archive, mode="r:gz") as tar:
+            extracted = list(tar)
+            if [(m.name, m.size, m.type) for m in extracted] != [
+                (m.name, m.size, m.type) for m in members
+            ]:
+                raise UnsafeArchive(f"{archive}: changed while it was read")
+            for member in extracted:
                 _extract_member(tar, member, dest)
-    except (tarfile.TarError, EOFError, zlib.error) as exc:
-        raise UnsafeArchive(f"{archive}: not a readable .tar.gz: {exc}") from exc
-    except OSError as exc:
-        if isinstance(exc, gzip.BadGzipFile):
-            raise UnsafeArchive(f"{archive}: not a readable .tar.gz: {exc}") from exc
-        raise InputError(f"{archive}: cannot extract: {exc}") from exc
+    except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+        raise _read_error(archive, exc, "extract") from exc
     entries = list(dest.iterdir())
     if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
         return entries[0]

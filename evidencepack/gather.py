@@ -168,13 +168,14 @@ def _read_ref(
             with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
                 parsed = named_as(read_input(path), path, origin, shown)
         except InputError as exc:
-            message = exc.message.replace(str(path), shown)
+            message = _portable(exc.message, path, shown)
             ev.problems.append(("PROV-FILES", f"{ref.path}: cannot read: {message}", target))
             continue
         try:
             load_input(store, parsed, role=role, candidate=candidate.id)
         except InputError as exc:
-            ev.problems.append(("PROV-FILES", f"{ref.path}: {exc.message}", target))
+            message = _portable(_portable(exc.message, origin, shown), path, shown)
+            ev.problems.append(("PROV-FILES", f"{ref.path}: {message}", target))
             continue
         if not (parsed.runs if role == "runs" else parsed.score_sets):
             ev.problems.append(
@@ -394,7 +395,9 @@ def _gather_reference(
     try:
         report = imports(path, ref.round)
     except InputError as exc:
-        ev.problems.append(("PROV-FILES", f"{ref.path}: {exc.message}", None))
+        ev.problems.append(
+            ("PROV-FILES", f"{ref.path}: {_portable(exc.message, path, ref.path)}", None)
+        )
         return
     keys = sorted({*report.imported, *report.unchanged})
     results = load_results(store, keys)
@@ -479,3 +482,10 @@ def reference_view(result: MlperfResult, files: list[InputFile]) -> ReferenceEvi
         ttft_limit_ms=result.ttft_limit_ms,
         tpot_limit_ms=result.tpot_limit_ms,
     )
+
+
+def _portable(message: str, source: Path, shown: str) -> str:
+    """``message`` with the building machine's path of ``source`` replaced by ``shown`` (its
+    path in the spec or the pack): no absolute path of this machine goes into a pack file, so
+    ``verify --rebuild`` elsewhere reproduces the report."""
+    return message.replace(str(source), shown)

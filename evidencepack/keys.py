@@ -20,6 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from ._atomic import PRIVATE_MODE, PUBLIC_MODE, atomic_write
 from .errors import InputError, SigningError, UsageError
+from .limits import MAX_KEY_BYTES, MAX_PASSPHRASE_BYTES, read_limited
 
 PASSPHRASE_ENV = "EVIDENCEPACK_KEY_PASSPHRASE"
 
@@ -77,7 +78,12 @@ def read_passphrase(*, confirm: bool) -> bytes:
         raise UsageError(
             "empty passphrase: choose one, or pass --no-passphrase to write an unencrypted key"
         )
-    return value.encode("utf-8")
+    encoded = value.encode("utf-8", errors="surrogateescape")
+    if len(encoded) > MAX_PASSPHRASE_BYTES:
+        raise UsageError(
+            f"the passphrase is {len(encoded)} bytes; at most {MAX_PASSPHRASE_BYTES} are supported"
+        )
+    return encoded
 
 
 def generate_keypair(
@@ -117,12 +123,9 @@ def generate_keypair(
 
 
 def _read(path: Path, what: str, error: type[InputError] | type[SigningError]) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError as exc:
-        raise error(f"{path}: no such {what} file") from exc
-    except OSError as exc:
-        raise error(f"{path}: cannot read the {what}: {exc}") from exc
+    if not path.exists() and not path.is_symlink():
+        raise error(f"{path}: no such {what} file")
+    return read_limited(path, MAX_KEY_BYTES, what=what, error=error)
 
 
 def is_encrypted(pem: bytes) -> bool:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -22,7 +21,6 @@ from .analyze.decision import decide
 from .analyze.models import DecisionDocument
 from .archive import write_archive
 from .collect import Collected, Collector, copy_inputs
-from .errors import CouldNotRun, UsageError
 from .evidence_manifest import MANIFEST_NAME, document_bytes, manifest_bytes
 from .gather import gather
 from .inputs.snapshot import Snapshots
@@ -36,6 +34,7 @@ from .manifest import (
     source_date_epoch,
     write_predicate,
 )
+from .publish import archive_path, check_target, publish, staged_archive, staging_dir
 from .render.signing_plan import SigningPlan
 from .sign import PackSigner, sign_pack
 from .signing.bundle import parse_bundle
@@ -98,39 +97,6 @@ class BuildOptions:
     force: bool = False
 
 
-def staging_dir(out_dir: Path) -> Path:
-    """A fresh folder beside ``out_dir`` (same file system, so the final rename is atomic)."""
-    parent = out_dir.resolve().parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=parent))
-        # mkdtemp makes 0700; a finished pack gets the permissions any new folder would.
-        umask = os.umask(0)
-        os.umask(umask)
-        staging.chmod(0o777 & ~umask)
-        return staging
-    except OSError as exc:
-        raise CouldNotRun(f"cannot create a working folder beside {out_dir}: {exc}") from exc
-
-
-def publish(staging: Path, out_dir: Path, *, force: bool) -> None:
-    """Rename ``staging`` to ``out_dir``; an existing OUTDIR is replaced only with ``force``,
-    and then only after the new pack is complete (never half-overwritten)."""
-    if out_dir.exists() and not force:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise UsageError(f"{out_dir} exists: choose another folder or pass --force to replace it")
-    try:
-        if out_dir.exists():
-            old = staging.with_name(staging.name + ".old")
-            os.replace(out_dir, old)
-            os.replace(staging, out_dir)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(staging, out_dir)
-    except OSError as exc:
-        raise CouldNotRun(f"cannot move the finished pack to {out_dir}: {exc}") from exc
-
-
 @dataclass(frozen=True)
 class BuildResult:
     out_dir: Path
@@ -156,9 +122,14 @@ def build(
     from .render.html import render_html
     from .render.pdf import Attachment, render_pdf
 
-    if out_dir.exists() and not options.force:
-        raise UsageError(f"{out_dir} exists: choose another folder or pass --force to replace it")
+    protected = [spec_path]
+    if options.force and out_dir.exists():
+        # Before anything is built: a folder holding the spec or an input is never replaced.
+        loaded = load_spec(spec_path, allow_outside=options.compile.allow_outside)
+        protected += [loaded.resolve(ref.path) for _loc, _role, ref in loaded.evidence_refs()]
+    check_target(out_dir, force=options.force, protected=protected)
     staging = staging_dir(out_dir)
+    staged = staged_archive(staging) if archive else None
     try:
         with (
             Store(staging / STORE_NAME) as store,
@@ -207,20 +178,27 @@ def build(
         if signer is not None:
             progress.stage("signing the pack")
             sign_pack(staging, predicate, signer)
+        if staged is not None:
+            progress.stage("writing the archive")
+            mtime = source_date_epoch(predicate.created_at)
+            write_archive(staging, staged, mtime=mtime, root=out_dir.name)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        if staged is not None:
+            staged.unlink(missing_ok=True)
         raise
-    publish(staging, out_dir, force=options.force)
-    archive_path = None
-    if archive:
-        progress.stage("writing the archive")
-        archive_path = out_dir.with_name(out_dir.name + ".tar.gz")
-        write_archive(out_dir, archive_path, mtime=source_date_epoch(predicate.created_at))
+    publish(
+        staging,
+        out_dir,
+        force=options.force,
+        archive=staged,
+        protected=[spec_path, *compiled.collected.sources.values()],
+    )
     return BuildResult(
         out_dir=out_dir,
         decision=decision,
         evidence_digest=evidence_digest,
-        archive=archive_path,
+        archive=archive_path(out_dir) if archive else None,
         signed=signer is not None,
     )
 

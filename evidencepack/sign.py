@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ._atomic import atomic_write
-from .errors import InputError
+from .errors import InputError, UsageError
 from .manifest import (
     BUNDLE_NAME,
     PREDICATE_NAME,
@@ -47,15 +47,22 @@ def sign_pack(pack_dir: Path, predicate: PackPredicate, signer: PackSigner) -> P
 
 
 def sign_pack_detailed(
-    pack_dir: Path, predicate: PackPredicate | None, signer: PackSigner
+    pack_dir: Path, predicate: PackPredicate | None, signer: PackSigner, *, force: bool = False
 ) -> SignResult:
     """``sign_pack`` returning what was signed; ``predicate=None`` reads the pack's own.
 
     A pack always carries its predicate as ``predicate.json`` (written here if absent), so
     that it can be signed again later, keyless or with another key, from the pack alone.
+    An existing signature is replaced only with ``force`` (never silently).
     """
     if not pack_dir.is_dir():
         raise InputError(f"{pack_dir}: not a folder")
+    bundle_path = pack_dir / BUNDLE_NAME
+    if (bundle_path.exists() or bundle_path.is_symlink()) and not force:
+        raise UsageError(
+            f"{bundle_path} exists: the pack is already signed; pass --force to replace "
+            "its signature"
+        )
     if predicate is not None and not (pack_dir / PREDICATE_NAME).exists():
         write_predicate(pack_dir, predicate)
     if predicate is None or (pack_dir / PREDICATE_NAME).is_file():

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import Field, Strict, StringConstraints
 
-from ._models import Fraction, NonEmptyStr, NonNegativeFloat, PositiveFloat, Sha256Hex, StrictModel
+from ._models import Fraction, NonEmptyStr, NonNegativeFloat, Sha256Hex, StrictModel
 from ._validation import located_problem, validate_located
 from ._yaml import Loc, load_located
 from .errors import SpecError
@@ -27,7 +27,13 @@ API_VERSION = "evidencepack/v1"
 Slug = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
 CheckId = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*$")]
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
-PositiveInt = Annotated[int, Field(gt=0)]
+PositiveInt = Annotated[int, Strict(), Field(gt=0, le=1_000_000)]
+# Bounds that keep every figure of the cost and capacity model finite and meaningful: a price
+# of 1e308 overflows a month's cost to inf, a peak of 1e-320 underflows to "0 accelerators".
+PricePerHour = Annotated[float, Strict(), Field(gt=0, le=1e6, allow_inf_nan=False)]
+Rate = Annotated[float, Strict(), Field(ge=1e-6, le=1e9, allow_inf_nan=False)]
+Tokens = Annotated[float, Strict(), Field(ge=1e-3, le=1e8, allow_inf_nan=False)]
+Millis = Annotated[float, Strict(), Field(ge=1e-3, le=1e9, allow_inf_nan=False)]
 
 
 class Decision(StrictModel):
@@ -66,9 +72,9 @@ class QualityBar(StrictModel):
     estimate itself.
     """
 
-    threshold: float = Field(allow_inf_nan=False)
+    threshold: Annotated[float, Strict()] = Field(allow_inf_nan=False, ge=-1e12, le=1e12)
     judged_on: Literal["point_estimate", "confidence_bound"] = "confidence_bound"
-    confidence_level: float = Field(default=0.95, gt=0.5, lt=1)
+    confidence_level: Annotated[float, Strict()] = Field(default=0.95, gt=0.5, lt=1)
 
 
 class ScoreSetChoice(StrictModel):
@@ -94,24 +100,24 @@ class Scoring(StrictModel):
 
 
 class TokenLengths(StrictModel):
-    mean: PositiveFloat
-    p50: PositiveFloat | None = None
-    p90: PositiveFloat | None = None
-    p99: PositiveFloat | None = None
+    mean: Tokens
+    p50: Tokens | None = None
+    p90: Tokens | None = None
+    p99: Tokens | None = None
 
 
 class Traffic(StrictModel):
     pattern: Literal["interactive", "batch"]
-    peak_requests_per_s: PositiveFloat
+    peak_requests_per_s: Rate
     input_tokens: TokenLengths
     output_tokens: TokenLengths
     utilisation: Fraction = Field(default=0.6, gt=0)
 
 
 class Slo(StrictModel):
-    ttft_p99_ms: PositiveFloat
-    tpot_p99_ms: PositiveFloat
-    e2e_p99_ms: PositiveFloat | None = None
+    ttft_p99_ms: Millis
+    tpot_p99_ms: Millis
+    e2e_p99_ms: Millis | None = None
     max_error_rate: Fraction = 0.01
 
 
@@ -152,7 +158,7 @@ class Stack(StrictModel):
 class Price(StrictModel):
     """What an accelerator-hour costs, where that figure comes from and how it is billed."""
 
-    per_accelerator_hour: PositiveFloat
+    per_accelerator_hour: PricePerHour
     currency: Currency = "USD"
     source: NonEmptyStr | None = Field(
         default=None,

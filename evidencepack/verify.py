@@ -19,6 +19,8 @@ from pydantic import Field
 from ._models import Sha256Hex, StrictModel
 from .archive import ArchiveLimits, extract_archive, is_archive
 from .errors import InputError, UsageError, VerificationError
+from .evidence_manifest import MANIFEST_NAME
+from .limits import regular_file_problem
 from .manifest import (
     BUNDLE_NAME,
     PREDICATE_NAME,
@@ -253,21 +255,30 @@ class _AnyStatement(pydantic.BaseModel):
     predicate_type: str = Field(alias="predicateType")
 
 
+LONE_FILES = ("report.pdf", "report.html", "decision.json", MANIFEST_NAME)
+"""The pack files a reader receives on their own; another file verifies alone only if asked."""
+
+
 def verify_file(
     file: Path,
     bundle: Path,
     policy: VerifyPolicy,
     *,
     predicate_type: str | None = PREDICATE_TYPE,
+    any_file: bool = False,
 ) -> VerifyReport:
     """Verify one file (say the PDF procurement holds) against a pack's bundle.
 
     The file passes if the bundle verifies and the signed statement has a subject with the
-    file's sha256 (its name is only a label). ``predicate_type=None`` accepts any statement,
-    and bundles that sign the file directly.
+    file's sha256 (its name is only a label); ``matched_subjects`` says which pack file(s) it
+    is, by path in the pack. An evidencepack statement's file must be one of ``LONE_FILES``
+    unless ``any_file``: a contributor's run file is signed too, but it is not a report, and
+    must not pass for one. ``predicate_type=None`` accepts any statement, and bundles that
+    sign the file directly.
     """
-    if not file.is_file():
-        raise InputError(f"{file}: no such file")
+    problem = regular_file_problem(file)
+    if problem:
+        raise InputError(f"{file}: {problem}")
     digest = sha256_file(file)
     report: dict[str, object] = {
         "target": str(file),
@@ -286,14 +297,22 @@ def verify_file(
             if predicate_type is not None:
                 problems.append(f"{bundle}: signs the file directly, not an evidencepack statement")
         else:
-            problems += _match_statement(checked.payload, file, digest, predicate_type, report)
+            problems += _match_statement(
+                checked.payload, file, digest, predicate_type, report, any_file=any_file
+            )
     except VerificationError as exc:
         problems += list(exc.problems)
     return VerifyReport.model_validate({**report, "ok": not problems, "problems": problems})
 
 
 def _match_statement(
-    payload: bytes, file: Path, digest: str, predicate_type: str | None, report: dict[str, object]
+    payload: bytes,
+    file: Path,
+    digest: str,
+    predicate_type: str | None,
+    report: dict[str, object],
+    *,
+    any_file: bool,
 ) -> list[str]:
     try:
         statement = _AnyStatement.model_validate_json(payload)
@@ -308,8 +327,18 @@ def _match_statement(
         report["created_at"] = ours.predicate.created_at
     matched = tuple(s.name or "" for s in statement.subject if s.digest.get("sha256") == digest)
     report["matched_subjects"] = matched
-    if matched:
+    if matched and (
+        any_file
+        or statement.predicate_type != PREDICATE_TYPE
+        or any(name in LONE_FILES for name in matched)
+    ):
         return []
+    if matched:
+        return [
+            f"{file.name}: is the pack's {', '.join(matched)}, not one of the files a reader "
+            f"receives alone ({', '.join(LONE_FILES)}); verify the whole pack, or pass "
+            "--any-file to accept it"
+        ]
     same_name = [s for s in statement.subject if s.name and s.name.rsplit("/", 1)[-1] == file.name]
     report["changed"] = [
         FileMismatch(
@@ -322,7 +351,12 @@ def _match_statement(
 
 
 def format_report(report: VerifyReport) -> str:
-    """The human-readable report: OK or FAIL first, then signer, time, decision, findings."""
+    """The human-readable report, in plain words: OK or FAIL first and what it means, then the
+    signer, time and the pack's own (signed) decision, then every finding.
+
+    On a FAIL the pack's own verdict is not shown as a result: it names the decision only,
+    marked as not verified, so "PASS" never reads as the outcome of a failed verification.
+    """
     checked = report.signer is not None and report.target_kind != "file"
     files = f" ({report.files_checked} file(s))" if checked else ""
     lines = [f"{'OK' if report.ok else 'FAIL'}: {report.target_kind} {report.target}{files}"]
@@ -330,6 +364,7 @@ def format_report(report: VerifyReport) -> str:
     def row(label: str, value: str) -> None:
         lines.append(f"  {label:<13}{value}")
 
+    row("result", _result_words(report))
     signer = report.signer
     if signer and signer.mode == "keyless":
         row("signer", signer.identity or "?")
@@ -342,10 +377,16 @@ def format_report(report: VerifyReport) -> str:
     elif signer:
         row("key", f"sha256:{signer.key_fingerprint}")
         row("signed at", "not recorded (a key-signed bundle carries no trusted time)")
-    if report.decision:
+    if report.decision and report.ok:
         d = report.decision
         recommendation = d.recommendation or "no candidate"
-        row("decision", f"{d.decision_id}: recommends {recommendation}, verdict {d.verdict}")
+        row(
+            "pack says",
+            f"decision {d.decision_id}: recommends {recommendation}; "
+            f"its own checks gave {d.verdict}",
+        )
+    elif report.decision:
+        row("pack claims", f"decision {report.decision.decision_id} (not verified: see above)")
     if report.created_at:
         row("created at", report.created_at)
     if report.matched_subjects:
@@ -366,3 +407,24 @@ def format_report(report: VerifyReport) -> str:
     for m in report.extra:
         row("extra", f"{m.path}  actual {m.actual_sha256}")
     return "\n".join(lines)
+
+
+def _result_words(report: VerifyReport) -> str:
+    """One sentence a non-engineer can act on."""
+    if report.ok:
+        if report.target_kind == "file":
+            where = ", ".join(report.matched_subjects) or "a file"
+            return f"this file is exactly the pack's {where} as signed, by the signer below"
+        return f"the signature is valid and all {report.files_checked} files are exactly as signed"
+    damaged = [p for p in report.problems if "damaged archive" in p]
+    if damaged:
+        return "the archive is damaged or was altered; do not use anything in it"
+    if report.signer is None:
+        return "the signature is missing or did not verify; do not rely on this pack"
+    altered = len(report.changed) + len(report.missing) + len(report.extra)
+    if altered:
+        return (
+            f"{altered} file(s) differ from what was signed ({len(report.changed)} changed, "
+            f"{len(report.missing)} missing, {len(report.extra)} added); do not rely on it"
+        )
+    return "the pack is not as signed (see the problems below); do not rely on it"

@@ -211,9 +211,18 @@ def test_existing_outdir_is_never_half_overwritten(
     def broken(*args: object, **kwargs: object) -> bytes:
         raise RenderError("simulated WeasyPrint failure")
 
+    # --force replaces only a pack folder (it has the pack's manifest and predicate).
+    assert main(["build", str(SAMPLE_SPEC), "-o", str(out), "--force"]) == 2
+    assert "not an evidencepack pack" in capsys.readouterr().err
+    (out / "manifest.json").write_text("{}")
+    (out / "predicate.json").write_text("{}")
     monkeypatch.setattr("evidencepack.render.pdf.render_pdf", broken)  # build imports it late
     assert main(["build", str(SAMPLE_SPEC), "-o", str(out), "--force"]) == 3
-    assert [p.name for p in out.iterdir()] == ["precious.txt"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "manifest.json",
+        "precious.txt",
+        "predicate.json",
+    ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pack"]  # no staging left behind
 
 

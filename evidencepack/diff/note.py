@@ -18,7 +18,14 @@ import jinja2
 from .. import __version__
 from ..errors import CouldNotRun, RenderError
 from ..evidence_manifest import document_bytes
-from ..manifest import DecisionSummary, PackPredicate, SpecRef, ToolInfo, write_predicate
+from ..manifest import (
+    PREDICATE_NAME,
+    DecisionSummary,
+    PackPredicate,
+    SpecRef,
+    ToolInfo,
+    write_predicate,
+)
 from ..render.html import environment
 from ..render.pdf import Attachment, render_pdf
 from ..toolchain import rendering_toolchain
@@ -118,7 +125,7 @@ def note_predicate(doc: DiffDocument, spec_sha256: str, created: dt.datetime) ->
 
 def write_change_note(result: DiffResult, out: Path, *, force: bool = False) -> Path:
     """Render the note into ``out`` (replaced only with ``force``); return ``out``."""
-    from ..pipeline import publish, staging_dir
+    from ..publish import publish, staging_dir
 
     doc, new = result.document, result.new
     if new is None or result.new_spec is None or doc.new.as_of is None:
@@ -155,5 +162,6 @@ def write_change_note(result: DiffResult, out: Path, *, force: bool = False) -> 
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    publish(staging, out, force=force)
+    # --force replaces only an earlier change note (it holds these files).
+    publish(staging, out, force=force, markers=(PREDICATE_NAME, DIFF_NAME))
     return out

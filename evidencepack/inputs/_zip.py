@@ -7,6 +7,7 @@ size the directory records. ``zstandard`` errors become ``InputError`` here.
 
 from __future__ import annotations
 
+import io
 import struct
 import zipfile
 import zlib
@@ -15,6 +16,7 @@ from pathlib import Path
 import zstandard
 
 from ..errors import InputError
+from ..limits import MAX_ZIP_MEMBER_BYTES
 
 ZSTD_METHOD = 93
 _CHUNK = 1 << 20
@@ -50,6 +52,11 @@ class ZipReader:
             info = self.archive.getinfo(name)
         except KeyError as exc:
             raise InputError(f"{self.path}: the archive has no member {name!r}") from exc
+        if info.file_size > MAX_ZIP_MEMBER_BYTES:
+            raise InputError(
+                f"{self.path}: member {name}: {info.file_size} bytes decompressed, over the "
+                f"limit of {MAX_ZIP_MEMBER_BYTES}"
+            )
         try:
             if info.compress_type == ZSTD_METHOD:
                 data = self._read_zstd(info)
@@ -74,26 +81,26 @@ class ZipReader:
             raise InputError(f"{self.path}: member {info.filename}: bad local header")
         name_len, extra_len = _LOCAL_HEADER.unpack(header)[-2:]
         handle.seek(info.header_offset + _LOCAL_HEADER.size + name_len + extra_len)
-        remaining = info.compress_size
+        compressed = handle.read(info.compress_size)
+        if len(compressed) != info.compress_size:
+            raise InputError(f"{self.path}: member {info.filename}: truncated")
+        # Streamed with a cap: a 274 KB member can inflate to 8 GiB, so never decompress past
+        # the size the directory declares (already bounded by MAX_ZIP_MEMBER_BYTES).
         out = bytearray()
-        dctx = zstandard.ZstdDecompressor()
-        obj = dctx.decompressobj()
+        reader = zstandard.ZstdDecompressor().stream_reader(
+            io.BytesIO(compressed), read_across_frames=True
+        )
         try:
-            while remaining > 0:
-                chunk = handle.read(min(_CHUNK, remaining))
-                if not chunk:
-                    break
-                remaining -= len(chunk)
-                while chunk:
-                    out += obj.decompress(chunk)
-                    # A member may hold several zstd frames: start a new one on the leftovers.
-                    chunk = obj.unused_data if obj.eof else b""
-                    if obj.eof:
-                        obj = dctx.decompressobj()
+            with reader:
+                while chunk := reader.read(min(_CHUNK, info.file_size + 1 - len(out))):
+                    out += chunk
+                    if len(out) > info.file_size:
+                        raise InputError(
+                            f"{self.path}: member {info.filename}: inflates past the "
+                            f"{info.file_size} bytes the archive directory declares"
+                        )
         except zstandard.ZstdError as exc:
             raise InputError(
                 f"{self.path}: member {info.filename}: corrupt zstd data: {exc}"
             ) from exc
-        if remaining:
-            raise InputError(f"{self.path}: member {info.filename}: truncated")
         return bytes(out)

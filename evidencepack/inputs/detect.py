@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 from ..errors import InputError
+from ..limits import regular_file_problem
 from ._json import load_json_document
 from .base import Probe
 
@@ -24,6 +25,9 @@ def probe_file(path: Path) -> Probe:
     """Classify ``path`` by content; a truncated zip or JSON document fails here, located."""
     if path.is_dir():
         raise InputError(f"{path}: is a folder; give the files inside it")
+    problem = regular_file_problem(path)
+    if problem and path.exists():  # a FIFO or device would block or never end
+        raise InputError(f"{path}: {problem}")
     try:
         with path.open("rb") as handle:
             head = handle.read(HEAD_BYTES)

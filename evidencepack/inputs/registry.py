@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+from .._text import misleading_characters
 from ..errors import InputError
 from ..provenance import file_record
 from . import (
@@ -82,7 +84,27 @@ def read_input(path: Path) -> ParsedInput:
     record = file_record(path)
     parsed = detect_format(probe).parse(probe, record)
     runs = tuple(_with_findings(_with_concurrency(run)) for run in parsed.runs)
-    return replace(parsed, runs=runs)
+    return replace(parsed, runs=runs, warnings=parsed.warnings + _misleading_text(parsed))
+
+
+def _misleading_text(parsed: ParsedInput) -> tuple[str, ...]:
+    """A warning when the file's names hold controls or bidi overrides (shown escaped)."""
+    found: dict[str, None] = {}
+    pending: list[Any] = [m.model_dump() for m in (*parsed.runs, *parsed.score_sets)]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            found.update(dict.fromkeys(misleading_characters(value)))
+        elif isinstance(value, dict):
+            pending += [*value.keys(), *value.values()]
+        elif isinstance(value, list | tuple):
+            pending += value
+    if not found:
+        return ()
+    return (
+        f"the file's text holds control or bidi character(s) {', '.join(found)}, which make "
+        "text read differently from what it holds; the report shows each escaped (\\uXXXX)",
+    )
 
 
 def _with_findings(run: ServingRun) -> ServingRun:

@@ -9,6 +9,7 @@ file, or a summary that contradicts its detail log, raises ``LoadgenLogError`` n
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -294,12 +295,25 @@ def _record(raw: str) -> dict[str, Any] | str:
     if not raw.startswith(_PREFIX):
         return f"not a :::MLLOG record: {raw.strip()[:60]!r}"
     try:
-        record = json.loads(raw[len(_PREFIX) :])
+        record = json.loads(raw[len(_PREFIX) :], parse_constant=_no_constant, parse_float=_finite)
     except json.JSONDecodeError as exc:
         return f"truncated or invalid JSON: {exc.msg} (column {exc.colno + len(_PREFIX)})"
+    except ValueError as exc:
+        return str(exc)
     if not isinstance(record, dict) or not isinstance(record.get("key"), str):
         return "a :::MLLOG record without a string 'key'"
     return record
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is too large a number (it overflows to infinity)")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number LoadGen writes (a non-finite value)")
 
 
 def parse_detail(path: Path) -> LoadgenLog:

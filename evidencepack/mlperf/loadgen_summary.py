@@ -7,6 +7,7 @@ read only where no detail log exists or to check one.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -213,6 +214,19 @@ def parse_summary_raw(path: Path) -> RawSummary:
         raise LoadgenLogError(f"{path}: no such file") from exc
     except OSError as exc:
         raise LoadgenLogError(f"{path}: cannot read: {exc}") from exc
+    try:
+        return _parse_lines(path, text)
+    except _Overflow as exc:
+        raise LoadgenLogError(f"{path}:{exc.line}: {exc} (not a number LoadGen writes)") from exc
+
+
+class _Overflow(ValueError):
+    def __init__(self, text: str, line: int) -> None:
+        super().__init__(f"{text} overflows to infinity")
+        self.line = line
+
+
+def _parse_lines(path: Path, text: str) -> RawSummary:
     raw = RawSummary(path=path)
     section = ""
     in_recommendations = False
@@ -279,7 +293,10 @@ def _value(text: str, line: int) -> SummaryValue:
         # Seeds are 64-bit: a float would lose their low digits.
         return SummaryValue(int(text), 0, line)
     decimals = len(text.split(".", 1)[1]) if "." in text and "e" not in text.lower() else 0
-    return SummaryValue(float(text), decimals, line)
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Overflow(text, line)
+    return SummaryValue(value, decimals, line)
 
 
 # --- cross-check ----------------------------------------------------------------------------

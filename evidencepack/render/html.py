@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import jinja2
+import markupsafe
 
+from .._text import escape_misleading
 from ..analyze.models import (
     CandidateVerdict,
     Capacity,
@@ -339,7 +341,19 @@ def environment() -> jinja2.Environment:
         auto_reload=False,
     )
     env.filters.update(FILTERS)
+    # Controls and bidi overrides from evidence files are shown escaped, never obeyed.
+    env.finalize = _visible
     return env
+
+
+def _visible(value: object) -> object:
+    """A rendered value with misleading characters escaped (markup stays markup: the escapes
+    add no HTML)."""
+    if isinstance(value, markupsafe.Markup):
+        return markupsafe.Markup(escape_misleading(str(value)))
+    if isinstance(value, str):
+        return escape_misleading(value)
+    return value
 
 
 def render_html(

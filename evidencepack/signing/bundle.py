@@ -19,6 +19,7 @@ from sigstore_models.intoto import Envelope, Signature
 
 from .._models import StrictModel
 from ..errors import CouldNotRun, VerificationError
+from ..limits import read_limited
 from ..manifest import PAYLOAD_TYPE
 
 BUNDLE_MEDIA_TYPE: Literal["application/vnd.dev.sigstore.bundle.v0.3+json"] = (
@@ -88,17 +89,22 @@ class CheckedSignature:
 
 
 def read_bundle(path: Path, label: str | None = None) -> bytes:
-    """The bundle's bytes; a missing bundle is a verification failure, unreadable one is I/O."""
+    """The bundle's bytes; a missing bundle is a verification failure, unreadable one is I/O.
+
+    Only a regular file of at most ``MAX_BUNDLE_BYTES`` is read (a bundle symlinked to
+    ``/dev/zero`` or a FIFO is refused at once).
+    """
     name = label or str(path)
-    try:
-        size = path.stat().st_size
-        if size > MAX_BUNDLE_BYTES:
-            raise VerificationError(f"{name}: {size} bytes is too large for a Sigstore bundle")
-        return path.read_bytes()
-    except FileNotFoundError as exc:
-        raise VerificationError(f"{name}: no such bundle (the pack is not signed)") from exc
-    except OSError as exc:
-        raise CouldNotRun(f"{name}: cannot read the bundle: {exc}") from exc
+    if not path.exists() and not path.is_symlink():
+        raise VerificationError(f"{name}: no such bundle (the pack is not signed)")
+    return read_limited(
+        path,
+        MAX_BUNDLE_BYTES,
+        what="Sigstore bundle",
+        label=name,
+        error=VerificationError,
+        io_error=CouldNotRun,
+    )
 
 
 def parse_bundle(raw: bytes, source: str) -> ParsedBundle:

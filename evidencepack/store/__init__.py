@@ -16,13 +16,40 @@ from typing import Any
 
 import duckdb
 
-from ..errors import StoreError
+from ..errors import InputError, StoreError
+from ..limits import regular_file_problem
 from ..provenance import FileRecord
 
 STORE_VERSION = 2
 
 _DDL_MODULES: tuple[str, ...] = ("files", "mlperf", "runs", "analysis")
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
+_CONFIG = {
+    # A SQLite file given as --db made DuckDB download its sqlite extension over HTTP: the
+    # store never installs or loads extensions. File access stays: the bulk paths read inputs
+    # with read_json / read_csv.
+    "autoinstall_known_extensions": "false",
+    "autoload_known_extensions": "false",
+    "allow_community_extensions": "false",
+}
+_DUCKDB_MAGIC = b"DUCK"
+
+
+def _check_store_file(path: Path) -> None:
+    """An existing ``--db`` must be a regular DuckDB file (never open a FIFO or a SQLite file)."""
+    if not path.exists() and not path.is_symlink():
+        return
+    problem = regular_file_problem(path)
+    if problem:
+        raise InputError(f"{path}: {problem}; the evidence store is a DuckDB file")
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(16)
+    except OSError as exc:
+        raise StoreError(f"cannot open the evidence store {path}: {exc}") from exc
+    if head and head[8:12] != _DUCKDB_MAGIC:
+        kind = " (a SQLite database)" if head.startswith(b"SQLite format") else ""
+        raise InputError(f"{path}: not a DuckDB evidence store{kind}")
 
 
 class Store:
@@ -30,8 +57,12 @@ class Store:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
+        if path is not None:
+            _check_store_file(path)
         try:
-            self.con = duckdb.connect(str(path) if path else ":memory:")
+            self.con = duckdb.connect(str(path) if path else ":memory:", config=dict(_CONFIG))
+            # Nothing the store runs later may turn the extension switches back on.
+            self.con.execute("SET lock_configuration = true")
         except duckdb.Error as exc:
             raise StoreError(f"cannot open the evidence store {path}: {exc}") from exc
         self._migrate()

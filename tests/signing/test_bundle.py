@@ -65,7 +65,9 @@ def test_oversized_and_missing_bundles(tmp_path: Path) -> None:
     big = tmp_path / "big.json"
     with big.open("wb") as handle:
         handle.truncate(MAX_BUNDLE_BYTES + 1)
-    with pytest.raises(VerificationError, match="too large for a Sigstore bundle"):
+    with pytest.raises(
+        VerificationError, match="over the limit of 16777216 bytes for a Sigstore bundle"
+    ):
         read_bundle(big)
     with pytest.raises(VerificationError, match="no such bundle"):
         read_bundle(tmp_path / "missing.json")

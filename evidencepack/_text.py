@@ -1,0 +1,34 @@
+"""Characters that make text read differently from what it holds: controls and bidi overrides.
+
+``AMD \\u202eX523IM`` displays as "AMD MI325X". The spec refuses such characters; text from
+evidence files is shown with each one escaped visibly (``\\u202e``) and a warning.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+_ALLOWED_CONTROLS = frozenset("\t\n\r")
+
+
+def is_misleading(char: str) -> bool:
+    """A control (Cc) other than tab and newline, or a format character (Cf: bidi, zero-width)."""
+    if char in _ALLOWED_CONTROLS:
+        return False
+    return unicodedata.category(char) in ("Cc", "Cf")
+
+
+def misleading_characters(text: str) -> list[str]:
+    """The misleading characters of ``text`` as ``U+XXXX`` codes, in order, once each."""
+    seen: dict[str, None] = {}
+    for char in text:
+        if is_misleading(char):
+            seen.setdefault(f"U+{ord(char):04X}", None)
+    return list(seen)
+
+
+def escape_misleading(text: str) -> str:
+    """``text`` with each misleading character written as a visible ``\\uXXXX`` escape."""
+    if not any(is_misleading(char) for char in text):
+        return text
+    return "".join(f"\\u{ord(char):04x}" if is_misleading(char) else char for char in text)

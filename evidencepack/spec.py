@@ -47,6 +47,11 @@ class Decision(StrictModel):
 
 class Task(StrictModel):
     statement: NonEmptyStr
+    empty_output_is_valid: bool = Field(
+        default=False,
+        description="a request that produced no output token is a success (by default it "
+        "counts as failed)",
+    )
 
 
 class Dataset(StrictModel):
@@ -72,10 +77,26 @@ class QualityBar(StrictModel):
     confidence_level: Annotated[float, Strict()] = Field(default=0.95, gt=0.5, lt=1)
 
 
+class ScoreSetChoice(StrictModel):
+    """Which score set the bar is judged on, by any of its tool, task, scorer and metric.
+
+    Quality is judged per score set (tool, task, scorer, metric); sets are never pooled."""
+
+    tool: NonEmptyStr | None = None
+    task: NonEmptyStr | None = None
+    scorer: NonEmptyStr | None = None
+    metric: NonEmptyStr | None = None
+
+
 class Scoring(StrictModel):
     metric: NonEmptyStr
     direction: Literal["higher_is_better", "lower_is_better"] = "higher_is_better"
     bar: QualityBar
+    score_set: ScoreSetChoice | None = Field(
+        default=None,
+        description="the score set the bar is judged on; without it, the set whose metric is "
+        "`metric` with the most items (the report says which and why)",
+    )
 
 
 class TokenLengths(StrictModel):

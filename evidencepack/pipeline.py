@@ -21,6 +21,7 @@ from .analyze.decision import decide
 from .analyze.gather import gather
 from .analyze.models import DecisionDocument
 from .inputs.collect import Collected, Collector, copy_inputs
+from .inputs.snapshot import Snapshots
 from .pack.archive import write_archive
 from .pack.layout import BUNDLE_NAME, MANIFEST_NAME
 from .pack.manifest import document_bytes, manifest_bytes
@@ -58,11 +59,17 @@ class Compiled:
     collected: Collected
 
 
-def compile_pack(spec_path: Path, options: CompileOptions, store: Store) -> Compiled:
-    """Read every input into ``store``, analyse, and store the decision. Raises on a bad spec."""
+def compile_pack(
+    spec_path: Path, options: CompileOptions, store: Store, snapshots: Path
+) -> Compiled:
+    """Read every input into ``store``, analyse, and store the decision. Raises on a bad spec.
+
+    Each cited file is read once, into a private copy under ``snapshots`` (which must outlive
+    ``copy_inputs``): the analysis and the pack both use that copy.
+    """
     loaded = load_spec(spec_path, allow_outside=options.allow_outside)
     progress.stage(f"reading and hashing the inputs of {spec_path}")
-    collector = Collector(loaded)
+    collector = Collector(loaded, Snapshots(snapshots))
     evidence = gather(loaded, store, collector)
     progress.stage("analysing: checks, capacity, cost, quality, decision")
     spec_file = collector.result.files["inputs/pack.yaml"]
@@ -75,8 +82,8 @@ def compile_pack(spec_path: Path, options: CompileOptions, store: Store) -> Comp
 
 def check(spec_path: Path, options: CompileOptions) -> DecisionDocument:
     """The release gate: compile in memory and return the decision (its verdict is the gate)."""
-    with Store() as store:
-        return compile_pack(spec_path, options, store).decision
+    with Store() as store, tempfile.TemporaryDirectory(prefix="evidencepack-inputs-") as tmp:
+        return compile_pack(spec_path, options, store, Path(tmp)).decision
 
 
 def decision_json(decision: DecisionDocument) -> bytes:
@@ -124,10 +131,13 @@ def build(
     staging = staging_dir(out_dir)
     staged = staged_archive(staging) if archive else None
     try:
-        with Store(staging / STORE_NAME) as store:
-            compiled = compile_pack(spec_path, options.compile, store)
+        with (
+            Store(staging / STORE_NAME) as store,
+            tempfile.TemporaryDirectory(prefix="evidencepack-inputs-") as tmp,
+        ):
+            compiled = compile_pack(spec_path, options.compile, store, Path(tmp))
+            copy_inputs(compiled.collected, staging)
         decision = compiled.decision
-        copy_inputs(compiled.collected, staging)
         dec_bytes = decision_json(decision)
         man_bytes = manifest_bytes(decision, dec_bytes)
         evidence_digest = hashlib.sha256(man_bytes).hexdigest()

@@ -64,6 +64,11 @@ class Task(SpecModel):
 
     statement: NonEmptyStr
     """What the model must do, in one or two sentences (the report quotes it)."""
+    empty_output_is_valid: bool = Field(
+        default=False,
+        description="a request that produced no output token is a success (by default it "
+        "counts as failed)",
+    )
 
 
 class Dataset(SpecModel):
@@ -96,6 +101,23 @@ class QualityBar(SpecModel):
     confidence_level: Annotated[float, Strict()] = Field(default=0.95, gt=0.5, lt=1)
     """The confidence level of the interval (over 0.5 and under 1; default 0.95)."""
 
+    """How quality is measured: the metric, its direction and the bar."""
+
+
+class ScoreSetChoice(SpecModel):
+    """Which score set the bar is judged on, by any of its tool, task, scorer and metric.
+
+    Quality is judged per score set (tool, task, scorer, metric); sets are never pooled."""
+
+    tool: NonEmptyStr | None = None
+    """The tool that wrote the score set."""
+    task: NonEmptyStr | None = None
+    """The task the score set scores."""
+    scorer: NonEmptyStr | None = None
+    """The scorer that produced the scores."""
+    metric: NonEmptyStr | None = None
+    """The metric of the score set."""
+
 
 class Scoring(SpecModel):
     """How quality is measured: the metric, its direction and the bar."""
@@ -106,6 +128,11 @@ class Scoring(SpecModel):
     """``higher_is_better`` (default) or ``lower_is_better``."""
     bar: QualityBar
     """The team's quality bar."""
+    score_set: ScoreSetChoice | None = Field(
+        default=None,
+        description="the score set the bar is judged on; without it, the set whose metric is "
+        "`metric` with the most items (the report says which and why)",
+    )
 
 
 class TokenLengths(SpecModel):

@@ -29,14 +29,6 @@ GOLDEN = Path(__file__).parent / "golden" / "sample-decision.json"
 MI325X_SERVER = "no-round/closed/SampleVendor/8xMI325X_vLLM/llama2-70b-99/Server"
 
 
-@pytest.fixture
-def samples(tmp_path: Path) -> Path:
-    """A private copy of samples/ whose spec a test may edit."""
-    target = tmp_path / "samples"
-    shutil.copytree(REPO_ROOT / "samples", target, ignore=shutil.ignore_patterns("generate"))
-    return target
-
-
 def _edit(spec: Path, old: str, new: str) -> None:
     text = spec.read_text()
     assert old in text, old

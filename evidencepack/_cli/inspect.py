@@ -19,7 +19,7 @@ class InspectOptions:
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
     from ..inputs.describe import describe
-    from ..inputs.registry import read_input
+    from ..inputs.snapshot import read_private
 
     opts = InspectOptions(tuple(Path(f) for f in args.files), args.json)
     reports: list[dict[str, Any]] = []
@@ -27,7 +27,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     failed = 0
     for path in opts.files:
         try:
-            parsed = read_input(path)
+            parsed = read_private(path)
         except InputError as exc:
             failed += 1
             reports.append({"path": str(path), "ok": False, "error": exc.message})

@@ -35,6 +35,8 @@ class RunPoint:
     tpot_p99_ms: float | None
     e2e_p99_ms: float | None
     e2e_mean_ms: float | None
+    excluded: str | None = None
+    """Why the run cannot be an operating point (its data failed PROV-DATA)."""
     invalid: str | None = None
     """Why the measuring tool itself judged the run invalid (LoadGen's INVALID), if it did."""
 
@@ -54,6 +56,8 @@ def error_rate(point: RunPoint) -> float:
 
 def _misses(point: RunPoint, slo: Slo) -> list[str]:
     misses = []
+    if point.excluded:
+        misses.append(point.excluded)
     if point.completed == 0:
         misses.append("no request completed")
     if point.ttft_p99_ms is None:

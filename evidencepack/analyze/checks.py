@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .._numbers import plain
+from ..inputs.stage import TOLERANCE_TEXT
 from ..spec import Candidate, PackSpec
 from .comparability import HARD_FIELDS
 from .evidence import CandidateEvidence, ReferenceEvidence, RunEvidence, ScoreEvidence, link
-from .models import Capacity, CheckResult, ComparabilityRow, EvidenceLink, Quality, Status
+from .models import Capacity, CheckResult, ComparabilityRow, EvidenceLink, Finding, Quality, Status
 from .normalise import normalise_precision, normalise_runtime, versions_match
 
 TITLES = {
@@ -26,6 +27,7 @@ TITLES = {
     "PROV-FILES": "Input files present and unchanged",
     "PROV-MLPERF": "Cited MLPerf results are valid",
     "PROV-MODEL": "Evidence is for the candidate model",
+    "PROV-DATA": "Run data is possible, consistent and judged valid",
     "DECISION": "Decision follows from the evidence",
 }
 _WORST = {"PASS": 0, "WARN": 1, "FAIL": 2}
@@ -169,13 +171,15 @@ def c2_own_scores(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResul
             "model was scored" + guardrail,
             links,
         )
+    models = sorted({s.model for s in ev.scores if s.model})
+    files = sorted({s.file.spec_path for s in ev.scores})
     return check_result(
         "C2",
         cid,
         "PASS",
         True,
         f"quality rests on {items} items of the team's own scoring ({spec.scoring.metric}) "
-        f"of {spec.envelope.model.name}" + guardrail,
+        f"of {', '.join(models)} in {', '.join(files)}" + guardrail,
         links,
     )
 
@@ -245,7 +249,8 @@ def c4_remeasured(
                 f"= {value / (measured / accelerators_per_replica):.2f}x"
             )
     unidentified = _unidentified(runs)
-    detail = f"{len(runs)} serving run(s) of the candidate model" + (
+    models = sorted({_model_of(r) for r in runs})
+    detail = f"{len(runs)} serving run(s) of {', '.join(models)}" + (
         f"; {'; '.join(ratios)}" if ratios else ""
     )
     if unidentified:
@@ -334,15 +339,22 @@ def slo_check(cid: str, capacity: Capacity, ev: CandidateEvidence) -> CheckResul
         return check_result(
             "SLO-MET", cid, "FAIL", False, capacity.reason, [link(r) for r in ev.runs]
         )
-    op = [link(r) for r in ev.runs if r.id == capacity.operating_point_run]
+    runs = [r for r in ev.runs if r.id == capacity.operating_point_run]
+    point = next(lp for lp in capacity.load_points if lp.run == capacity.operating_point_run)
+    figures = "; ".join(
+        f"{name} p99 {value:.1f} ms"
+        for name, value in (("TTFT", point.ttft_p99_ms), ("TPOT", point.tpot_p99_ms))
+        if value is not None
+    )
+    model = f", {_model_of(runs[0])}" if runs else ""
     return check_result(
         "SLO-MET",
         cid,
         "PASS",
         False,
         f"X* = {capacity.operating_point_rps:.3f} req/s per replica within the SLO "
-        f"({capacity.operating_point_run}); {capacity.reason}",
-        op,
+        f"({capacity.operating_point_run}{model}: {figures}); {capacity.reason}",
+        [link(r) for r in runs],
     )
 
 
@@ -357,7 +369,9 @@ def quality_check(cid: str, quality: Quality, ev: CandidateEvidence) -> CheckRes
     )
 
 
-def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[CheckResult]:
+def provenance_checks(
+    spec: PackSpec, cid: str, ev: CandidateEvidence, findings: Sequence[Finding] = ()
+) -> list[CheckResult]:
     problems = [(reason, f) for check_id, reason, f in ev.problems if check_id == "PROV-FILES"]
     if problems:
         files = check_result(
@@ -405,6 +419,7 @@ def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[C
                 [r.link() for r in ev.references],
             )
         )
+    out.append(prov_data(cid, ev, findings))
     envelope = spec.envelope.model
     wrong = []
     for item in ev.items():
@@ -436,3 +451,101 @@ def provenance_checks(spec: PackSpec, cid: str, ev: CandidateEvidence) -> list[C
             )
         )
     return out
+
+
+def _model_of(run: RunEvidence) -> str:
+    return run.observed.model_name or run.declared.model_name or "an unnamed model"
+
+
+def data_findings(cid: str, ev: CandidateEvidence) -> list[Finding]:
+    """Each run's findings (summary against rows or detail log, repeated keys, impossible
+    values, INVALID runs, empty outputs) and a load sweep that mixes tools or definitions."""
+    out = [
+        Finding(
+            check="PROV-DATA",
+            candidate=cid,
+            subject=f.run,
+            model=f.model,
+            kind=f.kind,  # type: ignore[arg-type]  # RunFinding's kinds, one Literal
+            severity=f.severity,
+            figure=f.figure,
+            detail=f.detail,
+            evidence=(
+                EvidenceLink(row=f.run, file_sha256=f.file.sha256, pack_path=f.file.pack_path),
+            ),
+        )
+        for f in ev.findings()
+    ]
+    sweep = [r for r in ev.runs if r.point.load != "offline"]
+    tools = sorted({r.tool for r in sweep})
+    definitions = sorted({d for r in sweep for d in r.definitions})
+    metrics = [d.split(" ", 1)[0] for d in definitions]
+    mixed = sorted({m for m in metrics if metrics.count(m) > 1})
+
+    def sweep_finding(figure: str, detail: str) -> Finding:
+        return Finding(
+            check="PROV-DATA",
+            candidate=cid,
+            subject="load sweep",
+            model=", ".join(sorted({_model_of(r) for r in sweep})),
+            kind="mixed-sweep",
+            severity="WARN",
+            figure=figure,
+            detail=detail,
+            evidence=tuple(link(r) for r in sweep),
+        )
+
+    if len(tools) > 1:
+        out.append(
+            sweep_finding(
+                "tool",
+                "the load sweep mixes tools: "
+                + "; ".join(
+                    f"{t} ({', '.join(r.id for r in sweep if r.tool == t)})" for t in tools
+                ),
+            )
+        )
+    if mixed:
+        out.append(
+            sweep_finding(
+                ", ".join(mixed),
+                "the load sweep mixes metric definitions: "
+                + "; ".join(d for d in definitions if d.split(" ", 1)[0] in mixed),
+            )
+        )
+    return out
+
+
+def _finding_text(f: Finding) -> str:
+    if f.kind == "mixed-sweep":
+        return f.detail
+    model = f" ({f.model})" if f.model else ""
+    return f"{f.subject}{model}: {f.detail}"
+
+
+def prov_data(cid: str, ev: CandidateEvidence, findings: Sequence[Finding]) -> CheckResult:
+    """FAIL on a failing data finding, WARN on the others, PASS naming what was checked."""
+    if findings:
+        return check_result(
+            "PROV-DATA",
+            cid,
+            _worst(f.severity for f in findings),
+            True,
+            "; ".join(_finding_text(f) for f in findings),
+            [e for f in findings for e in f.evidence],
+        )
+    if not ev.runs:
+        return check_result("PROV-DATA", cid, "PASS", True, "no serving runs to check")
+    models = sorted({_model_of(r) for r in ev.runs})
+    paired = [r for r in ev.runs if r.also]
+    crossed = f"; {len(paired)} summary file(s) agree with their run's rows" if paired else ""
+    return check_result(
+        "PROV-DATA",
+        cid,
+        "PASS",
+        True,
+        f"{len(ev.runs)} run(s) of {', '.join(models)} ({', '.join(r.id for r in ev.runs)}): "
+        "no impossible TTFT/TPOT/latency or token figure, no repeated log key, no INVALID "
+        f"verdict, tool summaries within {TOLERANCE_TEXT} of the rows{crossed}",
+        [link(r) for r in ev.runs],
+    )

@@ -4,6 +4,7 @@ pick the recommendation by the spec's objective, check the chosen candidate, lis
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Literal
@@ -18,6 +19,7 @@ from .checks import (
     c4_remeasured,
     c5_envelope,
     check_result,
+    data_findings,
     per_accelerator,
     provenance_checks,
     quality_check,
@@ -37,12 +39,13 @@ from .models import (
     Cost,
     DecisionDocument,
     EvidenceLink,
+    Finding,
     InputFile,
     MlperfReference,
     Quality,
     Status,
 )
-from .quality import judge_quality
+from .quality import judge_score_sets
 from .waivers import apply_waivers, rejected_waivers
 
 
@@ -64,6 +67,7 @@ def decide(
     references: list[MlperfReference] = []
     checks: list[CheckResult] = []
     claims: list[Claim] = []
+    findings: list[Finding] = []
     for candidate in spec.candidates:
         ev = evidence.get(candidate.id, CandidateEvidence(candidate.id))
         envelope = envelope_for(spec, candidate)
@@ -96,7 +100,11 @@ def decide(
             for ref in ev.references
         ]
         rows += mine
-        capacity = size_candidate(spec, candidate, [r.point for r in ev.runs])
+        points = [r.point for r in ev.runs]
+        if _waiver_names(spec, "PROV-DATA", candidate.id, as_of):
+            # A current waiver of PROV-DATA admits the runs its findings would exclude.
+            points = [dataclasses.replace(p, excluded=None, invalid=None) for p in points]
+        capacity = size_candidate(spec, candidate, points)
         op = next(
             (lp for lp in capacity.load_points if lp.run == capacity.operating_point_run), None
         )
@@ -108,12 +116,13 @@ def decide(
             and (lp.offered_rate_rps, lp.concurrency) == (op.offered_rate_rps, op.concurrency)
         ]
         cost = cost_of(spec, candidate, capacity, repeats)
-        scores = [value for s in ev.scores for value in s.scores]
-        quality = judge_quality(spec, candidate.id, [s.id for s in ev.scores], scores)
+        quality = judge_score_sets(spec, candidate.id, ev.scores)
         capacities.append(capacity)
         costs.append(cost)
         qualities.append(quality)
         references += [_reference(spec, candidate, ref, capacity) for ref in ev.references]
+        found = data_findings(candidate.id, ev)
+        findings += found
         checks += [
             c1_scenario(spec, candidate.id, ev),
             c2_own_scores(spec, candidate.id, ev),
@@ -122,7 +131,7 @@ def decide(
             c5_envelope(spec, candidate, mine, ev),
             slo_check(candidate.id, capacity, ev),
             quality_check(candidate.id, quality, ev),
-            *provenance_checks(spec, candidate.id, ev),
+            *provenance_checks(spec, candidate.id, ev, found),
         ]
         claims += claims_for(candidate, ev, capacity, cost, quality, spec_link)
 
@@ -160,10 +169,18 @@ def decide(
         quality=tuple(qualities),
         references=tuple(references),
         claims=tuple(claims),
+        findings=tuple(findings),
         waivers_applied=tuple(applied),
         waivers_rejected=tuple(rejected),
         inputs=tuple(sorted(inputs, key=lambda f: f.pack_path)),
         spec=spec,
+    )
+
+
+def _waiver_names(spec: PackSpec, check_id: str, candidate: str, as_of: dt.date) -> bool:
+    return any(
+        w.check == check_id and w.candidate in (None, candidate) and w.expires >= as_of
+        for w in spec.waivers
     )
 
 

@@ -7,6 +7,7 @@ and quality read only these views, so a new input format never touches the analy
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from .capacity import RunPoint
 from .models import EvidenceLink, InputFile
@@ -28,17 +29,43 @@ class Conditions:
 
 
 @dataclass(frozen=True)
+class DataFinding:
+    """A finding about one run's data (a row of ``run_findings`` or a failed ``run_checks``
+    row in the store), named by the run, its file, its model and the figure concerned."""
+
+    run: str
+    file: InputFile
+    model: str | None
+    kind: str
+    severity: Literal["FAIL", "WARN"]
+    figure: str | None
+    detail: str
+
+    def text(self) -> str:
+        model = f" ({self.model})" if self.model else ""
+        return f"{self.run}{model}: {self.detail}"
+
+
+@dataclass(frozen=True)
 class RunEvidence:
+    """One run, one load point: a summary and its own per-request file are one run (``also``
+    lists the summary files cross-checked against the rows)."""
+
     id: str
     file: InputFile
     tool: str
     point: RunPoint
     observed: Conditions
     declared: Conditions
+    definitions: tuple[str, ...] = ()
+    findings: tuple[DataFinding, ...] = ()
+    also: tuple[InputFile, ...] = ()
 
 
 @dataclass(frozen=True)
 class ScoreEvidence:
+    """One score set: its item scores (``item_ids`` beside them, when the file names items)."""
+
     id: str
     file: InputFile
     tool: str
@@ -46,6 +73,18 @@ class ScoreEvidence:
     scores: tuple[float, ...]
     observed: Conditions
     declared: Conditions
+    task: str | None = None
+    scorer: str | None = None
+    item_ids: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """(tool, task, scorer, metric): sets with different keys are never pooled."""
+        return (self.tool, self.task or "-", self.scorer or "-", self.metric or "-")
+
+    @property
+    def model(self) -> str | None:
+        return self.observed.model_name or self.declared.model_name
 
 
 @dataclass(frozen=True)
@@ -91,6 +130,10 @@ class CandidateEvidence:
     references: list[ReferenceEvidence] = field(default_factory=list)
     problems: list[tuple[str, str, InputFile | None]] = field(default_factory=list)
     """Provenance problems found while reading: (check id, reason, file)."""
+
+    def findings(self) -> list[DataFinding]:
+        """Every data finding of the candidate's runs."""
+        return [f for run in self.runs for f in run.findings]
 
     def items(self) -> list[RunEvidence | ScoreEvidence]:
         """The runs and score sets, the evidence measured on the candidate itself."""

@@ -14,12 +14,24 @@ from typing import Literal
 from .. import progress
 from ..errors import InputError
 from ..inputs.base import ParsedInput
-from ..inputs.collect import Collector
-from ..inputs.load import load_input, score_items
+from ..inputs.collect import Collector, links_out
+from ..inputs.crosscheck import loadgen_pair
+from ..inputs.load import (
+    companions,
+    failed_checks,
+    load_input,
+    load_score_sets,
+    replace_findings,
+    run_findings,
+    runs_of_file,
+    score_item_rows,
+)
 from ..inputs.models import Identity, LatencyStats, ServingRun
 from ..inputs.registry import read_input
+from ..inputs.snapshot import named_as
+from ..inputs.stage import TOLERANCE_TEXT, empty_outputs_valid
 from ..mlperf.importer import import_path
-from ..mlperf.models import MlperfResult
+from ..mlperf.models import ImportReport, MlperfResult
 from ..mlperf.query import load_results
 from ..spec import Candidate, DeclaredConditions, EvidenceRef, LoadedSpec, MlperfRef
 from ..store import Store
@@ -27,6 +39,7 @@ from .capacity import RunPoint
 from .evidence import (
     CandidateEvidence,
     Conditions,
+    DataFinding,
     ReferenceEvidence,
     RunEvidence,
     ScoreEvidence,
@@ -35,6 +48,7 @@ from .models import InputFile
 from .normalise import serving_rank
 
 LOADGEN_DETAIL = "mlperf_log_detail.txt"
+LOADGEN_SUMMARY = "mlperf_log_summary.txt"
 MEASURE_REQUESTS = "requests.jsonl"
 
 
@@ -46,9 +60,42 @@ def _problems_since(collector: Collector, before: int) -> list[Problem]:
     return [("PROV-FILES", reason, f) for _, reason, f in collector.result.problems[before:]]
 
 
+class _Imports:
+    """Each cited MLPerf tree imported once per build, shared by every candidate and check;
+    a tree holding a link out of the allowed folders is refused, naming the link."""
+
+    def __init__(self, store: Store, collector: Collector) -> None:
+        self.store = store
+        self.collector = collector
+        self._done: dict[tuple[Path, str | None], ImportReport | InputError] = {}
+
+    def __call__(self, path: Path, round: str | None) -> ImportReport:
+        key = (path, round)
+        if key not in self._done:
+            try:
+                self._done[key] = self._import(path, round)
+            except InputError as exc:
+                self._done[key] = exc
+        done = self._done[key]
+        if isinstance(done, InputError):
+            raise done
+        return done
+
+    def _import(self, path: Path, round: str | None) -> ImportReport:
+        if path.is_dir():
+            outside = links_out(path, self.collector.allowed_roots())
+            if outside:
+                raise InputError(
+                    "symbolic link(s) out of the spec's folder are not followed: "
+                    + "; ".join(outside)
+                )
+        return import_path(self.store, path, round=round)
+
+
 def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, CandidateEvidence]:
     """Every candidate's evidence; problems are recorded as provenance findings, not raised."""
     spec = loaded.spec
+    imports = _Imports(store, collector)
     shared_problems: list[Problem] = []
     if spec.dataset.path is not None:
         ref = EvidenceRef(path=spec.dataset.path, sha256=spec.dataset.digest)
@@ -60,15 +107,20 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
         progress.stage(f"reading the evidence of {candidate.id}")
         ev = CandidateEvidence(candidate.id, problems=list(shared_problems))
         for ref in candidate.evidence.mlperf:
-            _gather_reference(loaded, store, collector, candidate, ref, ev)
+            _gather_reference(loaded, store, collector, imports, candidate, ref, ev)
+        read: list[tuple[EvidenceRef, InputFile]] = []
         for ref in candidate.evidence.runs:
-            for parsed, files in _read_ref(loaded, store, collector, candidate, ref, "runs", ev):
-                for index, run in enumerate(parsed.runs):
-                    ev.runs.append(_run(ref, candidate, files, parsed, run, index))
+            for _, files in _read_ref(loaded, store, collector, candidate, ref, "runs", ev):
+                read.append((ref, files[0]))
+        # Read back from the store only once every file is in: a summary is cross-checked
+        # against its per-request companion when the second of the two is loaded.
+        ev.runs += _stored_runs(store, candidate, read)
         for ref in candidate.evidence.scores:
             for parsed, files in _read_ref(loaded, store, collector, candidate, ref, "scores", ev):
-                for index, score_set in enumerate(parsed.score_sets):
-                    values = score_items(store, score_set.set_id)
+                stored = {s.set_id: s for s in load_score_sets(store, candidate=candidate.id)}
+                for index, parsed_set in enumerate(parsed.score_sets):
+                    score_set = stored.get(parsed_set.set_id, parsed_set)
+                    rows = score_item_rows(store, score_set.set_id)
                     label = ref.path if len(parsed.score_sets) == 1 else f"{ref.path}#{index}"
                     ev.scores.append(
                         ScoreEvidence(
@@ -76,7 +128,10 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
                             file=files[0],
                             tool=score_set.tool,
                             metric=score_set.metric,
-                            scores=tuple(values),
+                            scores=tuple(row.score for row in rows),
+                            item_ids=tuple(row.item_id for row in rows),
+                            task=score_set.task,
+                            scorer=score_set.scorer,
                             observed=_observed(score_set.identity),
                             declared=_declared(ref.declared or candidate.evidence.declared),
                         )
@@ -107,16 +162,19 @@ def _read_ref(
     out = []
     for target in targets:
         path = collector.result.sources[target.pack_path]
+        origin = collector.snapshots.origin(path) or path
+        shown = collector.shown(path)
         try:
-            parsed = read_input(path)
+            with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
+                parsed = named_as(read_input(path), path, origin, shown)
         except InputError as exc:
-            message = _portable(exc.message, path, target.pack_path)
+            message = _portable(exc.message, path, shown)
             ev.problems.append(("PROV-FILES", f"{ref.path}: cannot read: {message}", target))
             continue
         try:
             load_input(store, parsed, role=role, candidate=candidate.id)
         except InputError as exc:
-            message = _portable(exc.message, path, target.pack_path)
+            message = _portable(_portable(exc.message, origin, shown), path, shown)
             ev.problems.append(("PROV-FILES", f"{ref.path}: {message}", target))
             continue
         if not (parsed.runs if role == "runs" else parsed.score_sets):
@@ -138,20 +196,103 @@ def _read_ref(
             warnings=parsed.warnings,
         )
         out.append((parsed, [collector.result.files[target.pack_path]]))
+    if role == "runs" and source.is_dir():
+        _check_loadgen_summary(store, collector, candidate, added)
+    return out
+
+
+def _check_loadgen_summary(
+    store: Store, collector: Collector, candidate: Candidate, added: list[InputFile]
+) -> None:
+    """A team's own LoadGen folder: its summary checked against its detail log, the findings
+    stored on the detail log's run."""
+    by_name = {Path(f.pack_path).name: f for f in added}
+    detail, summary = by_name.get(LOADGEN_DETAIL), by_name.get(LOADGEN_SUMMARY)
+    if detail is None or summary is None:
+        return
+    copies = [collector.result.sources[f.pack_path] for f in (detail, summary)]
+    findings = loadgen_pair(copies[0], copies[1])
+    for copy in copies:
+        shown = collector.shown(copy)
+        findings = [
+            f.model_copy(update={"detail": f.detail.replace(str(copy), shown)}) for f in findings
+        ]
+    for run in runs_of_file(store, detail.sha256, candidate.id):
+        replace_findings(store, run.run_id, "summary-disagrees", findings)
+
+
+def _stored_runs(
+    store: Store, candidate: Candidate, read: list[tuple[EvidenceRef, InputFile]]
+) -> list[RunEvidence]:
+    """The candidate's runs as the store holds them, one load point per run: a summary run
+    cross-checked against another file's per-request rows joins that run (``also``)."""
+    stored = [(ref, file, runs_of_file(store, file.sha256, candidate.id)) for ref, file in read]
+    by_id = {run.run_id: (ref, file, run, len(runs)) for ref, file, runs in stored for run in runs}
+    joined: dict[str, list[str]] = {
+        run_id: [s for s in companions(store, run_id) if s in by_id] for run_id in by_id
+    }
+    summaries = {s for found in joined.values() for s in found}
+    out = []
+    for run_id, (ref, file, run, count) in by_id.items():
+        if run_id in summaries:
+            continue
+        label = ref.path if count == 1 else f"{ref.path}#{run.index}"
+        declared = ref.declared or candidate.evidence.declared
+        model = run.identity.model_name or (declared.model_name if declared else None)
+        findings = _findings(store, label, file, run, model)
+        also = []
+        for summary_id in joined[run_id]:
+            s_ref, s_file, summary, _ = by_id[summary_id]
+            also.append(s_file)
+            findings += _findings(
+                store, f"{s_ref.path} (summary of {label})", s_file, summary, model
+            )
+        out.append(_run(ref, candidate, file, run, label, tuple(findings), tuple(also)))
+    return out
+
+
+def _findings(
+    store: Store, label: str, file: InputFile, run: ServingRun, model: str | None
+) -> list[DataFinding]:
+    """A run's stored findings and the tool figures its rows contradict, as the analysis sees
+    them (``model``: the run's own, else the declared one)."""
+
+    def finding(
+        kind: str, severity: Literal["FAIL", "WARN"], figure: str | None, detail: str
+    ) -> DataFinding:
+        return DataFinding(label, file, model, kind, severity, figure, detail)
+
+    out = [finding(f.kind, f.severity, f.figure, f.detail) for f in run_findings(store, run.run_id)]
+    emptied = any(f.kind == "empty-output" for f in run.findings)
+    for check, against in failed_checks(store, run.run_id):
+        figure = f"{check.metric.upper()} {check.statistic}"
+        rows = f"the per-request rows of {against}" if against else "its own per-request rows"
+        if emptied and against is None:
+            rows += " (without the empty outputs the tool counted as successes)"
+        out.append(
+            finding(
+                "summary-disagrees",
+                "WARN" if emptied and against is None else "FAIL",
+                figure,
+                f"{run.tool} reports {figure} {check.tool_value:.4g} ms but {rows} give "
+                f"{check.recomputed_value:.4g} ms (accepted {check.lower:.4g}..{check.upper:.4g}"
+                f"; {TOLERANCE_TEXT})",
+            )
+        )
     return out
 
 
 def _run(
     ref: EvidenceRef,
     candidate: Candidate,
-    files: list[InputFile],
-    parsed: ParsedInput,
+    file: InputFile,
     run: ServingRun,
-    index: int,
+    label: str,
+    findings: tuple[DataFinding, ...],
+    also: tuple[InputFile, ...],
 ) -> RunEvidence:
     declared = ref.declared or candidate.evidence.declared
     replicas = declared.replicas if declared else 1
-    label = ref.path if len(parsed.runs) == 1 else f"{ref.path}#{index}"
 
     def p99(stats: LatencyStats | None) -> float | None:
         return stats.p99_ms if stats is not None else None
@@ -177,6 +318,7 @@ def _run(
         tpot_p99_ms=p99(tpot),
         e2e_p99_ms=p99(run.e2e),
         e2e_mean_ms=run.e2e.mean_ms if run.e2e is not None else None,
+        excluded=_excluded(findings),
         invalid=(
             f"{run.tool} judged the run INVALID: " + "; ".join(run.verdict_reasons)
             if run.verdict == "INVALID"
@@ -190,12 +332,26 @@ def _run(
     )
     return RunEvidence(
         id=label,
-        file=files[0],
+        file=file,
         tool=run.tool,
         point=point,
         observed=observed,
         declared=_declared(declared),
+        definitions=tuple(
+            f"{s.metric} {s.definition}" for s in (run.ttft, tpot, run.e2e) if s is not None
+        ),
+        findings=findings,
+        also=also,
     )
+
+
+def _excluded(findings: tuple[DataFinding, ...]) -> str | None:
+    """Why a run with a failing finding is no operating point (a PROV-DATA waiver admits it;
+    a run its tool judged INVALID is kept out by ``RunPoint.invalid``)."""
+    failing = [f for f in findings if f.severity == "FAIL"]
+    if not failing:
+        return None
+    return f"its data fails PROV-DATA ({failing[0].figure or failing[0].kind})"
 
 
 def _observed(identity: Identity) -> Conditions:
@@ -227,6 +383,7 @@ def _gather_reference(
     loaded: LoadedSpec,
     store: Store,
     collector: Collector,
+    imports: _Imports,
     candidate: Candidate,
     ref: MlperfRef,
     ev: CandidateEvidence,
@@ -236,7 +393,7 @@ def _gather_reference(
     collector.check_pin(ref, candidate.id)
     ev.problems += _problems_since(collector, before)
     try:
-        report = import_path(store, path, round=ref.round)
+        report = imports(path, ref.round)
     except InputError as exc:
         ev.problems.append(
             ("PROV-FILES", f"{ref.path}: {_portable(exc.message, path, ref.path)}", None)

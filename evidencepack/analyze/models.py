@@ -70,6 +70,29 @@ class CheckResult(StrictModel):
         return self.hard and self.status == "FAIL" and self.waived is None
 
 
+class Finding(StrictModel):
+    """One thing found wrong with a run's data: by a reader (impossible values, a repeated log
+    key, an INVALID verdict, empty outputs) or by a cross-check (a summary against its rows or
+    detail log), or about a sweep (mixed tools or definitions). PROV-DATA reads these."""
+
+    check: str = Field(description="the check that reports it (PROV-DATA)")
+    candidate: str
+    subject: str = Field(description="the run (spec path, #index within a file) or the sweep")
+    model: str | None = Field(default=None, description="the run's model, recorded or declared")
+    kind: Literal[
+        "summary-disagrees",
+        "duplicate-key",
+        "impossible-value",
+        "invalid-run",
+        "empty-output",
+        "mixed-sweep",
+    ]
+    severity: Literal["FAIL", "WARN"]
+    figure: str | None = Field(default=None, description="the figure concerned")
+    detail: str
+    evidence: tuple[EvidenceLink, ...] = ()
+
+
 class FieldDifference(StrictModel):
     field: str
     envelope: str | None
@@ -186,6 +209,12 @@ class Quality(StrictModel):
     judged_value: float | None
     meets_bar: bool
     reason: str
+    judged_set: str | None = Field(
+        default=None, description="tool/task/scorer/metric of the score set the bar is judged on"
+    )
+    other_sets: tuple[str, ...] = Field(
+        default=(), description="score sets of the candidate not judged (never pooled)"
+    )
 
 
 class MlperfReference(StrictModel):
@@ -274,6 +303,9 @@ class DecisionDocument(StrictModel):
     quality: tuple[Quality, ...]
     references: tuple[MlperfReference, ...]
     claims: tuple[Claim, ...]
+    findings: tuple[Finding, ...] = Field(
+        default=(), description="every data finding the PROV-DATA checks rest on"
+    )
     waivers_applied: tuple[Waived, ...]
     waivers_rejected: tuple[str, ...]
     inputs: tuple[InputFile, ...]

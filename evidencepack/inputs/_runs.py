@@ -21,6 +21,7 @@ from .models import (
     Definition,
     LatencyMetric,
     LatencyStats,
+    RunFinding,
     ServingRun,
     TokenStats,
     Weighting,
@@ -72,6 +73,10 @@ class Reconciled:
     latency: dict[str, LatencyStats | None] = field(default_factory=dict)
     checks: list[AggregateCheck] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    empty_outputs: int = 0
+    """Requests the tool counted as successes that produced no output token (now errors)."""
+    ok_rows: int | None = None
+    """Successful staged requests (without the empty outputs); None without rows."""
 
     @property
     def ttft(self) -> LatencyStats | None:
@@ -103,6 +108,9 @@ def reconcile(
     (staged as ``tool_itl_ms``), used for the ITL slot when no chunk gaps were recorded.
     """
     out = Reconciled()
+    if staging is not None:
+        out.empty_outputs = staging.empty_outputs(run_index)
+        out.ok_rows = staging.counts(run_index)[1]
     for metric in METRICS:
         ours = None
         if staging is not None:
@@ -128,13 +136,40 @@ def reconcile(
 
 
 def build_run(settled: Reconciled, warnings: list[str], **fields: Any) -> ServingRun:
-    """A ServingRun with the reconciled latency, the checks made and every warning."""
+    """A ServingRun with the reconciled latency, the checks made and every warning; requests
+    the tool counted as successes without an output token move to the failed count."""
+    findings = list(fields.pop("findings", ()))
+    empty = settled.empty_outputs
+    if empty:
+        completed: int | None = fields.get("requests_completed")
+        from_rows = completed is not None and completed == settled.ok_rows
+        claimed = completed + empty if completed is not None and from_rows else completed
+        detail = (
+            f"{empty} of {claimed if claimed is not None else '?'} requests the tool counted "
+            "as successful produced no output token: counted as failed (set "
+            "task.empty_output_is_valid in the spec where an empty answer is right)"
+        )
+        findings.append(
+            RunFinding(
+                kind="empty-output", severity="WARN", figure="requests completed", detail=detail
+            )
+        )
+        warnings = [*warnings, detail]
+        # A reader that counted completions from the staged rows has them already.
+        if completed and not from_rows:
+            kept = max(completed - empty, 0)
+            rate = fields.get("request_throughput_per_s")
+            if rate is not None:
+                fields["request_throughput_per_s"] = rate * kept / completed
+            fields["requests_completed"] = kept
+            fields["requests_failed"] = (fields.get("requests_failed") or 0) + empty
     return ServingRun(
         ttft=settled.ttft,
         tpot=settled.tpot,
         itl=settled.itl,
         e2e=settled.e2e,
         checks=tuple(settled.checks),
+        findings=tuple(findings),
         warnings=tuple(warnings + settled.warnings),
         **fields,
     )

@@ -1,4 +1,8 @@
-"""Collect a spec's inputs: hash each file, check pinned digests, copy them into the pack.
+"""Collect a spec's inputs: snapshot each file once, check pinned digests, copy them into the pack.
+
+Every cited file is read exactly once, into a private copy (``Snapshots``) under a name DuckDB
+cannot read as a glob; its digest is taken from that one read, and the readers, the pin check
+and the pack copy all use the copy, so the packed bytes are the bytes the analysis used.
 
 Inside a pack every input sits under ``inputs/`` at its path relative to the spec
 (``inputs/pack.yaml`` is the spec itself); inputs outside the spec's folder (allowed only with
@@ -9,6 +13,7 @@ its ``sha256sum``-style listing: one ``<sha256>  <relative path>`` line per file
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,6 +25,7 @@ from ..analyze.models import InputFile
 from ..errors import CouldNotRun, InputError
 from ..provenance import sha256_file
 from ..spec import EvidenceRef, LoadedSpec
+from .snapshot import Snapshots, require_regular
 
 Role = Literal["spec", "dataset", "mlperf", "runs", "scores"]
 
@@ -45,29 +51,74 @@ def folder_digest(entries: Iterable[tuple[str, str]]) -> str:
 
 
 def files_under(path: Path) -> list[Path]:
-    """Regular files under ``path`` (itself if a file), sorted; symlinks inside are refused."""
-    if path.is_file():
+    """Regular files under ``path`` (itself if a file), sorted; symlinks inside are refused,
+    and so is anything that is neither a regular file nor a folder (a FIFO, a device)."""
+    if not path.is_dir():
+        require_regular(path)
         return [path]
     out = []
     for child in sorted(path.rglob("*")):
         if child.is_symlink():
             raise InputError(f"{child}: symbolic links inside evidence folders are not followed")
-        if child.is_file():
-            out.append(child)
+        if child.is_dir():
+            continue
+        require_regular(child)
+        out.append(child)
+    return out
+
+
+def links_out(root: Path, allowed: Iterable[Path]) -> list[str]:
+    """``link -> target`` for each symbolic link under ``root`` (walked without following any
+    link) whose target lies outside every ``allowed`` folder."""
+    roots = list(allowed)
+    out = []
+    for current, dirs, files in os.walk(root, followlinks=False):
+        dirs.sort()
+        for name in sorted([*dirs, *files]):
+            entry = Path(current) / name
+            if not entry.is_symlink():
+                continue
+            target = entry.resolve()
+            if not any(target.is_relative_to(r) for r in roots):
+                out.append(f"{entry} -> {os.readlink(entry)}")
     return out
 
 
 class Collector:
     """Adds a spec's inputs to a ``Collected``; one instance per build."""
 
-    def __init__(self, loaded: LoadedSpec) -> None:
+    def __init__(self, loaded: LoadedSpec, snapshots: Snapshots) -> None:
         self.loaded = loaded
         self.result = Collected()
-        self._digests: dict[Path, str] = {}
+        self.snapshots = snapshots
         spec_file = loaded.path.resolve()
         self.add_file(
             spec_file, "inputs/pack.yaml", role="spec", spec_path=loaded.path.name, candidate=None
         )
+
+    def allowed_roots(self) -> list[Path]:
+        """Where a link inside cited evidence may point: the spec's folder and, with
+        ``--allow-outside-paths``, the outside paths the spec cites."""
+        base = self.loaded.base_dir
+        roots = [base]
+        if self.loaded.allow_outside:
+            cited = [ref.path for _, _, ref in self.loaded.evidence_refs()]
+            if self.loaded.spec.dataset.path is not None:
+                cited.append(self.loaded.spec.dataset.path)
+            roots += [
+                t for t in (self.loaded.resolve(p) for p in cited) if not t.is_relative_to(base)
+            ]
+        return roots
+
+    def shown(self, copy: Path) -> str:
+        """How findings name a file read from its private copy: its path relative to the spec
+        (as it also sits relative to the pack's ``inputs/pack.yaml``), else its pack path."""
+        source = self.snapshots.origin(copy)
+        if source is None:
+            return str(copy)
+        if source.is_relative_to(self.loaded.base_dir):
+            return str(PurePosixPath(*source.relative_to(self.loaded.base_dir).parts))
+        return self.pack_path(source)
 
     def pack_path(self, source: Path) -> str:
         base = self.loaded.base_dir
@@ -95,18 +146,26 @@ class Collector:
         tool_version: str | None = None,
         sha256: str | None = None,
     ) -> InputFile:
-        """Record ``source`` at ``pack_path`` (once); ``sha256`` if a reader already hashed it
-        (``copy_inputs`` checks the copied bytes against it)."""
+        """Record ``source`` at ``pack_path`` (once). Without ``sha256`` the file is snapshot
+        (read once; readers and the pack copy use the snapshot); with it (a reader that hashed
+        the file itself, the MLPerf importer) ``copy_inputs`` checks the copied bytes against it.
+        """
         existing = self.result.files.get(pack_path)
         if existing is not None:
             return existing
+        if sha256 is None:
+            snap = self.snapshots.take(source)
+            progress.count("inputs hashed")
+            sha256, size, source = snap.sha256, snap.size_bytes, snap.copy
+        else:
+            size = source.stat().st_size
         record = InputFile(
             pack_path=pack_path,
             spec_path=spec_path,
             role=role,
             candidate=candidate,
-            sha256=sha256 or self.digest(source),
-            size_bytes=source.stat().st_size,
+            sha256=sha256,
+            size_bytes=size,
             format=fmt,
             tool=tool,
             tool_version=tool_version,
@@ -121,20 +180,22 @@ class Collector:
         if not source.exists():
             self.result.problems.append((candidate, f"{ref.path}: missing", None))
             return []
-        added = [
-            self.add_file(f, self.pack_path(f), role=role, spec_path=ref.path, candidate=candidate)
-            for f in files_under(source)
-        ]
+        try:
+            added = [
+                self.add_file(
+                    f, self.pack_path(f), role=role, spec_path=ref.path, candidate=candidate
+                )
+                for f in files_under(source)
+            ]
+        except InputError as exc:
+            self.result.problems.append((candidate, f"{ref.path}: {exc.message}", None))
+            return []
         self.check_pin(ref, candidate)
         return added
 
     def digest(self, path: Path) -> str:
-        """The sha256 of ``path``, read once per build (a pin check and the pack share it)."""
-        key = path.resolve()
-        if key not in self._digests:
-            self._digests[key] = sha256_file(path)
-            progress.count("inputs hashed")
-        return self._digests[key]
+        """The sha256 of ``path`` from its snapshot (a pin check and the pack share the read)."""
+        return self.snapshots.take(path).sha256
 
     def check_pin(self, ref: EvidenceRef, candidate: str | None) -> None:
         """Compare a pinned sha256 with the file (or the folder listing digest) it names."""
@@ -144,7 +205,11 @@ class Collector:
         if not source.exists():
             self.result.problems.append((candidate, f"{ref.path}: missing", None))
             return
-        digests = {f: self.digest(f) for f in files_under(source)}
+        try:
+            digests = {f: self.digest(f) for f in files_under(source)}
+        except InputError as exc:
+            self.result.problems.append((candidate, f"{ref.path}: {exc.message}", None))
+            return
         if source.is_file():
             actual = digests[source]
         else:

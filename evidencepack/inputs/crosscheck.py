@@ -7,16 +7,23 @@ they count the same completed requests, and their start times lie within 5 s (or
 has no time, they are the only such pair). The summary's figures are then checked against the
 rows with the same rule as within a file; the checks land in ``run_checks`` (``against_run_id``)
 and in the summary run's document, with a warning for any disagreement.
+
+A team's own LoadGen folder gets the check an MLPerf submission gets: its
+``mlperf_log_summary.txt`` against its ``mlperf_log_detail.txt`` (``loadgen_pair``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
+from ..errors import InputError
+from ..mlperf.loadgen_log import parse_detail
+from ..mlperf.loadgen_summary import cross_check, parse_summary_raw
 from ..store import Store
 from ._runs import disagreement, same_meaning
-from .models import AggregateCheck, LatencyStats, ServingRun
-from .stage import compare
+from .models import AggregateCheck, LatencyStats, RunFinding, ServingRun
+from .stage import EMPTY_OUTPUT, compare
 
 MAX_START_GAP_S = 5.0
 _ROW_COLUMN = {"ttft": "ttft_ms", "tpot": "tpot_ms", "e2e": "e2e_ms"}
@@ -50,14 +57,15 @@ def link_companions(store: Store, runs: list[ServingRun]) -> None:
 def _pairs(store: Store, run: ServingRun) -> list[tuple[ServingRun, ServingRun]]:
     from .load import load_runs  # load.py imports this module
 
+    completed = _tool_completed(store, run)
     others = [
         r
         for r in load_runs(store, candidate=run.candidate)
         if r.run_id != run.run_id
         and r.tool == run.tool
         and bool(r.per_request_rows) != bool(run.per_request_rows)
-        and r.requests_completed == run.requests_completed
-        and r.requests_completed
+        and _tool_completed(store, r) == completed
+        and completed
     ]
     timed = [r for r in others if _close(r.timestamp, run.timestamp)]
     untimed = [r for r in others if _start(r.timestamp) is None or _start(run.timestamp) is None]
@@ -72,6 +80,16 @@ def _pairs(store: Store, run: ServingRun) -> list[tuple[ServingRun, ServingRun]]
         if not done[0]["n"]:
             out.append((summary, detail))
     return out
+
+
+def _tool_completed(store: Store, run: ServingRun) -> int:
+    """The completed count as the tool wrote it: with the requests it counted as successes
+    that produced no output token (which the per-request reading counts as failed)."""
+    empty: int = store.rows(
+        "SELECT count(*) AS n FROM run_requests WHERE run_id = ? AND error = ?",
+        [run.run_id, EMPTY_OUTPUT],
+    )[0]["n"]
+    return (run.requests_completed or 0) + empty
 
 
 def _start(text: str | None) -> dt.datetime | None:
@@ -119,3 +137,21 @@ def _count(store: Store, run_id: str, column: str) -> int:
         f"SELECT count({column}) AS n FROM run_requests WHERE run_id = ? AND ok", [run_id]
     )[0]["n"]
     return count
+
+
+def loadgen_pair(detail: Path, summary: Path) -> list[RunFinding]:
+    """Every figure a LoadGen summary prints that its detail log contradicts, as FAIL findings
+    (the run is read from the detail log; a summary that disagrees is not trusted silently)."""
+    try:
+        problems = cross_check(parse_detail(detail), parse_summary_raw(summary))
+    except InputError as exc:
+        problems = [exc.message, *exc.problems]
+    return [
+        RunFinding(
+            kind="summary-disagrees",
+            severity="FAIL",
+            figure=problem.split(": ", 2)[1].split(" is ", 1)[0] if ": " in problem else None,
+            detail=problem,
+        )
+        for problem in problems
+    ]

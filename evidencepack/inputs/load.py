@@ -8,6 +8,7 @@ the same task hash (task, model identity, the tool's value and stderr).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .._models import StrictModel
@@ -15,7 +16,7 @@ from ..errors import InputError
 from ..store import Store
 from .base import ParsedInput
 from .crosscheck import link_companions
-from .models import AggregateCheck, LatencyStats, ScoreSet, ServingRun
+from .models import AggregateCheck, LatencyStats, RunFinding, ScoreSet, ServingRun
 
 _RUN_COLUMNS = (
     "run_id, file_sha256, file_path, role, candidate, format_id, tool, tool_version, layout, "
@@ -137,6 +138,58 @@ def _insert_run(store: Store, parsed: ParsedInput, run: ServingRun) -> None:
             _insert_latency(store, run.run_id, stats)
     for check in run.checks:
         insert_check(store, run.run_id, check, None)
+    insert_findings(store, run.run_id, run.findings)
+
+
+def insert_findings(store: Store, run_id: str, findings: Sequence[RunFinding]) -> None:
+    """The findings of one run, as rows the PROV-DATA check reads."""
+    if findings:
+        store.executemany(
+            "INSERT INTO run_findings VALUES (?, ?, ?, ?, ?)",
+            [(run_id, f.kind, f.severity, f.figure, f.detail) for f in findings],
+        )
+
+
+def replace_findings(store: Store, run_id: str, kind: str, findings: Sequence[RunFinding]) -> None:
+    """Set one kind of a run's findings (a cross-check made again finds the same things)."""
+    with store.transaction():
+        store.execute("DELETE FROM run_findings WHERE run_id = ? AND kind = ?", [run_id, kind])
+        insert_findings(store, run_id, findings)
+
+
+def run_findings(store: Store, run_id: str) -> list[RunFinding]:
+    """A run's findings as stored, in the order they were found."""
+    rows = store.rows(
+        "SELECT kind, severity, figure, detail FROM run_findings WHERE run_id = ? ORDER BY rowid",
+        [run_id],
+    )
+    return [RunFinding.model_validate(row) for row in rows]
+
+
+def failed_checks(store: Store, run_id: str) -> list[tuple[AggregateCheck, str | None]]:
+    """A run's tool figures that disagree with its per-request rows beyond the tolerance, each
+    with the run whose rows were used when they are in another file."""
+    rows = store.rows(
+        "SELECT metric, statistic, tool_value, recomputed_value, lower, upper, ok, "
+        "against_run_id FROM run_checks WHERE run_id = ? AND NOT ok ORDER BY metric, statistic",
+        [run_id],
+    )
+    return [
+        (
+            AggregateCheck.model_validate({k: v for k, v in r.items() if k != "against_run_id"}),
+            r["against_run_id"],
+        )
+        for r in rows
+    ]
+
+
+def companions(store: Store, run_id: str) -> list[str]:
+    """The runs cross-checked against this run's per-request rows (its own summary files)."""
+    rows = store.rows(
+        "SELECT DISTINCT run_id FROM run_checks WHERE against_run_id = ? ORDER BY run_id",
+        [run_id],
+    )
+    return [row["run_id"] for row in rows]
 
 
 def insert_check(store: Store, run_id: str, check: AggregateCheck, against: str | None) -> None:
@@ -230,6 +283,17 @@ def load_runs(
         [candidate, candidate, role, role],
     )
     return [ServingRun.model_validate_json(row["document"]) for row in rows]
+
+
+def runs_of_file(store: Store, sha256: str, candidate: str | None) -> list[ServingRun]:
+    """The stored runs read from one file for one candidate, in file order."""
+    rows = store.rows(
+        "SELECT document FROM serving_runs WHERE file_sha256 = ? AND candidate IS NOT DISTINCT "
+        "FROM ? ORDER BY run_id",
+        [sha256, candidate],
+    )
+    runs = [ServingRun.model_validate_json(row["document"]) for row in rows]
+    return sorted(runs, key=lambda r: r.index)
 
 
 def load_score_sets(

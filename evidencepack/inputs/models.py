@@ -124,6 +124,28 @@ class AggregateCheck(StrictModel):
     ok: bool
 
 
+FindingKind = Literal[
+    "summary-disagrees",
+    "duplicate-key",
+    "impossible-value",
+    "invalid-run",
+    "empty-output",
+]
+
+
+class RunFinding(StrictModel):
+    """Something wrong with a run's data that a reader or a cross-check found.
+
+    ``FAIL`` findings keep the run from being an operating point (unless waived) and fail the
+    PROV-DATA check; ``WARN`` findings are shown. ``figure`` names the figure concerned.
+    """
+
+    kind: FindingKind
+    severity: Literal["FAIL", "WARN"]
+    figure: str | None = None
+    detail: str
+
+
 class ServingRun(StrictModel):
     """One serving-benchmark run (one load point) from any tool, normalised.
 
@@ -161,6 +183,7 @@ class ServingRun(StrictModel):
     )
     verdict_reasons: tuple[str, ...] = ()
     checks: tuple[AggregateCheck, ...] = ()
+    findings: tuple[RunFinding, ...] = ()
     warnings: tuple[str, ...] = ()
     role: str | None = None
     candidate: str | None = None

@@ -33,6 +33,7 @@ from .formats import (
     vllm,
 )
 from .models import ServingRun
+from .sanity import impossible_values, verdict_findings
 
 # Order matters only where two detectors could both accept a file: the more specific first.
 FORMATS: tuple[Format, ...] = (
@@ -82,7 +83,7 @@ def read_input(path: Path) -> ParsedInput:
     probe = probe_file(path)
     record = file_record(path)
     parsed = detect_format(probe).parse(probe, record)
-    runs = tuple(_with_concurrency(run) for run in parsed.runs)
+    runs = tuple(_with_findings(_with_concurrency(run)) for run in parsed.runs)
     return replace(parsed, runs=runs, warnings=parsed.warnings + _misleading_text(parsed))
 
 
@@ -104,6 +105,12 @@ def _misleading_text(parsed: ParsedInput) -> tuple[str, ...]:
         f"the file's text holds control or bidi character(s) {', '.join(found)}, which make "
         "text read differently from what it holds; the report shows each escaped (\\uXXXX)",
     )
+
+
+def _with_findings(run: ServingRun) -> ServingRun:
+    """Impossible values are findings of every run, whichever reader made it."""
+    found = impossible_values(run) + verdict_findings(run)
+    return run.model_copy(update={"findings": run.findings + found}) if found else run
 
 
 def _with_concurrency(run: ServingRun) -> ServingRun:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,25 @@ REL_TOLERANCE = 1e-3
 ABS_TOLERANCE_MS = 0.01
 TOLERANCE_TEXT = "0.1% relative or 0.01 ms absolute, whichever is larger"
 """How far a tool's figure may sit from our SQL recomputation before it is reported."""
+
+
+EMPTY_OUTPUT = "empty output: 0 output tokens"
+"""The error a "successful" request with no output token is counted under."""
+
+_EMPTY_OUTPUT_VALID: ContextVar[bool] = ContextVar("empty_output_valid", default=False)
+
+
+@contextmanager
+def empty_outputs_valid(valid: bool) -> Iterator[None]:
+    """Within this block, a request with no output token is a success (the spec's
+    ``task.empty_output_is_valid``, for tasks where an empty answer is right). Set by the
+    pipeline around each file it reads; a context variable, so the format modules' signatures
+    stay as they are."""
+    token = _EMPTY_OUTPUT_VALID.set(valid)
+    try:
+        yield
+    finally:
+        _EMPTY_OUTPUT_VALID.reset(token)
 
 
 def max_object_size(size_bytes: int) -> int:
@@ -138,6 +159,12 @@ class Staging(FileStaging):
         ).fetchone()
         if bad is not None:
             self._reject(bad, "itl_gaps_ms")
+        if not _EMPTY_OUTPUT_VALID.get():
+            # A "success" that produced no token is an error, not a fast request.
+            self.execute(
+                "UPDATE req SET ok = false, error = ? WHERE ok AND output_tokens = 0",
+                [EMPTY_OUTPUT],
+            )
         # TPOT by the canonical definition: the first token is excluded.
         self.execute(
             "UPDATE req SET tpot_ms = (e2e_ms - ttft_ms) / (output_tokens - 1) "
@@ -159,6 +186,13 @@ class Staging(FileStaging):
             [run_index],
         ).fetchone()
         return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def empty_outputs(self, run_index: int) -> int:
+        """Requests of one run the tool counted as successes that produced no output token."""
+        row = self.execute(
+            "SELECT count(*) FROM req WHERE run_index = ? AND error = ?", [run_index, EMPTY_OUTPUT]
+        ).fetchone()
+        return int(row[0]) if row else 0
 
     def token_means(self, run_index: int) -> tuple[float | None, float | None, int, int]:
         row = self.execute(

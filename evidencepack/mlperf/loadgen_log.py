@@ -24,6 +24,7 @@ SUMMARY_NAME = "mlperf_log_summary.txt"
 _PREFIX = ":::MLLOG "
 NS_PER_MS = 1_000_000.0
 _MAX_PROBLEMS = 20
+_MEASURED = ("result_", "effective_")
 
 Scenario = Literal["Offline", "Server", "SingleStream", "MultiStream"]
 SCENARIOS = ("Offline", "Server", "SingleStream", "MultiStream")
@@ -103,6 +104,10 @@ class LoadgenLog(StrictModel):
     num_errors: int | None = None
     errors: tuple[LogLine, ...] = ()
     warnings: tuple[LogLine, ...] = ()
+    repeated_keys: tuple[str, ...] = Field(
+        default=(),
+        description="``file:line`` of each measured key (result_*, effective_*) logged again",
+    )
     lines: dict[str, int] = Field(default_factory=dict)
 
     @property
@@ -227,9 +232,12 @@ _FLAG_KEYS = {
 def read_detail_records(path: Path) -> tuple[dict[str, Any], dict[str, int], list[LogLine]]:
     """Every ``:::MLLOG`` line: last value per key, its line, and the error/warning lines.
 
+    A measured key (``result_*``, ``effective_*``) logged twice is listed under
+    ``values["__repeated__"]`` with both lines and values, never silently resolved.
     Raises LoadgenLogError naming each ``file:line`` that is not a complete JSON record.
     """
     values: dict[str, Any] = {}
+    repeated: list[str] = []
     lines: dict[str, int] = {}
     flagged: list[LogLine] = []
     problems: list[str] = []
@@ -252,6 +260,11 @@ def read_detail_records(path: Path) -> tuple[dict[str, Any], dict[str, int], lis
                 continue
             key = record["key"]
             value = record.get("value")
+            if key in values and key.startswith(_MEASURED) and key != "result_invalid_reason":
+                same = "the same value" if values[key] == value else f"{values[key]!r} before"
+                repeated.append(
+                    f"{path}:{number}: {key} = {value!r} logged again (line {lines[key]}, {same})"
+                )
             values[key] = value
             lines[key] = number
             if key == "result_invalid_reason" and value:
@@ -276,6 +289,7 @@ def read_detail_records(path: Path) -> tuple[dict[str, Any], dict[str, int], lis
     if not values:
         raise LoadgenLogError(f"{path}: no :::MLLOG records (empty or not a LoadGen detail log)")
     values["__invalid_reasons__"] = reasons
+    values["__repeated__"] = repeated
     return values, lines, flagged
 
 
@@ -386,6 +400,7 @@ def parse_detail(path: Path) -> LoadgenLog:
             "num_errors": int(num_errors) if num_errors is not None else None,
             "errors": tuple(x for x in flagged if x.key.startswith("error:")),
             "warnings": tuple(x for x in flagged if x.key.startswith("warning:")),
+            "repeated_keys": tuple(values["__repeated__"]),
             "lines": lines,
             **flags,
         }

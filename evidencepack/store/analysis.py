@@ -1,6 +1,7 @@
 """DDL of the analysis tables and ``save_decision``: the decision.json content, as rows.
 
 Tables: ``decisions`` (one row per compiled decision), ``candidate_verdicts``, ``checks``,
+``findings`` (the data findings PROV-DATA rests on),
 ``comparability``, ``load_points``, ``capacity``, ``cost``, ``quality``, ``mlperf_references``,
 ``claims`` and ``claim_evidence``; all keyed by ``decision_id``.
 """
@@ -62,6 +63,10 @@ DDL: tuple[str, ...] = (
     """CREATE TABLE IF NOT EXISTS claims (
         decision_id VARCHAR, claim_id VARCHAR, kind VARCHAR, candidate VARCHAR,
         statement VARCHAR, value DOUBLE, unit VARCHAR, PRIMARY KEY (decision_id, claim_id))""",
+    """CREATE TABLE IF NOT EXISTS findings (
+        decision_id VARCHAR, ordinal INTEGER, check_id VARCHAR, candidate VARCHAR,
+        subject VARCHAR, model VARCHAR, kind VARCHAR, severity VARCHAR, figure VARCHAR,
+        detail VARCHAR, pack_paths VARCHAR[], PRIMARY KEY (decision_id, ordinal))""",
     """CREATE TABLE IF NOT EXISTS claim_evidence (
         decision_id VARCHAR, claim_id VARCHAR, row_id VARCHAR, file_sha256 VARCHAR,
         pack_path VARCHAR)""",
@@ -70,6 +75,7 @@ DDL: tuple[str, ...] = (
 _TABLES = (
     "candidate_verdicts",
     "checks",
+    "findings",
     "comparability",
     "load_points",
     "capacity",
@@ -129,6 +135,22 @@ def save_decision(store: Store, doc: DecisionDocument) -> None:
                 c.waived.approver if c.waived else None,
             )
             for i, c in enumerate(doc.checks)
+        ],
+        "findings": [
+            (
+                did,
+                i,
+                f.check,
+                f.candidate,
+                f.subject,
+                f.model,
+                f.kind,
+                f.severity,
+                f.figure,
+                f.detail,
+                [e.pack_path for e in f.evidence if e.pack_path],
+            )
+            for i, f in enumerate(doc.findings)
         ],
         "comparability": [
             (

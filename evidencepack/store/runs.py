@@ -79,6 +79,16 @@ DDL: tuple[str, ...] = (
         PRIMARY KEY (run_id, metric, statistic)
     )
     """,
+    # What readers and cross-checks found wrong with a run (inputs/models.RunFinding).
+    """
+    CREATE TABLE IF NOT EXISTS run_findings (
+        run_id VARCHAR NOT NULL,
+        kind VARCHAR NOT NULL,
+        severity VARCHAR NOT NULL,
+        figure VARCHAR,
+        detail VARCHAR NOT NULL
+    )
+    """,
     # No key: a million rows go in by one bulk INSERT; (run_id, request_index) is unique by
     # construction in inputs/stage.py.
     """

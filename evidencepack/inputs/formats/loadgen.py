@@ -16,7 +16,7 @@ from ...mlperf.loadgen_summary import parse_summary_raw
 from ...provenance import FileRecord
 from .._runs import build_run, one_run, reconcile, tool_stats
 from ..base import Format, ParsedInput, Probe, item_id, require_completed, with_tool
-from ..models import Identity, LatencyMetric, LatencyStats, Load, TokenStats
+from ..models import Identity, LatencyMetric, LatencyStats, Load, RunFinding, TokenStats
 from .measure_run import with_companion
 
 _MAIN = ("mean", "p50", "p90", "p95", "p99", "min", "max")
@@ -77,8 +77,28 @@ def _parsed(log: LoadgenLog, record: FileRecord, format_id: str) -> ParsedInput:
     if completed is not None:
         require_completed(Path(record.path), log.cite("result_query_count"), completed)
     warnings: list[str] = []
+    findings: list[RunFinding] = []
     if log.validity == "INVALID":
-        warnings.append("LoadGen judged the run INVALID: " + "; ".join(log.invalid_reasons))
+        why = "; ".join(log.invalid_reasons) or "no reason logged"
+        warnings.append(f"LoadGen judged the run INVALID: {why}")
+        findings.append(
+            # WARN: the run stays a measured point that broke the SLO, never an operating point
+            RunFinding(
+                kind="invalid-run",
+                severity="WARN",
+                figure="result_validity",
+                detail=f"LoadGen judged the run INVALID ({log.cite('result_validity')}): {why}",
+            )
+        )
+    findings += [
+        RunFinding(
+            kind="duplicate-key",
+            severity="FAIL",
+            figure=line.split(": ", 1)[1].split(" = ", 1)[0],
+            detail=line,
+        )
+        for line in log.repeated_keys
+    ]
     if log.tokens_inferred:
         warnings.append("token throughput is LoadGen's inferred figure (no token counts logged)")
     warnings += [f"{line.file}:{line.line}: {line.message}" for line in log.errors]
@@ -104,6 +124,7 @@ def _parsed(log: LoadgenLog, record: FileRecord, format_id: str) -> ParsedInput:
         label=log.sut_name,
         timestamp=log.test_datetime,
         identity=Identity(settings={"sut_name": log.sut_name} if log.sut_name else {}),
+        findings=tuple(findings),
         load=_load(log),
         verdict=log.validity,
         verdict_reasons=log.invalid_reasons,

@@ -1,0 +1,164 @@
+"""Private copies of input files: each read once, under a name DuckDB cannot read as a glob.
+
+DuckDB's readers take a path as a pattern (``*``, ``?``, ``[...]``, ``{...}``), so a cited
+``s[c]ores.jsonl`` would read the ``scores.jsonl`` beside it. ``Snapshots.take`` copies a file
+in one read (hashing the same bytes) to ``<root>/<n>/<plain name>``; readers, pin checks and the
+pack all use the copy. ``read_private`` does the same for one file (``evidencepack inspect``);
+``named_as`` puts the user's path back into what a reader says about the copy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import re
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+from .base import ParsedInput
+
+_CHUNK = 1 << 20
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
+_GLOB = re.compile(r"[*?\[\]{}]")
+
+
+def require_regular(path: Path) -> None:
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc
+    if not stat.S_ISREG(mode):
+        raise InputError(f"{path}: not a regular file (a FIFO, socket or device is not evidence)")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A private copy of one cited file, taken by a single read of the source."""
+
+    source: Path
+    copy: Path
+    sha256: str
+    size_bytes: int
+
+
+class Snapshots:
+    """Private copies of the cited files under ``root``, one per source, taken once per build.
+
+    A copy's name is the source's own name when it is plain (letters, digits, ``._-``), else
+    ``input`` plus a plain suffix: DuckDB reads a path with ``*``, ``?``, ``[`` or ``{`` as a
+    glob, so a reader must never see the user's name.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._taken: dict[Path, Snapshot] = {}
+        self._folders: dict[Path, Path] = {}
+
+    def take(self, source: Path) -> Snapshot:
+        """The copy of ``source``, made on first use. Files of one source folder share one
+        copy folder, so a reader finds a file's companions (``run.json``) beside it."""
+        key = source.absolute()
+        if key in self._taken:
+            return self._taken[key]
+        require_regular(source)
+        folder = self._folders.setdefault(key.parent, self.root / f"{len(self._folders) + 1:05d}")
+        copy = folder / _safe_name(source.name)
+        n = 1
+        while copy.exists():  # two unplain names in one folder
+            n += 1
+            copy = folder / f"input-{n}{_safe_name(source.name).removeprefix('input')}"
+        digest = hashlib.sha256()
+        size = 0
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with source.open("rb") as src, copy.open("xb") as dst:
+                if not stat.S_ISREG(os.fstat(src.fileno()).st_mode):
+                    raise InputError(f"{source}: not a regular file")
+                while chunk := src.read(_CHUNK):
+                    digest.update(chunk)
+                    dst.write(chunk)
+                    size += len(chunk)
+        except FileNotFoundError as exc:
+            raise InputError(f"{source}: no such file") from exc
+        except OSError as exc:
+            raise InputError(f"{source}: cannot read: {exc}") from exc
+        copy.chmod(0o400)
+        snap = Snapshot(source=source, copy=copy, sha256=digest.hexdigest(), size_bytes=size)
+        self._taken[key] = snap
+        return snap
+
+    def origin(self, copy: Path) -> Path | None:
+        """The source a private copy was taken from."""
+        for snap in self._taken.values():
+            if snap.copy == copy:
+                return snap.source
+        return None
+
+
+def _safe_name(name: str) -> str:
+    if _SAFE_NAME.fullmatch(name):
+        return name
+    suffix = "".join(s for s in Path(name).suffixes if _SAFE_NAME.fullmatch(s[1:] or "-"))
+    return "input" + suffix
+
+
+def named_as(parsed: ParsedInput, copy: Path, origin: Path, shown: str) -> ParsedInput:
+    """What a reader said about a private copy, said about the source: the record names
+    ``origin``, messages name ``shown`` (for a pack: the path relative to the spec, the same on
+    every machine and inside the pack)."""
+    if copy == origin:
+        return parsed
+
+    def named(text: str) -> str:
+        return text.replace(str(copy), shown)
+
+    record = parsed.file.model_copy(
+        update={"path": str(origin), "warnings": tuple(named(w) for w in parsed.file.warnings)}
+    )
+    return dataclasses.replace(
+        parsed,
+        file=record,
+        warnings=tuple(named(w) for w in parsed.warnings),
+        runs=tuple(
+            r.model_copy(
+                update={
+                    "warnings": tuple(named(w) for w in r.warnings),
+                    "findings": tuple(
+                        f.model_copy(update={"detail": named(f.detail)}) for f in r.findings
+                    ),
+                }
+            )
+            for r in parsed.runs
+        ),
+        score_sets=tuple(
+            s.model_copy(update={"warnings": tuple(named(w) for w in s.warnings)})
+            for s in parsed.score_sets
+        ),
+    )
+
+
+def read_private(path: Path) -> ParsedInput:
+    """``registry.read_input`` for one file named on the command line. A path with glob
+    characters is read from a private copy of its folder's files (companions such as
+    ``run.json`` stay beside it), so DuckDB reads the file itself; it is reported under
+    ``path``."""
+    from .registry import read_input  # the registry imports every format module
+
+    if not _GLOB.search(str(path)):
+        return read_input(path)
+    with tempfile.TemporaryDirectory(prefix="evidencepack-input-") as tmp:
+        snapshots = Snapshots(Path(tmp))
+        snap = snapshots.take(path)
+        for sibling in sorted(path.parent.iterdir()):
+            if sibling != path and not sibling.is_symlink() and sibling.is_file():
+                snapshots.take(sibling)
+        try:
+            parsed = read_input(snap.copy)
+        except InputError as exc:
+            named = [p.replace(str(snap.copy), str(path)) for p in exc.problems]
+            raise InputError(exc.message.replace(str(snap.copy), str(path)), named) from exc
+        return named_as(parsed, snap.copy, path, str(path))

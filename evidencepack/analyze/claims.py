@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .._numbers import plain
 from ..spec import Candidate
-from .checks import per_accelerator
+from .checklist import per_accelerator
 from .evidence import CandidateEvidence, link
 from .models import Capacity, Claim, Cost, EvidenceLink, Quality
 

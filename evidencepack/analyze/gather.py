@@ -16,16 +16,7 @@ from ..errors import InputError
 from ..inputs.base import ParsedInput
 from ..inputs.collect import Collector, links_out
 from ..inputs.crosscheck import loadgen_pair
-from ..inputs.load import (
-    companions,
-    failed_checks,
-    load_input,
-    load_score_sets,
-    replace_findings,
-    run_findings,
-    runs_of_file,
-    score_item_rows,
-)
+from ..inputs.load import load_input
 from ..inputs.models import Identity, LatencyStats, ServingRun
 from ..inputs.registry import read_input
 from ..inputs.snapshot import named_as
@@ -35,6 +26,15 @@ from ..mlperf.models import ImportReport, MlperfResult
 from ..mlperf.query import load_results
 from ..spec import Candidate, DeclaredConditions, EvidenceRef, LoadedSpec, MlperfRef
 from ..store import Store
+from ..store.runs import (
+    companions,
+    failed_checks,
+    load_score_sets,
+    replace_findings,
+    run_findings,
+    runs_of_file,
+    score_item_rows,
+)
 from .capacity import RunPoint
 from .evidence import (
     CandidateEvidence,

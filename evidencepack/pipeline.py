@@ -48,12 +48,16 @@ STORE_NAME = "evidence.duckdb"
 
 @dataclass(frozen=True)
 class CompileOptions:
+    """How a spec is compiled: paths outside its folder allowed, the date waivers are judged on."""
+
     allow_outside: bool = False
     as_of: dt.date | None = None
 
 
 @dataclass
 class Compiled:
+    """A compiled spec: the loaded spec, the decision and the collected inputs."""
+
     loaded: LoadedSpec
     decision: DecisionDocument
     collected: Collected
@@ -93,12 +97,16 @@ def decision_json(decision: DecisionDocument) -> bytes:
 
 @dataclass(frozen=True)
 class BuildOptions:
+    """How a pack is built: the compile options and whether an existing OUTDIR may be replaced."""
+
     compile: CompileOptions
     force: bool = False
 
 
 @dataclass(frozen=True)
 class BuildResult:
+    """A built pack: its folder, decision, evidence digest, archive and whether it was signed."""
+
     out_dir: Path
     decision: DecisionDocument
     evidence_digest: str
@@ -238,6 +246,8 @@ def signing_plan(key_fingerprint: str | None) -> SigningPlan:
 
 @dataclass(frozen=True)
 class RebuildReport:
+    """What ``verify --rebuild`` found: the files compared and those that differ."""
+
     ok: bool
     compared: tuple[str, ...]
     differing: tuple[str, ...]

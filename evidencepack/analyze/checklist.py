@@ -34,6 +34,7 @@ def _unidentified(items: Iterable[RunEvidence | ScoreEvidence]) -> list[str]:
 
 
 def per_accelerator(ref: ReferenceEvidence) -> float | None:
+    """An MLPerf reference's tokens per second per accelerator, if both are known."""
     if ref.tokens_per_s is None or not ref.accelerators_total:
         return None
     return ref.tokens_per_s / ref.accelerators_total
@@ -57,6 +58,7 @@ def stack_matches(ref: ReferenceEvidence, candidate: Candidate) -> tuple[bool, l
 
 
 def c1_scenario(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
+    """C1: each MLPerf reference's scenario (and latency limits) against the traffic and SLO."""
     interactive = spec.traffic.pattern == "interactive"
     slo = spec.slo
     statuses: list[Status] = []
@@ -103,6 +105,7 @@ def c1_scenario(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
 
 
 def c2_own_scores(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
+    """C2: quality rests on the team's own scores of the model, not MLPerf's accuracy."""
     items = sum(len(s.scores) for s in ev.scores)
     guard = [
         f"{r.key}: " + ", ".join(f"{k} {plain(v)}" for k, v in sorted(r.accuracy.items()))
@@ -140,6 +143,7 @@ def c2_own_scores(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResul
 
 
 def c3_stack(spec: PackSpec, candidate: Candidate, ev: CandidateEvidence) -> CheckResult:
+    """C3: each MLPerf reference's runtime, version and precision against production."""
     statuses: list[Status] = []
     reasons = []
     stack = candidate.stack
@@ -177,6 +181,7 @@ def c3_stack(spec: PackSpec, candidate: Candidate, ev: CandidateEvidence) -> Che
 def c4_remeasured(
     cid: str, ev: CandidateEvidence, capacity: Capacity, accelerators_per_replica: int
 ) -> CheckResult:
+    """C4: the candidate model was re-measured on this configuration (and at what ratio)."""
     runs = [r for r in ev.runs if r.point.load != "offline"]
     links = [link(r) for r in ev.runs]
     if not runs:

@@ -20,6 +20,7 @@ from .provenance_checks import PROV_DATA, PROV_FILES, PROV_MLPERF, PROV_MODEL
 
 
 def slo_check(cid: str, capacity: Capacity, ev: CandidateEvidence) -> CheckResult:
+    """SLO-MET: a measured load met the SLO (the operating point X*); else ineligible."""
     if capacity.operating_point_rps is None:
         return SLO_MET.result(cid, "FAIL", capacity.reason, [link(r) for r in ev.runs])
     runs = [r for r in ev.runs if r.id == capacity.operating_point_run]
@@ -40,6 +41,7 @@ def slo_check(cid: str, capacity: Capacity, ev: CandidateEvidence) -> CheckResul
 
 
 def quality_check(cid: str, quality: Quality, ev: CandidateEvidence) -> CheckResult:
+    """QUALITY: the quality bar is met, else the candidate is ineligible."""
     return QUALITY.result(
         cid,
         "PASS" if quality.meets_bar else "FAIL",

@@ -41,6 +41,7 @@ class Collected:
     _external: dict[Path, str] = field(default_factory=dict)
 
     def input_files(self) -> list[InputFile]:
+        """Every input file, sorted by pack path."""
         return [self.files[k] for k in sorted(self.files)]
 
 
@@ -121,6 +122,7 @@ class Collector:
         return self.pack_path(source)
 
     def pack_path(self, source: Path) -> str:
+        """Where a source file goes in the pack: ``inputs/`` + its path relative to the spec."""
         base = self.loaded.base_dir
         if source.is_relative_to(base):
             return str(PurePosixPath("inputs", *source.relative_to(base).parts))

@@ -61,6 +61,7 @@ FORMATS: tuple[Format, ...] = (
 
 
 def format_by_id(format_id: str) -> Format:
+    """The registered format with this id (KeyError if none)."""
     for fmt in FORMATS:
         if fmt.id == format_id:
             return fmt
@@ -68,6 +69,7 @@ def format_by_id(format_id: str) -> Format:
 
 
 def detect_format(probe: Probe) -> Format:
+    """The first format whose detector accepts the probe; InputError naming them all if none."""
     for fmt in FORMATS:
         if fmt.detect(probe):
             return fmt

@@ -195,6 +195,7 @@ class Staging(FileStaging):
         return int(row[0]) if row else 0
 
     def token_means(self, run_index: int) -> tuple[float | None, float | None, int, int]:
+        """Mean and total input and output tokens over one run's successful requests."""
         row = self.execute(
             "SELECT avg(input_tokens), avg(output_tokens), "
             "coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0) "
@@ -337,16 +338,19 @@ def compare(
 
 
 def clip_index(index: int, n: int) -> int:
+    """``index`` clipped to 1..n (a percentile's rank within n rows)."""
     return max(1, min(n, index))
 
 
 def tolerance(value: float) -> float:
+    """How far a tool's figure may be from the recomputed one: the larger of both tolerances."""
     return max(ABS_TOLERANCE_MS, REL_TOLERANCE * abs(value))
 
 
 def make_check(
     metric: str, statistic: str, tool: float, recomputed: float, low: float, high: float
 ) -> AggregateCheck:
+    """A tool's figure against the one recomputed from the rows: ok within [low, high]."""
     return AggregateCheck(
         metric=metric,
         statistic=statistic,

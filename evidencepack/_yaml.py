@@ -62,14 +62,17 @@ def _mark(node: yaml.Node) -> Position:
     return Position(node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def load_located(path: Path) -> LocatedDocument:
+def load_located(path: Path, *, read_from: Path | None = None) -> LocatedDocument:
     """Parse one YAML document from ``path`` with the safe loader, keeping node positions.
+
+    ``read_from`` (default ``path``) is the file whose bytes are read, such as a build's private
+    snapshot of ``path``; messages still name ``path``.
 
     Raises InputError listing every syntax problem or duplicate key with ``file:line:col``.
     The file must be a regular file of at most ``MAX_SPEC_BYTES``; nesting deeper than
     ``MAX_YAML_DEPTH`` and more than ``MAX_YAML_NODES`` nodes (aliases expanded) are refused.
     """
-    raw = read_limited(path, MAX_SPEC_BYTES, what="YAML file")
+    raw = read_limited(read_from or path, MAX_SPEC_BYTES, what="YAML file", label=str(path))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -22,6 +22,7 @@ from .analyze.gather import gather
 from .analyze.models import DecisionDocument
 from .inputs.collect import Collected, Collector, copy_inputs
 from .inputs.snapshot import Snapshots
+from .limits import MAX_SPEC_BYTES
 from .pack.archive import write_archive
 from .pack.layout import BUNDLE_NAME, MANIFEST_NAME
 from .pack.manifest import document_bytes, manifest_bytes
@@ -71,9 +72,12 @@ def compile_pack(
     Each cited file is read once, into a private copy under ``snapshots`` (which must outlive
     ``copy_inputs``): the analysis and the pack both use that copy.
     """
-    loaded = load_spec(spec_path, allow_outside=options.allow_outside)
+    # The spec too is read once: parsed from the same snapshot the pack copies.
+    taken = Snapshots(snapshots)
+    spec_copy = taken.take(spec_path.resolve(), limit=MAX_SPEC_BYTES).copy
+    loaded = load_spec(spec_path, allow_outside=options.allow_outside, read_from=spec_copy)
     progress.stage(f"reading and hashing the inputs of {spec_path}")
-    collector = Collector(loaded, Snapshots(snapshots))
+    collector = Collector(loaded, taken)
     evidence = gather(loaded, store, collector)
     progress.stage("analysing: checks, capacity, cost, quality, decision")
     spec_file = collector.result.files["inputs/pack.yaml"]

@@ -444,12 +444,18 @@ def _evidence_refs(spec: PackSpec) -> Iterator[tuple[Loc, str, EvidenceRef]]:
                 yield ("candidates", ci, "evidence", role, ri, "path"), role, ref
 
 
-def load_spec(path: Path, *, allow_outside: bool = False) -> LoadedSpec:
-    """Load and validate ``path``; raise SpecError listing every problem with line and column."""
+def load_spec(
+    path: Path, *, allow_outside: bool = False, read_from: Path | None = None
+) -> LoadedSpec:
+    """Load and validate ``path``; raise SpecError listing every problem with line and column.
+
+    ``read_from`` is the file whose bytes are parsed (a build's snapshot of ``path``, so that
+    the spec the analysis follows is the one packed); evidence paths still resolve from ``path``.
+    """
     from .errors import InputError
 
     try:
-        doc = load_located(path)
+        doc = load_located(path, read_from=read_from)
     except InputError as exc:
         raise SpecError(exc.message, exc.problems) from exc
     base = path.resolve().parent

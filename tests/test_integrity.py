@@ -9,6 +9,7 @@ per-request file counted twice, and empty "successful" requests.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import shutil
@@ -17,6 +18,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from evidencepack import pipeline as pipeline_module
 from evidencepack._cli import main
 from evidencepack.analyze import gather as gather_module
 from evidencepack.analyze.models import CheckResult
@@ -90,6 +92,33 @@ def test_a_file_swapped_between_reads_cannot_split_decision_from_pack(
     quality = next(q for q in result.decision.quality if q.candidate == "h200-vllm")
     assert quality.estimate == pytest.approx(0.885)
     assert quality.meets_bar
+
+
+def test_a_spec_edited_while_it_is_parsed_cannot_split_decision_from_pack(
+    samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The spec's chosen candidate is changed on disk right after the build has parsed it: the
+    packed spec must be the one the decision followed (before: it was parsed from one read and
+    packed from another, so the pack carried the edit its decision never saw)."""
+    spec = samples / "pack.yaml"
+    original = spec.read_bytes()
+    assert b"chosen: mi325x-vllm" in original
+    edited = original.replace(b"chosen: mi325x-vllm", b"chosen: h200-vllm")
+    real_load = pipeline_module.load_spec
+
+    def load_then_edit(*args: object, **kwargs: object) -> object:
+        loaded = real_load(*args, **kwargs)  # type: ignore[arg-type]
+        spec.write_bytes(edited)
+        return loaded
+
+    monkeypatch.setattr(pipeline_module, "load_spec", load_then_edit)
+    out = tmp_path / "pack"
+    result = build(spec, out, BuildOptions(compile=CompileOptions()))
+    assert spec.read_bytes() == edited  # the edit really happened mid-build
+    assert result.decision.chosen == "mi325x-vllm"
+    assert (out / "inputs" / "pack.yaml").read_bytes() == original
+    packed = json.loads((out / "decision.json").read_text())
+    assert packed["spec_sha256"] == hashlib.sha256(original).hexdigest()
 
 
 def test_a_glob_like_name_reads_that_file_not_its_neighbour(samples: Path) -> None:

@@ -59,9 +59,10 @@ class Snapshots:
         self._taken: dict[Path, Snapshot] = {}
         self._folders: dict[Path, Path] = {}
 
-    def take(self, source: Path) -> Snapshot:
+    def take(self, source: Path, *, limit: int | None = None) -> Snapshot:
         """The copy of ``source``, made on first use. Files of one source folder share one
-        copy folder, so a reader finds a file's companions (``run.json``) beside it."""
+        copy folder, so a reader finds a file's companions (``run.json``) beside it. A file
+        larger than ``limit`` bytes is refused before anything is copied."""
         key = source.absolute()
         if key in self._taken:
             return self._taken[key]
@@ -77,8 +78,13 @@ class Snapshots:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             with source.open("rb") as src, copy.open("xb") as dst:
-                if not stat.S_ISREG(os.fstat(src.fileno()).st_mode):
+                info = os.fstat(src.fileno())
+                if not stat.S_ISREG(info.st_mode):
                     raise InputError(f"{source}: not a regular file")
+                if limit is not None and info.st_size > limit:
+                    raise InputError(
+                        f"{source}: {info.st_size} bytes, over the limit of {limit} bytes"
+                    )
                 while chunk := src.read(_CHUNK):
                     digest.update(chunk)
                     dst.write(chunk)

@@ -24,7 +24,15 @@ from .inputs.collect import Collected, Collector, copy_inputs
 from .inputs.snapshot import Snapshots
 from .limits import MAX_SPEC_BYTES
 from .pack.archive import write_archive
-from .pack.layout import BUNDLE_NAME, MANIFEST_NAME
+from .pack.layout import (
+    BUNDLE_NAME,
+    DECISION_NAME,
+    MANIFEST_NAME,
+    REPORT_HTML_NAME,
+    REPORT_PDF_NAME,
+    SPEC_PATH,
+    STORE_NAME,
+)
 from .pack.manifest import document_bytes, manifest_bytes
 from .pack.predicate import (
     DecisionSummary,
@@ -43,8 +51,6 @@ from .signing.sign import PackSigner, sign_pack
 from .spec import LoadedSpec, load_spec
 from .store import Store
 from .store.analysis import save_decision
-
-STORE_NAME = "evidence.duckdb"
 
 
 @dataclass(frozen=True)
@@ -80,7 +86,7 @@ def compile_pack(
     collector = Collector(loaded, taken)
     evidence = gather(loaded, store, collector)
     progress.stage("analysing: checks, capacity, cost, quality, decision")
-    spec_file = collector.result.files["inputs/pack.yaml"]
+    spec_file = collector.result.files[SPEC_PATH]
     decision = decide(
         loaded.spec, spec_file.sha256, evidence, collector.result.input_files(), as_of=options.as_of
     )
@@ -171,7 +177,7 @@ def build(
                     description="evidence manifest: every input and the decision, by sha256",
                 ),
                 Attachment(
-                    name="decision.json",
+                    name=DECISION_NAME,
                     data=dec_bytes,
                     mime_type="application/json",
                     description="the complete analysis and decision",
@@ -180,9 +186,9 @@ def build(
         )
         for name, data in (
             (MANIFEST_NAME, man_bytes),
-            ("decision.json", dec_bytes),
-            ("report.html", html.encode("utf-8")),
-            ("report.pdf", pdf),
+            (DECISION_NAME, dec_bytes),
+            (REPORT_HTML_NAME, html.encode("utf-8")),
+            (REPORT_PDF_NAME, pdf),
         ):
             (staging / name).write_bytes(data)
         predicate = pack_predicate(compiled, created)
@@ -220,7 +226,7 @@ def pack_predicate(compiled: Compiled, created: dt.datetime) -> PackPredicate:
     decision = compiled.decision
     return PackPredicate(
         tool=ToolInfo(version=__version__),
-        spec=SpecRef(pack_path="inputs/pack.yaml", sha256=decision.spec_sha256),
+        spec=SpecRef(pack_path=SPEC_PATH, sha256=decision.spec_sha256),
         decision=DecisionSummary(
             decision_id=decision.decision_id,
             question=decision.question,
@@ -232,7 +238,7 @@ def pack_predicate(compiled: Compiled, created: dt.datetime) -> PackPredicate:
         ),
         toolchain=rendering_toolchain(),
         created_at=created.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        rendered=("report.html", "report.pdf"),
+        rendered=(REPORT_HTML_NAME, REPORT_PDF_NAME),
     )
 
 

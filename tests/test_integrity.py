@@ -22,7 +22,8 @@ from evidencepack import pipeline as pipeline_module
 from evidencepack._cli import main
 from evidencepack.analyze import gather as gather_module
 from evidencepack.analyze.models import CheckResult
-from evidencepack.pipeline import STORE_NAME, BuildOptions, CompileOptions, build, check
+from evidencepack.pack.layout import STORE_NAME
+from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
 
 from .inputs.builders import requests, vllm_result, write_json
 from .test_pipeline import _edit

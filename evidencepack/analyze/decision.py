@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from .. import __version__
+from ..pack.layout import SPEC_PATH
 from ..spec import Candidate, PackSpec
 from .capacity import size_candidate
 from .check_base import CandidateContext
@@ -49,7 +50,7 @@ def decide(
 ) -> DecisionDocument:
     """The whole analysis of a pack. ``as_of`` (default: the decision date) dates the waivers."""
     as_of = as_of or spec.decision.date
-    spec_link = EvidenceLink(row="spec", file_sha256=spec_sha256, pack_path="inputs/pack.yaml")
+    spec_link = EvidenceLink(row="spec", file_sha256=spec_sha256, pack_path=SPEC_PATH)
     rows: list[ComparabilityRow] = []
     capacities: list[Capacity] = []
     costs: list[Cost] = []

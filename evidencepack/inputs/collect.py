@@ -23,6 +23,7 @@ from typing import Literal
 from .. import progress
 from ..analyze.models import InputFile
 from ..errors import CouldNotRun, InputError
+from ..pack.layout import SPEC_PATH
 from ..provenance import sha256_file
 from ..spec import EvidenceRef, LoadedSpec
 from .snapshot import Snapshots, require_regular
@@ -93,9 +94,7 @@ class Collector:
         self.result = Collected()
         self.snapshots = snapshots
         spec_file = loaded.path.resolve()
-        self.add_file(
-            spec_file, "inputs/pack.yaml", role="spec", spec_path=loaded.path.name, candidate=None
-        )
+        self.add_file(spec_file, SPEC_PATH, role="spec", spec_path=loaded.path.name, candidate=None)
 
     def allowed_roots(self) -> list[Path]:
         """Where a link inside cited evidence may point: the spec's folder and, with

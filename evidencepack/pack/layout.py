@@ -9,6 +9,7 @@ A pack is a folder (or its ``.tar.gz``) of regular files::
     predicate.json         what the signature will attest (pack.predicate)
     inputs/pack.yaml       the spec the pack was compiled from
     inputs/...             every input the spec cites, at its path relative to the spec
+    evidence.duckdb        the store: every input row and analysis table
     pack.sigstore.json     the signature bundle over all the others (signing.sign)
 """
 
@@ -30,6 +31,8 @@ REPORT_HTML_NAME = "report.html"
 REPORT_PDF_NAME = "report.pdf"
 PREDICATE_NAME = "predicate.json"
 BUNDLE_NAME = "pack.sigstore.json"
+STORE_NAME = "evidence.duckdb"
+"""The evidence store: every input row and every analysis table (not byte-reproducible)."""
 INPUTS_DIR = "inputs"
 SPEC_PATH = f"{INPUTS_DIR}/pack.yaml"
 """The spec inside a pack: the inputs folder mirrors the spec's folder."""

@@ -20,7 +20,15 @@ from .._models import Sha256Hex, StrictModel
 from ..errors import InputError, UsageError, VerificationError
 from ..limits import regular_file_problem
 from ..pack.archive import ArchiveLimits, extract_archive, is_archive
-from ..pack.layout import BUNDLE_NAME, MANIFEST_NAME, PREDICATE_NAME, scan_pack
+from ..pack.layout import (
+    BUNDLE_NAME,
+    DECISION_NAME,
+    MANIFEST_NAME,
+    PREDICATE_NAME,
+    REPORT_HTML_NAME,
+    REPORT_PDF_NAME,
+    scan_pack,
+)
 from ..pack.predicate import PREDICATE_TYPE, DecisionSummary, PackPredicate, predicate_problems
 from ..provenance import sha256_file
 from .bundle import (
@@ -247,7 +255,7 @@ class _AnyStatement(pydantic.BaseModel):
     predicate_type: str = Field(alias="predicateType")
 
 
-LONE_FILES = ("report.pdf", "report.html", "decision.json", MANIFEST_NAME)
+LONE_FILES = (REPORT_PDF_NAME, REPORT_HTML_NAME, DECISION_NAME, MANIFEST_NAME)
 """The pack files a reader receives on their own; another file verifies alone only if asked."""
 
 

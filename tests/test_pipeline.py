@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import jsonschema
@@ -186,7 +187,7 @@ def test_store_holds_inputs_and_analysis(pack: Path) -> None:
     con.close()
     assert counts["serving_runs"] == 15
     assert counts["score_items"] == 1200
-    assert counts["mlperf_results"] == 6
+    assert counts["mlperf_results"] == 3  # the cited results only, whose files the pack holds
     assert counts["load_points"] == 15
     assert counts["checks"] > 20
     assert counts["claims"] > 10
@@ -335,3 +336,33 @@ def test_a_real_round_cited_from_outside_the_spec_folder(samples: Path, shared_d
     assert copied
     assert all(p.startswith("inputs/external/") for p in copied)
     assert len(copied) < 12  # only the cited result's files, not the round's 2,538
+
+
+def test_only_the_cited_results_of_a_round_are_parsed(
+    samples: Path, shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spec citing one result of the whole v5.1 tree (416 results) parses that one alone, not
+    the round (issue 14: each tree read once, only the cited results parsed)."""
+    from evidencepack.mlperf import importer
+
+    parsed: list[str] = []
+    real = importer.build_result
+
+    def counting(files: Any, **kwargs: Any) -> Any:
+        parsed.append(files.location)
+        return real(files, **kwargs)
+
+    monkeypatch.setattr(importer, "build_result", counting)
+    tree = (shared_data / "mlperf" / "v5.1").resolve()
+    key = "v5.1/closed/AMD/8xMI325X_2xEPYC_9575F_2/llama2-70b-99/Interactive"
+    _edit(
+        samples / "pack.yaml",
+        f"        - path: evidence/mlperf\n          result: {MI325X_SERVER}",
+        f"        - path: {tree}\n          result: {key}",
+    )
+    decision = check(samples / "pack.yaml", CompileOptions(allow_outside=True))
+    ref = next(r for r in decision.references if r.candidate == "mi325x-vllm")
+    assert ref.key == key
+    assert [p for p in parsed if "8xMI325X" in p and "Interactive" in p] == parsed[-1:]
+    # the sample's own tree: the two results still cited there (of its six); v5.1: the one
+    assert len(parsed) == 3, parsed

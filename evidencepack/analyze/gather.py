@@ -67,13 +67,28 @@ class _Imports:
     def __init__(self, store: Store, collector: Collector) -> None:
         self.store = store
         self.collector = collector
-        self._done: dict[tuple[Path, str | None], ImportReport | InputError] = {}
+        self._done: dict[tuple[Path, str | None, bool], ImportReport | InputError] = {}
+        # Per cited tree: the result keys the spec names there, or None where a reference
+        # names no key (then the whole tree is read). Only those results are parsed.
+        self.cited: dict[tuple[Path, str | None], set[str] | None] = {}
+        loaded = collector.loaded
+        for candidate in loaded.spec.candidates:
+            for ref in candidate.evidence.mlperf:
+                tree = (loaded.resolve(ref.path), ref.round)
+                keys = self.cited.get(tree, set())
+                if keys is None or ref.result is None:
+                    self.cited[tree] = None
+                else:
+                    self.cited[tree] = {*keys, ref.result}
 
-    def __call__(self, path: Path, round: str | None) -> ImportReport:
-        key = (path, round)
+    def __call__(self, path: Path, round: str | None, *, whole: bool = False) -> ImportReport:
+        """The import of ``path``: only its cited results, or with ``whole`` every result
+        (to suggest the near keys of a key that is not there)."""
+        only = None if whole else self.cited.get((path, round))
+        key = (path, round, only is None)
         if key not in self._done:
             try:
-                self._done[key] = self._import(path, round)
+                self._done[key] = self._import(path, round, only)
             except InputError as exc:
                 self._done[key] = exc
         done = self._done[key]
@@ -81,7 +96,7 @@ class _Imports:
             raise done
         return done
 
-    def _import(self, path: Path, round: str | None) -> ImportReport:
+    def _import(self, path: Path, round: str | None, only: set[str] | None) -> ImportReport:
         if path.is_dir():
             outside = links_out(path, self.collector.allowed_roots())
             if outside:
@@ -89,7 +104,7 @@ class _Imports:
                     "symbolic link(s) out of the spec's folder are not followed: "
                     + "; ".join(outside)
                 )
-        return import_path(self.store, path, round=round)
+        return import_path(self.store, path, round=round, only_keys=only)
 
 
 def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, CandidateEvidence]:
@@ -404,6 +419,9 @@ def _gather_reference(
     if ref.result is not None:
         chosen = [r for r in results if r.key == ref.result]
         if not chosen:
+            # Only the cited results were read: read the whole tree to say what is there.
+            report = imports(path, ref.round, whole=True)
+            results = load_results(store, sorted({*report.imported, *report.unchanged}))
             rejected = [
                 r
                 for r in report.rejected

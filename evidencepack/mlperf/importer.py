@@ -10,18 +10,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
 from ..store import Store
 from ..store.mlperf import bulk_insert_sql, write_ndjson
+from .benchmarks import resolve_scenario
 from .build import ImportContext, NotAPerformanceRun, build_result
 from .models import ImportReport, MlperfResult, Rejection
 from .rules import KNOWN_ROUNDS
 from .system import SystemInfo
-from .tree import find_results
+from .tree import ResultFiles, find_results
 
 Progress = Callable[[int, int, str], None]
 """``progress(done, total, location)``, called after each result is read."""
@@ -34,12 +35,14 @@ def import_path(
     round: str | None = None,  # shadows the builtin: the public name the analysis stage calls
     benchmark: str | None = None,
     progress: Progress | None = None,
+    only_keys: Collection[str] | None = None,
 ) -> ImportReport:
     """Read every result under ``path`` and store the good ones; report the rest.
 
     ``round`` names the round to check against (required for a team's own LoadGen run to be
     checked; for a tree it overrides the folder name). ``benchmark`` names the benchmark of a
-    LoadGen folder whose name does not say it.
+    LoadGen folder whose name does not say it. ``only_keys`` (a spec's cited result keys) skips,
+    before any of its logs is read, every result whose folder cannot be one of those keys.
     """
     if round is not None and round not in KNOWN_ROUNDS:
         raise InputError(f"unknown MLPerf round {round!r}; known: {', '.join(KNOWN_ROUNDS)}")
@@ -53,6 +56,8 @@ def import_path(
             f"{path}: no MLPerf results here (no results/<system>/<benchmark>/<scenario> "
             "folders and no mlperf_log_detail.txt or mlperf_log_summary.txt)"
         )
+    if only_keys is not None:
+        found = [files for files in found if may_be_one_of(files, only_keys)]
     context = ImportContext()
     built: list[tuple[MlperfResult, SystemInfo | None]] = []
     rejected: list[Rejection] = []
@@ -78,6 +83,22 @@ def import_path(
         rejected=tuple(rejected),
         skipped=tuple(skipped),
     )
+
+
+def may_be_one_of(files: ResultFiles, keys: Collection[str]) -> bool:
+    """Whether the result in ``files`` can have one of ``keys``, judged from its folders alone
+    (a key ends ``submitter/system/benchmark/Scenario``; its round and division come from the
+    logs, so they are not compared here)."""
+    if not files.in_tree:
+        return True
+    scenario = resolve_scenario(files.scenario_dir)
+    for key in keys:
+        parts = key.split("/")
+        if len(parts) < 4 or parts[-4:-1] != [files.submitter, files.system, files.benchmark_dir]:
+            continue
+        if scenario is None or parts[-1] == scenario:
+            return True
+    return False
 
 
 def _rejection(location: str, exc: InputError) -> Rejection:

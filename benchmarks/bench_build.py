@@ -21,7 +21,7 @@ import sys
 
 from _common import CACHE, REPO, Timing, paired, report, timed_process
 
-from evidencepack.evidence_manifest import MANIFEST_NAME
+from evidencepack.pack.layout import MANIFEST_NAME
 from evidencepack.pipeline import BuildOptions, CompileOptions, build
 
 SAMPLE = REPO / "samples" / "pack.yaml"

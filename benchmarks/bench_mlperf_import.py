@@ -17,7 +17,8 @@ from pathlib import Path
 
 from _common import SHARED, Timing, paired, report, timed
 
-from evidencepack.mlperf import import_path, load_results
+from evidencepack.mlperf.importer import import_path
+from evidencepack.mlperf.query import load_results
 from evidencepack.store import Store
 
 DEFAULT_DATA = SHARED / "mlperf" / "v5.1"

@@ -23,7 +23,7 @@ COMMAND_MODULES = {
     "check": "evidencepack.pipeline",
     "inspect": "evidencepack.inputs.registry",
     "mlperf import": "evidencepack.mlperf.importer",
-    "verify": "evidencepack.verify",
+    "verify": "evidencepack.signing.verify",
     "build": "evidencepack.pipeline, evidencepack.render.pdf",
 }
 

@@ -21,19 +21,19 @@ from pathlib import Path
 
 from _common import CACHE, Timing, paired, report, timed
 
-from evidencepack.manifest import (
+from evidencepack.pack.layout import scan_pack
+from evidencepack.pack.predicate import (
     DecisionSummary,
     PackPredicate,
     SpecRef,
     ToolInfo,
-    scan_pack,
     write_predicate,
 )
+from evidencepack.pack.toolchain import rendering_toolchain
 from evidencepack.provenance import sha256_file
-from evidencepack.sign import sign_pack_detailed
 from evidencepack.signing.keyed import KeySigner
-from evidencepack.toolchain import rendering_toolchain
-from evidencepack.verify import KeyPolicy, verify_pack
+from evidencepack.signing.sign import sign_pack_detailed
+from evidencepack.signing.verify import KeyPolicy, verify_pack
 
 SMALL_FILES = 20_000
 LARGE_FILES = 90

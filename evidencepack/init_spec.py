@@ -48,12 +48,16 @@ class Ref:
 
 @dataclass
 class Found:
+    """One candidate folder and the evidence found in it."""
+
     candidate: str
     refs: list[Ref] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class InitResult:
+    """The spec written: path, candidates, evidence references, TODO values, files not cited."""
+
     path: Path
     candidates: tuple[str, ...]
     references: int

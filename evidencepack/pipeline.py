@@ -18,15 +18,23 @@ from pathlib import Path
 
 from . import __version__, progress
 from .analyze.decision import decide
+from .analyze.gather import gather
 from .analyze.models import DecisionDocument
-from .archive import write_archive
-from .collect import Collected, Collector, copy_inputs
-from .evidence_manifest import MANIFEST_NAME, document_bytes, manifest_bytes
-from .gather import gather
+from .inputs.collect import Collected, Collector, copy_inputs
 from .inputs.snapshot import Snapshots
 from .limits import MAX_SPEC_BYTES
-from .manifest import (
+from .pack.archive import write_archive
+from .pack.layout import (
     BUNDLE_NAME,
+    DECISION_NAME,
+    MANIFEST_NAME,
+    REPORT_HTML_NAME,
+    REPORT_PDF_NAME,
+    SPEC_PATH,
+    STORE_NAME,
+)
+from .pack.manifest import document_bytes, manifest_bytes
+from .pack.predicate import (
     DecisionSummary,
     PackPredicate,
     SpecRef,
@@ -35,26 +43,28 @@ from .manifest import (
     source_date_epoch,
     write_predicate,
 )
-from .publish import archive_path, check_target, publish, staged_archive, staging_dir
+from .pack.publish import archive_path, check_target, publish, staged_archive, staging_dir
+from .pack.toolchain import rendering_toolchain
 from .render.signing_plan import SigningPlan
-from .sign import PackSigner, sign_pack
 from .signing.bundle import parse_bundle
+from .signing.sign import PackSigner, sign_pack
 from .spec import LoadedSpec, load_spec
 from .store import Store
 from .store.analysis import save_decision
-from .toolchain import rendering_toolchain
-
-STORE_NAME = "evidence.duckdb"
 
 
 @dataclass(frozen=True)
 class CompileOptions:
+    """How a spec is compiled: paths outside its folder allowed, the date waivers are judged on."""
+
     allow_outside: bool = False
     as_of: dt.date | None = None
 
 
 @dataclass
 class Compiled:
+    """A compiled spec: the loaded spec, the decision and the collected inputs."""
+
     loaded: LoadedSpec
     decision: DecisionDocument
     collected: Collected
@@ -76,7 +86,7 @@ def compile_pack(
     collector = Collector(loaded, taken)
     evidence = gather(loaded, store, collector)
     progress.stage("analysing: checks, capacity, cost, quality, decision")
-    spec_file = collector.result.files["inputs/pack.yaml"]
+    spec_file = collector.result.files[SPEC_PATH]
     decision = decide(
         loaded.spec, spec_file.sha256, evidence, collector.result.input_files(), as_of=options.as_of
     )
@@ -97,12 +107,16 @@ def decision_json(decision: DecisionDocument) -> bytes:
 
 @dataclass(frozen=True)
 class BuildOptions:
+    """How a pack is built: the compile options and whether an existing OUTDIR may be replaced."""
+
     compile: CompileOptions
     force: bool = False
 
 
 @dataclass(frozen=True)
 class BuildResult:
+    """A built pack: its folder, decision, evidence digest, archive and whether it was signed."""
+
     out_dir: Path
     decision: DecisionDocument
     evidence_digest: str
@@ -163,7 +177,7 @@ def build(
                     description="evidence manifest: every input and the decision, by sha256",
                 ),
                 Attachment(
-                    name="decision.json",
+                    name=DECISION_NAME,
                     data=dec_bytes,
                     mime_type="application/json",
                     description="the complete analysis and decision",
@@ -172,9 +186,9 @@ def build(
         )
         for name, data in (
             (MANIFEST_NAME, man_bytes),
-            ("decision.json", dec_bytes),
-            ("report.html", html.encode("utf-8")),
-            ("report.pdf", pdf),
+            (DECISION_NAME, dec_bytes),
+            (REPORT_HTML_NAME, html.encode("utf-8")),
+            (REPORT_PDF_NAME, pdf),
         ):
             (staging / name).write_bytes(data)
         predicate = pack_predicate(compiled, created)
@@ -212,7 +226,7 @@ def pack_predicate(compiled: Compiled, created: dt.datetime) -> PackPredicate:
     decision = compiled.decision
     return PackPredicate(
         tool=ToolInfo(version=__version__),
-        spec=SpecRef(pack_path="inputs/pack.yaml", sha256=decision.spec_sha256),
+        spec=SpecRef(pack_path=SPEC_PATH, sha256=decision.spec_sha256),
         decision=DecisionSummary(
             decision_id=decision.decision_id,
             question=decision.question,
@@ -224,7 +238,7 @@ def pack_predicate(compiled: Compiled, created: dt.datetime) -> PackPredicate:
         ),
         toolchain=rendering_toolchain(),
         created_at=created.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        rendered=("report.html", "report.pdf"),
+        rendered=(REPORT_HTML_NAME, REPORT_PDF_NAME),
     )
 
 
@@ -242,6 +256,8 @@ def signing_plan(key_fingerprint: str | None) -> SigningPlan:
 
 @dataclass(frozen=True)
 class RebuildReport:
+    """What ``verify --rebuild`` found: the files compared and those that differ."""
+
     ok: bool
     compared: tuple[str, ...]
     differing: tuple[str, ...]

@@ -105,6 +105,7 @@ def file_record(
     tool_version: str | None = None,
     warnings: tuple[str, ...] = (),
 ) -> FileRecord:
+    """A file's provenance: path, size, sha256 and the tool that wrote it."""
     try:
         size = path.stat().st_size
     except OSError as exc:

@@ -25,8 +25,10 @@ def resource_dir(name: str) -> Path:
 
 
 def schemas_dir() -> Path:
+    """The bundled ``schemas/`` folder."""
     return resource_dir("schemas")
 
 
 def templates_dir() -> Path:
+    """The bundled ``report_templates/`` folder."""
     return resource_dir("report_templates")

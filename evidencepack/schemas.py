@@ -27,12 +27,13 @@ def _documents() -> dict[str, type[BaseModel]]:
     """File name -> model. Imported lazily so adding a stage does not slow start-up."""
     from .analyze.models import DecisionDocument
     from .diff.models import DiffDocument
-    from .evidence_manifest import EvidenceManifest
-    from .inputs.generic_scores import ScoreLine, ScoresHeader
-    from .manifest import PackPredicate, Statement
+    from .inputs.formats.generic_scores import ScoreLine, ScoresHeader
     from .mlperf.models import ImportReport, MlperfResult
     from .mlperf.query import MlperfListing
-    from .verify import VerifyReport
+    from .pack.manifest import EvidenceManifest
+    from .pack.predicate import PackPredicate
+    from .signing.statement import Statement
+    from .signing.verify import VerifyReport
 
     return {
         "pack-spec.v1.schema.json": PackSpec,
@@ -65,6 +66,8 @@ def generate(name: str, model: type[BaseModel]) -> str:
 
 @dataclass(frozen=True)
 class SchemaReport:
+    """What ``write_schemas`` or ``check_schemas`` did, by schema file name."""
+
     checked: tuple[str, ...]
     written: tuple[str, ...]
     drifted: tuple[str, ...]
@@ -73,6 +76,7 @@ class SchemaReport:
 
     @property
     def ok(self) -> bool:
+        """True when no schema drifted, is missing or is extra."""
         return not (self.drifted or self.missing or self.extra)
 
 

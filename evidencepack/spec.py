@@ -7,20 +7,18 @@
 from __future__ import annotations
 
 import datetime as dt
-import difflib
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, Strict, StringConstraints
+from pydantic import ConfigDict, Field, Strict, StringConstraints
 
 from ._models import Fraction, NonEmptyStr, NonNegativeFloat, Sha256Hex, StrictModel
+from ._spec_problems import by_position, id_problems, path_problem, raw_paths, semantic_problems
 from ._validation import located_problem, validate_located
 from ._yaml import Loc, load_located
 from .errors import SpecError
-from .mlperf.rules import KNOWN_ROUNDS
 
 API_VERSION = "evidencepack/v1"
 
@@ -36,17 +34,36 @@ Tokens = Annotated[float, Strict(), Field(ge=1e-3, le=1e8, allow_inf_nan=False)]
 Millis = Annotated[float, Strict(), Field(ge=1e-3, le=1e9, allow_inf_nan=False)]
 
 
-class Decision(StrictModel):
+class SpecModel(StrictModel):
+    """A strict model whose attribute docstrings are its fields' descriptions.
+
+    Every field of the spec is described once, under the field, and the description travels into
+    ``schemas/pack-spec.v1.schema.json`` (what editors show on hover) and the README's tables.
+    """
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+
+class Decision(SpecModel):
     """What is being decided, by whom, as of when."""
 
     id: Slug
+    """A short id for the decision (letters, digits, ``.``, ``_``, ``-``), used in file names and
+    reports."""
     question: NonEmptyStr
+    """The question the pack answers, e.g. "Which accelerator serves the summariser at launch?"."""
     owner: NonEmptyStr
+    """Who owns the decision (a person or a team)."""
     date: dt.date
+    """The date the decision is made as of (YYYY-MM-DD); waivers are judged on it and the report is
+    dated by it, never by the clock."""
 
 
-class Task(StrictModel):
+class Task(SpecModel):
+    """The task the model serves."""
+
     statement: NonEmptyStr
+    """What the model must do, in one or two sentences (the report quotes it)."""
     empty_output_is_valid: bool = Field(
         default=False,
         description="a request that produced no output token is a success (by default it "
@@ -54,17 +71,22 @@ class Task(StrictModel):
     )
 
 
-class Dataset(StrictModel):
+class Dataset(SpecModel):
     """The prompts the team scores its model on; identified by a digest, a path, or both."""
 
     name: NonEmptyStr
+    """The evaluation dataset's name."""
     version: NonEmptyStr
+    """The dataset's version."""
     size_items: PositiveInt
+    """How many items the dataset holds."""
     digest: Sha256Hex | None = None
+    """sha256 of the dataset (give it, ``path``, or both)."""
     path: str | None = None
+    """The dataset file, relative to the spec (give it, ``digest``, or both)."""
 
 
-class QualityBar(StrictModel):
+class QualityBar(SpecModel):
     """The team's own quality bar.
 
     ``judged_on: confidence_bound`` compares the bar with the conservative end of the
@@ -73,25 +95,39 @@ class QualityBar(StrictModel):
     """
 
     threshold: Annotated[float, Strict()] = Field(allow_inf_nan=False, ge=-1e12, le=1e12)
+    """The bar the quality metric must meet (above it, or below it when lower is better)."""
     judged_on: Literal["point_estimate", "confidence_bound"] = "confidence_bound"
+    """``confidence_bound`` (the conservative end of the interval) or ``point_estimate``."""
     confidence_level: Annotated[float, Strict()] = Field(default=0.95, gt=0.5, lt=1)
+    """The confidence level of the interval (over 0.5 and under 1; default 0.95)."""
+
+    """How quality is measured: the metric, its direction and the bar."""
 
 
-class ScoreSetChoice(StrictModel):
+class ScoreSetChoice(SpecModel):
     """Which score set the bar is judged on, by any of its tool, task, scorer and metric.
 
     Quality is judged per score set (tool, task, scorer, metric); sets are never pooled."""
 
     tool: NonEmptyStr | None = None
+    """The tool that wrote the score set."""
     task: NonEmptyStr | None = None
+    """The task the score set scores."""
     scorer: NonEmptyStr | None = None
+    """The scorer that produced the scores."""
     metric: NonEmptyStr | None = None
+    """The metric of the score set."""
 
 
-class Scoring(StrictModel):
+class Scoring(SpecModel):
+    """How quality is measured: the metric, its direction and the bar."""
+
     metric: NonEmptyStr
+    """The quality metric the bar is judged on, as the score files name it."""
     direction: Literal["higher_is_better", "lower_is_better"] = "higher_is_better"
+    """``higher_is_better`` (default) or ``lower_is_better``."""
     bar: QualityBar
+    """The team's quality bar."""
     score_set: ScoreSetChoice | None = Field(
         default=None,
         description="the score set the bar is judged on; without it, the set whose metric is "
@@ -99,67 +135,117 @@ class Scoring(StrictModel):
     )
 
 
-class TokenLengths(StrictModel):
+class TokenLengths(SpecModel):
+    """Token lengths per request."""
+
     mean: Tokens
+    """Mean tokens per request."""
     p50: Tokens | None = None
+    """Median tokens per request."""
     p90: Tokens | None = None
+    """90th percentile of tokens per request."""
     p99: Tokens | None = None
+    """99th percentile of tokens per request."""
 
 
-class Traffic(StrictModel):
+class Traffic(SpecModel):
+    """The production traffic: its pattern, peak rate and token lengths."""
+
     pattern: Literal["interactive", "batch"]
+    """``interactive`` (users wait on each answer: latency SLOs, Server scenario) or ``batch``
+    (throughput: Offline scenario)."""
     peak_requests_per_s: Rate
+    """The peak request rate the deployment must serve."""
     input_tokens: TokenLengths
+    """Prompt lengths of the production traffic."""
     output_tokens: TokenLengths
+    """Output lengths of the production traffic."""
     utilisation: Fraction = Field(default=0.6, gt=0)
+    """The share of paid capacity expected to do useful work (over 0, at most 1; default 0.6); cost
+    per token divides by it."""
 
 
-class Slo(StrictModel):
+class Slo(SpecModel):
+    """The service-level objectives a load point must meet (p99 latencies, error rate)."""
+
     ttft_p99_ms: Millis
+    """p99 time to first token, in milliseconds."""
     tpot_p99_ms: Millis
+    """p99 time per output token, in milliseconds."""
     e2e_p99_ms: Millis | None = None
+    """p99 end-to-end request latency, in milliseconds (optional)."""
     max_error_rate: Fraction = 0.01
+    """The largest share of failed requests a load point may have and still meet the SLO (default
+    0.01)."""
 
 
-class ModelIdentity(StrictModel):
+class ModelIdentity(SpecModel):
+    """The model, by name and weights digest."""
+
     name: NonEmptyStr
+    """The model's name, as the serving tools report it."""
     digest: Sha256Hex
+    """sha256 of the model weights: the identity a run or score set must match."""
 
 
-class Runtime(StrictModel):
+class Runtime(SpecModel):
+    """A serving runtime and its version."""
+
     name: NonEmptyStr
+    """The serving runtime (vLLM, SGLang, TensorRT-LLM, ...)."""
     version: NonEmptyStr
+    """The runtime's version."""
 
 
-class Envelope(StrictModel):
+class Envelope(SpecModel):
     """The frozen run conditions that performance runs and quality evals must share."""
 
     model: ModelIdentity
+    """The model every run and score set must be of."""
     precision: NonEmptyStr
+    """The numeric precision, e.g. FP8 or BF16."""
     runtime: Runtime
+    """The serving runtime and its version."""
     max_concurrency: PositiveInt | None = None
+    """The most requests served at once, if pinned."""
     max_batch_size: PositiveInt | None = None
+    """The largest batch, if pinned."""
     settings: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    """Other pinned settings (name -> value) the runs and evals must share."""
 
 
-class Hardware(StrictModel):
+class Hardware(SpecModel):
+    """A candidate's accelerators and how a model replica is laid out on them."""
+
     accelerator: NonEmptyStr
+    """The accelerator model, e.g. "NVIDIA H200" or "AMD Instinct MI325X"."""
     accelerators_per_node: PositiveInt
+    """Accelerators in one server."""
     nodes: PositiveInt = 1
+    """Servers the candidate has (default 1)."""
     accelerators_per_replica: PositiveInt
+    """Accelerators one model replica runs on; capacity is measured per replica."""
 
 
-class Stack(StrictModel):
+class Stack(SpecModel):
+    """The software a candidate runs in production."""
+
     runtime: NonEmptyStr
+    """The runtime this candidate runs in production."""
     version: NonEmptyStr
+    """The runtime's version."""
     precision: NonEmptyStr
+    """The precision this candidate runs in production."""
 
 
-class Price(StrictModel):
+class Price(SpecModel):
     """What an accelerator-hour costs, where that figure comes from and how it is billed."""
 
+    """What one accelerator-hour costs."""
     per_accelerator_hour: PricePerHour
+    """What one accelerator-hour costs."""
     currency: Currency = "USD"
+    """ISO 4217 currency code (default USD)."""
     source: NonEmptyStr | None = Field(
         default=None,
         description="where the price comes from (a quote, a price list, a contract), as the "
@@ -173,7 +259,7 @@ class Price(StrictModel):
     )
 
 
-class DeclaredConditions(StrictModel):
+class DeclaredConditions(SpecModel):
     """What the team states about a run's conditions where its file does not record them.
 
     The comparability matrix shows these as *declared*, never as observed; a value the file
@@ -181,23 +267,34 @@ class DeclaredConditions(StrictModel):
     """
 
     model_name: NonEmptyStr | None = None
+    """The model the run or eval used, where its file does not say."""
     model_digest: Sha256Hex | None = None
+    """sha256 of the model weights, where the file does not say."""
     precision: NonEmptyStr | None = None
+    """The precision, where the file does not say."""
     runtime: NonEmptyStr | None = None
+    """The runtime, where the file does not say."""
     runtime_version: NonEmptyStr | None = None
+    """The runtime's version, where the file does not say."""
     concurrency: PositiveInt | None = None
+    """The concurrency the run held, where the file does not say."""
     hardware: NonEmptyStr | None = None
+    """The accelerator the run used, where the file does not say."""
     replicas: PositiveInt = Field(
         default=1, description="replicas the run measured; rates are divided by it"
     )
 
 
-class EvidenceRef(StrictModel):
+class EvidenceRef(SpecModel):
     """A file or folder the pack rests on, relative to the spec; ``sha256`` pins a file's bytes."""
 
     path: NonEmptyStr
+    """The file or folder, relative to the spec (outside its folder only with
+    ``--allow-outside-paths``)."""
     sha256: Sha256Hex | None = None
+    """The file's sha256: the build fails (PROV-FILES) if the bytes differ."""
     declared: DeclaredConditions | None = None
+    """Run conditions this file does not record (overrides the candidate's ``declared``)."""
 
 
 class MlperfRef(EvidenceRef):
@@ -209,64 +306,108 @@ class MlperfRef(EvidenceRef):
     """
 
     result: str | None = None
+    """One result's key (``v5.1/closed/AMD/<system>/llama2-70b-99/Server``) when ``path`` holds
+    several."""
     round: str | None = None
+    """The MLPerf round (e.g. ``v5.1``) whose rules a team's own LoadGen run is checked against."""
 
 
-class Evidence(StrictModel):
+class Evidence(SpecModel):
     """A candidate's evidence. ``declared`` applies to each run and score file that does not
     carry its own ``declared`` block."""
 
     declared: DeclaredConditions | None = None
+    """Run conditions that apply to every run and score file without its own ``declared``."""
     mlperf: list[MlperfRef] = Field(default_factory=list)
+    """MLPerf references: results trees, single results or LoadGen output folders."""
     runs: list[EvidenceRef] = Field(default_factory=list)
+    """The team's own serving-benchmark files (any supported tool)."""
     scores: list[EvidenceRef] = Field(default_factory=list)
+    """The team's own quality score files (any supported tool, or ``evidencepack-scores``)."""
 
 
-class Candidate(StrictModel):
+class Candidate(SpecModel):
+    """One configuration being compared: hardware, stack, price and its evidence."""
+
     id: Slug
+    """A short id for the candidate (letters, digits, ``.``, ``_``, ``-``)."""
     description: str | None = None
+    """A line about the candidate, for the report."""
     hardware: Hardware
+    """The accelerators and how a replica is laid out on them."""
     stack: Stack
+    """The software stack the candidate runs in production."""
     price: Price
+    """The price of an accelerator-hour."""
     evidence: Evidence = Field(default_factory=Evidence)
+    """The files the candidate's case rests on."""
 
 
-class Waiver(StrictModel):
+class Waiver(SpecModel):
+    """An accepted finding: a check's FAIL that no longer fails the gate until it expires."""
+
     check: CheckId
+    """The check id waived, e.g. C3 or PROV-MLPERF."""
     candidate: Slug | None = None
+    """The candidate it applies to (default: every candidate)."""
     reason: NonEmptyStr
+    """Why the finding is accepted."""
     approver: NonEmptyStr
+    """Who accepted it."""
     expires: dt.date
+    """The last date the waiver holds (judged as of ``decision.date`` or ``--as-of``)."""
 
 
-class Approval(StrictModel):
+class Approval(SpecModel):
+    """A sign-off on the decision."""
+
     name: NonEmptyStr
+    """Who approved the decision."""
     role: NonEmptyStr
+    """Their role."""
     date: dt.date
+    """When they approved it."""
 
 
-class PackSpec(StrictModel):
+class PackSpec(SpecModel):
     """The whole pack spec, version ``evidencepack/v1``."""
 
     api_version: Literal["evidencepack/v1"] = Field(alias="apiVersion")
+    """Always ``evidencepack/v1``."""
     decision: Decision
+    """The decision this pack supports: its id, question, owner and date."""
     task: Task
+    """What the model must do."""
     dataset: Dataset
+    """The prompts the team scores its model on."""
     scoring: Scoring
+    """How quality is measured and the bar it must meet."""
     traffic: Traffic
+    """The production traffic the deployment must serve."""
     slo: Slo
+    """The latency and error objectives a load point must meet."""
     envelope: Envelope
+    """The frozen run conditions every run and eval must share."""
     candidates: list[Candidate] = Field(min_length=1)
+    """The configurations being compared (at least one)."""
     headroom: NonNegativeFloat = Field(default=0.2, le=10)
+    """Spare capacity on top of the peak (default 0.2: size for 120% of peak)."""
     stack_mismatch_discount: Fraction = 0.0
+    """How much to discount an MLPerf figure measured on another stack than production (0 to 1; 0
+    makes C3 fail instead)."""
     objective: Literal["lowest_cost_at_slo", "fewest_accelerators", "highest_quality"] = (
         "lowest_cost_at_slo"
     )
+    """How the recommendation is picked among eligible candidates."""
     chosen: Slug | None = None
+    """The candidate the team chose, checked against the recommendation."""
     waivers: list[Waiver] = Field(default_factory=list)
+    """Accepted findings: a waived FAIL no longer fails the gate."""
     approvals: list[Approval] = Field(default_factory=list)
+    """Who signed off on the decision."""
 
     def candidate(self, candidate_id: str) -> Candidate:
+        """The candidate with this id (KeyError if none)."""
         for candidate in self.candidates:
             if candidate.id == candidate_id:
                 return candidate
@@ -283,9 +424,11 @@ class LoadedSpec:
 
     @property
     def base_dir(self) -> Path:
+        """The spec's folder: evidence paths are relative to it."""
         return self.path.resolve().parent
 
     def resolve(self, relative: str) -> Path:
+        """An evidence path of the spec, as an absolute path."""
         return (self.base_dir / relative).resolve()
 
     def evidence_refs(self) -> Iterator[tuple[Loc, str, EvidenceRef]]:
@@ -320,125 +463,18 @@ def load_spec(
     # type errors reports its missing files and unknown ids in the same pass, not a second one.
     early = [
         located_problem(doc, path, loc, problem)
-        for loc, relative in _raw_paths(doc.data)
-        if (problem := _path_problem(base, relative, allow_outside=allow_outside))
+        for loc, relative in raw_paths(doc.data)
+        if (problem := path_problem(base, relative, allow_outside=allow_outside))
     ]
-    early += [located_problem(doc, path, loc, msg) for loc, msg in _id_problems(doc.data)]
+    early += [located_problem(doc, path, loc, msg) for loc, msg in id_problems(doc.data)]
     try:
         spec = validate_located(PackSpec, doc, path)
     except InputError as exc:
-        problems = sorted({*exc.problems, *early}, key=_by_position)
+        problems = sorted({*exc.problems, *early}, key=by_position)
         raise SpecError(f"{path}: {len(problems)} problem(s) in the spec", problems) from exc
 
-    problems = [located_problem(doc, path, loc, msg) for loc, msg in _semantic_problems(spec)]
-    problems = sorted([*problems, *early], key=_by_position)
+    problems = [located_problem(doc, path, loc, msg) for loc, msg in semantic_problems(spec)]
+    problems = sorted([*problems, *early], key=by_position)
     if problems:
         raise SpecError(f"{path}: {len(problems)} problem(s) in the spec", problems)
     return LoadedSpec(spec=spec, path=path, allow_outside=allow_outside)
-
-
-def _raw_paths(data: object) -> Iterator[tuple[Loc, str]]:
-    """Every evidence path and the dataset path in the unvalidated document, with its place."""
-    if not isinstance(data, dict):
-        return
-    dataset = data.get("dataset")
-    if isinstance(dataset, dict) and isinstance(dataset.get("path"), str):
-        yield ("dataset", "path"), dataset["path"]
-    candidates = data.get("candidates")
-    for ci, candidate in enumerate(candidates if isinstance(candidates, list) else []):
-        evidence = candidate.get("evidence") if isinstance(candidate, dict) else None
-        for role in ("mlperf", "runs", "scores"):
-            refs = evidence.get(role) if isinstance(evidence, dict) else None
-            for ri, ref in enumerate(refs if isinstance(refs, list) else []):
-                if isinstance(ref, dict) and isinstance(ref.get("path"), str) and ref["path"]:
-                    yield ("candidates", ci, "evidence", role, ri, "path"), ref["path"]
-
-
-def _by_position(problem: str) -> tuple[int, int, str]:
-    """Sort key of a ``file:line:col: ...`` problem line: by line and column."""
-    match = re.search(r":(\d+):(\d+): ", problem)
-    return (int(match.group(1)), int(match.group(2)), problem) if match else (0, 0, problem)
-
-
-def _id_problems(data: object) -> Iterator[tuple[Loc, str]]:
-    """Candidate ids: duplicates, and ``chosen`` or a waiver naming none. Read from the raw
-    document, so they are reported in the same pass as type errors elsewhere in the spec."""
-    if not isinstance(data, dict) or not isinstance(data.get("candidates"), list):
-        return
-    candidates = [c if isinstance(c, dict) else {} for c in data["candidates"]]
-    ids = [str(c["id"]) for c in candidates if isinstance(c.get("id"), str | int)]
-    seen: set[str] = set()
-    for index, candidate in enumerate(candidates):
-        cid = candidate.get("id")
-        if isinstance(cid, str | int) and str(cid) in seen:
-            yield ("candidates", index, "id"), f"duplicate candidate id {str(cid)!r}"
-        seen.add(str(cid))
-    chosen = data.get("chosen")
-    if isinstance(chosen, str | int) and str(chosen) not in ids:
-        yield ("chosen",), f"{str(chosen)!r} is not a candidate id; candidates: {', '.join(ids)}"
-    waivers = data.get("waivers")
-    for index, waiver in enumerate(waivers if isinstance(waivers, list) else []):
-        named = waiver.get("candidate") if isinstance(waiver, dict) else None
-        if isinstance(named, str | int) and str(named) not in ids:
-            yield ("waivers", index, "candidate"), f"{str(named)!r} is not a candidate id"
-
-
-def _semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
-    for index, candidate in enumerate(spec.candidates):
-        hw = candidate.hardware
-        total = hw.accelerators_per_node * hw.nodes
-        if hw.accelerators_per_replica > total:
-            yield (
-                ("candidates", index, "hardware", "accelerators_per_replica"),
-                f"{hw.accelerators_per_replica} accelerators per replica exceed the "
-                f"{total} the candidate has ({hw.nodes} node(s) x {hw.accelerators_per_node})",
-            )
-    if spec.dataset.digest is None and spec.dataset.path is None:
-        yield ("dataset",), "give the dataset's digest, its path, or both"
-    for index, candidate in enumerate(spec.candidates):
-        for ri, ref in enumerate(candidate.evidence.mlperf):
-            if ref.round is not None and ref.round not in KNOWN_ROUNDS:
-                yield (
-                    ("candidates", index, "evidence", "mlperf", ri, "round"),
-                    f"unknown MLPerf round {ref.round!r}; known: {', '.join(KNOWN_ROUNDS)}",
-                )
-
-
-def _path_problem(base: Path, relative: str, *, allow_outside: bool) -> str | None:
-    if Path(relative).is_absolute() and not allow_outside:
-        return f"absolute path {relative!r} is not allowed (use a path relative to the spec)"
-    target = (base / relative).resolve()
-    if not allow_outside and not target.is_relative_to(base):
-        return (
-            f"path {relative!r} resolves to {target}, outside the spec's folder {base} "
-            "(symlinks included); pass --allow-outside-paths to permit it"
-        )
-    if not target.exists():
-        guess = _near_path(base, relative)
-        hint = f"; did you mean {guess!r}?" if guess else ""
-        return f"path {relative!r} does not exist (looked for {target}){hint}"
-    return None
-
-
-def _near_path(base: Path, relative: str) -> str | None:
-    """The existing path a misspelt one most likely meant: each missing part replaced by the
-    closest name in its folder (``evidence/h200-vlm/runs`` -> ``evidence/h200-vllm/runs``)."""
-    parts = Path(relative).parts
-    current = base
-    fixed: list[str] = []
-    for part in parts:
-        if part in ("", ".") or (current / part).exists():
-            fixed.append(part)
-            current = current / part
-            continue
-        try:
-            names = sorted(p.name for p in current.iterdir()) if current.is_dir() else []
-        except OSError:
-            return None
-        close = difflib.get_close_matches(part, names[:1000], n=1, cutoff=0.6)
-        if not close:
-            return None
-        fixed.append(close[0])
-        current = current / close[0]
-    guess = Path(*fixed).as_posix() if fixed else relative
-    return guess if guess != relative and (base / guess).exists() else None

@@ -13,16 +13,16 @@ from pathlib import Path
 import pytest
 
 from evidencepack import __version__
-from evidencepack.manifest import (
+from evidencepack.pack.predicate import (
     DecisionSummary,
     PackPredicate,
     SpecRef,
     ToolInfo,
     write_predicate,
 )
+from evidencepack.pack.toolchain import Toolchain, rendering_toolchain
 from evidencepack.provenance import sha256_file
 from evidencepack.spec import load_spec
-from evidencepack.toolchain import Toolchain, rendering_toolchain
 
 from .conftest import SAMPLE_SPEC
 

@@ -128,7 +128,7 @@ def test_json_outputs_match_their_schemas(
 ) -> None:
     import jsonschema
 
-    from evidencepack.mlperf import load_results
+    from evidencepack.mlperf.query import load_results
     from evidencepack.resources import schemas_dir
     from evidencepack.store import Store
 

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evidencepack._cli import main
-from evidencepack.archive import write_archive
+from evidencepack.pack.archive import write_archive
 
 from .conftest import SAMPLE_SPEC
 from .sigstore_testing.fixtures import KeyPack

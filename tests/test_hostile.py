@@ -30,11 +30,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evidencepack.archive import write_archive
 from evidencepack.errors import CouldNotRun
-from evidencepack.keys import generate_keypair
-from evidencepack.manifest import BUNDLE_NAME
-from evidencepack.publish import archive_path, publish, recover, staged_archive, staging_dir
+from evidencepack.pack.archive import write_archive
+from evidencepack.pack.layout import BUNDLE_NAME
+from evidencepack.pack.publish import archive_path, publish, recover, staged_archive, staging_dir
+from evidencepack.signing.keys import generate_keypair
 
 from .conftest import REPO_ROOT, SAMPLE_SPEC, without_evidence
 from .sigstore_testing.fixtures import KeyPack

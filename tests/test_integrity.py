@@ -18,11 +18,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from evidencepack import gather as gather_module
 from evidencepack import pipeline as pipeline_module
 from evidencepack._cli import main
+from evidencepack.analyze import gather as gather_module
+from evidencepack.analyze import references as references_module
 from evidencepack.analyze.models import CheckResult
-from evidencepack.pipeline import STORE_NAME, BuildOptions, CompileOptions, build, check
+from evidencepack.pack.layout import STORE_NAME
+from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
 
 from .inputs.builders import requests, vllm_result, write_json
 from .test_pipeline import _edit
@@ -184,13 +186,13 @@ def test_a_tree_cited_by_every_candidate_is_imported_once(
 ) -> None:
     """The sample's three candidates cite one MLPerf tree: one import serves them all."""
     calls: list[Path] = []
-    real = gather_module.import_path
+    real = references_module.import_path
 
     def counting(store: object, path: Path, **kwargs: object) -> object:
         calls.append(path)
         return real(store, path, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(gather_module, "import_path", counting)
+    monkeypatch.setattr(references_module, "import_path", counting)
     decision = check(samples / "pack.yaml", CompileOptions())
     assert calls == [samples.resolve() / "evidence" / "mlperf"]
     assert len(decision.references) == 3

@@ -20,7 +20,7 @@ import pytest
 from evidencepack._cli import main
 from evidencepack.analyze.models import DecisionDocument
 from evidencepack.errors import RenderError, SpecError
-from evidencepack.evidence_manifest import EvidenceManifest
+from evidencepack.pack.manifest import EvidenceManifest
 from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
 from evidencepack.resources import schemas_dir
 

@@ -93,3 +93,21 @@ def test_jsonschema_and_pydantic_reject_bad_specs(edit: str, sample_text: str, w
     path = write_spec(sample_text.replace(old, new, 1))
     assert not _pydantic_ok(path)
     assert not _jsonschema_ok(yaml.safe_load(path.read_text()))
+
+
+def _undescribed(schema: dict[str, Any]) -> list[str]:
+    """Every property of a schema and of its definitions that carries no description."""
+    shapes = {"PackSpec": schema, **schema.get("$defs", {})}
+    return [
+        f"{name}.{key}"
+        for name, shape in shapes.items()
+        for key, prop in shape.get("properties", {}).items()
+        if not prop.get("description")
+    ]
+
+
+def test_every_field_of_the_spec_is_described_in_its_schema() -> None:
+    schema = json.loads((schemas_dir() / "pack-spec.v1.schema.json").read_text())
+    assert len(schema["$defs"]) >= 20, "the spec's models are defined in the schema"
+    assert _undescribed(schema) == []
+    assert _undescribed({"properties": {"x": {"type": "string"}}}) == ["PackSpec.x"]

@@ -18,10 +18,10 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from evidencepack.manifest import PackPredicate
-from evidencepack.sign import sign_pack_detailed
+from evidencepack.pack.predicate import PackPredicate
 from evidencepack.signing.keyed import KeySigner
-from evidencepack.verify import KeyPolicy, verify_pack
+from evidencepack.signing.sign import sign_pack_detailed
+from evidencepack.signing.verify import KeyPolicy, verify_pack
 
 Pack = tuple[Path, PackPredicate]
 _SCANS = frozenset({"count", "index", "remove", "__contains__"})

@@ -82,6 +82,7 @@ def _misses(point: RunPoint, slo: Slo) -> list[str]:
 
 
 def load_point(point: RunPoint, slo: Slo) -> LoadPoint:
+    """One run as a load point: its achieved rate, its latencies and whether it met the SLO."""
     rate, _ = achieved_rate(point)
     misses = _misses(point, slo)
     return LoadPoint(

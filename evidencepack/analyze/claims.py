@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .._numbers import plain
 from ..spec import Candidate
-from .checks import per_accelerator
+from .checklist import per_accelerator
 from .evidence import CandidateEvidence, link
 from .models import Capacity, Claim, Cost, EvidenceLink, Quality
 
@@ -19,6 +19,7 @@ def claims_for(
     quality: Quality,
     spec_link: EvidenceLink,
 ) -> list[Claim]:
+    """One candidate's claim ledger: each figure the report shows, typed, linked to its evidence."""
     cid = candidate.id
     op_links = tuple(link(r) for r in ev.runs if r.id == capacity.operating_point_run)
     out = [

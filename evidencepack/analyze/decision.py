@@ -10,22 +10,12 @@ from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from .. import __version__
+from ..pack.layout import SPEC_PATH
 from ..spec import Candidate, PackSpec
 from .capacity import size_candidate
-from .checks import (
-    c1_scenario,
-    c2_own_scores,
-    c3_stack,
-    c4_remeasured,
-    c5_envelope,
-    check_result,
-    data_findings,
-    per_accelerator,
-    provenance_checks,
-    quality_check,
-    slo_check,
-    stack_matches,
-)
+from .check_base import CandidateContext
+from .checklist import per_accelerator, stack_matches
+from .checks import DECISION, run_checks
 from .claims import claims_for
 from .comparability import compare, envelope_for
 from .cost import cost_of
@@ -45,6 +35,7 @@ from .models import (
     Quality,
     Status,
 )
+from .provenance_checks import data_findings
 from .quality import judge_score_sets
 from .waivers import apply_waivers, rejected_waivers
 
@@ -59,7 +50,7 @@ def decide(
 ) -> DecisionDocument:
     """The whole analysis of a pack. ``as_of`` (default: the decision date) dates the waivers."""
     as_of = as_of or spec.decision.date
-    spec_link = EvidenceLink(row="spec", file_sha256=spec_sha256, pack_path="inputs/pack.yaml")
+    spec_link = EvidenceLink(row="spec", file_sha256=spec_sha256, pack_path=SPEC_PATH)
     rows: list[ComparabilityRow] = []
     capacities: list[Capacity] = []
     costs: list[Cost] = []
@@ -123,16 +114,8 @@ def decide(
         references += [_reference(spec, candidate, ref, capacity) for ref in ev.references]
         found = data_findings(candidate.id, ev)
         findings += found
-        checks += [
-            c1_scenario(spec, candidate.id, ev),
-            c2_own_scores(spec, candidate.id, ev),
-            c3_stack(spec, candidate, ev),
-            c4_remeasured(candidate.id, ev, capacity, candidate.hardware.accelerators_per_replica),
-            c5_envelope(spec, candidate, mine, ev),
-            slo_check(candidate.id, capacity, ev),
-            quality_check(candidate.id, quality, ev),
-            *provenance_checks(spec, candidate.id, ev, found),
-        ]
+        context = CandidateContext(spec, candidate, ev, mine, capacity, quality, found)
+        checks += run_checks(context)
         claims += claims_for(candidate, ev, capacity, cost, quality, spec_link)
 
     used: set[int] = set()
@@ -276,7 +259,7 @@ def _decision_check(
     spec: PackSpec, verdicts: Sequence[CandidateVerdict], recommendation: str | None
 ) -> CheckResult:
     def check(status: Status, reason: str) -> CheckResult:
-        return check_result("DECISION", None, status, True, reason)
+        return DECISION.result(None, status, reason)
 
     by_id = {v.id: v for v in verdicts}
     if recommendation is None:

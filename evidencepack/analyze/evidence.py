@@ -42,6 +42,7 @@ class DataFinding:
     detail: str
 
     def text(self) -> str:
+        """The finding as a check's reason names it: run, model, detail."""
         model = f" ({self.model})" if self.model else ""
         return f"{self.run}{model}: {self.detail}"
 
@@ -84,6 +85,7 @@ class ScoreEvidence:
 
     @property
     def model(self) -> str | None:
+        """The model the score set names (recorded, else declared)."""
         return self.observed.model_name or self.declared.model_name
 
 
@@ -114,6 +116,7 @@ class ReferenceEvidence:
     tpot_limit_ms: float | None
 
     def link(self) -> EvidenceLink:
+        """The evidence link of this MLPerf reference: its key and first file."""
         first = self.files[0] if self.files else None
         return EvidenceLink(
             row=self.key,
@@ -124,6 +127,8 @@ class ReferenceEvidence:
 
 @dataclass
 class CandidateEvidence:
+    """Everything read for one candidate: its runs, score sets, MLPerf references and problems."""
+
     candidate: str
     runs: list[RunEvidence] = field(default_factory=list)
     scores: list[ScoreEvidence] = field(default_factory=list)
@@ -141,4 +146,5 @@ class CandidateEvidence:
 
 
 def link(item: RunEvidence | ScoreEvidence) -> EvidenceLink:
+    """The evidence link of a run or score set: its id and file."""
     return EvidenceLink(row=item.id, file_sha256=item.file.sha256, pack_path=item.file.pack_path)

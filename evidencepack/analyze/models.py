@@ -46,6 +46,8 @@ class EvidenceLink(StrictModel):
 
 
 class Waived(StrictModel):
+    """A current waiver that covers a check result."""
+
     check: str
     candidate: str | None
     reason: str
@@ -67,6 +69,7 @@ class CheckResult(StrictModel):
 
     @property
     def blocking(self) -> bool:
+        """Whether this result fails the release gate: a hard FAIL no waiver covers."""
         return self.hard and self.status == "FAIL" and self.waived is None
 
 
@@ -94,6 +97,8 @@ class Finding(StrictModel):
 
 
 class FieldDifference(StrictModel):
+    """One field on which a run or score set differs from the envelope."""
+
     field: str
     envelope: str | None
     observed: str | None
@@ -157,12 +162,16 @@ class Capacity(StrictModel):
 
 
 class Spread(StrictModel):
+    """The range of a figure over repeated runs at the operating load."""
+
     runs: int
     minimum: float
     maximum: float
 
 
 class Cost(StrictModel):
+    """One candidate's cost at the operating point: per 1M output tokens, per request, per month."""
+
     candidate: str
     currency: str
     price_per_accelerator_hour: float
@@ -193,6 +202,8 @@ class Cost(StrictModel):
 
 
 class Quality(StrictModel):
+    """One candidate's quality: the estimate, its interval and whether it meets the bar."""
+
     candidate: str
     score_sets: tuple[str, ...]
     metric: str
@@ -256,6 +267,8 @@ class Claim(StrictModel):
 
 
 class CandidateVerdict(StrictModel):
+    """One candidate's standing: eligibility, capacity, cost, quality and the checks it failed."""
+
     id: str
     accelerator: str
     stack: str

@@ -23,6 +23,7 @@ from .stats import BOOTSTRAP_SEED, bootstrap_mean_interval, wilson_interval
 
 
 def is_binary(scores: Sequence[float]) -> bool:
+    """Whether every score is 0 or 1 (a pass/fail score set)."""
     return all(s in (0.0, 1.0) for s in scores)
 
 

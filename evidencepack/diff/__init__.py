@@ -5,102 +5,11 @@ NEW pack ─┘   (or build NEW from a spec)                         ├─> com
                                                                  ┘   text / Markdown / JSON,
                                                                      change note (HTML, PDF)
 
-from evidencepack.diff import DiffOptions, diff_packs
+from evidencepack.diff.run import DiffOptions, diff_packs
 result = diff_packs(Path("released/pack.tar.gz"), Path("pack.yaml"), DiffOptions())
 print(result.document.outcome.holds)
+
+``run`` opens both packs and compares them (``diff_packs``); ``packs`` opens one pack or builds
+one from a spec; ``compare`` is the comparison; ``summary`` and ``note`` render it.
+Nothing is imported here: import the module you need.
 """
-
-from __future__ import annotations
-
-import datetime as dt
-import hashlib
-from contextlib import ExitStack
-from dataclasses import dataclass, field
-from pathlib import Path
-
-from ..analyze.models import DecisionDocument
-from ..errors import InputError
-from ..verify import VerifyPolicy
-from .compare import Thresholds, compare, not_compared
-from .models import DiffDocument
-from .packs import BuildSpec, PackUnreadable, open_pack
-
-
-@dataclass(frozen=True)
-class DiffOptions:
-    """How to open the packs and when the decision stops holding."""
-
-    policy: VerifyPolicy | None = None
-    thresholds: Thresholds = field(default_factory=Thresholds)
-    allow_outside: bool = False
-    """For a spec given as NEW: allow evidence paths outside its folder."""
-    as_of: dt.date | None = None
-    """For a spec given as NEW: judge waivers on this date."""
-
-
-@dataclass(frozen=True)
-class DiffResult:
-    document: DiffDocument
-    old: DecisionDocument | None
-    new: DecisionDocument | None
-    new_spec: bytes | None
-    """The NEW pack's ``inputs/pack.yaml`` bytes (the change note carries them)."""
-
-    @property
-    def holds(self) -> bool:
-        outcome = self.document.outcome
-        return self.document.compared and outcome is not None and outcome.holds
-
-
-def _builder(options: DiffOptions) -> BuildSpec:
-    def build_spec(spec: Path, work: Path) -> Path:
-        from ..pipeline import BuildOptions, CompileOptions, build
-
-        compile_options = CompileOptions(allow_outside=options.allow_outside, as_of=options.as_of)
-        try:
-            return build(spec, work / "pack", BuildOptions(compile=compile_options)).out_dir
-        except InputError as exc:
-            # Exit 1 means "the decision does not hold": a spec that does not build is exit 3.
-            details = "".join(f"\n  {p}" for p in exc.problems if p != exc.message)
-            raise PackUnreadable(
-                f"NEW {spec}: the spec does not build: {exc.message}{details}", exc.problems
-            ) from exc
-
-    return build_spec
-
-
-def diff_packs(old: Path, new: Path, options: DiffOptions) -> DiffResult:
-    """Open, verify (with ``options.policy``) and compare two packs; NEW may be a spec.
-
-    A pack that fails verification is not read: the result says why and compares nothing.
-    """
-    with ExitStack() as stack:
-        a = open_pack(old, "OLD", stack, policy=options.policy)
-        b = open_pack(new, "NEW", stack, policy=options.policy, build_spec=_builder(options))
-        if a.decision is None or b.decision is None:
-            problems = [
-                f"{label} {side.source}: {problem}"
-                for label, side in (("OLD", a.side), ("NEW", b.side))
-                for problem in side.problems
-            ]
-            return DiffResult(not_compared(a.side, b.side, problems), None, None, None)
-        new_spec = _spec_bytes(b.folder, b.decision)
-        document = compare(a.decision, b.decision, a.side, b.side, options.thresholds)
-        return DiffResult(document, a.decision, b.decision, new_spec)
-
-
-def _spec_bytes(folder: Path | None, decision: DecisionDocument) -> bytes | None:
-    """The pack's copy of its spec, if it is there and is the spec the decision names."""
-    if folder is None:
-        return None
-    spec = next((f for f in decision.inputs if f.role == "spec"), None)
-    if spec is None:
-        return None
-    try:
-        data = (folder / spec.pack_path).read_bytes()
-    except OSError:
-        return None
-    return data if hashlib.sha256(data).hexdigest() == decision.spec_sha256 else None
-
-
-__all__ = ["DiffDocument", "DiffOptions", "DiffResult", "Thresholds", "diff_packs"]

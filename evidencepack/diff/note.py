@@ -17,20 +17,14 @@ import jinja2
 
 from .. import __version__
 from ..errors import CouldNotRun, RenderError
-from ..evidence_manifest import document_bytes
-from ..manifest import (
-    PREDICATE_NAME,
-    DecisionSummary,
-    PackPredicate,
-    SpecRef,
-    ToolInfo,
-    write_predicate,
-)
+from ..pack.layout import PREDICATE_NAME, SPEC_PATH
+from ..pack.manifest import document_bytes
+from ..pack.predicate import DecisionSummary, PackPredicate, SpecRef, ToolInfo, write_predicate
+from ..pack.toolchain import rendering_toolchain
 from ..render.html import environment
 from ..render.pdf import Attachment, render_pdf
-from ..toolchain import rendering_toolchain
-from . import DiffResult
 from .models import DiffDocument
+from .run import DiffResult
 from .summary import (
     CANDIDATE_HEADER,
     CHECK_HEADER,
@@ -45,7 +39,6 @@ from .summary import (
 TEMPLATE = "change-note.html.j2"
 NOTE_FILES = ("change-note.html", "change-note.pdf")
 DIFF_NAME = "diff.json"
-SPEC_PATH = "inputs/pack.yaml"
 
 
 @dataclass(frozen=True)
@@ -125,7 +118,7 @@ def note_predicate(doc: DiffDocument, spec_sha256: str, created: dt.datetime) ->
 
 def write_change_note(result: DiffResult, out: Path, *, force: bool = False) -> Path:
     """Render the note into ``out`` (replaced only with ``force``); return ``out``."""
-    from ..publish import publish, staging_dir
+    from ..pack.publish import publish, staging_dir
 
     doc, new = result.document, result.new
     if new is None or result.new_spec is None or doc.new.as_of is None:

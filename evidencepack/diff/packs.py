@@ -19,14 +19,13 @@ import pydantic
 
 from .._yaml import dotted
 from ..analyze.models import DecisionDocument
-from ..archive import extract_archive, is_archive
 from ..errors import CouldNotRun, InputError, UsageError, VerificationError
-from ..evidence_manifest import MANIFEST_NAME, EvidenceManifest
-from ..manifest import BUNDLE_NAME
-from ..verify import VerifyPolicy, VerifyReport, verify_pack
+from ..pack.archive import extract_archive, is_archive
+from ..pack.layout import BUNDLE_NAME, DECISION_NAME, MANIFEST_NAME
+from ..pack.manifest import EvidenceManifest
+from ..signing.verify import VerifyPolicy, VerifyReport, verify_pack
 from .models import PackSide
 
-DECISION_NAME = "decision.json"
 SPEC_SUFFIXES = (".yaml", ".yml")
 
 

@@ -89,6 +89,7 @@ def threshold_lines(doc: DiffDocument) -> list[str]:
 
 
 def headline(doc: DiffDocument) -> str:
+    """The one-line outcome: the decision holds, does not hold, or was not compared."""
     if not doc.compared:
         return "NOT COMPARED: a pack failed verification"
     assert doc.outcome is not None
@@ -114,6 +115,7 @@ CANDIDATE_HEADER = (
 
 
 def candidate_rows(doc: DiffDocument) -> list[tuple[str, ...]]:
+    """One table row per candidate: capacity, cost and quality, old against new."""
     rows: list[tuple[str, ...]] = []
     for c in doc.candidates:
         currency = f" {c.currency}" if c.currency else ""
@@ -153,6 +155,8 @@ CHECK_HEADER = ("check", "candidate", "status", "old reason", "new reason")
 
 
 def check_rows(doc: DiffDocument) -> list[tuple[str, ...]]:
+    """One table row per check whose status changed, old against new."""
+
     def status(value: str | None, waived: bool) -> str:
         return (value or "absent") + (" (waived)" if waived else "")
 
@@ -173,6 +177,7 @@ INPUT_HEADER = ("change", "candidate", "role", "pack path", "old sha256", "new s
 
 
 def input_rows(doc: DiffDocument, digits: int = 12) -> list[tuple[str, ...]]:
+    """One table row per input file added, removed or changed (digests cut to ``digits``)."""
     return [
         (
             i.change,
@@ -206,6 +211,7 @@ def input_group_rows(doc: DiffDocument, digits: int = 12) -> list[tuple[str, ...
 
 
 def decision_rows(doc: DiffDocument) -> list[tuple[str, str, str]]:
+    """The decision's id, verdict and recommendation, old against new."""
     o, n = doc.old, doc.new
     rows = [
         ("decision", f"{o.decision_id} as of {o.as_of}", f"{n.decision_id} as of {n.as_of}"),

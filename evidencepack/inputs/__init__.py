@@ -1,9 +1,7 @@
 """The team's own evidence: serving-benchmark runs and quality scores from any tool, normalised.
 
-``read_input(path)`` detects the format by content and returns a ParsedInput (runs or score
-sets, provenance, warnings); ``load_input(store, parsed, role=..., candidate=...)`` stores it;
-``load_runs`` / ``load_score_sets`` / ``score_items`` read it back. One module per format,
-listed in ``registry.FORMATS``.
+``registry.read_input(path)`` detects the format by content and returns a ParsedInput (runs or
+score sets, provenance, warnings); ``load.load_input(store, parsed, role=..., candidate=...)``
+stores it; ``store.runs.load_runs`` / ``load_score_sets`` / ``score_items`` read it back. One
+module per format in ``formats/``, listed in ``registry.FORMATS``. Nothing is imported here.
 """
-
-from __future__ import annotations

@@ -227,7 +227,7 @@ def request_window(staging: Staging, path: Path) -> RequestWindow:
     one run staged from ``path``; rows need ``start_s`` (epoch seconds) and ``e2e_ms``."""
     rows, ok = staging.counts(0)
     require_completed(path, f"{rows} request record(s)", ok)
-    window = staging.query(
+    window = staging.execute(
         "SELECT min(start_s), max(start_s + e2e_ms / 1000.0) FROM req WHERE ok"
     ).fetchone()
     assert window is not None

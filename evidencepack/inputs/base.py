@@ -58,6 +58,7 @@ class ParsedInput:
 
     @property
     def kind(self) -> Literal["runs", "scores"]:
+        """``scores`` when the file holds score sets or items, else ``runs``."""
         return "scores" if self.score_sets or self.items is not None else "runs"
 
     def summary(self) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from ..errors import InputError
 from ..mlperf.loadgen_log import parse_detail
 from ..mlperf.loadgen_summary import cross_check, parse_summary_raw
 from ..store import Store
+from ..store.runs import insert_check, load_runs
 from ._runs import disagreement, same_meaning
 from .models import AggregateCheck, LatencyStats, RunFinding, ServingRun
 from .stage import EMPTY_OUTPUT, compare
@@ -31,8 +32,6 @@ _ROW_COLUMN = {"ttft": "ttft_ms", "tpot": "tpot_ms", "e2e": "e2e_ms"}
 
 def link_companions(store: Store, runs: list[ServingRun]) -> None:
     """Find each new run's companion among stored runs and record the checks between them."""
-    from .load import insert_check  # load.py imports this module
-
     for run in runs:
         for summary, detail in _pairs(store, run):
             checks = _checks(store, summary, detail)
@@ -55,8 +54,6 @@ def link_companions(store: Store, runs: list[ServingRun]) -> None:
 
 
 def _pairs(store: Store, run: ServingRun) -> list[tuple[ServingRun, ServingRun]]:
-    from .load import load_runs  # load.py imports this module
-
     completed = _tool_completed(store, run)
     others = [
         r

@@ -7,6 +7,7 @@ from .models import LatencyStats, ScoreSet, ServingRun
 
 
 def describe(parsed: ParsedInput) -> list[str]:
+    """The lines ``evidencepack inspect`` prints for one parsed file (format, tool, digest, ...)."""
     record = parsed.file
     tool = record.tool or "?"
     version = f" {record.tool_version}" if record.tool_version else ""

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import duckdb
 import numpy as np
 
 from ..errors import InputError
 from .base import Columns
-from .stage import _input_error
+from .stage import FileStaging
 
 ITEMS_DDL = """
 CREATE TABLE items (
@@ -37,32 +36,24 @@ LocateItem = Callable[[int, "int | None", str], str]
 
 @dataclass(frozen=True)
 class SetSummary:
+    """One score set's items: count, mean, binary or continuous, and how many passed."""
+
     n_items: int
     mean: float | None
     kind: Literal["binary", "continuous"] | None
     n_passed: int | None
 
 
-class ItemStaging:
+class ItemStaging(FileStaging):
     """The staged per-item scores of one file."""
 
     def __init__(self, path: Path, locate: LocateItem) -> None:
-        self.path = path
         self.locate = locate
-        self.con = duckdb.connect(":memory:")
-        self.run(ITEMS_DDL)
-
-    def close(self) -> None:
-        self.con.close()
-
-    def run(self, sql: str, params: Sequence[Any] | None = None) -> Any:
-        try:
-            return self.con.execute(sql, params) if params is not None else self.con.execute(sql)
-        except duckdb.Error as exc:
-            raise _input_error(self.path, exc) from exc
+        super().__init__(path, ITEMS_DDL)
 
     def insert(self, select_sql: str, params: Sequence[Any]) -> None:
-        self.run(f"INSERT INTO items BY NAME {select_sql}", params)
+        """``INSERT INTO items BY NAME <select_sql>``: columns the SELECT omits stay NULL."""
+        self.execute(f"INSERT INTO items BY NAME {select_sql}", params)
 
     def insert_columns(
         self,
@@ -71,6 +62,7 @@ class ItemStaging:
         scores: list[float],
         lines: list[int | None] | None = None,
     ) -> None:
+        """Insert one set's items built in Python (ids, scores, source lines) as one batch."""
         batch = {
             "set_index": np.full(len(ids), set_index, dtype=np.int32),
             "item_id": np.array(ids, dtype=object),
@@ -80,19 +72,16 @@ class ItemStaging:
                 mask=[v is None for v in (lines or [None] * len(ids))],
             ),
         }
-        try:
-            self.con.register("_items", batch)
-            self.con.execute(
-                "INSERT INTO items (set_index, item_id, score, line) "
-                "SELECT set_index, item_id, score, line FROM _items"
-            )
-            self.con.unregister("_items")
-        except duckdb.Error as exc:
-            raise _input_error(self.path, exc) from exc
+        self.execute_over(
+            "_items",
+            batch,
+            "INSERT INTO items (set_index, item_id, score, line) "
+            "SELECT set_index, item_id, score, line FROM _items",
+        )
 
     def finish(self) -> None:
         """Every item has an id and a finite score, and no id repeats within a set."""
-        bad = self.run(
+        bad = self.execute(
             "SELECT set_index, line, item_id, score FROM items "
             "WHERE item_id IS NULL OR item_id = '' OR score IS NULL OR isnan(score) "
             "OR isinf(score) ORDER BY set_index, line NULLS LAST, item_id LIMIT 1"
@@ -104,7 +93,7 @@ class ItemStaging:
                 raise InputError(f"{self.path}: {where}: the item has no item_id")
             what = "no numeric score" if score is None else f"score {score} is not a number"
             raise InputError(f"{self.path}: {where}: item {item!r} has {what}")
-        dup = self.run(
+        dup = self.execute(
             "SELECT set_index, item_id, min(line), count(*) FROM items "
             "GROUP BY set_index, item_id HAVING count(*) > 1 ORDER BY 1, 2 LIMIT 1"
         ).fetchone()
@@ -115,7 +104,8 @@ class ItemStaging:
             )
 
     def summary(self, set_index: int) -> SetSummary:
-        row = self.run(
+        """The summary of one staged score set (binary when every score is 0 or 1)."""
+        row = self.execute(
             "SELECT count(*), avg(score), bool_and(score IN (0, 1)), "
             "count(*) FILTER (WHERE score = 1) FROM items WHERE set_index = ?",
             [set_index],
@@ -134,7 +124,7 @@ class ItemStaging:
 
     def columns(self) -> Columns:
         """The staged items as numpy columns (``set_index`` becomes ``set_id`` in the store)."""
-        result = self.run(
+        result = self.execute(
             "SELECT set_index, item_id, score, label, "
             "CASE WHEN bool_and(score IN (0, 1)) OVER (PARTITION BY set_index) "
             "     THEN score = 1 END AS passed, CAST(metadata AS VARCHAR) AS metadata "

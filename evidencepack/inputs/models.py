@@ -101,6 +101,8 @@ class Identity(StrictModel):
 
 
 class TokenStats(StrictModel):
+    """Token counts of a run: means and totals of input and output tokens."""
+
     input_mean_tokens: float | None = None
     output_mean_tokens: float | None = None
     input_total_tokens: int | None = None
@@ -189,11 +191,14 @@ class ServingRun(StrictModel):
     candidate: str | None = None
 
     def latency(self, metric: LatencyMetric) -> LatencyStats | None:
+        """The run's latency stats for one metric (TTFT, TPOT, ITL or end-to-end), if measured."""
         stats: LatencyStats | None = getattr(self, metric)
         return stats
 
 
 class DatasetRef(StrictModel):
+    """The dataset a score set names: name, version, digest."""
+
     name: str | None = None
     version: str | None = None
     digest: Sha256Hex | None = None

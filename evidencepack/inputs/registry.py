@@ -13,7 +13,9 @@ from typing import Any
 from .._text import misleading_characters
 from ..errors import InputError
 from ..provenance import file_record
-from . import (
+from .base import Format, ParsedInput, Probe
+from .detect import probe_file
+from .formats import (
     aiperf,
     aiperf_csv,
     aiperf_requests,
@@ -30,8 +32,6 @@ from . import (
     trtllm,
     vllm,
 )
-from .base import Format, ParsedInput, Probe
-from .detect import probe_file
 from .models import ServingRun
 from .sanity import impossible_values, verdict_findings
 
@@ -61,6 +61,7 @@ FORMATS: tuple[Format, ...] = (
 
 
 def format_by_id(format_id: str) -> Format:
+    """The registered format with this id (KeyError if none)."""
     for fmt in FORMATS:
         if fmt.id == format_id:
             return fmt
@@ -68,6 +69,7 @@ def format_by_id(format_id: str) -> Format:
 
 
 def detect_format(probe: Probe) -> Format:
+    """The first format whose detector accepts the probe; InputError naming them all if none."""
     for fmt in FORMATS:
         if fmt.detect(probe):
             return fmt

@@ -27,6 +27,7 @@ _GLOB = re.compile(r"[*?\[\]{}]")
 
 
 def require_regular(path: Path) -> None:
+    """InputError unless ``path`` is a regular file (not a FIFO, device or socket)."""
     try:
         mode = path.stat().st_mode
     except OSError as exc:

@@ -20,6 +20,7 @@ import duckdb
 import numpy as np
 
 from ..errors import InputError
+from ..store.connection import Connection
 from ._json import iter_json_lines
 from .base import Columns
 from .models import AggregateCheck, Definition, LatencyMetric, LatencyStats, Weighting
@@ -89,29 +90,30 @@ Locate = Callable[[int, int, "int | None", str], str]
 """(run index, request index, source line, staged column) -> where in the file that value is."""
 
 
-class Staging:
+class FileStaging(Connection):
+    """A private in-memory DuckDB for the rows of one input file; errors name the file."""
+
+    def __init__(self, path: Path, ddl: str) -> None:
+        self.path = path
+        super().__init__()
+        self.execute(ddl)
+
+    def _error(self, exc: duckdb.Error, doing: str) -> InputError:
+        return _input_error(self.path, exc)
+
+
+class Staging(FileStaging):
     """The staged per-request rows of one file."""
 
     def __init__(self, path: Path, locate: Locate) -> None:
-        self.path = path
         self.locate = locate
-        self.con = duckdb.connect(":memory:")
-        self.query(REQ_DDL)
-
-    def close(self) -> None:
-        self.con.close()
-
-    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None) -> Any:
-        try:
-            return self.con.execute(sql, params) if params is not None else self.con.execute(sql)
-        except duckdb.Error as exc:
-            raise _input_error(self.path, exc) from exc
+        super().__init__(path, REQ_DDL)
 
     # -- filling ----------------------------------------------------------------------------
 
     def insert(self, select_sql: str, params: Sequence[Any]) -> None:
         """``INSERT INTO req BY NAME <select_sql>``: columns the SELECT omits stay NULL."""
-        self.query(f"INSERT INTO req BY NAME {select_sql}", params)
+        self.execute(f"INSERT INTO req BY NAME {select_sql}", params)
 
     def insert_columns(self, columns: dict[str, Any]) -> None:
         """Insert a small columnar batch (lists of equal length) built in Python.
@@ -127,17 +129,14 @@ class Staging:
                     )
                     raise InputError(f"{self.path}: {where}: NaN is not a valid measurement")
         names = ", ".join(batch)  # our own column names, never input
-        try:
-            self.con.register("_batch", _as_arrays(batch))
-            self.con.execute(f"INSERT INTO req ({names}) SELECT {names} FROM _batch")
-            self.con.unregister("_batch")
-        except duckdb.Error as exc:
-            raise _input_error(self.path, exc) from exc
+        self.execute_over(
+            "_batch", _as_arrays(batch), f"INSERT INTO req ({names}) SELECT {names} FROM _batch"
+        )
 
     def finish(self) -> None:
         """Reject rows a reader flagged (``problem``), NaN and negative values, naming where
         they are; then derive TPOT."""
-        flagged = self.query(
+        flagged = self.execute(
             "SELECT run_index, request_index, line, problem FROM req WHERE problem IS NOT NULL "
             "ORDER BY run_index, request_index LIMIT 1"
         ).fetchone()
@@ -146,14 +145,14 @@ class Staging:
             where = self.locate(int(run_index), int(request_index), line, "problem")
             raise InputError(f"{self.path}: {where}{problem}")
         for column in _CHECKED_COLUMNS:
-            bad = self.query(
+            bad = self.execute(
                 f"SELECT run_index, request_index, line, {column} FROM req "
                 f"WHERE isnan({column}) OR {column} < 0 "
                 "ORDER BY run_index, request_index LIMIT 1"
             ).fetchone()
             if bad is not None:
                 self._reject(bad, column)
-        bad = self.query(
+        bad = self.execute(
             "SELECT run_index, request_index, line, g FROM "
             "(SELECT run_index, request_index, line, unnest(itl_gaps_ms) AS g FROM req) "
             "WHERE isnan(g) OR g < 0 ORDER BY run_index, request_index LIMIT 1"
@@ -162,12 +161,12 @@ class Staging:
             self._reject(bad, "itl_gaps_ms")
         if not _EMPTY_OUTPUT_VALID.get():
             # A "success" that produced no token is an error, not a fast request.
-            self.query(
+            self.execute(
                 "UPDATE req SET ok = false, error = ? WHERE ok AND output_tokens = 0",
                 [EMPTY_OUTPUT],
             )
         # TPOT by the canonical definition: the first token is excluded.
-        self.query(
+        self.execute(
             "UPDATE req SET tpot_ms = (e2e_ms - ttft_ms) / (output_tokens - 1) "
             "WHERE ok AND output_tokens > 1 AND e2e_ms IS NOT NULL AND ttft_ms IS NOT NULL"
         )
@@ -182,7 +181,7 @@ class Staging:
 
     def counts(self, run_index: int) -> tuple[int, int]:
         """(rows, ok rows) of one run."""
-        row = self.query(
+        row = self.execute(
             "SELECT count(*), count(*) FILTER (WHERE ok) FROM req WHERE run_index = ?",
             [run_index],
         ).fetchone()
@@ -190,13 +189,14 @@ class Staging:
 
     def empty_outputs(self, run_index: int) -> int:
         """Requests of one run the tool counted as successes that produced no output token."""
-        row = self.query(
+        row = self.execute(
             "SELECT count(*) FROM req WHERE run_index = ? AND error = ?", [run_index, EMPTY_OUTPUT]
         ).fetchone()
         return int(row[0]) if row else 0
 
     def token_means(self, run_index: int) -> tuple[float | None, float | None, int, int]:
-        row = self.query(
+        """Mean and total input and output tokens over one run's successful requests."""
+        row = self.execute(
             "SELECT avg(input_tokens), avg(output_tokens), "
             "coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0) "
             "FROM req WHERE run_index = ? AND ok",
@@ -221,7 +221,7 @@ class Staging:
     ) -> LatencyStats | None:
         """The distribution of one staged column for one run, or None when it has no values."""
         quantiles = [q for _, q in PERCENTILES]
-        row = self.query(
+        row = self.execute(
             "SELECT count(x), avg(x), quantile_cont(x, ?::DOUBLE[]), min(x), max(x), "
             f"stddev_pop(x) FROM ({self._source(slot)})",
             [quantiles, run_index],
@@ -249,7 +249,7 @@ class Staging:
         """Compare the tool's mean and percentiles with the recomputed distribution."""
 
         def order_stats(indices: list[int]) -> list[float]:
-            row = self.query(
+            row = self.execute(
                 "SELECT list_transform(?::BIGINT[], lambda i: s[i]) FROM "
                 f"(SELECT list_sort(list(x)) AS s FROM ({self._source(slot)}))",
                 [indices, run_index],
@@ -263,7 +263,7 @@ class Staging:
     def columns(self) -> Columns:
         """The staged rows as numpy columns for the store (``run_index`` becomes ``run_id``
         there: see ``inputs/load.py``)."""
-        result = self.query(
+        result = self.execute(
             "SELECT run_index, request_index, ok, error, "
             "CAST(input_tokens AS BIGINT) AS input_tokens, "
             "CAST(output_tokens AS BIGINT) AS output_tokens, start_s, ttft_ms, e2e_ms, tpot_ms, "
@@ -338,16 +338,19 @@ def compare(
 
 
 def clip_index(index: int, n: int) -> int:
+    """``index`` clipped to 1..n (a percentile's rank within n rows)."""
     return max(1, min(n, index))
 
 
 def tolerance(value: float) -> float:
+    """How far a tool's figure may be from the recomputed one: the larger of both tolerances."""
     return max(ABS_TOLERANCE_MS, REL_TOLERANCE * abs(value))
 
 
 def make_check(
     metric: str, statistic: str, tool: float, recomputed: float, low: float, high: float
 ) -> AggregateCheck:
+    """A tool's figure against the one recomputed from the rows: ok within [low, high]."""
     return AggregateCheck(
         metric=metric,
         statistic=statistic,

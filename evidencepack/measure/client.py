@@ -37,6 +37,7 @@ class Endpoint:
 
     @property
     def host_header(self) -> str:
+        """The ``Host`` header: the host, with the port unless it is the scheme's default."""
         default = 443 if self.scheme == "https" else 80
         return self.host if self.port == default else f"{self.host}:{self.port}"
 
@@ -71,6 +72,7 @@ class RequestSettings:
     timeout_s: float = 600.0
 
     def body(self, prompt: str | list[dict[str, Any]], max_tokens: int | None) -> dict[str, Any]:
+        """The JSON body of one streamed request for ``prompt``."""
         body: dict[str, Any] = {"model": self.model, "stream": True}
         if self.api == "chat":
             messages = prompt if isinstance(prompt, list) else [{"role": "user", "content": prompt}]
@@ -106,6 +108,7 @@ class Outcome:
 
     @property
     def ok(self) -> bool:
+        """Whether the request succeeded."""
         return self.error is None
 
 
@@ -137,6 +140,7 @@ class Client:
         self.path = endpoint.base_path + path
 
     async def close(self) -> None:
+        """Close every idle connection."""
         while self._idle:
             self._idle.pop().close()
 

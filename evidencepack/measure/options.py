@@ -118,10 +118,12 @@ class PointConfig:
     note: str | None
 
     def to_json(self) -> str:
+        """The config as JSON, for the worker process."""
         return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> PointConfig:
+        """The config the parent process wrote."""
         return cls(**json.loads(text))
 
 

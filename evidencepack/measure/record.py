@@ -30,6 +30,7 @@ _HEADERS_KEPT = ("server", "x-powered-by", "x-request-id", "openai-version", "vi
 
 
 def utc_now() -> str:
+    """The current UTC time, ISO 8601 with milliseconds and ``Z``."""
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
@@ -102,6 +103,7 @@ def failure_counts(rows: Iterable[dict[str, Any]]) -> dict[str, int]:
 
 
 def library_versions() -> dict[str, str | None]:
+    """The installed versions of evidencepack and LoadGen (None if absent)."""
     out: dict[str, str | None] = {}
     for name in ("evidencepack", "mlcommons-loadgen"):
         try:
@@ -113,6 +115,7 @@ def library_versions() -> dict[str, str | None]:
 
 
 def client_host() -> dict[str, Any]:
+    """The measuring host: name, platform, machine, CPU count."""
     return {
         "hostname": socket.gethostname(),
         "platform": platform.platform(),
@@ -122,12 +125,14 @@ def client_host() -> dict[str, Any]:
 
 
 def write_json_atomic(path: Path, payload: Any) -> None:
+    """Write ``payload`` as indented JSON through a temporary file and a rename."""
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     tmp.replace(path)
 
 
 def write_rows(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    """Write one JSON line per row through a temporary file and a rename."""
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as out:
         for row in rows:

@@ -82,6 +82,7 @@ class StreamingSut:
         self.close()
 
     def close(self) -> None:
+        """Close the client and stop the event loop thread."""
         if self._thread.is_alive():
             asyncio.run_coroutine_threadsafe(self.client.close(), self._loop).result(5)
             self._loop.call_soon_threadsafe(self._loop.stop)
@@ -99,6 +100,7 @@ class StreamingSut:
 
     # LoadGen's issuing thread.
     def issue_query(self, samples: Sequence[lg.QuerySample]) -> None:
+        """LoadGen's callback: start one streamed request per sample on the event loop."""
         issued = time.perf_counter_ns()
         pairs = [(s.id, s.index) for s in samples]
         self._loop.call_soon_threadsafe(self._start, pairs, issued)
@@ -112,10 +114,12 @@ class StreamingSut:
 
     @property
     def stopped(self) -> threading.Event:
+        """Set once the run is stopped (``stop_reason`` says why)."""
         return self._stopped
 
     @property
     def in_flight_tasks(self) -> int:
+        """Requests started and not yet finished."""
         return len(self._tasks)
 
     def snapshot_rows(self) -> list[Row]:

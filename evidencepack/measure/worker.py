@@ -78,6 +78,7 @@ def loadgen_settings(config: PointConfig) -> lg.TestSettings:
 def run(config: PointConfig) -> int:
     # LoadGen's issuing thread and the client's event loop hand the GIL back and forth on every
     # request; Python's default 5 ms switch interval showed up as milliseconds of TTFT.
+    """Measure one load point into its run folder (``run.json`` says whether it completed)."""
     sys.setswitchinterval(0.0005)
     outdir = Path(config.outdir)
     prompts, prompts_sha256 = load_prompts(Path(config.prompts))
@@ -210,6 +211,7 @@ def _no_op(_samples: object) -> None:
 
 
 def main(argv: list[str]) -> int:
+    """The worker process's entry point: ``argv[0]`` is the point's config file."""
     config = PointConfig.from_json(Path(argv[0]).read_text(encoding="utf-8"))
     return run(config)
 

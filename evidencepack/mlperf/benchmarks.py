@@ -59,6 +59,7 @@ class ResolvedBenchmark:
 
     @property
     def model_family(self) -> str:
+        """The model family of the benchmark (``llama2-70b`` for ``llama2-70b-99.9``)."""
         return BENCHMARKS[self.benchmark]
 
 

@@ -24,7 +24,8 @@ from .benchmarks import (
     resolve_scenario,
 )
 from .checks import apply_rules
-from .loadgen_log import LoadgenLog, parse_run, sample_headline
+from .loadgen_log import LoadgenLog, sample_headline
+from .loadgen_run import parse_run
 from .models import MlperfResult, SourceFile
 from .system import SystemInfo, read_system
 from .tree import ResultFiles
@@ -71,6 +72,7 @@ class ImportContext:
         return self._systems[path]
 
     def resolve(self, files: ResultFiles) -> tuple[ResolvedBenchmark, Path | None] | None:
+        """The benchmark a result folder answers, and the mapping file that said so."""
         found = resolve_benchmark(files.benchmark_dir)
         if found is not None or files.submitter_dir is None:
             return (found, None) if found else None

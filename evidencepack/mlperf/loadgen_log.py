@@ -1,9 +1,8 @@
-"""One MLPerf LoadGen run: ``mlperf_log_detail.txt`` (the truth) and its summary (a cross-check).
+"""One MLPerf LoadGen detail log, ``mlperf_log_detail.txt`` (the truth), into ``LoadgenLog``.
 
-``parse_loadgen_dir(path)`` reads a LoadGen output folder; ``parse_run(detail, summary)`` reads
-the two files wherever they are. Times are milliseconds, throughputs per second. A malformed
-file, or a summary that contradicts its detail log, raises ``LoadgenLogError`` naming
-``file:line``.
+``parse_detail(path)`` reads it; ``loadgen_summary`` reads the summary printout and
+``loadgen_run`` puts the two together. Times are milliseconds, throughputs per second. A
+malformed file raises ``LoadgenLogError`` naming ``file:line``.
 """
 
 from __future__ import annotations
@@ -113,14 +112,17 @@ class LoadgenLog(StrictModel):
 
     @property
     def ttft_p99_ms(self) -> float | None:
+        """The p99 time to first token, if the run logged one."""
         return self.ttft_ms.get("p99")
 
     @property
     def tpot_p99_ms(self) -> float | None:
+        """The p99 time per output token, if the run logged one."""
         return self.tpot_ms.get("p99")
 
     @property
     def latency_p99_ms(self) -> float | None:
+        """The p99 request latency, if the run logged one."""
         return self.latency_ms.get("p99")
 
     @property
@@ -139,6 +141,7 @@ class LoadgenLog(StrictModel):
 
     @property
     def is_performance_run(self) -> bool:
+        """Whether this was a performance run (not accuracy-only)."""
         return self.test_mode in (None, "PerformanceOnly")
 
     def cite(self, key: str) -> str:
@@ -405,6 +408,7 @@ def parse_detail(path: Path) -> LoadgenLog:
 
 
 def scenario_of(values: dict[str, Any]) -> str | None:
+    """The ``effective_scenario`` a detail log states, if it is a string."""
     scenario = values.get("effective_scenario")
     return scenario if isinstance(scenario, str) else None
 
@@ -456,38 +460,3 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-# --- a run: detail + summary ----------------------------------------------------------------
-
-
-def parse_run(detail: Path | None, summary: Path | None) -> LoadgenLog:
-    """One run from its detail log (the truth) cross-checked against its summary, or the summary
-    alone where no detail log exists (older published trees). Contradictions raise."""
-    from .loadgen_summary import cross_check, parse_summary_raw
-
-    if detail is None and summary is None:
-        raise LoadgenLogError(f"neither {DETAIL_NAME} nor {SUMMARY_NAME} was found")
-    if detail is None:
-        assert summary is not None
-        return parse_summary_raw(summary).to_log()
-    log = parse_detail(detail)
-    if summary is not None:
-        raw = parse_summary_raw(summary)
-        problems = cross_check(log, raw)
-        if problems:
-            raise LoadgenLogError(
-                f"{summary}: contradicts {detail} in {len(problems)} value(s)", problems
-            )
-        log = log.model_copy(update={"summary_path": str(summary)})
-    return log
-
-
-def parse_loadgen_dir(path: Path) -> LoadgenLog:
-    """A LoadGen output folder (``mlperf_log_detail.txt`` and/or ``mlperf_log_summary.txt``)."""
-    if not path.is_dir():
-        raise LoadgenLogError(f"{path}: not a folder")
-    detail, summary = path / DETAIL_NAME, path / SUMMARY_NAME
-    if not detail.is_file() and not summary.is_file():
-        raise LoadgenLogError(f"{path}: no {DETAIL_NAME} or {SUMMARY_NAME} in this folder")
-    return parse_run(detail if detail.is_file() else None, summary if summary.is_file() else None)

@@ -95,6 +95,7 @@ class MlperfResult(StrictModel):
 
     @property
     def primary_runtime(self) -> StackComponent | None:
+        """The first runtime the submitter named, if any."""
         return self.runtime[0] if self.runtime else None
 
 
@@ -122,4 +123,5 @@ class ImportReport(StrictModel):
 
     @property
     def ok(self) -> bool:
+        """True when no result was rejected."""
         return not self.rejected

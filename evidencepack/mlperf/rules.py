@@ -29,6 +29,7 @@ class AccuracyTarget(StrictModel):
 
     @property
     def bound(self) -> float:
+        """The value the accuracy is held against: ``reference * factor``."""
         return self.reference * self.factor
 
 

@@ -73,6 +73,7 @@ class Stack(StrictModel):
     raw: str = ""
 
     def of_kind(self, kind: Kind) -> tuple[StackComponent, ...]:
+        """The components of one kind, in the submitter's order."""
         return tuple(c for c in self.components if c.kind == kind)
 
     @property

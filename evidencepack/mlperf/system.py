@@ -81,6 +81,7 @@ def read_system(path: Path, system_id: str) -> SystemInfo:
 
 
 def normalise_system(data: dict[str, Any], *, path: str, system_id: str) -> SystemInfo:
+    """A submission's system description, cleaned; what could not be read is noted."""
     notes: list[str] = []
     per_node = clean_int(data.get("accelerators_per_node"), "accelerators_per_node", notes)
     nodes = clean_int(data.get("number_of_nodes"), "number_of_nodes", notes)

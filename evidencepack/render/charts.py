@@ -22,6 +22,7 @@ MISS_COLOUR = "#b3261e"
 
 
 def colour(index: int) -> str:
+    """The palette colour of the ``index``-th candidate (cycling)."""
     return PALETTE[index % len(PALETTE)]
 
 
@@ -33,6 +34,8 @@ def _f(value: float) -> str:
 
 @dataclass(frozen=True)
 class Tick:
+    """One axis tick: its position and label."""
+
     pos: str
     label: str
 
@@ -80,6 +83,8 @@ def _tick_label(values: Sequence[float]) -> Callable[[float], str]:
 
 @dataclass(frozen=True)
 class Marker:
+    """One load point on a latency panel, and whether it met the SLO or is the operating point."""
+
     x: str
     y: str
     meets: bool
@@ -90,6 +95,8 @@ class Marker:
 
 @dataclass(frozen=True)
 class Panel:
+    """One latency panel (TTFT or TPOT): its frame, ticks, limit line and markers."""
+
     title: str
     left: str
     top: str
@@ -112,6 +119,8 @@ class Panel:
 
 @dataclass(frozen=True)
 class LatencyChart:
+    """One candidate's latency against load, one panel per metric."""
+
     title: str
     colour: str
     width: int
@@ -192,6 +201,8 @@ def latency_chart(capacity: Capacity, slo: Slo, index: int) -> LatencyChart:
 
 @dataclass(frozen=True)
 class Bar:
+    """One candidate's bar on the cost chart."""
+
     label: str
     note: str
     colour: str
@@ -262,6 +273,8 @@ def _frame(
 
 @dataclass(frozen=True)
 class BarChart:
+    """The cost per million output tokens, one bar per candidate."""
+
     frame: Frame
     bars: tuple[Bar, ...]
 
@@ -328,6 +341,8 @@ def cost_chart(costs: Sequence[tuple[int, Cost, bool]]) -> BarChart | None:
 
 @dataclass(frozen=True)
 class IntervalRow:
+    """One candidate's quality estimate and its confidence interval."""
+
     label: str
     colour: str
     meets: bool
@@ -342,6 +357,8 @@ class IntervalRow:
 
 @dataclass(frozen=True)
 class IntervalChart:
+    """Quality estimates with their intervals against the bar."""
+
     frame: Frame
     value_x: str
     bar_x: str

@@ -26,6 +26,7 @@ def listing(files: Iterable[InputFile]) -> str:
 
 
 def listing_sha256(files: Iterable[InputFile]) -> str:
+    """The sha256 of the files' ``sha256sum``-style listing."""
     return hashlib.sha256(listing(files).encode("utf-8")).hexdigest()
 
 
@@ -66,10 +67,12 @@ class InputGroup:
 
     @property
     def size_bytes(self) -> int:
+        """The group's total size in bytes."""
         return sum(f.size_bytes for f in self.files)
 
     @property
     def single(self) -> bool:
+        """Whether the group holds a single file."""
         return len(self.files) == 1
 
     @property
@@ -95,6 +98,7 @@ class InputGroup:
 
     @property
     def warnings(self) -> tuple[tuple[str, str], ...]:
+        """Every reader warning of the group's files, with the file's name."""
         return tuple(
             (name, warning)
             for name, f in zip(self.names, self.files, strict=True)
@@ -148,6 +152,8 @@ class EvidenceItem:
 
 @dataclass(frozen=True)
 class EvidenceList:
+    """The files a claim or check rests on: their common folder and one item each."""
+
     folder: str
     items: tuple[EvidenceItem, ...]
 

@@ -145,6 +145,7 @@ def one_line(text: str, limit: int = 150) -> str:
 
 
 def yes_no(value: bool | None) -> str:
+    """``yes``, ``no`` or the missing-value mark."""
     return MISSING if value is None else ("yes" if value else "no")
 
 

@@ -55,17 +55,22 @@ CHECK_GROUPS = (
 
 @dataclass(frozen=True)
 class ClaimView:
+    """One claim of the report's claim ledger, numbered, with its evidence list."""
+
     number: int
     claim: Claim
     evidence: EvidenceList
 
     @property
     def topic(self) -> str:
+        """The claim's topic: its id up to the first ``.``, ``/`` or ``:``."""
         return re.split(r"[./:]", self.claim.id, maxsplit=1)[0]
 
 
 @dataclass(frozen=True)
 class CandidateView:
+    """One candidate as the report shows it: verdict, spec, colour and its figures."""
+
     number: int
     verdict: CandidateVerdict
     spec: Candidate | None
@@ -83,6 +88,8 @@ class CandidateView:
 
 @dataclass(frozen=True)
 class CheckView:
+    """One check result, numbered, with its evidence list."""
+
     number: int
     check: CheckResult
     evidence: EvidenceList
@@ -90,6 +97,8 @@ class CheckView:
 
 @dataclass(frozen=True)
 class CheckGroup:
+    """The checks of one group of ``CHECK_GROUPS`` (checklist, service level, provenance)."""
+
     key: str
     title: str
     checks: tuple[CheckView, ...]
@@ -154,6 +163,7 @@ class ReportView:
     def claims_for(
         self, topic: str, candidate: str | None, row: str | None = None
     ) -> tuple[ClaimView, ...]:
+        """The claims of one topic for a candidate (and one row, if given)."""
         return tuple(
             c
             for c in self.claims
@@ -163,24 +173,30 @@ class ReportView:
         )
 
     def candidate(self, candidate_id: str | None) -> CandidateView | None:
+        """The candidate with this id, if any."""
         return next((c for c in self.candidates if c.verdict.id == candidate_id), None)
 
     def comparability_for(self, candidate_id: str | None) -> tuple[ComparabilityView, ...]:
+        """The comparability rows of one candidate."""
         return tuple(r for r in self.comparability if r.findings.candidate == candidate_id)
 
     def inputs_for(self, candidate_id: str | None) -> tuple[InputGroup, ...]:
+        """The input groups of one candidate."""
         return tuple(g for g in self.input_groups if g.candidate == candidate_id)
 
     def checks_for(self, candidate_id: str | None) -> tuple[CheckView, ...]:
+        """The check results of one candidate."""
         return tuple(
             c for g in self.check_groups for c in g.checks if c.check.candidate == candidate_id
         )
 
     def claim_list(self, candidate_id: str | None) -> tuple[ClaimView, ...]:
+        """The claims of one candidate."""
         return tuple(c for c in self.claims if c.claim.candidate == candidate_id)
 
     @property
     def cost_has_spread(self) -> bool:
+        """Whether any candidate's cost has a spread over repeated runs."""
         return any(c.cost.spread_per_million_output_tokens for c in self.candidates if c.cost)
 
     @property

@@ -11,11 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..manifest import BUNDLE_NAME
+from ..pack.layout import BUNDLE_NAME
 
 
 @dataclass(frozen=True)
 class SigningPlan:
+    """How the pack will be signed (key or keyless), as the report's first page says."""
+
     mode: Literal["key", "keyless"]
     key_fingerprint: str | None = None
     """sha256 hex of the DER public key, key mode only."""

@@ -20,7 +20,7 @@ from sigstore_models.intoto import Envelope, Signature
 from .._models import StrictModel
 from ..errors import CouldNotRun, VerificationError
 from ..limits import read_limited
-from ..manifest import PAYLOAD_TYPE
+from .statement import PAYLOAD_TYPE
 
 BUNDLE_MEDIA_TYPE: Literal["application/vnd.dev.sigstore.bundle.v0.3+json"] = (
     "application/vnd.dev.sigstore.bundle.v0.3+json"
@@ -77,6 +77,7 @@ class ParsedBundle:
 
     @property
     def is_dsse(self) -> bool:
+        """Whether the bundle signs a DSSE envelope (the in-toto statement), not a digest."""
         return self.payload is not None
 
 

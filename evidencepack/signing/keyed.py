@@ -14,9 +14,9 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from ..errors import VerificationError
-from ..keys import key_fingerprint, load_private_key, read_passphrase, signature_hash
-from ..manifest import PAYLOAD_TYPE
 from .bundle import CheckedSignature, ParsedBundle, SignerInfo, key_bundle, pae
+from .keys import key_fingerprint, load_private_key, read_passphrase, signature_hash
+from .statement import PAYLOAD_TYPE
 
 
 class KeySigner:
@@ -34,6 +34,7 @@ class KeySigner:
         path: Path,
         passphrase: Callable[[], bytes] = lambda: read_passphrase(confirm=False),
     ) -> KeySigner:
+        """A signer from an encrypted (or plain) PKCS#8 private key file."""
         return cls(load_private_key(path, passphrase))
 
     def sign_payload(self, payload: bytes) -> bytes:

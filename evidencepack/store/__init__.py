@@ -19,6 +19,7 @@ import duckdb
 from ..errors import InputError, StoreError
 from ..limits import regular_file_problem
 from ..provenance import FileRecord
+from .connection import Connection
 
 STORE_VERSION = 2
 
@@ -52,50 +53,38 @@ def _check_store_file(path: Path) -> None:
         raise InputError(f"{path}: not a DuckDB evidence store{kind}")
 
 
-class Store:
+class Store(Connection):
     """A DuckDB database (a file, or in memory when ``path`` is None) with evidencepack's tables."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         if path is not None:
             _check_store_file(path)
-        try:
-            self.con = duckdb.connect(str(path) if path else ":memory:", config=dict(_CONFIG))
-            # Nothing the store runs later may turn the extension switches back on.
-            self.con.execute("SET lock_configuration = true")
-        except duckdb.Error as exc:
-            raise StoreError(f"cannot open the evidence store {path}: {exc}") from exc
+        super().__init__(str(path) if path else ":memory:", config=_CONFIG)
         self._migrate()
+
+    def _error(self, exc: duckdb.Error, doing: str) -> StoreError:
+        return StoreError(f"{self.name}: {doing} failed: {exc}")
+
+    def _open_error(self, exc: duckdb.Error) -> StoreError:
+        return StoreError(f"cannot open the evidence store {self.path}: {exc}")
 
     @property
     def name(self) -> str:
         """The store as error messages name it."""
         return f"evidence store {self.path}" if self.path else "in-memory evidence store"
 
-    def close(self) -> None:
-        self.con.close()
-
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # -- queries ----------------------------------------------------------------------------
-
-    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None) -> Any:
-        """Run one parameterised statement; values always travel as parameters, never as SQL."""
-        try:
-            return self.con.execute(sql, params) if params is not None else self.con.execute(sql)
-        except duckdb.Error as exc:
-            raise StoreError(f"{self.name}: query failed: {exc}") from exc
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """One parameterised statement over many rows (small batches; bulk data uses readers)."""
         try:
             self.con.executemany(sql, rows)
         except duckdb.Error as exc:
-            raise StoreError(f"{self.name}: insert failed: {exc}") from exc
+            raise self._error(exc, "insert") from exc
 
     def rows(
         self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None
@@ -131,16 +120,13 @@ class Store:
         exprs = [f"list_extract(?::VARCHAR[], {source} + 1)" for source, _ in decode.values()]
         params = [list(values) for _, values in decode.values()]
         select = ", ".join([*exprs, *names])
-        try:
-            self.con.register("_bulk", dict(columns))
-            try:
-                self.con.execute(
-                    f"INSERT INTO {table} ({targets}) SELECT {select} FROM _bulk", params
-                )
-            finally:
-                self.con.unregister("_bulk")
-        except duckdb.Error as exc:
-            raise StoreError(f"{self.name}: bulk insert into {table} failed: {exc}") from exc
+        self.execute_over(
+            "_bulk",
+            dict(columns),
+            f"INSERT INTO {table} ({targets}) SELECT {select} FROM _bulk",
+            params,
+            doing=f"bulk insert into {table}",
+        )
         return len(next(iter(columns.values())))
 
     @contextmanager

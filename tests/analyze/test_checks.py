@@ -8,13 +8,12 @@ from pathlib import Path
 import pytest
 
 from evidencepack.analyze.capacity import RunPoint, size_candidate
-from evidencepack.analyze.checks import (
+from evidencepack.analyze.checklist import (
     c1_scenario,
     c2_own_scores,
     c3_stack,
     c4_remeasured,
     c5_envelope,
-    provenance_checks,
 )
 from evidencepack.analyze.comparability import compare, envelope_for
 from evidencepack.analyze.evidence import (
@@ -25,7 +24,8 @@ from evidencepack.analyze.evidence import (
     ScoreEvidence,
 )
 from evidencepack.analyze.models import InputFile
-from evidencepack.gather import reference_view
+from evidencepack.analyze.provenance_checks import provenance_checks
+from evidencepack.analyze.references import reference_view
 from evidencepack.mlperf.importer import import_path
 from evidencepack.mlperf.query import load_results
 from evidencepack.spec import PackSpec, load_spec

@@ -17,9 +17,9 @@ import pytest
 
 from evidencepack._cli import main
 from evidencepack.diff.summary import md
-from evidencepack.keys import generate_keypair
 from evidencepack.pipeline import BuildOptions, CompileOptions, build
 from evidencepack.signing.keyed import KeySigner
+from evidencepack.signing.keys import generate_keypair
 
 from ..conftest import REPO_ROOT, SAMPLE_SPEC
 

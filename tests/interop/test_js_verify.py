@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack.keys import generate_keypair
 from evidencepack.pipeline import BuildOptions, CompileOptions, build
 from evidencepack.signing.keyed import KeySigner
+from evidencepack.signing.keys import generate_keypair
 
 from ..conftest import SAMPLE_SPEC
 

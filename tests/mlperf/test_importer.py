@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.mlperf import import_path, load_results
+from evidencepack.mlperf.importer import import_path
 from evidencepack.mlperf.models import MlperfResult
+from evidencepack.mlperf.query import load_results
 from evidencepack.store import Store
 
 from .conftest import AMD_INTERACTIVE, replace_in

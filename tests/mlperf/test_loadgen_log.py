@@ -6,13 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack.mlperf.loadgen_log import (
-    DETAIL_NAME,
-    LoadgenLogError,
-    parse_detail,
-    parse_loadgen_dir,
-    parse_run,
-)
+from evidencepack.mlperf.loadgen_log import DETAIL_NAME, LoadgenLogError, parse_detail
+from evidencepack.mlperf.loadgen_run import parse_loadgen_dir, parse_run
 
 from .conftest import copy_run
 

@@ -6,13 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack.mlperf.loadgen_log import (
-    DETAIL_NAME,
-    SUMMARY_NAME,
-    LoadgenLogError,
-    parse_detail,
-    parse_loadgen_dir,
-)
+from evidencepack.mlperf.loadgen_log import DETAIL_NAME, SUMMARY_NAME, LoadgenLogError, parse_detail
+from evidencepack.mlperf.loadgen_run import parse_loadgen_dir
 from evidencepack.mlperf.loadgen_summary import cross_check, parse_summary_raw
 
 from .conftest import copy_run

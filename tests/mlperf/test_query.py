@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from evidencepack.errors import StoreError
-from evidencepack.mlperf import import_path, list_results, load_results
+from evidencepack.mlperf.importer import import_path
+from evidencepack.mlperf.query import list_results, load_results
 from evidencepack.store import Store
 
 

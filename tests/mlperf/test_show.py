@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from evidencepack._cli import main
-from evidencepack.mlperf import load_results
+from evidencepack.mlperf.query import load_results
 from evidencepack.store import Store
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"

@@ -17,10 +17,12 @@ import pytest
 
 from evidencepack._cli import main
 from evidencepack.errors import InputError
-from evidencepack.mlperf import import_path, load_results
 from evidencepack.mlperf.accuracy import read_accuracy
-from evidencepack.mlperf.loadgen_log import DETAIL_NAME, SUMMARY_NAME, parse_run
+from evidencepack.mlperf.importer import import_path
+from evidencepack.mlperf.loadgen_log import DETAIL_NAME, SUMMARY_NAME
+from evidencepack.mlperf.loadgen_run import parse_run
 from evidencepack.mlperf.models import ImportReport
+from evidencepack.mlperf.query import load_results
 from evidencepack.store import Store
 
 from .test_importer import printed_precision_equal

@@ -20,7 +20,8 @@ import sys, time
 from pathlib import Path
 from tests.render import fixture
 from tests.render.test_pdf import attachments
-from evidencepack.render import render_html, render_pdf
+from evidencepack.render.html import render_html
+from evidencepack.render.pdf import render_pdf
 from evidencepack.render.pdf import load_weasyprint
 
 load_weasyprint()

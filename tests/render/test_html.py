@@ -10,8 +10,8 @@ import pytest
 
 from evidencepack.errors import RenderError
 from evidencepack.render import html as render_html_module
-from evidencepack.render import render_html
 from evidencepack.render.evidence import listing_sha256
+from evidencepack.render.html import render_html
 from evidencepack.render.signing_plan import SigningPlan
 
 from . import fixture

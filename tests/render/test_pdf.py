@@ -13,8 +13,8 @@ import pypdf
 import pytest
 
 from evidencepack.errors import EXIT_COULD_NOT_RUN, RenderError
-from evidencepack.render import Attachment, render_html, render_pdf
-from evidencepack.render.pdf import SYSTEM_PACKAGES
+from evidencepack.render.html import render_html
+from evidencepack.render.pdf import SYSTEM_PACKAGES, Attachment, render_pdf
 
 from . import fixture
 

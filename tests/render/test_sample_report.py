@@ -15,7 +15,7 @@ import pypdf
 import pytest
 
 from evidencepack.analyze.models import DecisionDocument, InputFile
-from evidencepack.evidence_manifest import MANIFEST_NAME
+from evidencepack.pack.layout import MANIFEST_NAME
 from evidencepack.pipeline import BuildOptions, BuildResult, CompileOptions, build
 from evidencepack.render.evidence import group_inputs, listing_sha256
 from evidencepack.render.formatting import money

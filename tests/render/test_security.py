@@ -18,9 +18,9 @@ import pypdf
 import pytest
 
 from evidencepack.errors import RenderError
-from evidencepack.render import render_html, render_pdf
 from evidencepack.render.fetcher import FetchRefused
-from evidencepack.render.pdf import load_weasyprint, url_fetcher
+from evidencepack.render.html import render_html
+from evidencepack.render.pdf import load_weasyprint, render_pdf, url_fetcher
 
 from . import fixture
 from .scan import bad_attributes, scan

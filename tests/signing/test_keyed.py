@@ -11,9 +11,9 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 
 from evidencepack.errors import VerificationError
-from evidencepack.keys import generate_keypair, key_fingerprint, load_public_key
 from evidencepack.signing.bundle import parse_bundle
 from evidencepack.signing.keyed import KeySigner, verify_key_bundle
+from evidencepack.signing.keys import generate_keypair, key_fingerprint, load_public_key
 
 
 def _model_transparency(shared_data: Path) -> tuple[bytes, Path]:

@@ -12,10 +12,10 @@ import pytest
 import sigstore
 
 from evidencepack.errors import VerificationError
-from evidencepack.manifest import PREDICATE_TYPE
+from evidencepack.pack.predicate import PREDICATE_TYPE
 from evidencepack.signing.bundle import parse_bundle
 from evidencepack.signing.keyless import TrustRoot, load_trust_root, verify_keyless_bundle
-from evidencepack.verify import KeylessPolicy, verify_file, verify_pack
+from evidencepack.signing.verify import KeylessPolicy, verify_file, verify_pack
 
 _STORE = Path(sigstore.__file__).parent / "_store"
 PRODUCTION_ROOT = _STORE / "https%3A%2F%2Ftuf-repo-cdn.sigstore.dev" / "trusted_root.json"

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack.keys import KeyPair, generate_keypair
-from evidencepack.manifest import PackPredicate
-from evidencepack.sign import sign_pack
+from evidencepack.pack.predicate import PackPredicate
+from evidencepack.pack.toolchain import Toolchain
 from evidencepack.signing.keyed import KeySigner
 from evidencepack.signing.keyless import KeylessSigner
-from evidencepack.toolchain import Toolchain
+from evidencepack.signing.keys import KeyPair, generate_keypair
+from evidencepack.signing.sign import sign_pack
 
 from ..packs import build_pack
 from .instance import GITHUB_ISSUER, LocalSigstore

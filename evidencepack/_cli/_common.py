@@ -1,0 +1,99 @@
+"""What every command shares: the parser class, printing, common arguments, compile options."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from ..errors import EXIT_CODES_HELP, UsageError
+
+if TYPE_CHECKING:
+    from ..pipeline import CompileOptions
+
+Handler = Callable[[argparse.Namespace], int]
+Command = Callable[[str, Handler, str], argparse.ArgumentParser]
+"""Adds one subcommand: (name, handler, one-line help) -> its parser."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argparse parser whose usage errors are ``UsageError`` (exit 2), not ``SystemExit``."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def optional_path(value: str | None) -> Path | None:
+    """A path argument that may be absent."""
+    return Path(value) if value else None
+
+
+def emit(payload: Any, *, as_json: bool, text: str) -> None:
+    """Print ``payload`` as JSON with ``--json``, else ``text``."""
+    if as_json:
+        print(json.dumps(payload, indent=2, sort_keys=True, default=str))
+    else:
+        print(text)
+
+
+def compile_options(args: argparse.Namespace) -> CompileOptions:
+    """``--allow-outside-paths`` and ``--as-of`` as the pipeline's CompileOptions."""
+    from ..pipeline import CompileOptions
+
+    as_of = None
+    if args.as_of:
+        try:
+            as_of = dt.date.fromisoformat(args.as_of)
+        except ValueError as exc:
+            raise UsageError(f"--as-of {args.as_of!r}: give a date as YYYY-MM-DD") from exc
+    return CompileOptions(allow_outside=args.allow_outside_paths, as_of=as_of)
+
+
+def json_argument(p: argparse.ArgumentParser, help_text: str = "print the result as JSON") -> None:
+    """Add ``--json``."""
+    p.add_argument("--json", action="store_true", help=help_text)
+
+
+def allow_outside_argument(p: argparse.ArgumentParser) -> None:
+    """Add ``--allow-outside-paths``."""
+    p.add_argument(
+        "--allow-outside-paths",
+        action="store_true",
+        help="allow evidence paths outside the spec's folder",
+    )
+
+
+def compile_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the options every command that compiles a spec takes."""
+    allow_outside_argument(p)
+    p.add_argument(
+        "--as-of",
+        metavar="DATE",
+        help="judge waiver expiry on this date (default: the spec's decision date)",
+    )
+
+
+def add_command(
+    subparsers: argparse._SubParsersAction[Parser],
+    name: str,
+    handler: Callable[[argparse.Namespace], int],
+    help_text: str,
+) -> argparse.ArgumentParser:
+    """A subcommand whose --help repeats its one-line help and lists the exit codes."""
+    p = subparsers.add_parser(
+        name,
+        help=help_text,
+        description=help_text,
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.set_defaults(handler=handler)
+    return p
+
+
+def group_help(args: argparse.Namespace) -> int:
+    """The handler of a command group given no action."""
+    raise UsageError(f"evidencepack {args.command}: give an action (see --help)")

@@ -1,0 +1,126 @@
+"""Who signs, and who must have signed: options ``build``, ``sign``, ``verify``, ``diff`` share."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import UsageError
+from ._common import optional_path
+
+if TYPE_CHECKING:
+    from ..signing.sign import PackSigner
+    from ..signing.verify import VerifyPolicy
+
+
+@dataclass(frozen=True)
+class SignerOptions:
+    """``--key``, or the keyless options: shared by ``sign`` and ``build --sign``."""
+
+    key: Path | None
+    identity_token: str | None
+    staging: bool
+    trust_config: Path | None
+
+
+def signer_options(args: argparse.Namespace) -> SignerOptions:
+    """The signer options of a ``build`` or ``sign`` command line."""
+    return SignerOptions(
+        optional_path(args.key), args.identity_token, args.staging, optional_path(args.trust_config)
+    )
+
+
+def make_signer(opts: SignerOptions) -> PackSigner:
+    """A key signer with --key, else a keyless Sigstore signer."""
+    if opts.key is not None:
+        if opts.identity_token or opts.staging or opts.trust_config:
+            raise UsageError(
+                "--key signs without Sigstore: drop --identity-token/--staging/--trust-config"
+            )
+        from ..signing.keyed import KeySigner
+
+        return KeySigner.from_file(opts.key)
+    from ..signing.keyless import KeylessSigner
+
+    return KeylessSigner(opts.identity_token, staging=opts.staging, trust_config=opts.trust_config)
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    target: Path
+    bundle: Path | None
+    cert_identity: str | None
+    cert_oidc_issuer: str | None
+    key: Path | None
+    trusted_root: Path | None
+    staging: bool
+    offline: bool
+    json: bool
+    any_file: bool = False
+
+
+def verify_policy(opts: VerifyOptions) -> VerifyPolicy:
+    from ..signing.verify import KeylessPolicy, KeyPolicy
+
+    keyless = opts.cert_identity is not None or opts.cert_oidc_issuer is not None
+    if opts.key is not None:
+        if keyless or opts.trusted_root or opts.staging or opts.offline:
+            raise UsageError(
+                "--key verifies a key-signed pack: drop --cert-identity/--cert-oidc-issuer/"
+                "--trusted-root/--staging/--offline"
+            )
+        from ..signing.keys import load_public_key
+
+        return KeyPolicy(load_public_key(opts.key))
+    if not (opts.cert_identity and opts.cert_oidc_issuer):
+        raise UsageError(
+            "say who must have signed: --cert-identity and --cert-oidc-issuer (both), or --key"
+        )
+    if opts.trusted_root and opts.staging:
+        raise UsageError(
+            "--staging picks Sigstore's staging root; it cannot go with --trusted-root"
+        )
+    from ..signing.keyless import load_trust_root
+
+    root = load_trust_root(opts.trusted_root, staging=opts.staging, offline=opts.offline)
+    return KeylessPolicy(opts.cert_identity, opts.cert_oidc_issuer, root)
+
+
+def keyless_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the keyless signing options (``--identity-token``, ``--staging``, ``--trust-config``)."""
+    p.add_argument(
+        "--identity-token",
+        metavar="TOKEN",
+        help="keyless: the OIDC token (default: $SIGSTORE_IDENTITY_TOKEN, then ambient "
+        "credentials such as GitHub Actions with id-token: write)",
+    )
+    p.add_argument(
+        "--staging", action="store_true", help="keyless: use Sigstore's public staging instance"
+    )
+    p.add_argument(
+        "--trust-config",
+        metavar="FILE",
+        help="keyless: a Sigstore client trust config (a private Sigstore instance)",
+    )
+
+
+def verifier_arguments(p: argparse.ArgumentParser, key_help: str) -> None:
+    """Who must have signed: --key, or --cert-identity/--cert-oidc-issuer and the trust root."""
+    p.add_argument("--cert-identity", metavar="IDENTITY", help="keyless: the signer's identity")
+    p.add_argument("--cert-oidc-issuer", metavar="URL", help="keyless: the identity's issuer")
+    p.add_argument("--key", metavar="PUBLIC_PEM", help=key_help)
+    p.add_argument(
+        "--trusted-root",
+        metavar="FILE",
+        help="keyless: pinned Sigstore trusted root (or client trust config) JSON; no network",
+    )
+    p.add_argument(
+        "--staging", action="store_true", help="keyless: trust Sigstore's staging instance"
+    )
+    p.add_argument(
+        "--offline",
+        action="store_true",
+        help="keyless: use sigstore-python's cached trusted root, without refreshing it",
+    )

@@ -1,0 +1,274 @@
+"""The compile commands: ``validate``, ``init``, ``check``, ``build``, ``schemas``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import EXIT_FAILED, EXIT_OK, InputError
+from ._common import (
+    Command,
+    allow_outside_argument,
+    compile_arguments,
+    compile_options,
+    emit,
+    json_argument,
+    optional_path,
+)
+from ._signers import SignerOptions, keyless_arguments, make_signer, signer_options
+
+if TYPE_CHECKING:
+    from ..analyze.models import DecisionDocument
+
+
+# --- validate -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ValidateOptions:
+    spec: Path
+    allow_outside: bool
+    json: bool
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from ..spec import load_spec
+
+    opts = ValidateOptions(Path(args.spec), args.allow_outside_paths, args.json)
+    try:
+        loaded = load_spec(opts.spec, allow_outside=opts.allow_outside)
+    except InputError as exc:
+        if not opts.json:
+            raise
+        emit(
+            {"spec": str(opts.spec), "valid": False, "problems": list(exc.problems)},
+            as_json=True,
+            text="",
+        )
+        return exc.exit_code
+    spec = loaded.spec
+    refs = sum(1 for _ in loaded.evidence_refs())
+    emit(
+        {
+            "spec": str(opts.spec),
+            "valid": True,
+            "decision": spec.decision.id,
+            "candidates": [c.id for c in spec.candidates],
+            "evidence_files": refs,
+            "problems": [],
+        },
+        as_json=opts.json,
+        text=f"{opts.spec}: OK ({spec.decision.id}: {len(spec.candidates)} candidate(s), "
+        f"{refs} evidence reference(s))",
+    )
+    return EXIT_OK
+
+
+# --- init ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InitOptions:
+    folder: Path
+    out: Path | None
+    force: bool
+    json: bool
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from ..init_spec import init_spec
+
+    opts = InitOptions(Path(args.folder), optional_path(args.out), args.force, args.json)
+    result = init_spec(opts.folder, opts.out, force=opts.force)
+    lines = [
+        f"wrote {result.path}: {len(result.candidates)} candidate(s) "
+        f"({', '.join(result.candidates)}), {result.references} evidence reference(s), "
+        f"{result.todos} TODO value(s) to fill",
+    ]
+    if result.skipped:
+        lines.append(f"not cited ({len(result.skipped)}, listed at the end of the spec):")
+        lines += [f"  {item}" for item in result.skipped[:10]]
+        if len(result.skipped) > 10:
+            lines.append(f"  ... and {len(result.skipped) - 10} more")
+    lines.append(f"next: fill the TODO values, then `evidencepack validate {result.path}`")
+    emit(
+        {
+            "spec": str(result.path),
+            "candidates": list(result.candidates),
+            "evidence_references": result.references,
+            "todos": result.todos,
+            "not_cited": list(result.skipped),
+        },
+        as_json=opts.json,
+        text="\n".join(lines),
+    )
+    return EXIT_OK
+
+
+# --- check and build ----------------------------------------------------------------------------
+
+
+def _decision_text(decision: DecisionDocument) -> str:
+    lines = [f"{decision.decision_id}: {decision.verdict}", decision.summary, ""]
+    for v in decision.candidates:
+        state = "eligible" if v.eligible else "not eligible"
+        accel = "-" if v.accelerators_needed is None else str(v.accelerators_needed)
+        cost = "-" if v.cost_per_month is None else f"{v.cost_per_month:,.0f} {v.currency}/month"
+        lines.append(f"  {v.id:<20} {state:<13} accelerators {accel:<5} {cost}")
+    notable = [c for c in decision.checks if c.status != "PASS"]
+    if notable:
+        lines.append("")
+    for c in notable:
+        who = f" [{c.candidate}]" if c.candidate else ""
+        flag = " (waived)" if c.waived else (" (hard)" if c.hard and c.status == "FAIL" else "")
+        lines.append(f"  {c.status} {c.id}{who}{flag}: {c.reason}")
+    lines.extend(f"  waiver rejected: {text}" for text in decision.waivers_rejected)
+    return "\n".join(lines)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from ..pipeline import check
+
+    decision = check(Path(args.spec), compile_options(args))
+    emit(
+        json.loads(decision.model_dump_json(by_alias=True)),
+        as_json=args.json,
+        text=_decision_text(decision),
+    )
+    return EXIT_OK if decision.verdict == "PASS" else EXIT_FAILED
+
+
+@dataclass(frozen=True)
+class BuildCommandOptions:
+    spec: Path
+    out: Path
+    force: bool
+    sign: bool
+    signer: SignerOptions
+    archive: bool
+    json: bool
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from ..pipeline import BuildOptions, build
+
+    opts = BuildCommandOptions(
+        Path(args.spec),
+        Path(args.out),
+        args.force,
+        args.sign or args.key is not None,
+        signer_options(args),
+        args.archive,
+        args.json,
+    )
+    signer = make_signer(opts.signer) if opts.sign else None
+    result = build(
+        opts.spec,
+        opts.out,
+        BuildOptions(compile=compile_options(args), force=opts.force),
+        signer,
+        archive=opts.archive,
+    )
+    decision = result.decision
+    signed = (
+        f"signed: {result.out_dir / 'pack.sigstore.json'}"
+        if result.signed
+        else "unsigned: sign it with `evidencepack sign`"
+    )
+    lines = [_decision_text(decision), "", f"wrote {result.out_dir}/", f"  {signed}"]
+    lines.append(f"  evidence digest {result.evidence_digest}")
+    if result.archive:
+        lines.append(f"  archive: {result.archive}")
+    text = "\n".join(lines)
+    emit(
+        {
+            "pack": str(result.out_dir),
+            "evidence_digest": result.evidence_digest,
+            "signed": result.signed,
+            "archive": str(result.archive) if result.archive else None,
+            "verdict": decision.verdict,
+            "recommendation": decision.recommendation,
+        },
+        as_json=opts.json,
+        text=text,
+    )
+    return EXIT_OK if decision.verdict == "PASS" else EXIT_FAILED
+
+
+# --- schemas ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SchemasOptions:
+    check: bool
+    out: Path | None
+    json: bool
+
+
+def _cmd_schemas(args: argparse.Namespace) -> int:
+    from ..schemas import check_schemas, write_schemas
+
+    opts = SchemasOptions(args.check, optional_path(args.out), args.json)
+    if opts.check:
+        report = check_schemas(opts.out)
+        emit(
+            {"ok": True, "checked": list(report.checked)},
+            as_json=opts.json,
+            text=f"schemas up to date ({len(report.checked)} document(s))",
+        )
+    else:
+        report = write_schemas(opts.out)
+        emit(
+            {"ok": True, "written": list(report.written)},
+            as_json=opts.json,
+            text="\n".join(f"wrote {name}" for name in report.written),
+        )
+    return EXIT_OK
+
+
+def register(command: Command) -> None:
+    """Add this group's subcommands, in the order ``--help`` lists them."""
+    p = command("validate", _cmd_validate, "check a pack spec and report every problem")
+    p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml)")
+    allow_outside_argument(p)
+    json_argument(p)
+
+    p = command("init", _cmd_init, "start a pack spec from a folder of evidence")
+    p.add_argument(
+        "folder", metavar="FOLDER", help="the evidence: one subfolder per candidate, or files"
+    )
+    p.add_argument(
+        "-o", "--out", metavar="SPEC", help="the spec to write (default: FOLDER/pack.yaml)"
+    )
+    p.add_argument("--force", action="store_true", help="replace an existing SPEC")
+    json_argument(p)
+
+    p = command(
+        "check", _cmd_check, "the release gate: analyse a spec's evidence and print the decision"
+    )
+    p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml)")
+    compile_arguments(p)
+    json_argument(p, "print decision.json instead")
+
+    p = command("build", _cmd_build, "compile a spec into an evidence pack folder (and sign it)")
+    p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml)")
+    p.add_argument("-o", "--out", metavar="OUTDIR", required=True, help="the pack folder")
+    p.add_argument("--force", action="store_true", help="replace an existing OUTDIR")
+    compile_arguments(p)
+    p.add_argument("--sign", action="store_true", help="sign keyless with Sigstore")
+    p.add_argument("--key", metavar="PRIVATE_PEM", help="sign with this key (implies --sign)")
+    keyless_arguments(p)
+    p.add_argument("--archive", action="store_true", help="also write OUTDIR.tar.gz")
+    json_argument(p)
+
+    p = command("schemas", _cmd_schemas, "write (or --check) the JSON Schemas in schemas/")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 if schemas/ differs from what the models generate",
+    )
+    p.add_argument("--out", metavar="DIR", help="folder to write or check (default: schemas/)")
+    json_argument(p)

@@ -1,0 +1,53 @@
+"""``evidencepack inspect``: detect and summarise serving-benchmark and eval-score files."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import EXIT_FAILED, EXIT_OK, InputError
+from ._common import Command, emit, json_argument
+
+
+@dataclass(frozen=True)
+class InspectOptions:
+    files: tuple[Path, ...]
+    json: bool
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    from ..inputs.describe import describe
+    from ..inputs.snapshot import read_private
+
+    opts = InspectOptions(tuple(Path(f) for f in args.files), args.json)
+    reports: list[dict[str, Any]] = []
+    lines: list[str] = []
+    failed = 0
+    for path in opts.files:
+        try:
+            parsed = read_private(path)
+        except InputError as exc:
+            failed += 1
+            reports.append({"path": str(path), "ok": False, "error": exc.message})
+            lines.append(f"cannot read: {exc.message}")
+            continue
+        reports.append({"path": str(path), "ok": True, **parsed.summary()})
+        lines += describe(parsed)
+    from .._text import escape_misleading
+
+    # A terminal obeys bidi overrides too: show them escaped, as the report does.
+    emit(reports, as_json=opts.json, text=escape_misleading("\n".join(lines)))
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def register(command: Command) -> None:
+    """Add this group's subcommands, in the order ``--help`` lists them."""
+    p = command(
+        "inspect",
+        _cmd_inspect,
+        "detect and summarise serving-benchmark and eval-score files",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="a file any supported tool wrote")
+    json_argument(p)

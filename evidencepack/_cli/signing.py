@@ -1,0 +1,224 @@
+"""The signing commands: ``keygen``, ``sign``, ``verify``."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import EXIT_FAILED, EXIT_OK, InputError, UsageError
+from ._common import Command, emit, json_argument, optional_path
+from ._signers import (
+    SignerOptions,
+    VerifyOptions,
+    keyless_arguments,
+    make_signer,
+    signer_options,
+    verifier_arguments,
+    verify_policy,
+)
+
+# --- keygen -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeygenOptions:
+    private_key: Path
+    public_key: Path
+    no_passphrase: bool
+    force: bool
+    json: bool
+
+
+def _cmd_keygen(args: argparse.Namespace) -> int:
+    from ..signing.keys import generate_keypair, read_passphrase
+
+    opts = KeygenOptions(
+        Path(args.private_key), Path(args.public_key), args.no_passphrase, args.force, args.json
+    )
+    if not opts.force:
+        for path in (opts.private_key, opts.public_key):
+            if path.exists():
+                raise UsageError(f"{path} exists; pass --force to replace it")
+    passphrase = None if opts.no_passphrase else read_passphrase(confirm=True)
+    pair = generate_keypair(opts.private_key, opts.public_key, passphrase, overwrite=opts.force)
+    state = "encrypted" if pair.encrypted else "NOT encrypted"
+    emit(
+        {
+            "private_key": str(pair.private_key),
+            "public_key": str(pair.public_key),
+            "fingerprint": pair.fingerprint,
+            "encrypted": pair.encrypted,
+        },
+        as_json=opts.json,
+        text=f"wrote {pair.private_key} (private, {state}, mode 0600) and {pair.public_key}\n"
+        f"key fingerprint sha256:{pair.fingerprint}",
+    )
+    return EXIT_OK
+
+
+# --- sign ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SignOptions:
+    pack: Path
+    signer: SignerOptions
+    json: bool
+    force: bool = False
+
+
+def _cmd_sign(args: argparse.Namespace) -> int:
+    from ..signing.bundle import parse_bundle
+    from ..signing.sign import sign_pack_detailed
+
+    opts = SignOptions(Path(args.pack), signer_options(args), args.json, args.force)
+    signer = make_signer(opts.signer)
+    result = sign_pack_detailed(opts.pack, None, signer, force=opts.force)
+    raw = result.bundle.read_bytes()
+    parsed = parse_bundle(raw, str(result.bundle))
+    payload: dict[str, object] = {
+        "pack": str(opts.pack),
+        "bundle": str(result.bundle),
+        "mode": result.mode,
+        "files": result.files,
+        "key_fingerprint": parsed.key_hint,
+        "log_index": parsed.log_index,
+        "identity": None,
+        "issuer": None,
+    }
+    if parsed.mode == "key":
+        text = (
+            f"signed {opts.pack}: {result.files} file(s) with key sha256:{parsed.key_hint}\n"
+            f"wrote {result.bundle}; verify with: evidencepack verify {opts.pack} --key PUBLIC_PEM"
+        )
+    else:
+        from ..signing.keyless import certificate_identity
+
+        identity, issuer = certificate_identity(raw)
+        payload |= {"identity": identity, "issuer": issuer}
+        text = (
+            f"signed {opts.pack}: {result.files} file(s) as {identity} ({issuer}), "
+            f"log index {parsed.log_index}\nwrote {result.bundle}; verify with: evidencepack "
+            f"verify {opts.pack} --cert-identity {identity} --cert-oidc-issuer {issuer}"
+        )
+    emit(payload, as_json=opts.json, text=text)
+    return EXIT_OK
+
+
+# --- verify --------------------------------------------------------------------------------------
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from ..pack.archive import is_archive
+    from ..signing.verify import format_report, verify_file, verify_pack
+
+    opts = VerifyOptions(
+        Path(args.target),
+        optional_path(args.bundle),
+        args.cert_identity,
+        args.cert_oidc_issuer,
+        optional_path(args.key),
+        optional_path(args.trusted_root),
+        args.staging,
+        args.offline,
+        args.json,
+        args.any_file,
+    )
+    if not opts.target.exists():
+        raise InputError(f"{opts.target}: no such file or folder")
+    policy = verify_policy(opts)
+    if opts.target.is_dir() or is_archive(opts.target):
+        report = verify_pack(opts.target, policy, bundle=opts.bundle)
+    elif opts.bundle is None:
+        raise UsageError(
+            f"{opts.target}: to verify one file, pass the pack's bundle "
+            "(--bundle pack.sigstore.json)"
+        )
+    else:
+        report = verify_file(opts.target, opts.bundle, policy, any_file=opts.any_file)
+    payload = report.model_dump(mode="json", by_alias=True)
+    text = format_report(report)
+    ok = report.ok
+    if args.rebuild:
+        if not opts.target.is_dir():
+            raise UsageError("--rebuild needs a pack folder (extract the archive first)")
+        from ..pipeline import rebuild
+
+        if ok:
+            rebuilt = rebuild(opts.target)
+            ok = rebuilt.ok
+            payload["rebuild"] = {
+                "ok": rebuilt.ok,
+                "compared": list(rebuilt.compared),
+                "differing": list(rebuilt.differing),
+            }
+            text += "\n" + (
+                f"  rebuild      OK: {', '.join(rebuilt.compared)} reproduced byte for byte"
+                if rebuilt.ok
+                else f"  rebuild      FAIL: {', '.join(rebuilt.differing)} differ when rebuilt"
+            )
+        else:
+            text += "\n  rebuild      skipped: the pack did not verify"
+    emit(payload, as_json=opts.json, text=text)
+    return EXIT_OK if ok else EXIT_FAILED
+
+
+def register(command: Command) -> None:
+    """Add this group's subcommands, in the order ``--help`` lists them."""
+    p = command("keygen", _cmd_keygen, "write an ECDSA P-256 key pair for signing packs with --key")
+    p.add_argument(
+        "--private-key",
+        default="evidencepack.key.pem",
+        metavar="PATH",
+        help="private key, PKCS#8, encrypted with $EVIDENCEPACK_KEY_PASSPHRASE or a prompted "
+        "passphrase (default: %(default)s)",
+    )
+    p.add_argument(
+        "--public-key",
+        default="evidencepack.pub.pem",
+        metavar="PATH",
+        help="public key to give auditors (default: %(default)s)",
+    )
+    p.add_argument("--no-passphrase", action="store_true", help="write the private key unencrypted")
+    p.add_argument("--force", action="store_true", help="replace existing key files")
+    json_argument(p)
+
+    p = command("sign", _cmd_sign, "sign a built pack: write PACK/pack.sigstore.json")
+    p.add_argument("pack", metavar="PACK", help="the pack folder (it holds predicate.json)")
+    p.add_argument(
+        "--key",
+        metavar="PRIVATE_PEM",
+        help="sign with this key, offline (passphrase from $EVIDENCEPACK_KEY_PASSPHRASE or a "
+        "prompt); without --key, sign keyless with Sigstore",
+    )
+    keyless_arguments(p)
+    p.add_argument(
+        "--force", action="store_true", help="replace the signature of an already signed pack"
+    )
+    json_argument(p)
+
+    p = command(
+        "verify",
+        _cmd_verify,
+        "verify a signed pack (folder or .tar.gz) or one file of it",
+    )
+    p.add_argument("target", metavar="PACK_OR_FILE", help="pack folder, PACK.tar.gz, or one file")
+    p.add_argument(
+        "--bundle",
+        metavar="FILE",
+        help="the pack's pack.sigstore.json (needed to verify one file on its own)",
+    )
+    p.add_argument(
+        "--any-file",
+        action="store_true",
+        help="with --bundle: accept any file of the pack, not only the reports, "
+        "decision.json and manifest.json",
+    )
+    verifier_arguments(p, "verify a key-signed pack with this key")
+    p.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="also re-run the compiler on the pack's own inputs and compare the HTML and PDF",
+    )
+    json_argument(p)

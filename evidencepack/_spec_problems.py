@@ -1,0 +1,129 @@
+"""Problems in a pack spec that no field's type catches: paths, ids, hardware, MLPerf rounds.
+
+``spec.load_spec`` reports them beside the type errors, each at its ``pack.yaml:LINE:COL``;
+paths and ids are read from the raw document so a spec with type errors reports them in the
+same pass.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ._yaml import Loc
+from .mlperf.rules import KNOWN_ROUNDS
+
+if TYPE_CHECKING:
+    from .spec import PackSpec
+
+
+def raw_paths(data: object) -> Iterator[tuple[Loc, str]]:
+    """Every evidence path and the dataset path in the unvalidated document, with its place."""
+    if not isinstance(data, dict):
+        return
+    dataset = data.get("dataset")
+    if isinstance(dataset, dict) and isinstance(dataset.get("path"), str):
+        yield ("dataset", "path"), dataset["path"]
+    candidates = data.get("candidates")
+    for ci, candidate in enumerate(candidates if isinstance(candidates, list) else []):
+        evidence = candidate.get("evidence") if isinstance(candidate, dict) else None
+        for role in ("mlperf", "runs", "scores"):
+            refs = evidence.get(role) if isinstance(evidence, dict) else None
+            for ri, ref in enumerate(refs if isinstance(refs, list) else []):
+                if isinstance(ref, dict) and isinstance(ref.get("path"), str) and ref["path"]:
+                    yield ("candidates", ci, "evidence", role, ri, "path"), ref["path"]
+
+
+def by_position(problem: str) -> tuple[int, int, str]:
+    """Sort key of a ``file:line:col: ...`` problem line: by line and column."""
+    match = re.search(r":(\d+):(\d+): ", problem)
+    return (int(match.group(1)), int(match.group(2)), problem) if match else (0, 0, problem)
+
+
+def id_problems(data: object) -> Iterator[tuple[Loc, str]]:
+    """Candidate ids: duplicates, and ``chosen`` or a waiver naming none. Read from the raw
+    document, so they are reported in the same pass as type errors elsewhere in the spec."""
+    if not isinstance(data, dict) or not isinstance(data.get("candidates"), list):
+        return
+    candidates = [c if isinstance(c, dict) else {} for c in data["candidates"]]
+    ids = [str(c["id"]) for c in candidates if isinstance(c.get("id"), str | int)]
+    seen: set[str] = set()
+    for index, candidate in enumerate(candidates):
+        cid = candidate.get("id")
+        if isinstance(cid, str | int) and str(cid) in seen:
+            yield ("candidates", index, "id"), f"duplicate candidate id {str(cid)!r}"
+        seen.add(str(cid))
+    chosen = data.get("chosen")
+    if isinstance(chosen, str | int) and str(chosen) not in ids:
+        yield ("chosen",), f"{str(chosen)!r} is not a candidate id; candidates: {', '.join(ids)}"
+    waivers = data.get("waivers")
+    for index, waiver in enumerate(waivers if isinstance(waivers, list) else []):
+        named = waiver.get("candidate") if isinstance(waiver, dict) else None
+        if isinstance(named, str | int) and str(named) not in ids:
+            yield ("waivers", index, "candidate"), f"{str(named)!r} is not a candidate id"
+
+
+def semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
+    """A validated spec's problems: replicas over the hardware, no dataset digest, bad rounds."""
+    for index, candidate in enumerate(spec.candidates):
+        hw = candidate.hardware
+        total = hw.accelerators_per_node * hw.nodes
+        if hw.accelerators_per_replica > total:
+            yield (
+                ("candidates", index, "hardware", "accelerators_per_replica"),
+                f"{hw.accelerators_per_replica} accelerators per replica exceed the "
+                f"{total} the candidate has ({hw.nodes} node(s) x {hw.accelerators_per_node})",
+            )
+    if spec.dataset.digest is None and spec.dataset.path is None:
+        yield ("dataset",), "give the dataset's digest, its path, or both"
+    for index, candidate in enumerate(spec.candidates):
+        for ri, ref in enumerate(candidate.evidence.mlperf):
+            if ref.round is not None and ref.round not in KNOWN_ROUNDS:
+                yield (
+                    ("candidates", index, "evidence", "mlperf", ri, "round"),
+                    f"unknown MLPerf round {ref.round!r}; known: {', '.join(KNOWN_ROUNDS)}",
+                )
+
+
+def path_problem(base: Path, relative: str, *, allow_outside: bool) -> str | None:
+    """Why an evidence path cannot be used (absolute, outside the spec folder, missing), or None."""
+    if Path(relative).is_absolute() and not allow_outside:
+        return f"absolute path {relative!r} is not allowed (use a path relative to the spec)"
+    target = (base / relative).resolve()
+    if not allow_outside and not target.is_relative_to(base):
+        return (
+            f"path {relative!r} resolves to {target}, outside the spec's folder {base} "
+            "(symlinks included); pass --allow-outside-paths to permit it"
+        )
+    if not target.exists():
+        guess = _near_path(base, relative)
+        hint = f"; did you mean {guess!r}?" if guess else ""
+        return f"path {relative!r} does not exist (looked for {target}){hint}"
+    return None
+
+
+def _near_path(base: Path, relative: str) -> str | None:
+    """The existing path a misspelt one most likely meant: each missing part replaced by the
+    closest name in its folder (``evidence/h200-vlm/runs`` -> ``evidence/h200-vllm/runs``)."""
+    parts = Path(relative).parts
+    current = base
+    fixed: list[str] = []
+    for part in parts:
+        if part in ("", ".") or (current / part).exists():
+            fixed.append(part)
+            current = current / part
+            continue
+        try:
+            names = sorted(p.name for p in current.iterdir()) if current.is_dir() else []
+        except OSError:
+            return None
+        close = difflib.get_close_matches(part, names[:1000], n=1, cutoff=0.6)
+        if not close:
+            return None
+        fixed.append(close[0])
+        current = current / close[0]
+    guess = Path(*fixed).as_posix() if fixed else relative
+    return guess if guess != relative and (base / guess).exists() else None

@@ -1,0 +1,191 @@
+"""MLPerf references as the analysis sees them: each cited tree imported once, the cited result
+picked (or the near keys named), its files recorded, and the result turned into a
+``ReferenceEvidence`` (``reference_view``).
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from .. import progress
+from ..errors import InputError
+from ..inputs.collect import Collector, links_out
+from ..mlperf.importer import import_path
+from ..mlperf.models import ImportReport, MlperfResult
+from ..mlperf.query import load_results
+from ..spec import Candidate, LoadedSpec, MlperfRef
+from ..store import Store
+from .evidence import CandidateEvidence, ReferenceEvidence
+from .models import InputFile
+from .normalise import serving_rank
+
+Problem = tuple[str, str, InputFile | None]
+
+
+def problems_since(collector: Collector, before: int) -> list[Problem]:
+    """The collector's findings since ``before``, as PROV-FILES findings."""
+    return [("PROV-FILES", reason, f) for _, reason, f in collector.result.problems[before:]]
+
+
+class MlperfImports:
+    """Each cited MLPerf tree imported once per build, shared by every candidate and check;
+    a tree holding a link out of the allowed folders is refused, naming the link."""
+
+    def __init__(self, store: Store, collector: Collector) -> None:
+        self.store = store
+        self.collector = collector
+        self._done: dict[tuple[Path, str | None, bool], ImportReport | InputError] = {}
+        # Per cited tree: the result keys the spec names there, or None where a reference
+        # names no key (then the whole tree is read). Only those results are parsed.
+        self.cited: dict[tuple[Path, str | None], set[str] | None] = {}
+        loaded = collector.loaded
+        for candidate in loaded.spec.candidates:
+            for ref in candidate.evidence.mlperf:
+                tree = (loaded.resolve(ref.path), ref.round)
+                keys = self.cited.get(tree, set())
+                if keys is None or ref.result is None:
+                    self.cited[tree] = None
+                else:
+                    self.cited[tree] = {*keys, ref.result}
+
+    def __call__(self, path: Path, round: str | None, *, whole: bool = False) -> ImportReport:
+        """The import of ``path``: only its cited results, or with ``whole`` every result
+        (to suggest the near keys of a key that is not there)."""
+        only = None if whole else self.cited.get((path, round))
+        key = (path, round, only is None)
+        if key not in self._done:
+            try:
+                self._done[key] = self._import(path, round, only)
+            except InputError as exc:
+                self._done[key] = exc
+        done = self._done[key]
+        if isinstance(done, InputError):
+            raise done
+        return done
+
+    def _import(self, path: Path, round: str | None, only: set[str] | None) -> ImportReport:
+        if path.is_dir():
+            outside = links_out(path, self.collector.allowed_roots())
+            if outside:
+                raise InputError(
+                    "symbolic link(s) out of the spec's folder are not followed: "
+                    + "; ".join(outside)
+                )
+        return import_path(self.store, path, round=round, only_keys=only)
+
+
+def gather_reference(
+    loaded: LoadedSpec,
+    store: Store,
+    collector: Collector,
+    imports: MlperfImports,
+    candidate: Candidate,
+    ref: MlperfRef,
+    ev: CandidateEvidence,
+) -> None:
+    """One MLPerf reference of a candidate into ``ev``; problems become PROV-FILES findings."""
+    path = loaded.resolve(ref.path)
+    before = len(collector.result.problems)
+    collector.check_pin(ref, candidate.id)
+    ev.problems += problems_since(collector, before)
+    try:
+        report = imports(path, ref.round)
+    except InputError as exc:
+        ev.problems.append(
+            ("PROV-FILES", f"{ref.path}: {portable(exc.message, path, ref.path)}", None)
+        )
+        return
+    keys = sorted({*report.imported, *report.unchanged})
+    results = load_results(store, keys)
+    if ref.result is not None:
+        chosen = [r for r in results if r.key == ref.result]
+        if not chosen:
+            # Only the cited results were read: read the whole tree to say what is there.
+            report = imports(path, ref.round, whole=True)
+            results = load_results(store, sorted({*report.imported, *report.unchanged}))
+            rejected = [
+                r
+                for r in report.rejected
+                if ref.result.endswith(r.location.rstrip("/").split("/")[-1])
+            ]
+            why = f"; rejected: {rejected[0].reason}" if rejected else ""
+            close = difflib.get_close_matches(ref.result, [r.key for r in results], n=2)
+            if close and not rejected:
+                why = f"; did you mean {' or '.join(repr(k) for k in close)}?"
+            ev.problems.append(
+                (
+                    "PROV-FILES",
+                    f"{ref.path}: no MLPerf result {ref.result!r} (found {len(results)}){why}",
+                    None,
+                )
+            )
+            return
+    elif len(results) == 1:
+        chosen = results
+    else:
+        ev.problems.append(
+            (
+                "PROV-FILES",
+                f"{ref.path} holds {len(results)} MLPerf results: name one with `result:`",
+                None,
+            )
+        )
+        return
+    result = chosen[0]
+    progress.count("results imported")
+    files = [
+        collector.add_file(
+            Path(s.path),
+            collector.pack_path(Path(s.path).resolve()),
+            role="mlperf",
+            spec_path=ref.path,
+            candidate=candidate.id,
+            fmt=f"mlperf-{s.role}",
+            tool="mlperf-loadgen" if s.role in ("detail", "summary") else None,
+            tool_version=result.loadgen_version if s.role in ("detail", "summary") else None,
+            sha256=s.sha256,
+        )
+        for s in sorted(result.sources, key=lambda s: (s.role != "detail", s.path))
+    ]
+    ev.references.append(reference_view(result, files))
+
+
+def reference_view(result: MlperfResult, files: list[InputFile]) -> ReferenceEvidence:
+    """An MLPerf result as the analysis sees it; the serving runtime picked from its stack."""
+    runtimes = sorted(result.runtime, key=lambda c: serving_rank(c.name))
+    primary = runtimes[0] if runtimes else None
+    return ReferenceEvidence(
+        key=result.key,
+        files=tuple(files),
+        round=result.round,
+        benchmark=result.benchmark or result.benchmark_dir,
+        scenario=result.scenario,
+        validity=result.validity,
+        invalid_reasons=result.invalid_reasons,
+        failed_rules=tuple(
+            f"{c.rule}: expected {c.expected}, got {c.actual}"
+            for c in result.checks
+            if c.status == "fail"
+        ),
+        system=result.system_name or result.system or "?",
+        accelerator=result.accelerator or "?",
+        accelerators_total=result.accelerators_total,
+        headline_value=result.headline_value,
+        headline_unit=result.headline_unit,
+        tokens_per_s=result.tokens_per_s,
+        runtime=primary.name if primary else None,
+        runtime_version=primary.version if primary else None,
+        precision=result.precision,
+        stack_raw=result.stack_raw,
+        accuracy=dict(result.accuracy),
+        ttft_limit_ms=result.ttft_limit_ms,
+        tpot_limit_ms=result.tpot_limit_ms,
+    )
+
+
+def portable(message: str, source: Path, shown: str) -> str:
+    """``message`` with the building machine's path of ``source`` replaced by ``shown`` (its
+    path in the spec or the pack): no absolute path of this machine goes into a pack file, so
+    ``verify --rebuild`` elsewhere reproduces the report."""
+    return message.replace(str(source), shown)

@@ -1,0 +1,255 @@
+"""Collect a spec's inputs: snapshot each file once, check pinned digests, copy them into the pack.
+
+Every cited file is read exactly once, into a private copy (``Snapshots``) under a name DuckDB
+cannot read as a glob; its digest is taken from that one read, and the readers, the pin check
+and the pack copy all use the copy, so the packed bytes are the bytes the analysis used.
+
+Inside a pack every input sits under ``inputs/`` at its path relative to the spec
+(``inputs/pack.yaml`` is the spec itself); inputs outside the spec's folder (allowed only with
+``--allow-outside-paths``) go under ``inputs/external/<n>/``. A folder's digest is the sha256 of
+its ``sha256sum``-style listing: one ``<sha256>  <relative path>`` line per file, sorted by path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from .. import progress
+from ..analyze.models import InputFile
+from ..errors import CouldNotRun, InputError
+from ..pack.layout import SPEC_PATH
+from ..provenance import sha256_file
+from ..spec import EvidenceRef, LoadedSpec
+from .snapshot import Snapshots, require_regular
+
+Role = Literal["spec", "dataset", "mlperf", "runs", "scores"]
+
+
+@dataclass
+class Collected:
+    """Every input file, its place in the pack, and the provenance problems found."""
+
+    files: dict[str, InputFile] = field(default_factory=dict)  # pack path -> file
+    problems: list[tuple[str | None, str, InputFile | None]] = field(default_factory=list)
+    """(candidate, reason, file): a missing file or a digest that does not match its pin."""
+    sources: dict[str, Path] = field(default_factory=dict)  # pack path -> source path
+    _external: dict[Path, str] = field(default_factory=dict)
+
+    def input_files(self) -> list[InputFile]:
+        """Every input file, sorted by pack path."""
+        return [self.files[k] for k in sorted(self.files)]
+
+
+def folder_digest(entries: Iterable[tuple[str, str]]) -> str:
+    """sha256 of the sorted ``<sha256>  <relative path>`` listing of a folder's files."""
+    listing = "".join(f"{digest}  {rel}\n" for rel, digest in sorted(entries))
+    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
+
+
+def files_under(path: Path) -> list[Path]:
+    """Regular files under ``path`` (itself if a file), sorted; symlinks inside are refused,
+    and so is anything that is neither a regular file nor a folder (a FIFO, a device)."""
+    if not path.is_dir():
+        require_regular(path)
+        return [path]
+    out = []
+    for child in sorted(path.rglob("*")):
+        if child.is_symlink():
+            raise InputError(f"{child}: symbolic links inside evidence folders are not followed")
+        if child.is_dir():
+            continue
+        require_regular(child)
+        out.append(child)
+    return out
+
+
+def links_out(root: Path, allowed: Iterable[Path]) -> list[str]:
+    """``link -> target`` for each symbolic link under ``root`` (walked without following any
+    link) whose target lies outside every ``allowed`` folder."""
+    roots = list(allowed)
+    out = []
+    for current, dirs, files in os.walk(root, followlinks=False):
+        dirs.sort()
+        for name in sorted([*dirs, *files]):
+            entry = Path(current) / name
+            if not entry.is_symlink():
+                continue
+            target = entry.resolve()
+            if not any(target.is_relative_to(r) for r in roots):
+                out.append(f"{entry} -> {os.readlink(entry)}")
+    return out
+
+
+class Collector:
+    """Adds a spec's inputs to a ``Collected``; one instance per build."""
+
+    def __init__(self, loaded: LoadedSpec, snapshots: Snapshots) -> None:
+        self.loaded = loaded
+        self.result = Collected()
+        self.snapshots = snapshots
+        spec_file = loaded.path.resolve()
+        self.add_file(spec_file, SPEC_PATH, role="spec", spec_path=loaded.path.name, candidate=None)
+
+    def allowed_roots(self) -> list[Path]:
+        """Where a link inside cited evidence may point: the spec's folder and, with
+        ``--allow-outside-paths``, the outside paths the spec cites."""
+        base = self.loaded.base_dir
+        roots = [base]
+        if self.loaded.allow_outside:
+            cited = [ref.path for _, _, ref in self.loaded.evidence_refs()]
+            if self.loaded.spec.dataset.path is not None:
+                cited.append(self.loaded.spec.dataset.path)
+            roots += [
+                t for t in (self.loaded.resolve(p) for p in cited) if not t.is_relative_to(base)
+            ]
+        return roots
+
+    def shown(self, copy: Path) -> str:
+        """How findings name a file read from its private copy: its path relative to the spec
+        (as it also sits relative to the pack's ``inputs/pack.yaml``), else its pack path."""
+        source = self.snapshots.origin(copy)
+        if source is None:
+            return str(copy)
+        if source.is_relative_to(self.loaded.base_dir):
+            return str(PurePosixPath(*source.relative_to(self.loaded.base_dir).parts))
+        return self.pack_path(source)
+
+    def pack_path(self, source: Path) -> str:
+        """Where a source file goes in the pack: ``inputs/`` + its path relative to the spec."""
+        base = self.loaded.base_dir
+        if source.is_relative_to(base):
+            return str(PurePosixPath("inputs", *source.relative_to(base).parts))
+        # Outside the spec's folder (explicitly allowed): number each outside root.
+        for root, prefix in self.result._external.items():
+            if source.is_relative_to(root):
+                return str(PurePosixPath(prefix, *source.relative_to(root).parts))
+        root = source.parent if source.is_file() else source
+        prefix = f"inputs/external/{len(self.result._external) + 1}"
+        self.result._external[root] = prefix
+        return str(PurePosixPath(prefix, *source.relative_to(root).parts))
+
+    def add_file(
+        self,
+        source: Path,
+        pack_path: str,
+        *,
+        role: Role,
+        spec_path: str,
+        candidate: str | None,
+        fmt: str | None = None,
+        tool: str | None = None,
+        tool_version: str | None = None,
+        sha256: str | None = None,
+    ) -> InputFile:
+        """Record ``source`` at ``pack_path`` (once). Without ``sha256`` the file is snapshot
+        (read once; readers and the pack copy use the snapshot); with it (a reader that hashed
+        the file itself, the MLPerf importer) ``copy_inputs`` checks the copied bytes against it.
+        """
+        existing = self.result.files.get(pack_path)
+        if existing is not None:
+            return existing
+        if sha256 is None:
+            snap = self.snapshots.take(source)
+            progress.count("inputs hashed")
+            sha256, size, source = snap.sha256, snap.size_bytes, snap.copy
+        else:
+            size = source.stat().st_size
+        record = InputFile(
+            pack_path=pack_path,
+            spec_path=spec_path,
+            role=role,
+            candidate=candidate,
+            sha256=sha256,
+            size_bytes=size,
+            format=fmt,
+            tool=tool,
+            tool_version=tool_version,
+        )
+        self.result.files[pack_path] = record
+        self.result.sources[pack_path] = source
+        return record
+
+    def add_ref(self, ref: EvidenceRef, role: Role, candidate: str | None) -> list[InputFile]:
+        """Hash every file of one evidence reference for copying into the pack; check its pin."""
+        source = self.loaded.resolve(ref.path)
+        if not source.exists():
+            self.result.problems.append((candidate, f"{ref.path}: missing", None))
+            return []
+        try:
+            added = [
+                self.add_file(
+                    f, self.pack_path(f), role=role, spec_path=ref.path, candidate=candidate
+                )
+                for f in files_under(source)
+            ]
+        except InputError as exc:
+            self.result.problems.append((candidate, f"{ref.path}: {exc.message}", None))
+            return []
+        self.check_pin(ref, candidate)
+        return added
+
+    def digest(self, path: Path) -> str:
+        """The sha256 of ``path`` from its snapshot (a pin check and the pack share the read)."""
+        return self.snapshots.take(path).sha256
+
+    def check_pin(self, ref: EvidenceRef, candidate: str | None) -> None:
+        """Compare a pinned sha256 with the file (or the folder listing digest) it names."""
+        if ref.sha256 is None:
+            return
+        source = self.loaded.resolve(ref.path)
+        if not source.exists():
+            self.result.problems.append((candidate, f"{ref.path}: missing", None))
+            return
+        try:
+            digests = {f: self.digest(f) for f in files_under(source)}
+        except InputError as exc:
+            self.result.problems.append((candidate, f"{ref.path}: {exc.message}", None))
+            return
+        if source.is_file():
+            actual = digests[source]
+        else:
+            actual = folder_digest(
+                (str(PurePosixPath(*f.relative_to(source).parts)), d) for f, d in digests.items()
+            )
+        if actual != ref.sha256:
+            self.result.problems.append(
+                (
+                    candidate,
+                    f"{ref.path}: sha256 {actual} does not match the pinned {ref.sha256}",
+                    None,
+                )
+            )
+
+    def annotate(
+        self,
+        pack_path: str,
+        *,
+        fmt: str | None,
+        tool: str | None,
+        tool_version: str | None,
+        warnings: tuple[str, ...] = (),
+    ) -> None:
+        """Record what a reader found a file to be."""
+        current = self.result.files[pack_path]
+        self.result.files[pack_path] = current.model_copy(
+            update={"format": fmt, "tool": tool, "tool_version": tool_version, "warnings": warnings}
+        )
+
+
+def copy_inputs(collected: Collected, pack_dir: Path) -> None:
+    """Copy every collected input into ``pack_dir`` at its pack path, checking the bytes."""
+    for pack_path, source in sorted(collected.sources.items()):
+        target = pack_dir / pack_path
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+        except OSError as exc:
+            raise CouldNotRun(f"cannot copy {source} into the pack: {exc}") from exc
+        if sha256_file(target) != collected.files[pack_path].sha256:
+            raise InputError(f"{source}: changed while the pack was being built")

@@ -1,0 +1,244 @@
+"""What vLLM ``bench serve`` and SGLang ``bench_serving`` share: one JSON object per run, appended
+as JSON lines, with ``mean_/median_/std_/p<P>_<metric>_ms`` aggregates and optional per-request
+arrays (``ttfts``, ``itls``, ``latencies`` in seconds; ``input_lens``, ``output_lens``, ``errors``).
+
+The arrays are unnested by DuckDB straight from the file; the aggregates are read in Python.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ...provenance import FileRecord
+from .._json import Node, iter_json_lines, text_or_none
+from .._runs import build_run, reconcile, tool_stats
+from ..base import ParsedInput, Probe, item_id, require_completed, with_tool
+from ..models import Identity, LatencyMetric, LatencyStats, Load, ServingRun, TokenStats
+from ..stage import Staging, max_object_size
+
+ARRAY_COLUMNS = {
+    "ttfts": "DOUBLE[]",
+    "itls": "DOUBLE[][]",
+    "latencies": "DOUBLE[]",
+    "input_lens": "BIGINT[]",
+    "output_lens": "BIGINT[]",
+    "errors": "VARCHAR[]",
+    "start_times": "DOUBLE[]",
+}
+
+_UNNEST = """
+WITH runs AS (
+  SELECT row_number() OVER () - 1 AS run_index, *
+  FROM read_json(?, format='auto', columns=?, maximum_object_size=?)
+), idx AS (
+  SELECT run_index, unnest(range(1, greatest(coalesce(len(ttfts), 0), coalesce(len(latencies), 0),
+                                              coalesce(len(output_lens), 0)) + 1)) AS i
+  FROM runs
+)
+SELECT run_index, i - 1 AS request_index, NULL AS line,
+       CASE WHEN errors IS NOT NULL THEN coalesce(errors[i], '') = ''
+            ELSE coalesce(output_lens[i] > 0 OR latencies[i] > 0, true) END AS ok,
+       nullif(errors[i], '') AS error,
+       input_lens[i] AS input_tokens, output_lens[i] AS output_tokens, start_times[i] AS start_s,
+       ttfts[i] * 1000 AS ttft_ms, latencies[i] * 1000 AS e2e_ms,
+       list_transform(itls[i], lambda g: g * 1000) AS itl_gaps_ms
+FROM idx JOIN runs USING (run_index)
+"""
+
+_ARRAY_OF = {
+    "ttft_ms": "ttfts",
+    "e2e_ms": "latencies",
+    "itl_gaps_ms": "itls",
+    "input_tokens": "input_lens",
+    "output_tokens": "output_lens",
+}
+
+
+@dataclass(frozen=True)
+class Flavour:
+    """How one tool names things."""
+
+    format_id: str
+    tool: str
+    e2e_key: str  # "e2el" (vLLM) or "e2e_latency" (SGLang)
+    layout: Callable[[dict[str, Any]], str]  # names the field set a run object carries
+
+
+def runs_in(probe: Probe) -> Iterator[tuple[str, Node]]:
+    """Each run object with the prefix that locates it (``line N: `` for JSON lines)."""
+    if probe.container == "json":
+        yield "", Node(probe.first, probe.path)
+        return
+    for number, value in iter_json_lines(probe.path):
+        yield f"line {number}: ", Node(value, probe.path, "$", f"line {number}: ")
+
+
+def parse(probe: Probe, record: FileRecord, flavour: Flavour) -> ParsedInput:
+    path = probe.path
+    jsonl = probe.container == "jsonl"
+
+    def locate(run: int, request: int, line: int | None, column: str) -> str:
+        where = f"line {run + 1}: " if jsonl else ""
+        return f"{where}$.{_ARRAY_OF.get(column, column)}[{request}]"
+
+    staging = Staging(path, locate)
+    try:
+        staging.insert(_UNNEST, [str(path), ARRAY_COLUMNS, max_object_size(record.size_bytes)])
+        staging.finish()
+        runs: list[ServingRun] = []
+        for index, (prefix, node) in enumerate(runs_in(probe)):
+            obj = node.obj(required=True)
+            assert obj is not None
+            runs.append(_run(obj, index, prefix, record, flavour, staging))
+        columns = staging.columns()
+    finally:
+        staging.close()
+    warnings = [f"{r.run_id}: {w}" for r in runs for w in r.warnings]
+    has_rows = any(r.per_request_rows for r in runs)
+    return ParsedInput(
+        format_id=flavour.format_id,
+        file=with_tool(record, flavour.tool, None, ["the file does not record the tool version"]),
+        runs=tuple(runs),
+        warnings=tuple(warnings),
+        requests=columns if has_rows else None,
+    )
+
+
+def _run(
+    node: Node, index: int, prefix: str, record: FileRecord, flavour: Flavour, staging: Staging
+) -> ServingRun:
+    completed = node.need_int("completed")
+    require_completed(node.file, f"{prefix}$.completed", completed)
+    prompts = node.int_("num_prompts")
+    failed = node.int_("failed")
+    if failed is None and prompts is not None and prompts >= completed:
+        failed = prompts - completed
+    tool_latency: dict[str, LatencyStats | None] = {
+        "ttft": _tool_metric(node, "ttft", "ttft"),
+        "tpot": _tool_metric(node, "tpot", "tpot"),
+        "itl": _tool_metric(node, "itl", "itl"),
+        "e2e": _tool_metric(node, flavour.e2e_key, "e2e"),
+    }
+    rows, _ok = staging.counts(index)
+    settled = reconcile(staging if rows else None, index, tool_latency)
+    total_in = node.int_("total_input_tokens")
+    total_out = node.int_("total_output_tokens")
+    warnings = list(settled.warnings)
+    duration = node.num("duration")
+    request_rate = node.num("request_throughput")
+    if request_rate is None and duration:
+        request_rate = completed / duration
+        warnings.append("no request_throughput in the file: derived as completed / duration")
+    if rows == 0:
+        warnings.append(
+            "no per-request arrays (run without --save-detailed / --output-details); "
+            "the tool's aggregates are kept as reported"
+        )
+    return build_run(
+        settled,
+        warnings,
+        run_id=item_id(record, index),
+        index=index,
+        format_id=flavour.format_id,
+        tool=flavour.tool,
+        layout=flavour.layout(node.value),
+        label=node.str_("label") if isinstance(node.value.get("label"), str) else None,
+        timestamp=_date(node.value.get("date")),
+        identity=Identity(
+            model_name=text_or_none(node.value.get("model_id")),
+            concurrency=node.int_("max_concurrency"),
+            settings={
+                k: v
+                for k in ("tokenizer_id", "dataset_name", "endpoint_type")
+                if isinstance(v := node.value.get(k), str)
+            },
+        ),
+        backend=text_or_none(node.value.get("backend") or node.value.get("endpoint_type")),
+        load=_load(node),
+        requests_sent=prompts,
+        requests_completed=completed,
+        requests_failed=failed,
+        duration_s=duration,
+        request_throughput_per_s=request_rate,
+        output_token_throughput_per_s=node.num("output_throughput"),
+        total_token_throughput_per_s=node.num("total_token_throughput"),
+        goodput_per_s=node.num("request_goodput"),
+        tokens=TokenStats(
+            input_mean_tokens=None if total_in is None else total_in / completed,
+            output_mean_tokens=None if total_out is None else total_out / completed,
+            input_total_tokens=total_in,
+            output_total_tokens=total_out,
+        ),
+        per_request_rows=rows,
+    )
+
+
+def _tool_metric(node: Node, key: str, slot: LatencyMetric) -> LatencyStats | None:
+    values: dict[str, float | None] = {
+        "mean": node.num(f"mean_{key}_ms"),
+        "p50": node.num(f"median_{key}_ms"),
+        "std": node.num(f"std_{key}_ms"),
+        "min": node.num(f"min_{key}_ms"),
+        "max": node.num(f"max_{key}_ms"),
+    }
+    extra: dict[str, float | None] = {}
+    pattern = re.compile(rf"^p(\d+(?:\.\d+)?)_{re.escape(key)}_ms$")
+    for name in node.value:
+        match = pattern.match(name)
+        if not match:
+            continue
+        label = f"p{match.group(1)}"
+        value = node.num(name)
+        if label in ("p50", "p90", "p95", "p99"):
+            values[label] = value if label != "p50" or values["p50"] is None else values["p50"]
+        else:
+            extra[label] = value
+    return tool_stats(slot, values, extra=extra)
+
+
+def _load(node: Node) -> Load:
+    raw = node.value.get("request_rate")
+    concurrency = node.int_("max_concurrency")
+    burstiness = node.num("burstiness")
+    if raw is None:
+        return Load(concurrency=concurrency)
+    if raw in ("inf", "Infinity", math.inf):
+        # every request sent at once: bounded only by --max-concurrency when it is given
+        if concurrency:
+            return Load(kind="closed_loop", concurrency=concurrency)
+        return Load(kind="offline")
+    if raw == "trace":
+        return Load(kind="open_loop", arrival="trace", concurrency=concurrency)
+    rate = node.num("request_rate")
+    arrival: Literal["poisson", "gamma"] = "poisson" if burstiness in (None, 1.0) else "gamma"
+    return Load(
+        kind="open_loop",
+        request_rate_per_s=rate,
+        arrival=arrival,
+        burstiness=burstiness,
+        concurrency=concurrency,
+    )
+
+
+def _date(value: Any) -> str | None:
+    """vLLM writes ``%Y%m%d-%H%M%S`` in local time; keep it as ISO without a zone."""
+    if not isinstance(value, str):
+        return None
+    match = re.fullmatch(r"(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})", value)
+    if not match:
+        return value
+    y, mo, d, h, mi, s = match.groups()
+    return f"{y}-{mo}-{d}T{h}:{mi}:{s}"
+
+
+def has_keys(probe: Probe, keys: tuple[str, ...]) -> bool:
+    first = probe.first
+    return (
+        probe.container in ("json", "jsonl")
+        and isinstance(first, dict)
+        and all(k in first for k in keys)
+    )

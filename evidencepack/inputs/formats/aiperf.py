@@ -1,0 +1,204 @@
+"""AIPerf and GenAI-Perf summary JSON (``profile_export_aiperf.json``/``..._genai_perf.json``).
+
+The two-table CSV is in ``aiperf_csv``, AIPerf's per-request JSONL in ``aiperf_requests``.
+
+Detected by ``aiperf_version``/``schema_version`` and ``{"unit": ..}`` metric objects. AIPerf's
+``inter_token_latency`` is (latency - TTFT)/(OSL - 1) per request: our TPOT; its
+``inter_chunk_latency`` is every chunk gap: our ITL.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ...provenance import FileRecord
+from .._json import Node
+from .._runs import build_run, one_run, reconcile, tool_stats
+from ..base import Format, ParsedInput, Probe, item_id, require_completed
+from ..models import Identity, LatencyMetric, Load, TokenStats
+
+# Summary metric key -> our slot.
+_SLOTS: dict[str, LatencyMetric] = {
+    "time_to_first_token": "ttft",
+    "inter_token_latency": "tpot",
+    "inter_chunk_latency": "itl",
+    "request_latency": "e2e",
+}
+TO_MS = {"ms": 1.0, "sec": 1000.0, "s": 1000.0, "us": 1e-3, "ns": 1e-6}
+
+
+def is_metric(value: Any) -> bool:
+    """Whether a JSON value is an AIPerf metric object (a ``unit`` and an ``avg`` or ``value``)."""
+    return isinstance(value, dict) and "unit" in value and ("avg" in value or "value" in value)
+
+
+def detect_summary(probe: Probe) -> bool:
+    """An AIPerf (or GenAI-Perf) ``profile_export*.json``: an object of metric objects."""
+    doc = probe.first
+    if probe.container != "json" or not isinstance(doc, dict):
+        return False
+    metric_objects = sum(1 for v in doc.values() if is_metric(v))
+    if "aiperf_version" in doc or "schema_version" in doc:
+        return metric_objects > 0
+    # GenAI-Perf writes the same metric objects beside its input_config, without a version.
+    return "input_config" in doc and "request_throughput" in doc and metric_objects >= 3
+
+
+def parse_summary(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One serving run from an AIPerf summary: its metrics, load and identity, each unit checked."""
+    root = Node(probe.first, probe.path)
+    tool = tool_of(probe.first)
+    version = root.str_("aiperf_version")
+    warnings: list[str] = []
+    if version is None:
+        warnings.append("the file does not record the tool's version")
+    tool_latency = {}
+    for key, slot in _SLOTS.items():
+        node = root.obj(key)
+        if node is None:
+            continue
+        scale = _scale(node)
+        values = {k: node.num(src) for k, src in STAT_SOURCES.items()}
+        extra = {p: node.num(p) for p in ("p1", "p5", "p10", "p25", "p75") if node.has(p)}
+        tool_latency[slot] = tool_stats(
+            slot, values, scale=scale, count=node.int_("count"), extra=extra
+        )
+    completed = _avg(root, "request_count")
+    failed = _avg(root, "error_request_count")
+    if failed is None and root.has("error_summary"):
+        failed = sum(e.int_("count") or 0 for e in root.items("error_summary"))
+    completed_int = None if completed is None else int(completed)
+    if completed_int is not None:
+        require_completed(probe.path, "$.request_count.avg", completed_int)
+    config = root.obj("input_config")
+    settled = reconcile(None, 0, tool_latency)
+    run = build_run(
+        settled,
+        warnings,
+        run_id=item_id(record, 0),
+        index=0,
+        format_id=FORMAT.id,
+        tool=tool,
+        tool_version=version,
+        layout=f"schema {root.str_('schema_version')}" if root.has("schema_version") else None,
+        timestamp=root.str_("start_time"),
+        identity=Identity(model_name=_model(config)),
+        backend=_endpoint(config),
+        load=_load(config),
+        requests_sent=None if completed_int is None else completed_int + int(failed or 0),
+        requests_completed=completed_int,
+        requests_failed=None if failed is None else int(failed),
+        duration_s=_avg(root, "benchmark_duration"),
+        request_throughput_per_s=_avg(root, "request_throughput"),
+        output_token_throughput_per_s=_avg(root, "output_token_throughput"),
+        total_token_throughput_per_s=_avg(root, "total_token_throughput"),
+        goodput_per_s=_avg(root, "goodput"),
+        tokens=TokenStats(
+            input_mean_tokens=_avg(root, "input_sequence_length"),
+            output_mean_tokens=_avg(root, "output_sequence_length"),
+            input_total_tokens=as_int(_avg(root, "total_isl")),
+            output_total_tokens=as_int(_avg(root, "total_osl")),
+        ),
+    )
+    return one_run(FORMAT.id, record, run, file_warnings=warnings)
+
+
+_GENAI_PERF_CONFIG = ("perf_analyzer", "model_names", "subcommand", "model")
+_AIPERF_CONFIG = ("models", "loadgen", "phases")
+
+
+def tool_of(doc: dict[str, Any]) -> Literal["aiperf", "genai-perf"]:
+    """AIPerf or GenAI-Perf, by content: the version key, else what ``input_config`` holds."""
+    if "aiperf_version" in doc:
+        return "aiperf"
+    config = doc.get("input_config")
+    if isinstance(config, dict):
+        if any(k in config for k in _GENAI_PERF_CONFIG):
+            return "genai-perf"
+        if any(k in config for k in _AIPERF_CONFIG):
+            return "aiperf"
+    aiperf_only = ("schema_version", "benchmark_id", "was_cancelled", "error_summary")
+    return "aiperf" if any(k in doc for k in aiperf_only) else "genai-perf"
+
+
+STAT_SOURCES = {
+    "mean": "avg",
+    "p50": "p50",
+    "p90": "p90",
+    "p95": "p95",
+    "p99": "p99",
+    "min": "min",
+    "max": "max",
+    "std": "std",
+}
+
+
+def _scale(node: Node) -> float:
+    unit = node.str_("unit", required=True)
+    assert unit is not None
+    if unit not in TO_MS:
+        raise node.child("unit").error(f"unknown time unit {unit!r}")
+    return TO_MS[unit]
+
+
+def _avg(root: Node, key: str) -> float | None:
+    node = root.obj(key)
+    return None if node is None else node.num("avg")
+
+
+def as_int(value: float | None) -> int | None:
+    """A count AIPerf writes as a float, as an int (None stays None)."""
+    return None if value is None else int(value)
+
+
+def _model(config: Node | None) -> str | None:
+    if config is None:
+        return None
+    for path in (
+        ("models", "items", 0, "name"),
+        ("model_names", 0),
+        ("endpoint", "model_names", 0),
+        ("model", 0),
+        ("model",),
+    ):
+        value = config.path(*path).value
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _endpoint(config: Node | None) -> str | None:
+    if config is None:
+        return None
+    value = config.path("endpoint", "type").value
+    return value if isinstance(value, str) else None
+
+
+def _load(config: Node | None) -> Load:
+    if config is None:
+        return Load()
+    phase = next((p for p in config.items("phases") if p.str_("kind") in ("profiling", None)), None)
+    # AIPerf: the profiling phase or ``loadgen``; GenAI-Perf: ``perf_analyzer.stimulus`` (0.0.10
+    # and later) or the flat ``concurrency``/``request_rate`` of its earlier config.
+    source = phase or config.obj("loadgen") or config.path("perf_analyzer", "stimulus")
+    if source is None or not isinstance(source.value, dict):
+        source = config
+    rate = source.num("request_rate")
+    concurrency = source.int_("concurrency")
+    if rate:
+        mode = source.str_("request_rate_mode") or ""
+        arrival: Literal["poisson", "constant"] | None = (
+            "poisson" if "poisson" in mode else "constant" if "constant" in mode else None
+        )
+        return Load(
+            kind="open_loop",
+            request_rate_per_s=rate,
+            arrival=arrival,
+            concurrency=concurrency or None,
+        )
+    if concurrency:
+        return Load(kind="closed_loop", concurrency=concurrency)
+    return Load()
+
+
+FORMAT = Format("aiperf-summary", "runs", "aiperf", detect_summary, parse_summary)

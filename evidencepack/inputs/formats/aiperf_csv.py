@@ -1,0 +1,170 @@
+"""AIPerf and GenAI-Perf summary CSV: a table of distributions, a blank line, a table of values.
+
+AIPerf's first header has ``sum`` and ``p1``..; GenAI-Perf's does not. The CSV names no tool,
+version or model, so the run says so.
+"""
+
+from __future__ import annotations
+
+import csv
+
+from ...errors import InputError
+from ...provenance import FileRecord
+from .._runs import build_run, one_run, reconcile, tool_stats
+from ..base import Format, ParsedInput, Probe, item_id, require_completed
+from ..models import LatencyMetric, LatencyStats, TokenStats
+from .aiperf import STAT_SOURCES, TO_MS, as_int
+
+_CSV_SLOTS: dict[str, LatencyMetric] = {
+    "time to first token": "ttft",
+    "inter token latency": "tpot",
+    "inter chunk latency": "itl",
+    "request latency": "e2e",
+}
+
+
+def detect_csv(probe: Probe) -> bool:
+    """AIPerf's ``profile_export_aiperf.csv``: a ``Metric`` column with ``avg`` and ``p99``."""
+    header = probe.first if probe.container == "csv" else []
+    return bool(header) and header[0] == "Metric" and "avg" in header and "p99" in header
+
+
+def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One serving run from AIPerf's CSV export; rows it cannot use become warnings."""
+    rows: list[tuple[int, list[str]]] = []
+    try:
+        with probe.path.open(encoding="utf-8", newline="") as handle:
+            rows = [(n, row) for n, row in enumerate(csv.reader(handle), start=1)]
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"{probe.path}: cannot read the CSV: {exc}") from exc
+    header = rows[0][1]
+    tool = "aiperf" if "sum" in header else "genai-perf"
+    stats: dict[str, tuple[int, dict[str, float | None]]] = {}
+    values: dict[str, float] = {}
+    skipped: list[str] = []
+    for start, table_header, body in _tables(rows):
+        if table_header[0] == "Metric" and "avg" in table_header:
+            for number, row in body:
+                stats[row[0].strip().lower()] = (
+                    number,
+                    _csv_cells(probe, number, table_header, row),
+                )
+        elif table_header[:2] == ["Metric", "Value"]:
+            for number, row in body:
+                if len(row) >= 2:
+                    name = row[0].strip()
+                    values[name.lower()] = _csv_number(probe, number, name, row[1])
+        else:
+            # AIPerf 0.8+ appends GPU telemetry (GPU_Index columns); later ones may add more.
+            columns = ",".join(cell.strip() for cell in table_header[:4])
+            skipped.append(
+                f"line {start}: a table this reader does not use ({columns}...; "
+                f"{len(body)} rows) was skipped"
+            )
+    latency: dict[str, LatencyStats | None] = {}
+    for name, (number, cells) in stats.items():
+        base, unit = _split_unit(name)
+        slot = _CSV_SLOTS.get(base)
+        if slot is None:
+            continue
+        if unit not in TO_MS:
+            raise InputError(f"{probe.path}: line {number}: unknown time unit {unit!r}")
+        mapped = {k: cells.get(src) for k, src in STAT_SOURCES.items()}
+        latency[slot] = tool_stats(slot, mapped, scale=TO_MS[unit])
+    completed = _lookup(values, "request count")
+    if completed is not None:
+        require_completed(probe.path, "'Request Count' row", int(completed))
+    settled = reconcile(None, 0, latency)
+    warnings = [
+        "the CSV does not name the tool, its version or the model; "
+        f"read as {tool} from its column layout",
+        *skipped,
+    ]
+    run = build_run(
+        settled,
+        warnings,
+        run_id=item_id(record, 0),
+        index=0,
+        format_id=CSV_FORMAT.id,
+        tool=tool,
+        requests_completed=as_int(completed),
+        requests_failed=as_int(_lookup(values, "error request count")),
+        duration_s=_lookup(values, "benchmark duration"),
+        request_throughput_per_s=_lookup(values, "request throughput"),
+        output_token_throughput_per_s=_lookup(values, "output token throughput"),
+        total_token_throughput_per_s=_lookup(values, "total token throughput"),
+        goodput_per_s=_lookup(values, "goodput"),
+        tokens=TokenStats(
+            input_mean_tokens=_mean_of(stats, "input sequence length"),
+            output_mean_tokens=_mean_of(stats, "output sequence length"),
+            input_total_tokens=as_int(_lookup(values, "total input sequence length")),
+            output_total_tokens=as_int(_lookup(values, "total output sequence length")),
+        ),
+    )
+    return one_run(CSV_FORMAT.id, record, run, file_warnings=warnings)
+
+
+def _tables(
+    rows: list[tuple[int, list[str]]],
+) -> list[tuple[int, list[str], list[tuple[int, list[str]]]]]:
+    """Split the rows into tables: each starts at the file's top, after a blank line, at a
+    ``Metric`` header, or at a row as wide as no row of the table before it (a table written
+    without a blank line); its first row is its header. Returns (header line, header, body)."""
+    tables: list[tuple[int, list[str], list[tuple[int, list[str]]]]] = []
+    starting = True
+    for number, row in rows:
+        cells = [cell.strip() for cell in row]
+        if not any(cells):
+            starting = True
+            continue
+        if starting or cells[0] == "Metric" or len(cells) != len(tables[-1][1]):
+            tables.append((number, cells, []))
+            starting = False
+            continue
+        tables[-1][2].append((number, row))
+    return tables
+
+
+def _split_unit(name: str) -> tuple[str, str | None]:
+    if name.endswith(")") and "(" in name:
+        base, _, unit = name[:-1].rpartition("(")
+        return base.strip(), unit.strip()
+    return name.strip(), None
+
+
+def _lookup(values: dict[str, float], base: str) -> float | None:
+    for name, value in values.items():
+        if _split_unit(name)[0] == base:
+            return value
+    return None
+
+
+def _mean_of(stats: dict[str, tuple[int, dict[str, float | None]]], base: str) -> float | None:
+    for name, (_, cells) in stats.items():
+        if _split_unit(name)[0] == base:
+            return cells.get("avg")
+    return None
+
+
+def _csv_cells(
+    probe: Probe, number: int, header: list[str], row: list[str]
+) -> dict[str, float | None]:
+    cells: dict[str, float | None] = {}
+    for column, cell in zip(header[1:], row[1:], strict=False):
+        cells[column] = _csv_number(probe, number, column, cell) if cell.strip() else None
+    return cells
+
+
+def _csv_number(probe: Probe, number: int, column: str, cell: str) -> float:
+    try:
+        value = float(cell)
+    except ValueError as exc:
+        raise InputError(f"{probe.path}: line {number}: {column}: not a number: {cell!r}") from exc
+    if value != value or value in (float("inf"), float("-inf")):
+        raise InputError(f"{probe.path}: line {number}: {column}: {cell} is not a measurement")
+    if value < 0:
+        raise InputError(f"{probe.path}: line {number}: {column}: negative value {cell}")
+    return value
+
+
+CSV_FORMAT = Format("aiperf-csv", "runs", "aiperf", detect_csv, parse_csv)

@@ -1,0 +1,231 @@
+"""guidellm ``benchmarks.csv`` (0.5 and later): one row per benchmark under a three-row header.
+
+The header names each column by group (``Timings``, ``Request Latency``), name (``Successful
+ms``) and unit or statistic (``Sec``, ``Mean``, ``Percentiles``); rows start where
+``Benchmark/Type`` is ``generative_benchmark``. ``Percentiles`` holds eleven values: min, p0.1,
+p1, p5, p10, p25, p75, p90, p95, p99, max (the median has its own column). The CSV keeps
+aggregates only, so the tool's figures are kept and marked as the JSON reader marks them
+(TPOT includes the first token and is weighted per token, as guidellm computes it). Warm-up and
+cool-down were already left out by guidellm; their length is said on the run.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+from typing import Any
+
+from ...errors import InputError
+from ...provenance import FileRecord
+from .._runs import build_run, reconcile, tool_stats
+from ..base import Format, ParsedInput, Probe, item_id, require_completed, with_tool
+from ..models import Definition, Identity, LatencyMetric, LatencyStats, Load, TokenStats, Weighting
+
+_PERCENTILES = ("min", "p001", "p01", "p05", "p10", "p25", "p75", "p90", "p95", "p99", "max")
+_MAIN = ("min", "p90", "p95", "p99", "max")
+# slot -> (group, definition, weighting, scale to ms)
+_LATENCY: dict[LatencyMetric, tuple[str, Definition, Weighting, float]] = {
+    "ttft": ("Time to First Token", "ttft", "request", 1.0),
+    "e2e": ("Request Latency", "e2e", "request", 1000.0),
+    "tpot": ("Time per Output Token", "tpot_incl_first", "token", 1.0),
+    # guidellm's ITL is (last - first token) / (tokens - 1): by value our TPOT (as in the JSON)
+    "itl": ("Inter Token Latency", "tpot_excl_first", "token", 1.0),
+}
+_HEADER_GROUPS = {"Benchmark", "Timings", "Request Counts"}
+
+
+def detect(probe: Probe) -> bool:
+    """GuideLLM's ``benchmarks.csv``: a header with Benchmark, Timings and Request Counts."""
+    header = probe.first if probe.container == "csv" else []
+    return bool(header) and set(header) >= _HEADER_GROUPS
+
+
+class _Row:
+    """One benchmark row, its cells addressed by (group, name, stat)."""
+
+    def __init__(
+        self, probe: Probe, number: int, columns: list[tuple[str, str, str]], cells: list[str]
+    ) -> None:
+        self.probe = probe
+        self.number = number
+        self.cells = dict(zip(columns, cells, strict=False))
+
+    def text(self, group: str, name: str, stat: str = "") -> str | None:
+        cell = self.cells.get((group, name, stat))
+        return None if cell is None else cell.strip() or None
+
+    def num(self, group: str, name: str, stat: str = "") -> float | None:
+        cell = self.text(group, name, stat)
+        if cell is None:
+            return None
+        try:
+            value = float(cell)
+        except ValueError as exc:
+            raise self.error(f"{group} / {name} {stat}".strip(), f"not a number: {cell!r}") from exc
+        if not math.isfinite(value):
+            raise self.error(f"{group} / {name} {stat}".strip(), f"{cell} is not a measurement")
+        return value
+
+    def json(self, group: str, name: str, stat: str = "") -> Any:
+        cell = self.text(group, name, stat)
+        if cell is None:
+            return None
+        try:
+            return json.loads(cell)
+        except json.JSONDecodeError:
+            return None
+
+    def error(self, column: str, message: str) -> InputError:
+        return InputError(f"{self.probe.path}: line {self.number}: {column}: {message}")
+
+
+def parse(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One serving run per row of GuideLLM's CSV export."""
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # Run Info cells are whole JSON documents
+    try:
+        with probe.path.open(encoding="utf-8", newline="") as handle:
+            rows = list(enumerate(csv.reader(handle), start=1))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"{probe.path}: cannot read the CSV: {exc}") from exc
+    depth = next((i for i, (_, cells) in enumerate(rows) if "generative_benchmark" in cells), None)
+    if depth is None or depth == 0:
+        raise InputError(
+            f"{probe.path}: a guidellm benchmarks.csv header without one generative_benchmark row"
+        )
+    headers = [cells for _, cells in rows[:depth]][:3] + [[]] * (3 - min(depth, 3))
+    width = max(len(h) for h in headers)
+    columns = [
+        (_cell(headers[0], i), _cell(headers[1], i), _cell(headers[2], i)) for i in range(width)
+    ]
+    runs = []
+    version: str | None = None
+    for index, (number, cells) in enumerate(
+        r for r in rows[depth:] if any(c.strip() for c in r[1])
+    ):
+        row = _Row(probe, number, columns, cells)
+        meta = row.json("Runtime Info", "Metadata")
+        if isinstance(meta, dict) and isinstance(meta.get("guidellm_version"), str):
+            version = meta["guidellm_version"]
+        runs.append(_run(row, index, record, version))
+    file_warnings = [] if version else ["the file does not record guidellm's version"]
+    warnings = file_warnings + [f"{r.run_id}: {w}" for r in runs for w in r.warnings]
+    return ParsedInput(
+        format_id=CSV_FORMAT.id,
+        file=with_tool(record, "guidellm", version, file_warnings),
+        runs=tuple(runs),
+        warnings=tuple(warnings),
+    )
+
+
+def _run(row: _Row, index: int, record: FileRecord, version: str | None) -> Any:
+    completed = _int(row.num("Request Counts", "Successful"))
+    require_completed(
+        row.probe.path, f"line {row.number}: Request Counts / Successful", completed or 0
+    )
+    warnings = [
+        "a CSV keeps aggregates only: the tool's figures are kept (TPOT includes the first token, "
+        "weighted per token)"
+    ]
+    warmup, cooldown = row.num("Timings", "Warmup", "Sec"), row.num("Timings", "Cooldown", "Sec")
+    if warmup or cooldown:
+        warnings.append(
+            f"guidellm left {warmup or 0:g} s of warm-up and {cooldown or 0:g} s of cool-down "
+            "out of these figures: those requests are not in the sample"
+        )
+    latency: dict[str, LatencyStats | None] = {
+        slot: _stats(row, slot, *spec) for slot, spec in _LATENCY.items()
+    }
+    settled = reconcile(None, 0, latency)
+    backend = row.json("Run Info", "Backend")
+    backend = backend if isinstance(backend, dict) else {}
+    model = backend.get("model") if isinstance(backend.get("model"), str) else None
+    return build_run(
+        settled,
+        warnings,
+        run_id=item_id(record, index),
+        index=index,
+        format_id=CSV_FORMAT.id,
+        tool="guidellm",
+        tool_version=version,
+        layout="benchmarks.csv (0.5+)",
+        timestamp=row.text("Timings", "Start Time"),
+        identity=Identity(model_name=model or None),
+        backend=backend.get("kind") if isinstance(backend.get("kind"), str) else None,
+        load=_load(row.text("Benchmark", "Strategy")),
+        requests_sent=_int(row.num("Request Counts", "Total")),
+        requests_completed=completed,
+        requests_failed=_int(row.num("Request Counts", "Errored")),
+        duration_s=row.num("Timings", "Duration", "Sec"),
+        request_throughput_per_s=row.num("Server Throughput", "Successful Requests/Sec", "Mean"),
+        output_token_throughput_per_s=row.num(
+            "Token Throughput", "Successful Output Tokens/Sec", "Mean"
+        ),
+        total_token_throughput_per_s=row.num(
+            "Token Throughput", "Successful Total Tokens/Sec", "Mean"
+        ),
+        tokens=TokenStats(
+            input_mean_tokens=row.num("Token Metrics", "Successful Input Tokens", "Mean"),
+            output_mean_tokens=row.num("Token Metrics", "Successful Output Tokens", "Mean"),
+        ),
+    )
+
+
+def _stats(
+    row: _Row,
+    slot: LatencyMetric,
+    group: str,
+    definition: Definition,
+    weighting: Weighting,
+    scale: float,
+) -> LatencyStats | None:
+    name = next((n for (g, n, _) in row.cells if g == group and n.startswith("Successful")), None)
+    if name is None:
+        return None
+    values: dict[str, float | None] = {
+        "mean": row.num(group, name, "Mean"),
+        "p50": row.num(group, name, "Median"),
+        "std": row.num(group, name, "Std Dev"),
+    }
+    listed = row.json(group, name, "Percentiles")
+    extra: dict[str, float | None] = {}
+    if isinstance(listed, list) and len(listed) == len(_PERCENTILES):
+        for key, value in zip(_PERCENTILES, listed, strict=True):
+            number = float(value) if isinstance(value, int | float) else None
+            if key in _MAIN:
+                values[key] = number
+            else:
+                extra[key] = number
+    return tool_stats(
+        slot, values, definition=definition, weighting=weighting, scale=scale, extra=extra
+    )
+
+
+def _cell(row: list[str], index: int) -> str:
+    return row[index].strip() if index < len(row) else ""
+
+
+def _load(strategy: str | None) -> Load:
+    """``synchronous``, ``concurrent@4``, ``throughput``, ``constant@2.0``, ``poisson@8.0``."""
+    kind, _, value = (strategy or "").partition("@")
+    try:
+        number = float(value) if value else None
+    except ValueError:
+        number = None
+    if kind == "synchronous":
+        return Load(kind="closed_loop", concurrency=1)
+    if kind == "concurrent" and number:
+        return Load(kind="closed_loop", concurrency=int(number))
+    if kind == "throughput":
+        return Load(kind="offline")
+    if kind in ("constant", "poisson") and number:
+        return Load(kind="open_loop", request_rate_per_s=number, arrival=kind)  # type: ignore[arg-type]
+    return Load()
+
+
+def _int(value: float | None) -> int | None:
+    return None if value is None else int(round(value))
+
+
+CSV_FORMAT = Format("guidellm-csv", "runs", "guidellm", detect, parse)

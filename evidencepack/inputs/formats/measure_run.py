@@ -1,0 +1,256 @@
+"""``evidencepack measure`` run folders: the per-request ``requests.jsonl`` and the ``run.json``
+record beside LoadGen's logs.
+
+``requests.jsonl`` is a format of its own (one row per request, recomputed in SQL, failures
+kept with their reason). ``run.json`` is a companion: whichever reader reads a file of the folder
+(this one, or the LoadGen reader for ``mlperf_log_detail.txt``) takes from it what the run
+*observed*: the model the server named, the runtime and version it reported, the concurrency
+limit, the client's failed requests and whether the run completed. These are recorded by the
+measurement itself, so the envelope check treats them as observed, never declared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ...analyze.normalise import SERVING_RUNTIMES, normalise_runtime
+from ...errors import InputError
+from ...provenance import FileRecord
+from .._json import Node, load_json_document
+from .._runs import build_run, one_run, request_window
+from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id
+from ..models import Identity, Load
+from ..stage import Staging
+
+RECORD_FILE = "run.json"
+RECORD_SCHEMA = "evidencepack.measure.run/v1"
+REQUEST_SCHEMA = "evidencepack.measure.request/v1"
+TOOL = "evidencepack-measure"
+
+_COLUMNS = {
+    "sample_id": "UBIGINT",
+    "send_time_s": "DOUBLE",
+    "ttft_ms": "DOUBLE",
+    "e2e_ms": "DOUBLE",
+    "tpot_ms": "DOUBLE",
+    "itl_gaps_ms": "DOUBLE[]",
+    "input_tokens": "DOUBLE",
+    "output_tokens": "DOUBLE",
+    "status": "VARCHAR",
+    "error": "VARCHAR",
+}
+
+_SELECT = """
+SELECT 0 AS run_index, line - 1 AS request_index, line,
+       status = 'ok' AS ok, error, input_tokens, output_tokens,
+       send_time_s AS start_s, ttft_ms, e2e_ms, tpot_ms, itl_gaps_ms,
+       CASE WHEN status NOT IN ('ok', 'failed') THEN '$.status: expected ok or failed, found '
+                 || coalesce(status, 'nothing')
+            WHEN status = 'ok' AND (ttft_ms IS NULL OR e2e_ms IS NULL)
+                 THEN '$.ttft_ms: a successful request needs ttft_ms and e2e_ms' END AS problem
+FROM (SELECT row_number() OVER () AS line, * FROM read_json(?, format='newline_delimited',
+      columns=?))
+"""
+
+
+@dataclass(frozen=True)
+class Companion:
+    """What ``run.json`` says about the run it sits beside."""
+
+    path: Path
+    complete: bool
+    identity: Identity
+    load_concurrency: int | None
+    sent: int
+    ok: int
+    failed: int
+    input_tokens_mean: float | None
+    output_tokens_mean: float | None
+    started: str | None
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_companion(beside: Path) -> Companion | None:
+    """The ``run.json`` of the measure run that ``beside`` belongs to, if there is one."""
+    path = beside.parent / RECORD_FILE
+    if not path.is_file():
+        return None
+    doc = load_json_document(path)
+    if not isinstance(doc, dict) or doc.get("schema") != RECORD_SCHEMA:
+        return None
+    node = Node(doc, path)
+    requests = node.need("requests")
+    server = node.obj("server")
+    models = _server_models(doc)
+    seen = [m for m in doc.get("response_models") or () if isinstance(m, str)]
+    model_name = seen[0] if len(seen) == 1 else None
+    runtime = _runtime(models, model_name)
+    version = None
+    reported = doc["server"].get("version") if server is not None else None
+    if runtime is not None and server is not None and isinstance(reported, dict):
+        version = server.path("version").str_("version")
+    limits = doc.get("limits") or {}
+    limit = limits.get("max_in_flight") if isinstance(limits.get("max_in_flight"), int) else None
+    request = doc.get("request") or {}
+    settings: dict[str, str | int | float | bool | None] = {
+        "endpoint": node.str_("endpoint"),
+        "api": request.get("api"),
+        "max_tokens": request.get("max_tokens"),
+    }
+    for key, value in sorted((request.get("sampling") or {}).items()):
+        if isinstance(value, str | int | float | bool):
+            settings[f"sampling.{key}"] = value
+    identity = Identity(
+        model_name=model_name,
+        runtime_name=runtime,
+        runtime_version=version,
+        concurrency=limit,
+        settings=settings,
+    )
+    complete = bool(doc.get("complete"))
+    failed = requests.need_int("failed")
+    warnings: list[str] = []
+    if not complete:
+        warnings.append(
+            f"incomplete measure run ({doc.get('stop_reason') or 'stopped'}): LoadGen gave no "
+            "verdict; only the requests measured before the stop are here"
+        )
+    if failed:
+        reasons = requests.obj("failures")
+        listed = ", ".join(
+            f"{k} x{v}" for k, v in sorted((doc["requests"].get("failures") or {}).items())
+        )
+        warnings.append(f"{failed} request(s) failed" + (f": {listed}" if reasons else ""))
+    if len(seen) > 1:
+        warnings.append(f"the responses named several models: {', '.join(seen)}")
+    if model_name is None and not seen:
+        warnings.append("no response named its model; the model is not observed")
+    return Companion(
+        path=path,
+        complete=complete,
+        identity=identity,
+        load_concurrency=limit,
+        sent=requests.need_int("sent"),
+        ok=requests.need_int("ok"),
+        failed=failed,
+        input_tokens_mean=requests.num("input_tokens_mean"),
+        output_tokens_mean=requests.num("output_tokens_mean"),
+        started=node.str_("started_utc"),
+        warnings=warnings,
+    )
+
+
+def _server_models(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    server = doc.get("server")
+    models = server.get("models") if isinstance(server, dict) else None
+    return [m for m in models or () if isinstance(m, dict)]
+
+
+def _runtime(models: list[dict[str, Any]], model_name: str | None) -> str | None:
+    """The serving engine the server names as the model's owner (vLLM says ``vllm``)."""
+    for entry in models:
+        owner = normalise_runtime(str(entry.get("owned_by") or ""))
+        if (model_name is None or entry.get("id") == model_name) and owner in SERVING_RUNTIMES:
+            return owner
+    return None
+
+
+def detect_requests(probe: Probe) -> bool:
+    """An ``evidencepack measure`` ``requests.jsonl``: records carrying its request schema."""
+    return (
+        probe.container == "jsonl"
+        and isinstance(probe.first, dict)
+        and probe.first.get("schema") == REQUEST_SCHEMA
+    )
+
+
+def parse_requests(probe: Probe, record: FileRecord) -> ParsedInput:
+    """One serving run from an ``evidencepack measure`` ``requests.jsonl`` and its ``run.json``."""
+    path = probe.path
+    companion = read_companion(path)
+
+    def locate(run: int, request: int, line: int | None, column: str) -> str:
+        return f"line {line}" if column == "problem" else f"line {line}: $.{column}"
+
+    staging = Staging(path, locate)
+    try:
+        staging.insert(_SELECT, [str(path), _COLUMNS])
+        staging.finish()
+        window = request_window(staging, path)
+        warnings = [
+            "the client's own timing (from each request's send); LoadGen's verdict and its "
+            "TTFT/TPOT (from each query's issue) are in mlperf_log_detail.txt beside it"
+        ]
+        identity = Identity()
+        if companion is None:
+            warnings.append(f"no {RECORD_FILE} beside it: the model and server are unknown")
+        else:
+            warnings += companion.warnings
+            identity = companion.identity
+        run = build_run(
+            window.settled,
+            warnings,
+            run_id=item_id(record, 0),
+            index=0,
+            format_id=REQUESTS_FORMAT.id,
+            tool=TOOL,
+            timestamp=iso_from_epoch(window.start_s),
+            identity=identity,
+            load=Load(concurrency=companion.load_concurrency if companion else None),
+            **window.run_fields,
+        )
+        columns = staging.columns()
+    finally:
+        staging.close()
+    return one_run(REQUESTS_FORMAT.id, record, run, file_warnings=warnings, requests=columns)
+
+
+def with_companion(parsed: ParsedInput, log_path: Path) -> ParsedInput:
+    """A LoadGen log's run completed with what the ``run.json`` beside it observed.
+
+    LoadGen has no failed samples: the SUT completes a failed request at the moment it failed,
+    so LoadGen counts it as completed. The record's counts replace LoadGen's here.
+    """
+    if not parsed.runs:
+        return parsed
+    try:
+        companion = read_companion(log_path)
+    except InputError as exc:
+        raise InputError(f"{log_path}: {RECORD_FILE} beside the log: {exc.message}") from exc
+    if companion is None:
+        return parsed
+    run = parsed.runs[0]
+    warnings = list(run.warnings) + companion.warnings
+    if companion.failed:
+        warnings.append(
+            f"LoadGen counted the {companion.failed} failed request(s) as completed samples: its "
+            "latency percentiles and throughput include them"
+        )
+    tokens = run.tokens.model_copy(
+        update={
+            "input_mean_tokens": companion.input_tokens_mean,
+            "output_mean_tokens": companion.output_tokens_mean or run.tokens.output_mean_tokens,
+        }
+    )
+    settings = dict(run.identity.settings) | dict(companion.identity.settings)
+    identity = companion.identity.model_copy(update={"settings": settings})
+    load = run.load.model_copy(update={"concurrency": companion.load_concurrency})
+    updated = run.model_copy(
+        update={
+            "identity": identity,
+            "load": load,
+            "requests_sent": companion.sent,
+            "requests_completed": companion.ok,
+            "requests_failed": companion.failed,
+            "tokens": tokens,
+            "warnings": tuple(warnings),
+        }
+    )
+    return replace(parsed, runs=(updated,), warnings=tuple(warnings))
+
+
+REQUESTS_FORMAT = Format(
+    "evidencepack-measure-requests", "runs", TOOL, detect_requests, parse_requests
+)

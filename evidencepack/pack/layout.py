@@ -1,0 +1,115 @@
+"""What a pack folder holds: the names of its files in one place, and the rules for pack paths.
+
+A pack is a folder (or its ``.tar.gz``) of regular files::
+
+    decision.json          the analysis (analyze.models.DecisionDocument)
+    manifest.json          every input and the decision, by digest (pack.manifest)
+    report.html            the rendered report
+    report.pdf             the same report as PDF/A-3b, decision.json and manifest.json embedded
+    predicate.json         what the signature will attest (pack.predicate)
+    inputs/pack.yaml       the spec the pack was compiled from
+    inputs/...             every input the spec cites, at its path relative to the spec
+    evidence.duckdb        the store: every input row and analysis table
+    pack.sigstore.json     the signature bundle over all the others (signing.sign)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import AfterValidator
+
+from ..errors import InputError
+
+DECISION_NAME = "decision.json"
+MANIFEST_NAME = "manifest.json"
+REPORT_HTML_NAME = "report.html"
+REPORT_PDF_NAME = "report.pdf"
+PREDICATE_NAME = "predicate.json"
+BUNDLE_NAME = "pack.sigstore.json"
+STORE_NAME = "evidence.duckdb"
+"""The evidence store: every input row and every analysis table (not byte-reproducible)."""
+INPUTS_DIR = "inputs"
+SPEC_PATH = f"{INPUTS_DIR}/pack.yaml"
+"""The spec inside a pack: the inputs folder mirrors the spec's folder."""
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_DRIVE = re.compile(r"[A-Za-z]:")
+
+
+def pack_path_problem(name: str) -> str | None:
+    """Why ``name`` is not a safe pack path (relative POSIX, normalised), or None if it is."""
+    if not name:
+        return "empty path"
+    if _CONTROL.search(name):
+        return "control character in path"
+    if "\\" in name:
+        return "backslash in path"
+    if name.startswith("/") or _DRIVE.match(name):
+        return "absolute path"
+    parts = name.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return "path is not normalised (empty, '.' or '..' component)"
+    return None
+
+
+def _check_pack_path(name: str) -> str:
+    problem = pack_path_problem(name)
+    if problem:
+        raise ValueError(f"{problem}: {name!r}")
+    return name
+
+
+PackPath = Annotated[str, AfterValidator(_check_pack_path)]
+"""A pack path as a pydantic type: relative, POSIX, normalised (see ``pack_path_problem``)."""
+
+
+@dataclass(frozen=True)
+class PackScan:
+    """The files of a pack folder: regular files by pack path, and everything else as problems."""
+
+    root: Path
+    files: dict[str, Path]
+    problems: tuple[str, ...]
+
+
+def scan_pack(pack_dir: Path) -> PackScan:
+    """List every regular file under ``pack_dir`` (sorted), never following links.
+
+    The bundle at the top (``pack.sigstore.json``) is left out: it signs the others.
+    Symlinks, devices, sockets and names that are not UTF-8 are reported, not followed.
+    """
+    if not pack_dir.is_dir():
+        raise InputError(f"{pack_dir}: not a folder")
+    files: dict[str, Path] = {}
+    problems: list[str] = []
+
+    def walk(folder: Path, prefix: str) -> None:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            raise InputError(f"{folder}: cannot list: {exc}") from exc
+        for entry in entries:
+            rel = f"{prefix}{entry.name}"
+            try:
+                rel.encode("utf-8")
+            except UnicodeEncodeError:
+                problems.append(f"{rel!r}: file name is not UTF-8")
+                continue
+            if entry.is_symlink():
+                problems.append(f"{rel}: symbolic link (packs hold regular files only)")
+            elif entry.is_dir(follow_symlinks=False):
+                walk(Path(entry.path), f"{rel}/")
+            elif not entry.is_file(follow_symlinks=False):
+                problems.append(f"{rel}: not a regular file")
+            elif (problem := pack_path_problem(rel)) is not None:
+                problems.append(f"{rel!r}: {problem}")
+            elif rel != BUNDLE_NAME:
+                files[rel] = Path(entry.path)
+
+    walk(pack_dir, "")
+    return PackScan(root=pack_dir, files=files, problems=tuple(problems))

@@ -1,0 +1,78 @@
+"""Sign a pack: hash every file into the in-toto statement, sign it, write ``pack.sigstore.json``.
+
+The signer is a ``KeySigner`` (``evidencepack.signing.keyed``, air-gapped) or a
+``KeylessSigner`` (``evidencepack.signing.keyless``, release pipelines).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from .._atomic import atomic_write
+from ..errors import InputError, UsageError
+from ..pack.layout import BUNDLE_NAME, PREDICATE_NAME
+from ..pack.predicate import PackPredicate, load_predicate, write_predicate
+from .statement import Statement, build_statement, statement_bytes
+
+
+class PackSigner(Protocol):
+    """Anything that turns a statement payload into a Sigstore bundle (JSON bytes)."""
+
+    @property
+    def mode(self) -> str:
+        """``key`` or ``keyless``: how the bundle was signed."""
+
+    def sign_payload(self, payload: bytes) -> bytes:
+        """The Sigstore bundle (JSON bytes) over the statement payload."""
+
+
+@dataclass(frozen=True)
+class SignResult:
+    """The written bundle, the signing mode, how many files it covers and the statement."""
+
+    bundle: Path
+    mode: str
+    files: int
+    statement: Statement
+
+
+def sign_pack(pack_dir: Path, predicate: PackPredicate, signer: PackSigner) -> Path:
+    """Sign every file of ``pack_dir``; write ``pack_dir/pack.sigstore.json`` atomically."""
+    return sign_pack_detailed(pack_dir, predicate, signer).bundle
+
+
+def sign_pack_detailed(
+    pack_dir: Path, predicate: PackPredicate | None, signer: PackSigner, *, force: bool = False
+) -> SignResult:
+    """``sign_pack`` returning what was signed; ``predicate=None`` reads the pack's own.
+
+    A pack always carries its predicate as ``predicate.json`` (written here if absent), so
+    that it can be signed again later, keyless or with another key, from the pack alone.
+    An existing signature is replaced only with ``force`` (never silently).
+    """
+    if not pack_dir.is_dir():
+        raise InputError(f"{pack_dir}: not a folder")
+    bundle_path = pack_dir / BUNDLE_NAME
+    if (bundle_path.exists() or bundle_path.is_symlink()) and not force:
+        raise UsageError(
+            f"{bundle_path} exists: the pack is already signed; pass --force to replace "
+            "its signature"
+        )
+    if predicate is not None and not (pack_dir / PREDICATE_NAME).exists():
+        write_predicate(pack_dir, predicate)
+    if predicate is None or (pack_dir / PREDICATE_NAME).is_file():
+        stored = load_predicate(pack_dir)
+        if predicate is not None and stored != predicate:
+            raise InputError(
+                f"{pack_dir / PREDICATE_NAME} differs from the predicate being signed; "
+                "rewrite it with write_predicate() first"
+            )
+        predicate = stored
+    statement = build_statement(pack_dir, predicate)
+    bundle = signer.sign_payload(statement_bytes(statement))
+    path = atomic_write(pack_dir / BUNDLE_NAME, bundle)
+    return SignResult(
+        bundle=path, mode=signer.mode, files=len(statement.subject), statement=statement
+    )

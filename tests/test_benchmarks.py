@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
@@ -30,7 +32,9 @@ def test_startup_benchmark_prints_both_figures_and_their_ratio() -> None:
     assert result["row"] == "--help"
     assert result["ours_cpu_s"] > 0
     assert result["floor_cpu_s"] > 0
-    assert abs(result["ratio"] - result["ours_cpu_s"] / result["floor_cpu_s"]) < 0.01
+    # The printed seconds are rounded to 4 decimals, the ratio is not: with tiny --quick times
+    # (0.0121 s) that rounding alone moves the quotient by up to ~1%.
+    assert result["ratio"] == pytest.approx(result["ours_cpu_s"] / result["floor_cpu_s"], rel=0.02)
     assert result["met"] == (result["ratio"] <= result["goal"])
 
 

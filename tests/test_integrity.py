@@ -23,6 +23,7 @@ from evidencepack._cli import main
 from evidencepack.analyze import gather as gather_module
 from evidencepack.analyze import references as references_module
 from evidencepack.analyze.models import CheckResult
+from evidencepack.inputs import registry as registry_module
 from evidencepack.pack.layout import STORE_NAME
 from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
 
@@ -80,10 +81,10 @@ def test_a_file_swapped_between_reads_cannot_split_decision_from_pack(
     failed = _all_failed(scores)
     real = gather_module.read_input
 
-    def swapping(path: Path) -> object:
+    def swapping(path: Path, **kwargs: object) -> object:
         scores.write_bytes(failed)
         try:
-            return real(path)
+            return real(path, **kwargs)  # type: ignore[arg-type]
         finally:
             scores.write_bytes(original)
 
@@ -94,6 +95,23 @@ def test_a_file_swapped_between_reads_cannot_split_decision_from_pack(
     quality = next(q for q in result.decision.quality if q.candidate == "h200-vllm")
     assert quality.estimate == pytest.approx(0.885)
     assert quality.meets_bar
+
+
+def test_a_cited_file_is_hashed_once_not_again_by_its_reader(
+    samples: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader is handed the collector's record of the file (the digest of the one read that
+    made the snapshot): no cited run or score file is hashed a second time."""
+
+    def second_hash(path: Path, **_: object) -> object:
+        raise AssertionError(f"{path} hashed a second time")
+
+    monkeypatch.setattr(registry_module, "file_record", second_hash)
+    decision = check(samples / "pack.yaml", CompileOptions())
+    assert decision.verdict == "PASS"
+    read = [f for f in decision.inputs if f.role in ("runs", "scores") and f.format]
+    assert len(read) == 18  # 15 runs and 3 score sets, each read once under its own digest
+    assert len({f.sha256 for f in read}) == 18
 
 
 def test_a_spec_edited_while_it_is_parsed_cannot_split_decision_from_pack(

@@ -6,6 +6,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -366,3 +367,47 @@ def test_only_the_cited_results_of_a_round_are_parsed(
     assert [p for p in parsed if "8xMI325X" in p and "Interactive" in p] == parsed[-1:]
     # the sample's own tree: the two results still cited there (of its six); v5.1: the one
     assert len(parsed) == 3, parsed
+
+
+def test_the_packed_store_names_each_file_by_its_place_in_the_pack(
+    samples: Path, shared_data: Path, tmp_path: Path
+) -> None:
+    """The store a pack holds records no path of the building machine: every file it names
+    (runs, scores, MLPerf results from inside and outside the spec's folder) is named by its
+    pack path, and the pack holds that file with that digest. Its messages, ``file:line``
+    sources and MLPerf records are written the same way."""
+    tree = (shared_data / "mlperf" / "v5.1").resolve()
+    key = "v5.1/closed/AMD/8xMI325X_2xEPYC_9575F_2/llama2-70b-99/Interactive"
+    spec = samples / "pack.yaml"
+    _edit(
+        spec,
+        f"        - path: evidence/mlperf\n          result: {MI325X_SERVER}",
+        f"        - path: {os.path.relpath(tree, samples)}\n          result: {key}",
+    )  # cited relative to the spec (an absolute path in the spec would be the spec's own words)
+    out = tmp_path / "out"
+    build(spec, out, BuildOptions(compile=CompileOptions(allow_outside=True)))
+    con = duckdb.connect(str(out / "evidence.duckdb"), read_only=True)
+    # This machine's path of a folder, not the tail of the spec's own relative "../../x".
+    machine_paths = [f"(^|[^.]){re.escape(str(p))}" for p in (samples.resolve(), tree)]
+    leaks = []
+    for table, column in con.execute(
+        "SELECT table_name, column_name FROM information_schema.columns ORDER BY ALL"
+    ).fetchall():
+        found = con.execute(
+            f'SELECT count(*) FROM "{table}" WHERE regexp_matches(CAST("{column}" AS VARCHAR), ?) '
+            f'OR regexp_matches(CAST("{column}" AS VARCHAR), ?)',
+            machine_paths,
+        ).fetchone()
+        if found and found[0]:
+            leaks.append(f"{table}.{column}: {found[0]} row(s)")
+    assert leaks == []
+    named = con.execute("SELECT sha256, path, role FROM files ORDER BY path").fetchall()
+    runs_and_scores = "SELECT file_path FROM serving_runs UNION SELECT file_path FROM score_sets"
+    stored = [p for (p,) in con.execute(runs_and_scores).fetchall()]
+    con.close()
+    assert {role for _, _, role in named} >= {"runs", "scores", "mlperf.detail", "mlperf.system"}
+    assert any(p.startswith("inputs/external/") for _, p, role in named if role == "mlperf.detail")
+    for sha256, path, _ in named:
+        assert hashlib.sha256((out / path).read_bytes()).hexdigest() == sha256, path
+    assert stored
+    assert all((out / p).is_file() for p in stored)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .capacity import RunPoint
-from .models import EvidenceLink, InputFile
+from .models import EvidenceLink, FileProblem, InputFile
 
 
 @dataclass(frozen=True)
@@ -133,8 +133,8 @@ class CandidateEvidence:
     runs: list[RunEvidence] = field(default_factory=list)
     scores: list[ScoreEvidence] = field(default_factory=list)
     references: list[ReferenceEvidence] = field(default_factory=list)
-    problems: list[tuple[str, str, InputFile | None]] = field(default_factory=list)
-    """Provenance problems found while reading: (check id, reason, file)."""
+    problems: list[FileProblem] = field(default_factory=list)
+    """Provenance problems found while reading the candidate's files (PROV-FILES)."""
 
     def findings(self) -> list[DataFinding]:
         """Every data finding of the candidate's runs."""

@@ -39,14 +39,8 @@ from .evidence import (
     RunEvidence,
     ScoreEvidence,
 )
-from .models import InputFile
-from .references import (
-    MlperfImports,
-    Problem,
-    gather_reference,
-    portable,
-    problems_since,
-)
+from .models import FileProblem, InputFile
+from .references import MlperfImports, gather_reference, portable
 
 LOADGEN_DETAIL = "mlperf_log_detail.txt"
 LOADGEN_SUMMARY = "mlperf_log_summary.txt"
@@ -57,12 +51,10 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
     """Every candidate's evidence; problems are recorded as provenance findings, not raised."""
     spec = loaded.spec
     imports = MlperfImports(store, collector)
-    shared_problems: list[Problem] = []
+    shared_problems: list[FileProblem] = []
     if spec.dataset.path is not None:
         ref = EvidenceRef(path=spec.dataset.path, sha256=spec.dataset.digest)
-        before = len(collector.result.problems)
-        collector.add_ref(ref, "dataset", None)
-        shared_problems += problems_since(collector, before)
+        shared_problems += collector.add_ref(ref, "dataset", None).problems
     out: dict[str, CandidateEvidence] = {}
     for candidate in spec.candidates:
         progress.stage(f"reading the evidence of {candidate.id}")
@@ -112,9 +104,9 @@ def _read_ref(
 ) -> list[tuple[ParsedInput, list[InputFile]]]:
     """Hash, parse and store the files of one reference; a LoadGen folder is read by its
     detail log. A file that cannot be read or stored becomes a PROV-FILES finding."""
-    before = len(collector.result.problems)
-    added = collector.add_ref(ref, role, candidate.id)
-    ev.problems += problems_since(collector, before)
+    ref_files = collector.add_ref(ref, role, candidate.id)
+    ev.problems += ref_files.problems
+    added = ref_files.files
     source = loaded.resolve(ref.path)
     targets = [f for f in added if source.is_file() or Path(f.pack_path).name == LOADGEN_DETAIL]
     if not targets:
@@ -123,29 +115,25 @@ def _read_ref(
     out = []
     for target in targets:
         path = collector.result.sources[target.pack_path]
-        origin = collector.snapshots.origin(path) or path
         shown = collector.shown(path)
         try:
             with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
-                parsed = named_as(read_input(path), path, origin, shown)
+                # The reader gets the collector's record: named by its pack path, not hashed again.
+                parsed = named_as(read_input(path, record=target.as_read()), path, shown)
         except InputError as exc:
             message = portable(exc.message, path, shown)
-            ev.problems.append(("PROV-FILES", f"{ref.path}: cannot read: {message}", target))
+            ev.problems.append(FileProblem(f"{ref.path}: cannot read: {message}", target))
             continue
         try:
             load_input(store, parsed, role=role, candidate=candidate.id)
         except InputError as exc:
-            message = portable(portable(exc.message, origin, shown), path, shown)
-            ev.problems.append(("PROV-FILES", f"{ref.path}: {message}", target))
+            message = exc.message.replace(target.pack_path, shown)
+            ev.problems.append(FileProblem(f"{ref.path}: {portable(message, path, shown)}", target))
             continue
         if not (parsed.runs if role == "runs" else parsed.score_sets):
+            holds = "serving runs" if role == "runs" else "scores"
             ev.problems.append(
-                (
-                    "PROV-FILES",
-                    f"{ref.path}: a {parsed.format_id} file holds no "
-                    f"{'serving runs' if role == 'runs' else 'scores'}",
-                    target,
-                )
+                FileProblem(f"{ref.path}: a {parsed.format_id} file holds no {holds}", target)
             )
             continue
         progress.count("results imported")

@@ -7,11 +7,13 @@ and is everything the report renders: the templates read nothing else.
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import Field
 
 from .._models import Sha256Hex, StrictModel
+from ..provenance import FileRecord
 from ..spec import PackSpec
 
 DECISION_API_VERSION: Literal["evidencepack/decision/v1"] = "evidencepack/decision/v1"
@@ -35,6 +37,21 @@ class InputFile(StrictModel):
     tool: str | None = None
     tool_version: str | None = None
     warnings: tuple[str, ...] = ()
+
+    def as_read(self) -> FileRecord:
+        """The file as a reader is handed it: named by its pack path, with the digest and size
+        of the one read the collector made (a reader never hashes a pack input again)."""
+        return FileRecord(path=self.pack_path, size_bytes=self.size_bytes, sha256=self.sha256)
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    """A PROV-FILES finding about one cited input: missing, unreadable, not matching its pinned
+    digest, or holding nothing the spec cites it for. ``file`` is the input concerned once it is
+    in the pack (None for a file that could not be read at all)."""
+
+    reason: str
+    file: InputFile | None = None
 
 
 class EvidenceLink(StrictModel):

@@ -16,17 +16,18 @@ from .models import CheckResult, EvidenceLink, Finding, Status
 
 def prov_files(cid: str, ev: CandidateEvidence) -> CheckResult:
     """PROV-FILES: every input present, readable and matching its pinned sha256."""
-    problems = [(reason, f) for check_id, reason, f in ev.problems if check_id == "PROV-FILES"]
-    if not problems:
+    if not ev.problems:
         return PROV_FILES.result(cid, "PASS", "every input file read and unchanged")
     return PROV_FILES.result(
         cid,
         "FAIL",
-        "; ".join(r for r, _ in problems),
+        "; ".join(p.reason for p in ev.problems),
         [
-            EvidenceLink(row=f.pack_path, file_sha256=f.sha256, pack_path=f.pack_path)
-            for _, f in problems
-            if f is not None
+            EvidenceLink(
+                row=p.file.pack_path, file_sha256=p.file.sha256, pack_path=p.file.pack_path
+            )
+            for p in ev.problems
+            if p.file is not None
         ],
     )
 

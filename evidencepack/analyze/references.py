@@ -17,20 +17,14 @@ from ..mlperf.query import load_results
 from ..spec import Candidate, LoadedSpec, MlperfRef
 from ..store import Store
 from .evidence import CandidateEvidence, ReferenceEvidence
-from .models import InputFile
+from .models import FileProblem, InputFile
 from .normalise import serving_rank
-
-Problem = tuple[str, str, InputFile | None]
-
-
-def problems_since(collector: Collector, before: int) -> list[Problem]:
-    """The collector's findings since ``before``, as PROV-FILES findings."""
-    return [("PROV-FILES", reason, f) for _, reason, f in collector.result.problems[before:]]
 
 
 class MlperfImports:
     """Each cited MLPerf tree imported once per build, shared by every candidate and check;
-    a tree holding a link out of the allowed folders is refused, naming the link."""
+    a tree holding a link out of the allowed folders is refused, naming the link. The store
+    names the tree's files by their pack paths (``Collector.in_pack``)."""
 
     def __init__(self, store: Store, collector: Collector) -> None:
         self.store = store
@@ -72,7 +66,10 @@ class MlperfImports:
                     "symbolic link(s) out of the spec's folder are not followed: "
                     + "; ".join(outside)
                 )
-        return import_path(self.store, path, round=round, only_keys=only)
+        self.collector.pack_path(path)  # an allowed outside tree gets its inputs/external/<n>
+        return import_path(
+            self.store, path, round=round, only_keys=only, named=self.collector.in_pack
+        )
 
 
 def gather_reference(
@@ -86,15 +83,11 @@ def gather_reference(
 ) -> None:
     """One MLPerf reference of a candidate into ``ev``; problems become PROV-FILES findings."""
     path = loaded.resolve(ref.path)
-    before = len(collector.result.problems)
-    collector.check_pin(ref, candidate.id)
-    ev.problems += problems_since(collector, before)
+    ev.problems += collector.check_pin(ref)
     try:
         report = imports(path, ref.round)
     except InputError as exc:
-        ev.problems.append(
-            ("PROV-FILES", f"{ref.path}: {portable(exc.message, path, ref.path)}", None)
-        )
+        ev.problems.append(FileProblem(f"{ref.path}: {portable(exc.message, path, ref.path)}"))
         return
     keys = sorted({*report.imported, *report.unchanged})
     results = load_results(store, keys)
@@ -114,10 +107,8 @@ def gather_reference(
             if close and not rejected:
                 why = f"; did you mean {' or '.join(repr(k) for k in close)}?"
             ev.problems.append(
-                (
-                    "PROV-FILES",
-                    f"{ref.path}: no MLPerf result {ref.result!r} (found {len(results)}){why}",
-                    None,
+                FileProblem(
+                    f"{ref.path}: no MLPerf result {ref.result!r} (found {len(results)}){why}"
                 )
             )
             return
@@ -125,19 +116,15 @@ def gather_reference(
         chosen = results
     else:
         ev.problems.append(
-            (
-                "PROV-FILES",
-                f"{ref.path} holds {len(results)} MLPerf results: name one with `result:`",
-                None,
-            )
+            FileProblem(f"{ref.path} holds {len(results)} MLPerf results: name one with `result:`")
         )
         return
     result = chosen[0]
     progress.count("results imported")
     files = [
         collector.add_file(
-            Path(s.path),
-            collector.pack_path(Path(s.path).resolve()),
+            collector.source_of(s.path),
+            s.path,
             role="mlperf",
             spec_path=ref.path,
             candidate=candidate.id,

@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from .. import progress
-from ..analyze.models import InputFile
+from ..analyze.models import FileProblem, InputFile
 from ..errors import CouldNotRun, InputError
 from ..pack.layout import SPEC_PATH
 from ..provenance import sha256_file
@@ -36,14 +36,20 @@ class Collected:
     """Every input file, its place in the pack, and the provenance problems found."""
 
     files: dict[str, InputFile] = field(default_factory=dict)  # pack path -> file
-    problems: list[tuple[str | None, str, InputFile | None]] = field(default_factory=list)
-    """(candidate, reason, file): a missing file or a digest that does not match its pin."""
     sources: dict[str, Path] = field(default_factory=dict)  # pack path -> source path
     _external: dict[Path, str] = field(default_factory=dict)
 
     def input_files(self) -> list[InputFile]:
         """Every input file, sorted by pack path."""
         return [self.files[k] for k in sorted(self.files)]
+
+
+@dataclass(frozen=True)
+class RefFiles:
+    """What one evidence reference added: its files, and the problems found with them."""
+
+    files: list[InputFile]
+    problems: list[FileProblem]
 
 
 def folder_digest(entries: Iterable[tuple[str, str]]) -> str:
@@ -134,6 +140,29 @@ class Collector:
         self.result._external[root] = prefix
         return str(PurePosixPath(prefix, *source.relative_to(root).parts))
 
+    def in_pack(self, text: str) -> str:
+        """``text`` with every source path of this build written as its place in the pack: the
+        spec's folder as ``inputs``, an allowed outside root as ``inputs/external/<n>``. What
+        the store records about a file (a path, a message) names it as the pack does, never by
+        the building machine's path, so the packed store is the same wherever it was built."""
+        base = str(self.loaded.base_dir)
+        roots = [(base, "inputs"), *((str(r), p) for r, p in self.result._external.items())]
+        for root, prefix in roots:
+            if text == root:
+                return prefix
+            text = text.replace(root + os.sep, prefix + "/")
+        return text
+
+    def source_of(self, pack_path: str) -> Path:
+        """The source file of a pack path (the inverse of ``pack_path``)."""
+        path = PurePosixPath(pack_path)
+        for root, prefix in self.result._external.items():
+            if path.is_relative_to(prefix):
+                return root.joinpath(*path.relative_to(prefix).parts)
+        if not path.is_relative_to("inputs"):
+            raise ValueError(f"{pack_path} is not a pack path under inputs/")
+        return self.loaded.base_dir.joinpath(*path.relative_to("inputs").parts)
+
     def add_file(
         self,
         source: Path,
@@ -175,12 +204,11 @@ class Collector:
         self.result.sources[pack_path] = source
         return record
 
-    def add_ref(self, ref: EvidenceRef, role: Role, candidate: str | None) -> list[InputFile]:
-        """Hash every file of one evidence reference for copying into the pack; check its pin."""
+    def add_ref(self, ref: EvidenceRef, role: Role, candidate: str | None) -> RefFiles:
+        """Snapshot every file of one evidence reference for the pack and check its pin."""
         source = self.loaded.resolve(ref.path)
         if not source.exists():
-            self.result.problems.append((candidate, f"{ref.path}: missing", None))
-            return []
+            return RefFiles([], [FileProblem(f"{ref.path}: missing")])
         try:
             added = [
                 self.add_file(
@@ -189,28 +217,24 @@ class Collector:
                 for f in files_under(source)
             ]
         except InputError as exc:
-            self.result.problems.append((candidate, f"{ref.path}: {exc.message}", None))
-            return []
-        self.check_pin(ref, candidate)
-        return added
+            return RefFiles([], [FileProblem(f"{ref.path}: {exc.message}")])
+        return RefFiles(added, self.check_pin(ref))
 
     def digest(self, path: Path) -> str:
         """The sha256 of ``path`` from its snapshot (a pin check and the pack share the read)."""
         return self.snapshots.take(path).sha256
 
-    def check_pin(self, ref: EvidenceRef, candidate: str | None) -> None:
+    def check_pin(self, ref: EvidenceRef) -> list[FileProblem]:
         """Compare a pinned sha256 with the file (or the folder listing digest) it names."""
         if ref.sha256 is None:
-            return
+            return []
         source = self.loaded.resolve(ref.path)
         if not source.exists():
-            self.result.problems.append((candidate, f"{ref.path}: missing", None))
-            return
+            return [FileProblem(f"{ref.path}: missing")]
         try:
             digests = {f: self.digest(f) for f in files_under(source)}
         except InputError as exc:
-            self.result.problems.append((candidate, f"{ref.path}: {exc.message}", None))
-            return
+            return [FileProblem(f"{ref.path}: {exc.message}")]
         if source.is_file():
             actual = digests[source]
         else:
@@ -218,13 +242,10 @@ class Collector:
                 (str(PurePosixPath(*f.relative_to(source).parts)), d) for f, d in digests.items()
             )
         if actual != ref.sha256:
-            self.result.problems.append(
-                (
-                    candidate,
-                    f"{ref.path}: sha256 {actual} does not match the pinned {ref.sha256}",
-                    None,
-                )
-            )
+            return [
+                FileProblem(f"{ref.path}: sha256 {actual} does not match the pinned {ref.sha256}")
+            ]
+        return []
 
     def annotate(
         self,

@@ -1,7 +1,8 @@
 """The format registry: format id -> detector + parser. Adding a format is one module and one line.
 
-``read_input(path)`` hashes the file, probes its content and hands it to the first format
-whose detector accepts it; a file no detector accepts is an ``unknown format`` error.
+``read_input(path)`` hashes the file (unless given its record), probes its content and hands it
+to the first format whose detector accepts it; a file no detector accepts is an ``unknown
+format`` error.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from .._text import misleading_characters
 from ..errors import InputError
-from ..provenance import file_record
+from ..provenance import FileRecord, file_record
 from .base import Format, ParsedInput, Probe
 from .detect import probe_file
 from .formats import (
@@ -80,10 +81,15 @@ def detect_format(probe: Probe) -> Format:
     )
 
 
-def read_input(path: Path) -> ParsedInput:
-    """Read one file into the normalised models; nothing is stored. Raises InputError."""
+def read_input(path: Path, *, record: FileRecord | None = None) -> ParsedInput:
+    """Read one file into the normalised models; nothing is stored. Raises InputError.
+
+    ``record`` is the file's record when its bytes were already read and hashed (a snapshot:
+    a build's collector, ``read_private``); without it the file is hashed here.
+    """
     probe = probe_file(path)
-    record = file_record(path)
+    if record is None:
+        record = file_record(path)
     parsed = detect_format(probe).parse(probe, record)
     runs = tuple(_with_findings(_with_concurrency(run)) for run in parsed.runs)
     return replace(parsed, runs=runs, warnings=parsed.warnings + _misleading_text(parsed))

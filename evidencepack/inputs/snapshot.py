@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..provenance import FileRecord
 from .base import ParsedInput
 
 _CHUNK = 1 << 20
@@ -44,6 +45,10 @@ class Snapshot:
     copy: Path
     sha256: str
     size_bytes: int
+
+    def record(self, name: str) -> FileRecord:
+        """The copy's record for a reader, named ``name``: the digest of this one read."""
+        return FileRecord(path=name, size_bytes=self.size_bytes, sha256=self.sha256)
 
 
 class Snapshots:
@@ -113,18 +118,16 @@ def _safe_name(name: str) -> str:
     return "input" + suffix
 
 
-def named_as(parsed: ParsedInput, copy: Path, origin: Path, shown: str) -> ParsedInput:
-    """What a reader said about a private copy, said about the source: the record names
-    ``origin``, messages name ``shown`` (for a pack: the path relative to the spec, the same on
-    every machine and inside the pack)."""
-    if copy == origin:
-        return parsed
+def named_as(parsed: ParsedInput, copy: Path, shown: str) -> ParsedInput:
+    """What a reader said about a private copy, said about the source: its messages name
+    ``shown`` (for a pack: the path relative to the spec, the same on every machine and inside
+    the pack). The record keeps the name it was handed (``Snapshot.record``)."""
 
     def named(text: str) -> str:
         return text.replace(str(copy), shown)
 
     record = parsed.file.model_copy(
-        update={"path": str(origin), "warnings": tuple(named(w) for w in parsed.file.warnings)}
+        update={"warnings": tuple(named(w) for w in parsed.file.warnings)}
     )
     return dataclasses.replace(
         parsed,
@@ -164,8 +167,8 @@ def read_private(path: Path) -> ParsedInput:
             if sibling != path and not sibling.is_symlink() and sibling.is_file():
                 snapshots.take(sibling)
         try:
-            parsed = read_input(snap.copy)
+            parsed = read_input(snap.copy, record=snap.record(str(path)))
         except InputError as exc:
             named = [p.replace(str(snap.copy), str(path)) for p in exc.problems]
             raise InputError(exc.message.replace(str(snap.copy), str(path)), named) from exc
-        return named_as(parsed, snap.copy, path, str(path))
+        return named_as(parsed, snap.copy, str(path))

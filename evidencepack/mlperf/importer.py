@@ -12,7 +12,9 @@ import json
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from ..errors import InputError
 from ..store import Store
@@ -27,6 +29,8 @@ from .tree import ResultFiles, find_results
 Progress = Callable[[int, int, str], None]
 """``progress(done, total, location)``, called after each result is read."""
 
+M = TypeVar("M", bound=BaseModel)
+
 
 def import_path(
     store: Store,
@@ -36,6 +40,7 @@ def import_path(
     benchmark: str | None = None,
     progress: Progress | None = None,
     only_keys: Collection[str] | None = None,
+    named: Callable[[str], str] | None = None,
 ) -> ImportReport:
     """Read every result under ``path`` and store the good ones; report the rest.
 
@@ -43,6 +48,8 @@ def import_path(
     checked; for a tree it overrides the folder name). ``benchmark`` names the benchmark of a
     LoadGen folder whose name does not say it. ``only_keys`` (a spec's cited result keys) skips,
     before any of its logs is read, every result whose folder cannot be one of those keys.
+    ``named`` rewrites every text the import records (paths, ``file:line`` sources, reasons):
+    a build names a tree's files by their place in the pack, not by this machine's path.
     """
     if round is not None and round not in KNOWN_ROUNDS:
         raise InputError(f"unknown MLPerf round {round!r}; known: {', '.join(KNOWN_ROUNDS)}")
@@ -71,12 +78,16 @@ def import_path(
             rejected.append(_rejection(str(files.results_dir), exc))
         if progress is not None:
             progress(done, len(found), files.location)
+    if named is not None:
+        built = [(_renamed(r, named), s and _renamed(s, named)) for r, s in built]
+        rejected = [_renamed(x, named) for x in rejected]
+        skipped = [_renamed(x, named) for x in skipped]
     fresh, unchanged, conflicts = _partition(store, built)
     rejected.extend(conflicts)
     with store.transaction():
         _insert(store, fresh, rejected)
     return ImportReport(
-        path=str(path),
+        path=named(str(path)) if named else str(path),
         round=round,
         imported=tuple(sorted(r.key for r, _ in fresh)),
         unchanged=tuple(sorted(unchanged)),
@@ -99,6 +110,21 @@ def may_be_one_of(files: ResultFiles, keys: Collection[str]) -> bool:
         if scenario is None or parts[-1] == scenario:
             return True
     return False
+
+
+def _renamed(model: M, named: Callable[[str], str]) -> M:
+    """``model`` with ``named`` applied to every string it holds, at any depth."""
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return named(value)
+        if isinstance(value, dict):
+            return {walk(k): walk(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return type(value)(walk(v) for v in value)
+        return value
+
+    return type(model).model_validate(walk(model.model_dump()))
 
 
 def _rejection(location: str, exc: InputError) -> Rejection:

@@ -129,6 +129,18 @@ def test_keyless_build_points_at_the_bundle_for_identity() -> None:
     assert "--key" not in verify
 
 
+def test_evidence_capture_names_the_signer_in_words(report: str) -> None:
+    """The layers table's evidence-capture row says who signs, as page 1 does, and no internal
+    object shows through as its Python repr."""
+    capture = scan(report.split("Evidence capture", 1)[1].split("</tr>", 1)[0]).all_text()
+    assert f"signed: {fixture.SIGNER.line}" in capture
+    assert "SigningPlan(" not in report
+    unsigned = render_html(fixture.decision(), evidence_digest=fixture.EVIDENCE_DIGEST, signer=None)
+    assert (
+        "unsigned" in scan(unsigned.split("Evidence capture", 1)[1].split("</tr>", 1)[0]).all_text()
+    )
+
+
 def test_verify_box_names_the_key_and_the_three_targets(report: str) -> None:
     section = report[report.index('<section id="sec-verify"') :]
     text = scan(section).all_text()

@@ -83,12 +83,7 @@ class _Row:
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
     """One serving run per row of GuideLLM's CSV export."""
-    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # Run Info cells are whole JSON documents
-    try:
-        with probe.path.open(encoding="utf-8", newline="") as handle:
-            rows = list(enumerate(csv.reader(handle), start=1))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise InputError(f"{probe.path}: cannot read the CSV: {exc}") from exc
+    rows = read_rows(probe)
     depth = next((i for i, (_, cells) in enumerate(rows) if "generative_benchmark" in cells), None)
     if depth is None or depth == 0:
         raise InputError(
@@ -117,6 +112,23 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
         runs=tuple(runs),
         warnings=tuple(warnings),
     )
+
+
+def read_rows(probe: Probe) -> list[tuple[int, list[str]]]:
+    """Every row of a guidellm CSV with the line it starts on (cells may hold whole JSON
+    documents, so the field size limit is raised)."""
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    try:
+        with probe.path.open(encoding="utf-8", newline="") as handle:
+            reader = csv.reader(handle)
+            rows: list[tuple[int, list[str]]] = []
+            line = 1
+            for cells in reader:
+                rows.append((line, cells))
+                line = reader.line_num + 1
+            return rows
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"{probe.path}: cannot read the CSV: {exc}") from exc
 
 
 def _run(row: _Row, index: int, record: FileRecord, version: str | None) -> Any:
@@ -153,7 +165,7 @@ def _run(row: _Row, index: int, record: FileRecord, version: str | None) -> Any:
         timestamp=row.text("Timings", "Start Time"),
         identity=Identity(model_name=model or None),
         backend=backend.get("kind") if isinstance(backend.get("kind"), str) else None,
-        load=_load(row.text("Benchmark", "Strategy")),
+        load=strategy_load(row.text("Benchmark", "Strategy")),
         requests_sent=_int(row.num("Request Counts", "Total")),
         requests_completed=completed,
         requests_failed=_int(row.num("Request Counts", "Errored")),
@@ -206,7 +218,7 @@ def _cell(row: list[str], index: int) -> str:
     return row[index].strip() if index < len(row) else ""
 
 
-def _load(strategy: str | None) -> Load:
+def strategy_load(strategy: str | None) -> Load:
     """``synchronous``, ``concurrent@4``, ``throughput``, ``constant@2.0``, ``poisson@8.0``."""
     kind, _, value = (strategy or "").partition("@")
     try:

@@ -225,9 +225,11 @@ def strategy_load(strategy: str | None) -> Load:
         number = float(value) if value else None
     except ValueError:
         number = None
+    if number is not None and not (math.isfinite(number) and number >= 1e-9):
+        number = None  # not a rate or a concurrency: the load stays unknown
     if kind == "synchronous":
         return Load(kind="closed_loop", concurrency=1)
-    if kind == "concurrent" and number:
+    if kind == "concurrent" and number and number >= 1:
         return Load(kind="closed_loop", concurrency=int(number))
     if kind == "throughput":
         return Load(kind="offline")

@@ -260,3 +260,11 @@ def test_one_unusable_row_is_skipped_with_a_warning(tmp_path: Path) -> None:
         "line 2: column 'Successful Requests': not a number ('ten')" in w for w in parsed.warnings
     )
     assert any("line 2: no Successful Requests count: row skipped" in w for w in parsed.warnings)
+
+
+@pytest.mark.parametrize("name", ["constant@-1.00", "poisson@nan", "concurrent@0", "burst@x"])
+def test_a_name_that_is_no_load_leaves_the_load_unknown(tmp_path: Path, name: str) -> None:
+    path = _write(tmp_path / "b.csv", [_benchmark(name, 10, 1.0)], "0.4", [{}])
+    run = read_input(path).runs[0]
+    assert run.load.kind is None
+    assert run.requests_completed == 10

@@ -33,8 +33,8 @@ from typing import Any
 from ...errors import InputError
 from ...provenance import FileRecord
 from .._json import Node
-from .._runs import build_run, reconcile, tool_stats
-from ..base import Format, ParsedInput, Probe, item_id, require_completed, with_tool
+from .._runs import build_run, reconcile
+from ..base import Format, ParsedInput, Probe, item_id, require_completed
 from ..models import (
     Definition,
     Identity,
@@ -45,11 +45,9 @@ from ..models import (
     TokenStats,
     Weighting,
 )
-from .guidellm_csv import read_rows, strategy_load
+from .guidellm_csv import PERCENTILES, listed_stats, parsed_runs, read_rows, strategy_load
 from .guidellm_layouts import load_of
 
-_PERCENTILES = ("min", "p001", "p01", "p05", "p10", "p25", "p75", "p90", "p95", "p99", "max")
-_MAIN = ("min", "p90", "p95", "p99", "max")
 _LIST = "[min, 0.1, 1, 5, 10, 25, 75, 90, 95, 99, max]"
 # slot -> (metric as guidellm prints it, definition, weighting, scale to ms)
 _LATENCY: dict[LatencyMetric, tuple[str, Definition, Weighting, float]] = {
@@ -161,13 +159,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
             f"{probe.path}: line {last}: no usable benchmark row in this guidellm 0.2-0.4 "
             "benchmarks.csv (each needs Type generative_benchmark and a Successful Requests count)"
         )
-    warnings = file_warnings + [f"{r.run_id}: {w}" for r in runs for w in r.warnings]
-    return ParsedInput(
-        format_id=FORMAT.id,
-        file=with_tool(record, "guidellm", None, file_warnings),
-        runs=tuple(runs),
-        warnings=tuple(warnings),
-    )
+    return parsed_runs(FORMAT.id, record, None, file_warnings, runs)
 
 
 def _wanted() -> set[str]:
@@ -261,16 +253,8 @@ def _stats(
         "p50": row.num(f"{name} median"),
         "std": row.num(f"{name} std dev"),
     }
-    extra: dict[str, float | None] = {}
-    listed = row.numbers(f"{name} {_LIST}", len(_PERCENTILES))
-    for key, number in zip(_PERCENTILES, listed or [], strict=False):
-        if key in _MAIN:
-            values[key] = number
-        else:
-            extra[key] = number
-    return tool_stats(
-        slot, values, definition=definition, weighting=weighting, scale=scale, extra=extra
-    )
+    listed = row.numbers(f"{name} {_LIST}", len(PERCENTILES))
+    return listed_stats(slot, values, listed, definition, weighting, scale)
 
 
 def _load(row: _Row, args: dict[str, Any], profile: dict[str, Any]) -> Load:

@@ -157,6 +157,93 @@ def test_non_regular_files_are_refused_without_blocking(tmp_path: Path, key_pack
     assert snapshot(key_pack.folder) == before
 
 
+RUN_FOLDER = "evidence/h200-vllm/runs/qps_2.0"
+MLPERF_RUN = (
+    "evidence/mlperf/closed/SampleVendor/results/8xMI325X_vLLM/llama2-70b-99/Server"
+    "/performance/run_1"
+)
+
+
+def _prov_files(ran: Ran, candidate: str) -> dict[str, str]:
+    """The PROV-FILES check of ``candidate`` in the decision ``check --json`` printed."""
+    decision = json.loads(ran.out)
+    return next(
+        c for c in decision["checks"] if c["id"] == "PROV-FILES" and c["candidate"] == candidate
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_inside_a_cited_run_folder_is_named_without_blocking(
+    samples: Path, tmp_path: Path
+) -> None:
+    """A FIFO among a cited folder's files is never opened (that would wait for a writer
+    forever): the candidate's PROV-FILES fails naming it, and the pack holds no copy of it."""
+    os.mkfifo(samples / RUN_FOLDER / "pipe.jsonl")
+    spec = str(samples / "pack.yaml")
+    ran = run(["check", "--json", spec])
+    assert ran.code == 1, ran.err
+    assert "Traceback" not in ran.err
+    found = _prov_files(ran, "h200-vllm")
+    assert found["status"] == "FAIL"
+    assert f"{RUN_FOLDER}/pipe.jsonl" in found["reason"]
+    assert "not a regular file" in found["reason"]
+    assert _prov_files(ran, "mi325x-vllm")["status"] == "PASS"
+    out = tmp_path / "pack"
+    built = run(["build", spec, "-o", str(out)])
+    assert built.code == 1, built.err
+    assert "Traceback" not in built.err
+    assert json.loads((out / "decision.json").read_text())["verdict"] == "FAIL"
+    assert not list(out.rglob("pipe.jsonl"))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.xfail(
+    strict=True,
+    reason="inputs/collect.py puts files_under's message (the FIFO's absolute path on the "
+    "building machine) into the finding; Collector.add_ref/check_pin should pass it through "
+    "portable() as analyze/references.py does",
+)
+def test_the_fifo_finding_carries_no_path_of_the_building_machine(
+    samples: Path, tmp_path: Path
+) -> None:
+    os.mkfifo(samples / RUN_FOLDER / "pipe.jsonl")
+    out = tmp_path / "pack"
+    built = run(["build", str(samples / "pack.yaml"), "-o", str(out)])
+    assert built.code == 1, built.err
+    decision = (out / "decision.json").read_text()
+    assert f"{RUN_FOLDER}/pipe.jsonl" in decision
+    assert str(samples) not in decision
+
+
+def _fifo_for_the_summary(samples: Path) -> Ran:
+    """``check`` of the sample with one cited MLPerf result's summary log replaced by a FIFO."""
+    summary = samples / MLPERF_RUN / "mlperf_log_summary.txt"
+    summary.unlink()
+    os.mkfifo(summary)
+    return run(["check", "--json", str(samples / "pack.yaml")])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_inside_a_cited_mlperf_tree_does_not_block(samples: Path) -> None:
+    ran = _fifo_for_the_summary(samples)
+    assert ran.code in (0, 1), ran.err
+    assert "Traceback" not in ran.err
+    assert ran.seconds < SECONDS
+    assert _prov_files(ran, "mi325x-vllm")["status"] in ("PASS", "FAIL")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.xfail(
+    strict=True,
+    reason="mlperf/tree.py tests log files with Path.is_file(), so a FIFO in their place is "
+    "taken for an absent file and skipped without a finding",
+)
+def test_a_fifo_inside_a_cited_mlperf_tree_is_named(samples: Path) -> None:
+    found = _prov_files(_fifo_for_the_summary(samples), "mi325x-vllm")
+    assert found["status"] == "FAIL"
+    assert "mlperf_log_summary.txt" in found["reason"]
+
+
 def _zstd_rle_bomb(total: int) -> bytes:
     """A zstd frame of RLE blocks: 4 bytes per 128 KiB of zeros (here 64 KB -> 2 GiB)."""
     block = 128 << 10

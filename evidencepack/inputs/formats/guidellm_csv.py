@@ -21,9 +21,18 @@ from ...errors import InputError
 from ...provenance import FileRecord
 from .._runs import build_run, reconcile, tool_stats
 from ..base import Format, ParsedInput, Probe, item_id, require_completed, with_tool
-from ..models import Definition, Identity, LatencyMetric, LatencyStats, Load, TokenStats, Weighting
+from ..models import (
+    Definition,
+    Identity,
+    LatencyMetric,
+    LatencyStats,
+    Load,
+    ServingRun,
+    TokenStats,
+    Weighting,
+)
 
-_PERCENTILES = ("min", "p001", "p01", "p05", "p10", "p25", "p75", "p90", "p95", "p99", "max")
+PERCENTILES = ("min", "p001", "p01", "p05", "p10", "p25", "p75", "p90", "p95", "p99", "max")
 _MAIN = ("min", "p90", "p95", "p99", "max")
 # slot -> (group, definition, weighting, scale to ms)
 _LATENCY: dict[LatencyMetric, tuple[str, Definition, Weighting, float]] = {
@@ -83,12 +92,7 @@ class _Row:
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
     """One serving run per row of GuideLLM's CSV export."""
-    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # Run Info cells are whole JSON documents
-    try:
-        with probe.path.open(encoding="utf-8", newline="") as handle:
-            rows = list(enumerate(csv.reader(handle), start=1))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise InputError(f"{probe.path}: cannot read the CSV: {exc}") from exc
+    rows = read_rows(probe)
     depth = next((i for i, (_, cells) in enumerate(rows) if "generative_benchmark" in cells), None)
     if depth is None or depth == 0:
         raise InputError(
@@ -99,7 +103,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
     columns = [
         (_cell(headers[0], i), _cell(headers[1], i), _cell(headers[2], i)) for i in range(width)
     ]
-    runs = []
+    runs: list[ServingRun] = []
     version: str | None = None
     for index, (number, cells) in enumerate(
         r for r in rows[depth:] if any(c.strip() for c in r[1])
@@ -110,16 +114,44 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
             version = meta["guidellm_version"]
         runs.append(_run(row, index, record, version))
     file_warnings = [] if version else ["the file does not record guidellm's version"]
+    return parsed_runs(CSV_FORMAT.id, record, version, file_warnings, runs)
+
+
+def parsed_runs(
+    format_id: str,
+    record: FileRecord,
+    version: str | None,
+    file_warnings: list[str],
+    runs: list[ServingRun],
+) -> ParsedInput:
+    """A guidellm file's runs, its own warnings and each run's (prefixed with the run's id)."""
     warnings = file_warnings + [f"{r.run_id}: {w}" for r in runs for w in r.warnings]
     return ParsedInput(
-        format_id=CSV_FORMAT.id,
+        format_id=format_id,
         file=with_tool(record, "guidellm", version, file_warnings),
         runs=tuple(runs),
         warnings=tuple(warnings),
     )
 
 
-def _run(row: _Row, index: int, record: FileRecord, version: str | None) -> Any:
+def read_rows(probe: Probe) -> list[tuple[int, list[str]]]:
+    """Every row of a guidellm CSV with the line it starts on (cells may hold whole JSON
+    documents, so the field size limit is raised)."""
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    try:
+        with probe.path.open(encoding="utf-8", newline="") as handle:
+            reader = csv.reader(handle)
+            rows: list[tuple[int, list[str]]] = []
+            line = 1
+            for cells in reader:
+                rows.append((line, cells))
+                line = reader.line_num + 1
+            return rows
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"{probe.path}: cannot read the CSV: {exc}") from exc
+
+
+def _run(row: _Row, index: int, record: FileRecord, version: str | None) -> ServingRun:
     completed = _int(row.num("Request Counts", "Successful"))
     require_completed(
         row.probe.path, f"line {row.number}: Request Counts / Successful", completed or 0
@@ -153,7 +185,7 @@ def _run(row: _Row, index: int, record: FileRecord, version: str | None) -> Any:
         timestamp=row.text("Timings", "Start Time"),
         identity=Identity(model_name=model or None),
         backend=backend.get("kind") if isinstance(backend.get("kind"), str) else None,
-        load=_load(row.text("Benchmark", "Strategy")),
+        load=strategy_load(row.text("Benchmark", "Strategy")),
         requests_sent=_int(row.num("Request Counts", "Total")),
         requests_completed=completed,
         requests_failed=_int(row.num("Request Counts", "Errored")),
@@ -189,14 +221,30 @@ def _stats(
         "std": row.num(group, name, "Std Dev"),
     }
     listed = row.json(group, name, "Percentiles")
+    numbers = (
+        [float(v) if isinstance(v, int | float) else None for v in listed]
+        if isinstance(listed, list) and len(listed) == len(PERCENTILES)
+        else None
+    )
+    return listed_stats(slot, values, numbers, definition, weighting, scale)
+
+
+def listed_stats(
+    slot: LatencyMetric,
+    values: dict[str, float | None],
+    listed: list[float | None] | None,
+    definition: Definition,
+    weighting: Weighting,
+    scale: float,
+) -> LatencyStats | None:
+    """guidellm's mean / median / std dev (``values``) and its list of ``PERCENTILES`` (min,
+    p0.1 ... p99, max; None when unreadable) as the tool's stats for ``slot``."""
     extra: dict[str, float | None] = {}
-    if isinstance(listed, list) and len(listed) == len(_PERCENTILES):
-        for key, value in zip(_PERCENTILES, listed, strict=True):
-            number = float(value) if isinstance(value, int | float) else None
-            if key in _MAIN:
-                values[key] = number
-            else:
-                extra[key] = number
+    for key, number in zip(PERCENTILES, listed or [], strict=False):
+        if key in _MAIN:
+            values[key] = number
+        else:
+            extra[key] = number
     return tool_stats(
         slot, values, definition=definition, weighting=weighting, scale=scale, extra=extra
     )
@@ -206,16 +254,18 @@ def _cell(row: list[str], index: int) -> str:
     return row[index].strip() if index < len(row) else ""
 
 
-def _load(strategy: str | None) -> Load:
+def strategy_load(strategy: str | None) -> Load:
     """``synchronous``, ``concurrent@4``, ``throughput``, ``constant@2.0``, ``poisson@8.0``."""
     kind, _, value = (strategy or "").partition("@")
     try:
         number = float(value) if value else None
     except ValueError:
         number = None
+    if number is not None and not (math.isfinite(number) and number >= 1e-9):
+        number = None  # not a rate or a concurrency: the load stays unknown
     if kind == "synchronous":
         return Load(kind="closed_loop", concurrency=1)
-    if kind == "concurrent" and number:
+    if kind == "concurrent" and number and number >= 1:
         return Load(kind="closed_loop", concurrency=int(number))
     if kind == "throughput":
         return Load(kind="offline")

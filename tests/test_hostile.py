@@ -197,12 +197,6 @@ def test_a_fifo_inside_a_cited_run_folder_is_named_without_blocking(
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-@pytest.mark.xfail(
-    strict=True,
-    reason="inputs/collect.py puts files_under's message (the FIFO's absolute path on the "
-    "building machine) into the finding; Collector.add_ref/check_pin should pass it through "
-    "portable() as analyze/references.py does",
-)
 def test_the_fifo_finding_carries_no_path_of_the_building_machine(
     samples: Path, tmp_path: Path
 ) -> None:
@@ -233,11 +227,6 @@ def test_a_fifo_inside_a_cited_mlperf_tree_does_not_block(samples: Path) -> None
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-@pytest.mark.xfail(
-    strict=True,
-    reason="mlperf/tree.py tests log files with Path.is_file(), so a FIFO in their place is "
-    "taken for an absent file and skipped without a finding",
-)
 def test_a_fifo_inside_a_cited_mlperf_tree_is_named(samples: Path) -> None:
     found = _prov_files(_fifo_for_the_summary(samples), "mi325x-vllm")
     assert found["status"] == "FAIL"

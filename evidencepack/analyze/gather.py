@@ -13,7 +13,7 @@ from typing import Literal
 from .. import progress
 from ..errors import InputError
 from ..inputs.base import ParsedInput
-from ..inputs.collect import Collector
+from ..inputs.collect import Collector, portable
 from ..inputs.crosscheck import loadgen_pair
 from ..inputs.load import load_input
 from ..inputs.models import Identity, LatencyStats, ServingRun
@@ -40,7 +40,7 @@ from .evidence import (
     ScoreEvidence,
 )
 from .models import FileProblem, InputFile
-from .references import MlperfImports, gather_reference, portable
+from .references import MlperfImports, gather_reference
 
 LOADGEN_DETAIL = "mlperf_log_detail.txt"
 LOADGEN_SUMMARY = "mlperf_log_summary.txt"

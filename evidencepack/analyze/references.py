@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import progress
 from ..errors import InputError
-from ..inputs.collect import Collector, links_out
+from ..inputs.collect import Collector, portable, scan_tree
 from ..mlperf.importer import import_path
 from ..mlperf.models import ImportReport, MlperfResult
 from ..mlperf.query import load_results
@@ -60,11 +60,16 @@ class MlperfImports:
 
     def _import(self, path: Path, round: str | None, only: set[str] | None) -> ImportReport:
         if path.is_dir():
-            outside = links_out(path, self.collector.allowed_roots())
-            if outside:
+            found = scan_tree(path, self.collector.allowed_roots())
+            if found.links_out:
                 raise InputError(
                     "symbolic link(s) out of the spec's folder are not followed: "
-                    + "; ".join(outside)
+                    + "; ".join(found.links_out)
+                )
+            if found.not_regular:
+                raise InputError(
+                    "not a regular file (a FIFO, socket or device is not evidence): "
+                    + "; ".join(found.not_regular)
                 )
         self.collector.pack_path(path)  # an allowed outside tree gets its inputs/external/<n>
         return import_path(
@@ -169,10 +174,3 @@ def reference_view(result: MlperfResult, files: list[InputFile]) -> ReferenceEvi
         ttft_limit_ms=result.ttft_limit_ms,
         tpot_limit_ms=result.tpot_limit_ms,
     )
-
-
-def portable(message: str, source: Path, shown: str) -> str:
-    """``message`` with the building machine's path of ``source`` replaced by ``shown`` (its
-    path in the spec or the pack): no absolute path of this machine goes into a pack file, so
-    ``verify --rebuild`` elsewhere reproduces the report."""
-    return message.replace(str(source), shown)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -75,21 +76,44 @@ def files_under(path: Path) -> list[Path]:
     return out
 
 
-def links_out(root: Path, allowed: Iterable[Path]) -> list[str]:
-    """``link -> target`` for each symbolic link under ``root`` (walked without following any
-    link) whose target lies outside every ``allowed`` folder."""
+def portable(message: str, source: Path, shown: str) -> str:
+    """``message`` with the building machine's path of ``source`` replaced by ``shown`` (its
+    path in the spec or the pack): no absolute path of this machine goes into a pack file, so
+    ``verify --rebuild`` elsewhere reproduces the report."""
+    return message.replace(str(source), shown)
+
+
+@dataclass(frozen=True)
+class TreeScan:
+    """What a walk of a cited folder found that must not be read as evidence."""
+
+    links_out: list[str]
+    """``link -> target`` for each symbolic link whose target lies outside the allowed folders."""
+    not_regular: list[str]
+    """Each FIFO, socket or device: reading one could block, and none is evidence."""
+
+
+def scan_tree(root: Path, allowed: Iterable[Path]) -> TreeScan:
+    """Walk ``root`` once without following any link: the links out of every ``allowed``
+    folder, and the entries that are neither regular files, folders nor links."""
     roots = list(allowed)
-    out = []
+    found = TreeScan([], [])
     for current, dirs, files in os.walk(root, followlinks=False):
         dirs.sort()
         for name in sorted([*dirs, *files]):
             entry = Path(current) / name
-            if not entry.is_symlink():
+            try:
+                mode = entry.lstat().st_mode
+            except OSError as exc:  # gone or unreadable while walked
+                found.not_regular.append(f"{entry} ({exc.strerror})")
                 continue
-            target = entry.resolve()
-            if not any(target.is_relative_to(r) for r in roots):
-                out.append(f"{entry} -> {os.readlink(entry)}")
-    return out
+            if stat.S_ISLNK(mode):
+                target = entry.resolve()
+                if not any(target.is_relative_to(r) for r in roots):
+                    found.links_out.append(f"{entry} -> {os.readlink(entry)}")
+            elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                found.not_regular.append(str(entry))
+    return found
 
 
 class Collector:
@@ -217,7 +241,9 @@ class Collector:
                 for f in files_under(source)
             ]
         except InputError as exc:
-            return RefFiles([], [FileProblem(f"{ref.path}: {exc.message}")])
+            return RefFiles(
+                [], [FileProblem(f"{ref.path}: {portable(exc.message, source, ref.path)}")]
+            )
         return RefFiles(added, self.check_pin(ref))
 
     def digest(self, path: Path) -> str:
@@ -234,7 +260,7 @@ class Collector:
         try:
             digests = {f: self.digest(f) for f in files_under(source)}
         except InputError as exc:
-            return [FileProblem(f"{ref.path}: {exc.message}")]
+            return [FileProblem(f"{ref.path}: {portable(exc.message, source, ref.path)}")]
         if source.is_file():
             actual = digests[source]
         else:

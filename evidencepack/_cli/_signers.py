@@ -47,8 +47,10 @@ def make_signer(opts: SignerOptions) -> PackSigner:
     return KeylessSigner(opts.identity_token, staging=opts.staging, trust_config=opts.trust_config)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VerifyOptions:
+    """What ``verify`` (and ``diff``, which verifies first) was asked to check, and how."""
+
     target: Path
     bundle: Path | None
     cert_identity: str | None

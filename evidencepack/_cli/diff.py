@@ -62,15 +62,15 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         raise UsageError(f"{opts.report} exists: choose another folder or pass --force")
     verifying = args.key or args.cert_identity or args.cert_oidc_issuer
     verify_opts = VerifyOptions(
-        opts.old,
-        None,
-        args.cert_identity,
-        args.cert_oidc_issuer,
-        optional_path(args.key),
-        optional_path(args.trusted_root),
-        args.staging,
-        args.offline,
-        False,
+        target=opts.old,
+        bundle=None,
+        cert_identity=args.cert_identity,
+        cert_oidc_issuer=args.cert_oidc_issuer,
+        key=optional_path(args.key),
+        trusted_root=optional_path(args.trusted_root),
+        staging=args.staging,
+        offline=args.offline,
+        json=False,
     )
     if not verifying and (args.trusted_root or args.staging or args.offline):
         raise UsageError(

@@ -114,16 +114,16 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from ..signing.verify import format_report, verify_file, verify_pack
 
     opts = VerifyOptions(
-        Path(args.target),
-        optional_path(args.bundle),
-        args.cert_identity,
-        args.cert_oidc_issuer,
-        optional_path(args.key),
-        optional_path(args.trusted_root),
-        args.staging,
-        args.offline,
-        args.json,
-        args.any_file,
+        target=Path(args.target),
+        bundle=optional_path(args.bundle),
+        cert_identity=args.cert_identity,
+        cert_oidc_issuer=args.cert_oidc_issuer,
+        key=optional_path(args.key),
+        trusted_root=optional_path(args.trusted_root),
+        staging=args.staging,
+        offline=args.offline,
+        json=args.json,
+        any_file=args.any_file,
     )
     if not opts.target.exists():
         raise InputError(f"{opts.target}: no such file or folder")

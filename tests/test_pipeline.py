@@ -29,12 +29,24 @@ from .conftest import REPO_ROOT, SAMPLE_SPEC
 
 GOLDEN = Path(__file__).parent / "golden" / "sample-decision.json"
 MI325X_SERVER = "no-round/closed/SampleVendor/8xMI325X_vLLM/llama2-70b-99/Server"
+V51_MI325X = "v5.1/closed/AMD/8xMI325X_2xEPYC_9575F_2/llama2-70b-99/Interactive"
 
 
 def _edit(spec: Path, old: str, new: str) -> None:
     text = spec.read_text()
     assert old in text, old
     spec.write_text(text.replace(old, new))
+
+
+def _cite_mlperf(samples: Path, path: str, key: str) -> Path:
+    """The sample spec with mi325x-vllm's MLPerf reference replaced by ``key`` under ``path``."""
+    spec = samples / "pack.yaml"
+    _edit(
+        spec,
+        f"        - path: evidence/mlperf\n          result: {MI325X_SERVER}",
+        f"        - path: {path}\n          result: {key}",
+    )
+    return spec
 
 
 def _detail(folder: Path) -> dict[str, float]:
@@ -311,13 +323,8 @@ def test_a_real_round_cited_from_outside_the_spec_folder(samples: Path, shared_d
     """A spec citing one result of the real v5.1 tree (outside its folder, so only with the
     explicit flag); a mistyped key is a finding that suggests the near keys."""
     tree = (shared_data / "mlperf" / "v5.1").resolve()
-    key = "v5.1/closed/AMD/8xMI325X_2xEPYC_9575F_2/llama2-70b-99/Interactive"
-    spec = samples / "pack.yaml"
-    _edit(
-        spec,
-        f"        - path: evidence/mlperf\n          result: {MI325X_SERVER}",
-        f"        - path: {tree}\n          result: {key.replace('_2/', '_1/')}",
-    )
+    key = V51_MI325X
+    spec = _cite_mlperf(samples, str(tree), key.replace("_2/", "_1/"))
     with pytest.raises(SpecError) as refused:
         check(spec, CompileOptions())
     assert "absolute path" in refused.value.problems[0]
@@ -377,13 +384,8 @@ def test_the_packed_store_names_each_file_by_its_place_in_the_pack(
     pack path, and the pack holds that file with that digest. Its messages, ``file:line``
     sources and MLPerf records are written the same way."""
     tree = (shared_data / "mlperf" / "v5.1").resolve()
-    key = "v5.1/closed/AMD/8xMI325X_2xEPYC_9575F_2/llama2-70b-99/Interactive"
-    spec = samples / "pack.yaml"
-    _edit(
-        spec,
-        f"        - path: evidence/mlperf\n          result: {MI325X_SERVER}",
-        f"        - path: {os.path.relpath(tree, samples)}\n          result: {key}",
-    )  # cited relative to the spec (an absolute path in the spec would be the spec's own words)
+    # Cited relative to the spec (an absolute path in the spec would be the spec's own words).
+    spec = _cite_mlperf(samples, os.path.relpath(tree, samples), V51_MI325X)
     out = tmp_path / "out"
     build(spec, out, BuildOptions(compile=CompileOptions(allow_outside=True)))
     con = duckdb.connect(str(out / "evidence.duckdb"), read_only=True)

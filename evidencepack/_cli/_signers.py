@@ -63,6 +63,30 @@ class VerifyOptions:
     any_file: bool = False
 
 
+def verify_options(
+    args: argparse.Namespace,
+    target: Path,
+    *,
+    bundle: Path | None = None,
+    json: bool = False,
+    any_file: bool = False,
+) -> VerifyOptions:
+    """The verification options of a command line that takes ``--key`` or the keyless
+    ``--cert-identity``/``--cert-oidc-issuer`` options (``verify``, ``diff``)."""
+    return VerifyOptions(
+        target=target,
+        bundle=bundle,
+        cert_identity=args.cert_identity,
+        cert_oidc_issuer=args.cert_oidc_issuer,
+        key=optional_path(args.key),
+        trusted_root=optional_path(args.trusted_root),
+        staging=args.staging,
+        offline=args.offline,
+        json=json,
+        any_file=any_file,
+    )
+
+
 def verify_policy(opts: VerifyOptions) -> VerifyPolicy:
     from ..signing.verify import KeylessPolicy, KeyPolicy
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import EXIT_FAILED, EXIT_OK, UsageError
 from ._common import Command, compile_arguments, compile_options, optional_path
-from ._signers import VerifyOptions, verifier_arguments, verify_policy
+from ._signers import verifier_arguments, verify_options, verify_policy
 
 
 @dataclass(frozen=True)
@@ -61,17 +61,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     if opts.report is not None and opts.report.exists() and not opts.force:
         raise UsageError(f"{opts.report} exists: choose another folder or pass --force")
     verifying = args.key or args.cert_identity or args.cert_oidc_issuer
-    verify_opts = VerifyOptions(
-        target=opts.old,
-        bundle=None,
-        cert_identity=args.cert_identity,
-        cert_oidc_issuer=args.cert_oidc_issuer,
-        key=optional_path(args.key),
-        trusted_root=optional_path(args.trusted_root),
-        staging=args.staging,
-        offline=args.offline,
-        json=False,
-    )
+    verify_opts = verify_options(args, opts.old)
     if not verifying and (args.trusted_root or args.staging or args.offline):
         raise UsageError(
             "--trusted-root/--staging/--offline need --cert-identity and --cert-oidc-issuer"

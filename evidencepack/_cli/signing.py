@@ -10,11 +10,11 @@ from ..errors import EXIT_FAILED, EXIT_OK, InputError, UsageError
 from ._common import Command, emit, json_argument, optional_path
 from ._signers import (
     SignerOptions,
-    VerifyOptions,
     keyless_arguments,
     make_signer,
     signer_options,
     verifier_arguments,
+    verify_options,
     verify_policy,
 )
 
@@ -113,15 +113,10 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from ..pack.archive import is_archive
     from ..signing.verify import format_report, verify_file, verify_pack
 
-    opts = VerifyOptions(
-        target=Path(args.target),
+    opts = verify_options(
+        args,
+        Path(args.target),
         bundle=optional_path(args.bundle),
-        cert_identity=args.cert_identity,
-        cert_oidc_issuer=args.cert_oidc_issuer,
-        key=optional_path(args.key),
-        trusted_root=optional_path(args.trusted_root),
-        staging=args.staging,
-        offline=args.offline,
         json=args.json,
         any_file=args.any_file,
     )

@@ -23,6 +23,7 @@ class Parser(argparse.ArgumentParser):
     """An argparse parser whose usage errors are ``UsageError`` (exit 2), not ``SystemExit``."""
 
     def error(self, message: str) -> NoReturn:
+        """Raise a usage error (exit 2) instead of printing and exiting."""
         raise UsageError(f"{self.prog}: {message}")
 
 

@@ -88,6 +88,7 @@ def verify_options(
 
 
 def verify_policy(opts: VerifyOptions) -> VerifyPolicy:
+    """The verification policy the options ask for: a key, or a keyless identity and issuer."""
     from ..signing.verify import KeylessPolicy, KeyPolicy
 
     keyless = opts.cert_identity is not None or opts.cert_oidc_issuer is not None

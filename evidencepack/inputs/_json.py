@@ -73,14 +73,17 @@ class Node:
 
     @property
     def location(self) -> str:
+        """Where this node is, as an error names it (``prefix`` + JSON path)."""
         return f"{self.prefix}{self.where}"
 
     def error(self, message: str) -> InputError:
+        """An ``InputError`` naming the file and this node's location."""
         return fail(self.file, self.location, message)
 
     # -- navigation -------------------------------------------------------------------------
 
     def child(self, key: str | int) -> Node:
+        """The member ``key`` (or element ``key``); a node holding None when absent."""
         where = f"{self.where}[{key}]" if isinstance(key, int) else f"{self.where}.{key}"
         value = self.value[key] if self._has(key) else None
         return Node(value, self.file, where, self.prefix)
@@ -91,15 +94,19 @@ class Node:
         return isinstance(self.value, dict) and key in self.value
 
     def has(self, key: str) -> bool:
+        """Whether the member ``key`` is present and not null."""
         return self._has(key) and self.value[key] is not None
 
     def path(self, *keys: str | int) -> Node:
+        """The node reached by following ``keys`` in turn (absent steps give None)."""
         node = self
         for key in keys:
             node = node.child(key)
         return node
 
     def obj(self, key: str | None = None, *, required: bool = False) -> Node | None:
+        """An object member (or this node): None when absent unless ``required``; a
+        non-object value is an error."""
         node = self.child(key) if key is not None else self
         if node.value is None:
             if required:
@@ -154,6 +161,7 @@ class Node:
         return number
 
     def int_(self, key: str | None = None, *, required: bool = False) -> int | None:
+        """A whole number, checked as ``num`` is; a fraction is an error."""
         number = self.num(key, required=required)
         if number is None:
             return None
@@ -163,6 +171,7 @@ class Node:
         return int(number)
 
     def str_(self, key: str | None = None, *, required: bool = False) -> str | None:
+        """A text value; None when absent unless ``required``; any other type is an error."""
         node = self.child(key) if key is not None else self
         value = node.value
         if value is None:
@@ -174,6 +183,7 @@ class Node:
         return value
 
     def bool_(self, key: str | None = None) -> bool | None:
+        """``true`` or ``false``; None when absent; any other value is an error."""
         node = self.child(key) if key is not None else self
         if node.value is None:
             return None

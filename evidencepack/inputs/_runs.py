@@ -80,18 +80,22 @@ class Reconciled:
 
     @property
     def ttft(self) -> LatencyStats | None:
+        """Time to first token, as reconciled (None when neither source has it)."""
         return self.latency.get("ttft")
 
     @property
     def tpot(self) -> LatencyStats | None:
+        """Time per output token, as reconciled."""
         return self.latency.get("tpot")
 
     @property
     def itl(self) -> LatencyStats | None:
+        """Inter-token latency, as reconciled."""
         return self.latency.get("itl")
 
     @property
     def e2e(self) -> LatencyStats | None:
+        """End-to-end request latency, as reconciled."""
         return self.latency.get("e2e")
 
 
@@ -254,6 +258,7 @@ def same_meaning(a: LatencyStats, b: LatencyStats) -> bool:
 
 
 def disagreement(check: AggregateCheck) -> str:
+    """A failed summary-versus-rows check in words: the figure, both values, the band."""
     return (
         f"{check.metric} {check.statistic}: the tool reports {check.tool_value:.6g} ms but the "
         f"per-request rows give {check.recomputed_value:.6g} ms (accepted "

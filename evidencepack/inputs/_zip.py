@@ -35,6 +35,7 @@ class ZipReader:
             raise InputError(f"{path}: truncated or corrupt zip archive: {exc}") from exc
 
     def close(self) -> None:
+        """Close the archive."""
         self.archive.close()
 
     def __enter__(self) -> ZipReader:
@@ -44,6 +45,7 @@ class ZipReader:
         self.close()
 
     def names(self) -> list[str]:
+        """Every member name, in archive order."""
         return self.archive.namelist()
 
     def read(self, name: str) -> bytes:

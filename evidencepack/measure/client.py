@@ -122,6 +122,7 @@ class _Conn:
         self.writer = writer
 
     def close(self) -> None:
+        """Close the connection (the server sees EOF)."""
         self.writer.close()
 
 

@@ -78,6 +78,8 @@ def runs_in(probe: Probe) -> Iterator[tuple[str, Node]]:
 
 
 def parse(probe: Probe, record: FileRecord, flavour: Flavour) -> ParsedInput:
+    """A vLLM or SGLang ``bench serve`` result (JSON, or JSONL of one result per line), read
+    with the flavour's field names into one run per result."""
     path = probe.path
     jsonl = probe.container == "jsonl"
 
@@ -236,6 +238,7 @@ def _date(value: Any) -> str | None:
 
 
 def has_keys(probe: Probe, keys: tuple[str, ...]) -> bool:
+    """Whether the file is JSON(L) whose first object holds every one of ``keys``."""
     first = probe.first
     return (
         probe.container in ("json", "jsonl")

@@ -60,12 +60,16 @@ class _Row:
         self.probe = probe
         self.number = number
         self.cells = dict(zip(columns, cells, strict=False))
+        self.warnings: list[str] = []
+        """The cells that could not be used, each named by line and column."""
 
     def text(self, group: str, name: str, stat: str = "") -> str | None:
+        """The cell's text, stripped; None when the column is absent or the cell empty."""
         cell = self.cells.get((group, name, stat))
         return None if cell is None else cell.strip() or None
 
     def num(self, group: str, name: str, stat: str = "") -> float | None:
+        """The cell as a finite number (None when empty); anything else is an error."""
         cell = self.text(group, name, stat)
         if cell is None:
             return None
@@ -78,15 +82,19 @@ class _Row:
         return value
 
     def json(self, group: str, name: str, stat: str = "") -> Any:
+        """The cell's JSON value; a cell that is not JSON is left out with a warning."""
         cell = self.text(group, name, stat)
         if cell is None:
             return None
         try:
             return json.loads(cell)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
+            column = f"{group} / {name} {stat}".strip()
+            self.warnings.append(f"line {self.number}: {column}: not JSON: left out")
             return None
 
     def error(self, column: str, message: str) -> InputError:
+        """An ``InputError`` naming the file, this row's line and ``column``."""
         return InputError(f"{self.probe.path}: line {self.number}: {column}: {message}")
 
 
@@ -175,7 +183,7 @@ def _run(row: _Row, index: int, record: FileRecord, version: str | None) -> Serv
     model = backend.get("model") if isinstance(backend.get("model"), str) else None
     return build_run(
         settled,
-        warnings,
+        [*warnings, *row.warnings],  # after every cell above was read
         run_id=item_id(record, index),
         index=index,
         format_id=CSV_FORMAT.id,

@@ -79,6 +79,7 @@ class _Row:
         self.warnings: list[str] = []
 
     def text(self, column: str) -> str | None:
+        """The cell's text, stripped; None when the column is absent or the cell empty."""
         cell = self.cells.get(column)
         return None if cell is None else cell.strip() or None
 
@@ -117,17 +118,19 @@ class _Row:
         return [v if math.isfinite(v) else None for v in values]
 
     def json(self, column: str) -> dict[str, Any]:
+        """The cell's JSON object; empty when absent, and with a warning when not JSON."""
         cell = self.text(column)
         if cell is None:
             return {}
         try:
             value = json.loads(cell)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             self.warn(column, "not JSON: left out")
             return {}
         return value if isinstance(value, dict) else {}
 
     def warn(self, column: str, message: str) -> None:
+        """Say that a cell was left out: the file, this row's line, the column."""
         self.warnings.append(f"{self.probe.path}: line {self.number}: column {column!r}: {message}")
 
 

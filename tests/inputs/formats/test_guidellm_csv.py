@@ -98,6 +98,19 @@ def test_a_non_number_is_located(shared_data: Path, tmp_path: Path) -> None:
         read_input(path)
 
 
+def test_a_cell_that_is_not_json_is_a_warning_not_a_silent_gap(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    """The backend cell names the model; broken, the model is unknown and the run says why."""
+    column = ("Run Info", "Backend", "")
+    cell = _table(shared_data / CSV_PATH)[0][column]
+    assert json.loads(cell)["model"]
+    path = _edited(shared_data, tmp_path, column, 0, cell[: len(cell) // 2])
+    first = read_input(path).runs[0]
+    assert first.identity.model_name is None
+    assert any("line 4: Run Info / Backend: not JSON: left out" in w for w in first.warnings)
+
+
 def _shift(request: dict[str, Any], seconds: float) -> dict[str, Any]:
     moved = copy.deepcopy(request)
     for key in ("request_start_time", "request_end_time"):

@@ -24,6 +24,7 @@ from evidencepack.analyze import gather as gather_module
 from evidencepack.analyze import references as references_module
 from evidencepack.analyze.models import CheckResult
 from evidencepack.inputs import registry as registry_module
+from evidencepack.mlperf import build as build_module
 from evidencepack.pack.layout import STORE_NAME
 from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
 
@@ -31,6 +32,10 @@ from .inputs.builders import requests, vllm_result, write_json
 from .test_pipeline import _edit
 
 H200_SCORES = "evidence/h200-vllm/scores.jsonl"
+SAMPLE_MI325X_RUN = (
+    "evidence/mlperf/closed/SampleVendor/results/8xMI325X_vLLM/llama2-70b-99/Server/"
+    "performance/run_1"
+)
 
 
 def _unpin(spec: Path, path: str) -> None:
@@ -95,6 +100,36 @@ def test_a_file_swapped_between_reads_cannot_split_decision_from_pack(
     quality = next(q for q in result.decision.quality if q.candidate == "h200-vllm")
     assert quality.estimate == pytest.approx(0.885)
     assert quality.meets_bar
+
+
+def test_an_mlperf_log_swapped_while_it_is_parsed_cannot_split_decision_from_pack(
+    samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cited MLPerf result's detail log says INVALID only while LoadGen's log is parsed: the
+    decision must rest on the packed (VALID) bytes. Before, the importer hashed the file in one
+    read and parsed it in another, so the pack and the decision could differ."""
+    detail = samples / SAMPLE_MI325X_RUN / "mlperf_log_detail.txt"
+    original = detail.read_bytes()
+    invalid = original.replace(
+        b'"key": "result_validity", "value": "VALID"',
+        b'"key": "result_validity", "value": "INVALID"',
+    )
+    assert invalid != original
+    real = build_module.parse_run
+
+    def swapping(*logs: Path | None) -> object:
+        detail.write_bytes(invalid)
+        try:
+            return real(*logs)
+        finally:
+            detail.write_bytes(original)
+
+    monkeypatch.setattr(build_module, "parse_run", swapping)
+    out = tmp_path / "pack"
+    result = build(samples / "pack.yaml", out, BuildOptions(compile=CompileOptions()))
+    references = [r for r in result.decision.references if r.candidate == "mi325x-vllm"]
+    assert [r.validity for r in references] == ["VALID"]  # before: none (read as INVALID)
+    assert (out / "inputs" / SAMPLE_MI325X_RUN / "mlperf_log_detail.txt").read_bytes() == original
 
 
 def test_a_cited_file_is_hashed_once_not_again_by_its_reader(

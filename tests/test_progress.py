@@ -34,8 +34,9 @@ def test_check_on_a_terminal_shows_stages_and_counts(monkeypatch: pytest.MonkeyP
     assert shown[0] == f"evidencepack: reading and hashing the inputs of {SAMPLE_SPEC}"
     assert "evidencepack: reading the evidence of mi325x-vllm" in shown
     # Per candidate: five measured runs (five files each), one score file and one MLPerf
-    # result; 26 files hashed.
-    assert shown.count("  results imported: 7, inputs hashed: 26") == 3, shown
+    # result of six files (detail, summary, system, measurements, user.conf, accuracy), each
+    # read once into its private copy: 32 files hashed.
+    assert shown.count("  results imported: 7, inputs hashed: 32") == 3, shown
     assert shown[-1] == "evidencepack: analysing: checks, capacity, cost, quality, decision"
     assert not progress._state["on"]  # main turns it off again
 

@@ -29,7 +29,7 @@ class MlperfImports:
     def __init__(self, store: Store, collector: Collector) -> None:
         self.store = store
         self.collector = collector
-        self._done: dict[tuple[Path, str | None, bool], ImportReport | InputError] = {}
+        self._done: dict[tuple[Path, str | None], ImportReport | InputError] = {}
         # Per cited tree: the result keys the spec names there, or None where a reference
         # names no key (then the whole tree is read). Only those results are parsed.
         self.cited: dict[tuple[Path, str | None], set[str] | None] = {}
@@ -43,14 +43,14 @@ class MlperfImports:
                 else:
                     self.cited[tree] = {*keys, ref.result}
 
-    def __call__(self, path: Path, round: str | None, *, whole: bool = False) -> ImportReport:
-        """The import of ``path``: only its cited results, or with ``whole`` every result
-        (to suggest the near keys of a key that is not there)."""
-        only = None if whole else self.cited.get((path, round))
-        key = (path, round, only is None)
+    def __call__(self, path: Path, round: str | None) -> ImportReport:
+        """The import of ``path``'s cited results (all of them where a reference names no key)
+        into the build's store. Each file is read once, into the build's private copy: the
+        bytes hashed, parsed and packed are the same."""
+        key = (path, round)
         if key not in self._done:
             try:
-                self._done[key] = self._import(path, round, only)
+                self._done[key] = self._import(path, round)
             except InputError as exc:
                 self._done[key] = exc
         done = self._done[key]
@@ -58,7 +58,18 @@ class MlperfImports:
             raise done
         return done
 
-    def _import(self, path: Path, round: str | None, only: set[str] | None) -> ImportReport:
+    def everything(self, path: Path, round: str | None) -> tuple[ImportReport, list[MlperfResult]]:
+        """Every result of ``path``, imported into a throwaway store: only to say which keys
+        are there when a cited one is not (the build's store holds only what the pack holds)."""
+        with Store() as scratch:
+            report = import_path(scratch, path, round=round, named=self.collector.in_pack)
+            return report, load_results(scratch, sorted({*report.imported, *report.unchanged}))
+
+    def _read(self, path: Path) -> tuple[Path, str, int]:
+        snap = self.collector.snapshots.take(path)
+        return snap.copy, snap.sha256, snap.size_bytes
+
+    def _import(self, path: Path, round: str | None) -> ImportReport:
         if path.is_dir():
             found = scan_tree(path, self.collector.allowed_roots())
             if found.links_out:
@@ -73,7 +84,12 @@ class MlperfImports:
                 )
         self.collector.pack_path(path)  # an allowed outside tree gets its inputs/external/<n>
         return import_path(
-            self.store, path, round=round, only_keys=only, named=self.collector.in_pack
+            self.store,
+            path,
+            round=round,
+            only_keys=self.cited.get((path, round)),
+            named=self.collector.in_pack,
+            read=self._read,
         )
 
 
@@ -100,8 +116,7 @@ def gather_reference(
         chosen = [r for r in results if r.key == ref.result]
         if not chosen:
             # Only the cited results were read: read the whole tree to say what is there.
-            report = imports(path, ref.round, whole=True)
-            results = load_results(store, sorted({*report.imported, *report.unchanged}))
+            report, results = imports.everything(path, ref.round)
             rejected = [
                 r
                 for r in report.rejected
@@ -126,6 +141,8 @@ def gather_reference(
         return
     result = chosen[0]
     progress.count("results imported")
+    sources = sorted(result.sources, key=lambda s: (s.role != "detail", s.path))
+    # The import read each file into the build's private copy: the pack takes that same copy.
     files = [
         collector.add_file(
             collector.source_of(s.path),
@@ -136,10 +153,13 @@ def gather_reference(
             fmt=f"mlperf-{s.role}",
             tool="mlperf-loadgen" if s.role in ("detail", "summary") else None,
             tool_version=result.loadgen_version if s.role in ("detail", "summary") else None,
-            sha256=s.sha256,
         )
-        for s in sorted(result.sources, key=lambda s: (s.role != "detail", s.path))
+        for s in sources
     ]
+    changed = [s.path for s, f in zip(sources, files, strict=True) if f.sha256 != s.sha256]
+    if changed:
+        ev.problems.append(FileProblem(f"{ref.path}: read twice with different bytes: {changed}"))
+        return
     ev.references.append(reference_view(result, files))
 
 

@@ -37,7 +37,7 @@ class Collected:
     """Every input file, its place in the pack, and the provenance problems found."""
 
     files: dict[str, InputFile] = field(default_factory=dict)  # pack path -> file
-    sources: dict[str, Path] = field(default_factory=dict)  # pack path -> source path
+    sources: dict[str, Path] = field(default_factory=dict)  # pack path -> its private copy
     _external: dict[Path, str] = field(default_factory=dict)
 
     def input_files(self) -> list[InputFile]:
@@ -166,9 +166,13 @@ class Collector:
 
     def in_pack(self, text: str) -> str:
         """``text`` with every source path of this build written as its place in the pack: the
-        spec's folder as ``inputs``, an allowed outside root as ``inputs/external/<n>``. What
+        spec's folder as ``inputs``, an allowed outside root as ``inputs/external/<n>``, a
+        private copy as its source's place. What
         the store records about a file (a path, a message) names it as the pack does, never by
         the building machine's path, so the packed store is the same wherever it was built."""
+        # A private copy first (its folder is not the source's): named by its source's place.
+        for copy, source in self.snapshots.copies_in(text):
+            text = text.replace(copy, self.pack_path(source))
         base = str(self.loaded.base_dir)
         roots = [(base, "inputs"), *((str(r), p) for r, p in self.result._external.items())]
         for root, prefix in roots:
@@ -198,34 +202,27 @@ class Collector:
         fmt: str | None = None,
         tool: str | None = None,
         tool_version: str | None = None,
-        sha256: str | None = None,
     ) -> InputFile:
-        """Record ``source`` at ``pack_path`` (once). Without ``sha256`` the file is snapshot
-        (read once; readers and the pack copy use the snapshot); with it (a reader that hashed
-        the file itself, the MLPerf importer) ``copy_inputs`` checks the copied bytes against it.
-        """
+        """Record ``source`` at ``pack_path`` (once), from its snapshot: the file is read once,
+        and its readers, the pin check and the pack copy all use that copy."""
         existing = self.result.files.get(pack_path)
         if existing is not None:
             return existing
-        if sha256 is None:
-            snap = self.snapshots.take(source)
-            progress.count("inputs hashed")
-            sha256, size, source = snap.sha256, snap.size_bytes, snap.copy
-        else:
-            size = source.stat().st_size
+        snap = self.snapshots.take(source)
+        progress.count("inputs hashed")
         record = InputFile(
             pack_path=pack_path,
             spec_path=spec_path,
             role=role,
             candidate=candidate,
-            sha256=sha256,
-            size_bytes=size,
+            sha256=snap.sha256,
+            size_bytes=snap.size_bytes,
             format=fmt,
             tool=tool,
             tool_version=tool_version,
         )
         self.result.files[pack_path] = record
-        self.result.sources[pack_path] = source
+        self.result.sources[pack_path] = snap.copy
         return record
 
     def add_ref(self, ref: EvidenceRef, role: Role, candidate: str | None) -> RefFiles:

@@ -62,6 +62,7 @@ class Snapshots:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._taken: dict[Path, Snapshot] = {}
+        self._by_copy: dict[Path, Snapshot] = {}
         self._folders: dict[Path, Path] = {}
 
     def take(self, source: Path, *, limit: int | None = None) -> Snapshot:
@@ -101,14 +102,20 @@ class Snapshots:
         copy.chmod(0o400)
         snap = Snapshot(source=source, copy=copy, sha256=digest.hexdigest(), size_bytes=size)
         self._taken[key] = snap
+        self._by_copy[copy] = snap
         return snap
 
     def origin(self, copy: Path) -> Path | None:
         """The source a private copy was taken from."""
-        for snap in self._taken.values():
-            if snap.copy == copy:
-                return snap.source
-        return None
+        snap = self._by_copy.get(copy)
+        return None if snap is None else snap.source
+
+    def copies_in(self, text: str) -> list[tuple[str, Path]]:
+        """Each private copy's path named in ``text`` (as written there) with its source."""
+        pattern = re.escape(str(self.root)) + r"/\d{5}/[A-Za-z0-9._-]+"
+        found = {m.group(0) for m in re.finditer(pattern, text)}
+        longest_first = sorted(found, key=lambda f: (-len(f), f))  # a.txt2 before a.txt
+        return [(f, s.source) for f in longest_first if (s := self._by_copy.get(Path(f)))]
 
 
 def _safe_name(name: str) -> str:

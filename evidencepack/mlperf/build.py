@@ -6,6 +6,7 @@ importer records it as a rejection and goes on with the other results.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -13,7 +14,7 @@ from typing import Literal
 from ..errors import InputError
 from ..provenance import sha256_file
 from ._files import read_json
-from .accuracy import AccuracyResult, Test06Verdict, read_accuracy, read_precision, read_test06
+from .accuracy import read_accuracy, read_precision, read_test06
 from .benchmarks import (
     BENCHMARKS,
     SAMPLE_HEADLINE,
@@ -29,6 +30,20 @@ from .loadgen_run import parse_run
 from .models import MlperfResult, SourceFile
 from .system import SystemInfo, read_system
 from .tree import ResultFiles
+
+Reader = Callable[[Path], tuple[Path, str, int]]
+"""``read(path) -> (where to read it, sha256, size)``: the file's bytes taken once. A build
+reads each file into a private copy and parses that copy (the bytes it hashed and packs); a
+standalone import reads the file in place (``read_in_place``)."""
+
+
+def read_in_place(path: Path) -> tuple[Path, str, int]:
+    """The file itself, its sha256 and size."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc
+    return path, sha256_file(path), size
 
 
 class NotAPerformanceRun(InputError):
@@ -49,26 +64,33 @@ class ImportContext:
     official table ``summary_results.json`` at the tree root (its ``Model`` per ``Location``).
     """
 
+    read: Reader = read_in_place
     _mappings: dict[Path, dict[str, str]] = field(default_factory=dict)
     _tables: dict[Path, dict[str, str]] = field(default_factory=dict)
-    _digests: dict[Path, tuple[str, int]] = field(default_factory=dict)
+    _taken: dict[Path, tuple[Path, str, int]] = field(default_factory=dict)
     _systems: dict[Path, SystemInfo] = field(default_factory=dict)
 
+    def private(self, path: Path) -> Path:
+        """Where to parse ``path`` from: the bytes ``source`` hashes, taken once per import."""
+        if path not in self._taken:
+            self._taken[path] = self.read(path)
+        return self._taken[path][0]
+
+    def private_or_none(self, path: Path | None) -> Path | None:
+        """``private`` of a file that may be absent."""
+        return None if path is None else self.private(path)
+
     def source(self, role: str, path: Path) -> SourceFile:
-        """A file's digest and size, computed once per import."""
-        if path not in self._digests:
-            try:
-                size = path.stat().st_size
-            except OSError as exc:
-                raise InputError(f"{path}: cannot read: {exc}") from exc
-            self._digests[path] = (sha256_file(path), size)
-        digest, size = self._digests[path]
+        """A file's digest and size, from the one read its parse used."""
+        self.private(path)
+        _, digest, size = self._taken[path]
         return SourceFile(role=role, path=str(path), sha256=digest, size_bytes=size)
 
     def system(self, path: Path) -> SystemInfo:
-        """A system description, read and normalised once per import."""
+        """A system description, read and normalised once per import (named by ``path``)."""
         if path not in self._systems:
-            self._systems[path] = read_system(path, system_id="")
+            read = read_system(self.private(path), system_id="")
+            self._systems[path] = read.model_copy(update={"path": str(path)})
         return self._systems[path]
 
     def resolve(self, files: ResultFiles) -> tuple[ResolvedBenchmark, Path | None] | None:
@@ -102,7 +124,7 @@ class ImportContext:
 
     def _load_mapping(self, path: Path) -> dict[str, str]:
         if path not in self._mappings:
-            data = read_json(path) if path.is_file() else {}
+            data = read_json(self.private(path)) if path.is_file() else {}
             self._mappings[path] = (
                 {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
             )
@@ -110,7 +132,7 @@ class ImportContext:
 
     def _load_table(self, path: Path) -> dict[str, str]:
         if path not in self._tables:
-            data = read_json(path) if path.is_file() else []
+            data = read_json(self.private(path)) if path.is_file() else []
             rows = data if isinstance(data, list) else []
             self._tables[path] = {
                 _table_location(str(r["Location"])): str(r["Model"])
@@ -142,7 +164,7 @@ def build_result(
             "mlperf_log_summary.txt (missing performance logs)"
         )
     resolved, mapped_by = _benchmark(files, benchmark, names)
-    log = parse_run(files.detail, files.summary)
+    log = parse_run(names.private_or_none(files.detail), names.private_or_none(files.summary))
     if not log.is_performance_run:
         raise NotAPerformanceRun(
             f"{log.cite('effective_test_mode')}: an {log.test_mode} run has no performance result"
@@ -160,12 +182,13 @@ def build_result(
     division = files.division or (system.division if system else None)
     if system is not None:
         system = system.model_copy(update={"system_id": _system_id(files, round_name, division)})
-    precision_raw = read_precision(files.measurements) if files.measurements else None
+    measurements = names.private_or_none(files.measurements)
+    precision_raw = read_precision(measurements) if measurements else None
     precision = _precision(precision_raw, system)
     if files.in_tree and files.measurements is None:
         notes.append("no measurements JSON: precision from the software stack, if stated")
-    accuracy: AccuracyResult | None = read_accuracy(files.accuracy) if files.accuracy else None
-    test06: Test06Verdict | None = read_test06(files.test06) if files.test06 else None
+    accuracy = read_accuracy(names.private(files.accuracy)) if files.accuracy else None
+    test06 = read_test06(names.private(files.test06)) if files.test06 else None
     checks = apply_rules(
         round_=round_name,
         benchmark=resolved.benchmark if resolved else None,

@@ -20,7 +20,7 @@ from ..errors import InputError
 from ..store import Store
 from ..store.mlperf import bulk_insert_sql, write_ndjson
 from .benchmarks import resolve_scenario
-from .build import ImportContext, NotAPerformanceRun, build_result
+from .build import ImportContext, NotAPerformanceRun, Reader, build_result, read_in_place
 from .models import ImportReport, MlperfResult, Rejection
 from .rules import KNOWN_ROUNDS
 from .system import SystemInfo
@@ -41,6 +41,7 @@ def import_path(
     progress: Progress | None = None,
     only_keys: Collection[str] | None = None,
     named: Callable[[str], str] | None = None,
+    read: Reader = read_in_place,
 ) -> ImportReport:
     """Read every result under ``path`` and store the good ones; report the rest.
 
@@ -50,6 +51,8 @@ def import_path(
     before any of its logs is read, every result whose folder cannot be one of those keys.
     ``named`` rewrites every text the import records (paths, ``file:line`` sources, reasons):
     a build names a tree's files by their place in the pack, not by this machine's path.
+    ``read`` takes each file's bytes once (a build: into a private copy that is hashed, parsed
+    and packed); by default files are read in place.
     """
     if round is not None and round not in KNOWN_ROUNDS:
         raise InputError(f"unknown MLPerf round {round!r}; known: {', '.join(KNOWN_ROUNDS)}")
@@ -65,7 +68,7 @@ def import_path(
         )
     if only_keys is not None:
         found = [files for files in found if may_be_one_of(files, only_keys)]
-    context = ImportContext()
+    context = ImportContext(read=read)
     built: list[tuple[MlperfResult, SystemInfo | None]] = []
     rejected: list[Rejection] = []
     skipped: list[Rejection] = []

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import evidencepack
+from evidencepack.pack.layout import (
+    BUNDLE_NAME,
+    DECISION_NAME,
+    MANIFEST_NAME,
+    PREDICATE_NAME,
+    SPEC_PATH,
+)
 
 PACKAGE = Path(evidencepack.__file__).parent
 MAX_LINES = 500
@@ -149,3 +157,40 @@ def test_importing_the_spec_loads_no_duckdb() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert ran.stdout.strip() == ""
+
+
+def _named_files(text: str) -> set[str]:
+    """The file names a document writes in backticks (``inputs/collect.py``, ``pyproject.toml``)."""
+    pattern = r"`([A-Za-z0-9_./-]+\.(?:py|md|toml|j2|json|txt|yaml|sh))`"
+    return set(re.findall(pattern, text))
+
+
+def _exists(name: str) -> bool:
+    """A repository file, a module under evidencepack/ (a shorthand like ``capacity.py`` beside
+    its stage's modules counts when one module ends so), or a file a pack holds."""
+    repo = PACKAGE.parent
+    if any((base / name).exists() for base in (repo, PACKAGE, repo / "tests")):
+        return True
+    if any(str(p.relative_to(PACKAGE)).endswith(name) for p in PACKAGE.rglob("*.py")):
+        return True
+    pack_files = {DECISION_NAME, MANIFEST_NAME, PREDICATE_NAME, BUNDLE_NAME, SPEC_PATH}
+    return name in pack_files or name == Path(SPEC_PATH).name
+
+
+def test_architecture_md_names_only_files_that_exist() -> None:
+    """The map a newcomer reads first does not drift from the code: every file it names is there."""
+    text = (PACKAGE.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    named = _named_files(text)
+    assert len(named) > 50  # the map names the modules; a broken pattern would find none
+    assert sorted(n for n in named if not _exists(n)) == []
+    assert not _exists("inputs/gone.py")  # a module that is not there is caught
+
+
+def test_readme_names_only_repository_files_that_exist() -> None:
+    """Every repository path the README gives (modules, schemas, samples, .ci) is there."""
+    text = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    roots = "evidencepack|tests|benchmarks|schemas|report_templates|samples|\\.ci"
+    named = set(re.findall(rf"`((?:{roots})/[A-Za-z0-9_./-]+)`", text))
+    others = {"benchmarks/benchmark_serving.py"}  # vLLM's own script, named as vLLM's
+    assert len(named) > 20
+    assert sorted(n for n in named - others if not (PACKAGE.parent / n).exists()) == []

@@ -32,3 +32,13 @@ def escape_misleading(text: str) -> str:
     if not any(is_misleading(char) for char in text):
         return text
     return "".join(f"\\u{ord(char):04x}" if is_misleading(char) else char for char in text)
+
+
+def unprintable_characters(text: str) -> list[str]:
+    """For one-line names (a signer's identity): the misleading characters and anything else
+    unprintable (tab, newline, line separators, odd spaces), as ``U+XXXX`` codes, once each."""
+    seen: dict[str, None] = {}
+    for char in text:
+        if is_misleading(char) or not char.isprintable():
+            seen.setdefault(f"U+{ord(char):04X}", None)
+    return list(seen)

@@ -47,7 +47,7 @@ from .pack.publish import archive_path, check_target, publish, staged_archive, s
 from .pack.toolchain import rendering_toolchain
 from .render.signing_plan import SigningPlan
 from .signing.bundle import parse_bundle
-from .signing.sign import PackSigner, sign_pack
+from .signing.sign import CertifiedSigner, PackSigner, SignerIdentity, sign_pack
 from .spec import LoadedSpec, load_spec
 from .store import Store
 from .store.analysis import save_decision
@@ -243,15 +243,18 @@ def pack_predicate(compiled: Compiled, created: dt.datetime) -> PackPredicate:
 
 
 def describe_signer(signer: PackSigner) -> SigningPlan:
-    """Who signs, for the report (rendered before signing; the bundle itself is the proof)."""
-    return signing_plan(getattr(signer, "fingerprint", None))
+    """Who signs, for the report (rendered before signing; the bundle itself is the proof).
+
+    A keyless signer requests its certificate now and reports the identity and issuer it
+    names; it then signs with that certificate, or refuses (``KeylessSigner.prepare``)."""
+    if isinstance(signer, CertifiedSigner):
+        return keyless_plan(signer.prepare())
+    return SigningPlan("key", getattr(signer, "fingerprint", None))
 
 
-def signing_plan(key_fingerprint: str | None) -> SigningPlan:
-    """Key mode names the key's fingerprint; keyless points at the bundle's certificate."""
-    if key_fingerprint:
-        return SigningPlan("key", key_fingerprint)
-    return SigningPlan("keyless")
+def keyless_plan(named: SignerIdentity) -> SigningPlan:
+    """The report's keyless signer: the certificate's identity and OIDC issuer."""
+    return SigningPlan("keyless", identity=named.identity, issuer=named.issuer)
 
 
 @dataclass(frozen=True)
@@ -271,13 +274,15 @@ def rebuild(pack_dir: Path) -> RebuildReport:
     """
     predicate = load_predicate(pack_dir)
     bundle_path = pack_dir / BUNDLE_NAME
-    fingerprint = None
+    plan: SigningPlan | None = None
     if bundle_path.is_file():
         bundle = parse_bundle(bundle_path.read_bytes(), str(bundle_path))
-        fingerprint = bundle.key_hint if bundle.mode == "key" else None
-        plan: SigningPlan | None = signing_plan(fingerprint)
-    else:
-        plan = None
+        if bundle.mode == "key":
+            plan = SigningPlan("key", bundle.key_hint)
+        else:
+            from .signing.keyless import bundle_signer_identity
+
+            plan = keyless_plan(bundle_signer_identity(bundle.raw, str(bundle_path)))
     with tempfile.TemporaryDirectory(prefix="evidencepack-rebuild-") as tmp:
         options = BuildOptions(compile=CompileOptions(as_of=predicate.decision.as_of))
         out = Path(tmp) / "pack"

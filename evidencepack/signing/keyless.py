@@ -23,13 +23,15 @@ from sigstore.errors import Error as SigstoreError
 from sigstore.hashes import Hashed
 from sigstore.models import Bundle, ClientTrustConfig, TrustedRoot
 from sigstore.oidc import ExpiredIdentity, IdentityToken, detect_credential
-from sigstore.sign import SigningContext
+from sigstore.sign import Signer, SigningContext
 from sigstore.verify import Verifier
 from sigstore.verify.policy import Identity
 from sigstore_models.common.v1 import HashAlgorithm
 
+from .._text import unprintable_characters
 from ..errors import CouldNotRun, InputError, SigningError, VerificationError
 from .bundle import CheckedSignature, ParsedBundle, SignerInfo, TrustRootInfo
+from .sign import SignerIdentity
 
 IDENTITY_TOKEN_ENV = "SIGSTORE_IDENTITY_TOKEN"
 _CONFIG_MEDIA_TYPE = "application/vnd.dev.sigstore.clienttrustconfig.v0.1+json"
@@ -67,8 +69,18 @@ def resolve_identity_token(explicit: str | None = None) -> str:
     return ambient
 
 
+_RENEW_BEFORE = dt.timedelta(seconds=60)
+"""A certificate with less than this left is renewed before signing (Fulcio's last about ten
+minutes, and the log must take the entry while the certificate is still valid)."""
+
+
 class KeylessSigner:
-    """Signs with a short-lived Fulcio certificate bound to an OIDC identity; logs to Rekor."""
+    """Signs with a short-lived Fulcio certificate bound to an OIDC identity; logs to Rekor.
+
+    ``prepare()`` requests the certificate before the report is rendered, so the report can
+    name the identity and issuer it carries; ``sign_payload`` signs with that certificate, or
+    with a renewed one naming exactly the same identity and issuer, and otherwise refuses.
+    """
 
     mode = "keyless"
 
@@ -84,6 +96,9 @@ class KeylessSigner:
         self._staging = staging
         self._trust_config = trust_config
         self._context = context
+        self._signer: Signer | None = None
+        self._certificate: x509.Certificate | None = None
+        self._stated: SignerIdentity | None = None
 
     def _signing_context(self) -> SigningContext:
         if self._context is not None:
@@ -96,24 +111,73 @@ class KeylessSigner:
                 config = ClientTrustConfig.staging()
             else:
                 config = ClientTrustConfig.production()
-            return SigningContext.from_trust_config(config)
+            self._context = SigningContext.from_trust_config(config)
         except (SigstoreError, OSError, ValueError) as exc:
             source = self._trust_config or f"the Sigstore {instance} TUF repository"
             raise SigningError(
                 f"cannot load the signing configuration from {source}: {exc}"
             ) from exc
+        return self._context
 
-    def sign_payload(self, payload: bytes) -> bytes:
-        """Sign an in-toto statement; return the bundle JSON (v0.3, DSSE, with log entry)."""
+    def _open(self) -> tuple[Signer, x509.Certificate, SignerIdentity]:
+        """A sigstore ``Signer`` holding a fresh Fulcio certificate, and who it names.
+
+        The token is resolved again each time: ambient credentials mint a new one."""
         raw_token = resolve_identity_token(self._token)
         context = self._signing_context()
         try:
             token = IdentityToken(raw_token)
+            # cache=True: the Signer requests the certificate now and signs with it until it
+            # expires (``_signing_cert()`` returns it; private, pinned by sigstore~=4.5).
             with context.signer(token, cache=True) as signer:
-                bundle = signer.sign_dsse(dsse.Statement(payload))
+                certificate = signer._signing_cert()
         except _SIGNING_ERRORS as exc:
             detail = str(exc) or type(exc).__name__
             raise SigningError(f"keyless signing failed: {detail}") from exc
+        try:
+            named = signer_identity(certificate)
+        except ValueError as exc:
+            raise SigningError(f"keyless signing refused: the Fulcio certificate {exc}") from exc
+        return signer, certificate, named
+
+    def prepare(self) -> SignerIdentity:
+        """Request the Fulcio certificate now; the identity (SAN) and issuer it carries."""
+        if self._stated is None:
+            self._signer, self._certificate, self._stated = self._open()
+        return self._stated
+
+    def _current(self, stated: SignerIdentity) -> tuple[Signer, x509.Certificate]:
+        """The prepared signer, or one with a renewed certificate if the prepared one is (about
+        to be) expired; a renewal naming anyone other than ``stated`` is refused."""
+        assert self._signer is not None
+        assert self._certificate is not None
+        left = self._certificate.not_valid_after_utc - dt.datetime.now(dt.UTC)
+        if left > _RENEW_BEFORE:
+            return self._signer, self._certificate
+        signer, certificate, renewed = self._open()
+        if renewed != stated:
+            raise SigningError(
+                "keyless signing refused: the signing certificate expired before signing, and "
+                f"the renewed one names {renewed.identity!r} (issuer {renewed.issuer!r}), not "
+                f"{stated.identity!r} (issuer {stated.issuer!r}) as the report states; "
+                "nothing was signed"
+            )
+        self._signer, self._certificate = signer, certificate
+        return signer, certificate
+
+    def sign_payload(self, payload: bytes) -> bytes:
+        """Sign an in-toto statement; return the bundle JSON (v0.3, DSSE, with log entry)."""
+        signer, certificate = self._current(self.prepare())
+        try:
+            bundle = signer.sign_dsse(dsse.Statement(payload))
+        except _SIGNING_ERRORS as exc:
+            detail = str(exc) or type(exc).__name__
+            raise SigningError(f"keyless signing failed: {detail}") from exc
+        if bundle.signing_certificate != certificate:
+            raise SigningError(
+                "keyless signing refused: sigstore signed with another certificate than the "
+                "one the report names"
+            )
         return bundle.to_json().encode()
 
 
@@ -121,20 +185,12 @@ _ISSUER_V1 = x509.ObjectIdentifier("1.3.6.1.4.1.57264.1.1")
 _ISSUER_V2 = x509.ObjectIdentifier("1.3.6.1.4.1.57264.1.8")
 
 
-def certificate_identity(raw_bundle: bytes) -> tuple[str | None, str | None]:
-    """The identity (SAN) and OIDC issuer a keyless bundle's certificate names.
-
-    Unverified, for telling the signer what auditors must require; verification checks them.
-    """
-    try:
-        cert = Bundle.from_json(raw_bundle).signing_certificate
-        san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    except _VERIFY_ERRORS as exc:
-        raise VerificationError(f"cannot read the signing certificate: {exc}") from exc
+def _certificate_names(cert: x509.Certificate) -> tuple[str | None, bytes | None]:
+    """The first URI or email SAN, and the raw OIDC issuer (v1 extension, else v2's string)."""
+    san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
     names = san.get_values_for_type(x509.UniformResourceIdentifier) + san.get_values_for_type(
         x509.RFC822Name
     )
-    issuer = None
     for oid in (_ISSUER_V1, _ISSUER_V2):
         try:
             value = cert.extensions.get_extension_for_oid(oid).value
@@ -144,9 +200,60 @@ def certificate_identity(raw_bundle: bytes) -> tuple[str | None, str | None]:
         # v2 is a DER UTF8String (tag 0x0c, short length); v1 is the bare string.
         if oid == _ISSUER_V2 and raw[:1] == b"\x0c" and len(raw) > 1 and raw[1] < 0x80:
             raw = raw[2:]
-        issuer = raw.decode("utf-8", errors="replace")
-        break
-    return (names[0] if names else None), issuer
+        return (names[0] if names else None), raw
+    return (names[0] if names else None), None
+
+
+def certificate_identity(raw_bundle: bytes) -> tuple[str | None, str | None]:
+    """The identity (SAN) and OIDC issuer a keyless bundle's certificate names.
+
+    Unverified, for telling the signer what auditors must require; verification checks them.
+    """
+    try:
+        identity, issuer = _certificate_names(Bundle.from_json(raw_bundle).signing_certificate)
+    except _VERIFY_ERRORS as exc:
+        raise VerificationError(f"cannot read the signing certificate: {exc}") from exc
+    return identity, (issuer.decode("utf-8", errors="replace") if issuer is not None else None)
+
+
+def signer_identity(cert: x509.Certificate) -> SignerIdentity:
+    """The identity and issuer ``cert`` names, as a report may state them.
+
+    Both come from an OIDC token, so they are untrusted text: ``ValueError`` (its message
+    completes "the certificate ...") when either is missing, not UTF-8, or holds a control,
+    bidi or other invisible format character that would make the report read otherwise.
+    """
+    try:
+        identity, raw_issuer = _certificate_names(cert)
+    except ExtensionNotFound as exc:
+        raise ValueError("has no subject alternative name") from exc
+    if identity is None:
+        raise ValueError("names no URI or email identity")
+    if raw_issuer is None:
+        raise ValueError("names no OIDC issuer")
+    try:
+        issuer = raw_issuer.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError("names an OIDC issuer that is not UTF-8") from exc
+    for field, text in (("identity", identity), ("OIDC issuer", issuer)):
+        if bad := unprintable_characters(text):
+            raise ValueError(
+                f"names an {field} holding control, bidi or invisible characters "
+                f"({', '.join(bad)}): {text!r}; a report will not state it"
+            )
+    return SignerIdentity(identity=identity, issuer=issuer)
+
+
+def bundle_signer_identity(raw_bundle: bytes, source: str) -> SignerIdentity:
+    """``signer_identity`` of a keyless bundle's certificate (what ``verify --rebuild`` states)."""
+    try:
+        certificate = Bundle.from_json(raw_bundle).signing_certificate
+    except _VERIFY_ERRORS as exc:
+        raise VerificationError(f"{source}: cannot read the signing certificate: {exc}") from exc
+    try:
+        return signer_identity(certificate)
+    except ValueError as exc:
+        raise VerificationError(f"{source}: the signing certificate {exc}") from exc
 
 
 class TrustRoot:

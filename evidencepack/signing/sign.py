@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from .._atomic import atomic_write
 from ..errors import InputError, UsageError
@@ -26,6 +26,24 @@ class PackSigner(Protocol):
 
     def sign_payload(self, payload: bytes) -> bytes:
         """The Sigstore bundle (JSON bytes) over the statement payload."""
+
+
+@dataclass(frozen=True)
+class SignerIdentity:
+    """The identity (certificate SAN) and OIDC issuer a keyless signature's certificate names."""
+
+    identity: str
+    issuer: str
+
+
+@runtime_checkable
+class CertifiedSigner(Protocol):
+    """A keyless signer that gets its certificate before signing, so a report can name it."""
+
+    def prepare(self) -> SignerIdentity:
+        """Request the signing certificate now; the identity and issuer it carries.
+
+        ``sign_payload`` then signs with a certificate naming exactly these, or refuses."""
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 import jinja2
@@ -115,18 +116,46 @@ def test_unsigned_build_says_so() -> None:
     assert "evidencepack verify pack/ --key PUBLIC_KEY.pem" in text
 
 
-def test_keyless_build_points_at_the_bundle_for_identity() -> None:
-    plan = SigningPlan("keyless")
+def test_keyless_build_names_the_certificates_identity_and_issuer() -> None:
+    """Page 1, the evidence-capture row, the signature section and the verify box name the
+    identity and issuer; the verify commands carry them, quoted for a shell."""
+    identity = "https://github.com/acme/decisions/.github/workflows/pack.yml@refs/tags/v2"
+    issuer = "https://token.actions.githubusercontent.com"
+    plan = SigningPlan("keyless", identity=identity, issuer=issuer)
     html = render_html(fixture.decision(), evidence_digest=fixture.EVIDENCE_DIGEST, signer=plan)
     text = scan(html).all_text()
-    assert f"Signer: {plan.line}" in text
-    assert "identity, issuer and log entry in pack.sigstore.json" in text
+    assert f"Signer: keyless Sigstore signature by {identity} (OIDC issuer {issuer})" in text
+    options = f"--cert-identity {identity} --cert-oidc-issuer {issuer}"
+    assert f"Verify: evidencepack verify PACK {options}" in text
+    capture = scan(html.split("Evidence capture", 1)[1].split("</tr>", 1)[0]).all_text()
+    assert f"signed: keyless Sigstore signature by {identity}" in capture
+    assert f"Signed by {identity} (OIDC issuer {issuer}" in text
     verify = scan(html[html.index('<section id="sec-verify"') :]).all_text()
-    assert (
-        "evidencepack verify report.pdf --bundle pack.sigstore.json --cert-identity IDENTITY "
-        "--cert-oidc-issuer ISSUER"
-    ) in verify
+    assert f"evidencepack verify report.pdf --bundle pack.sigstore.json {options}" in verify
+    assert f"sigstore verify identity --bundle pack.sigstore.json {options} report.pdf" in verify
+    assert "IDENTITY" not in verify
     assert "--key" not in verify
+
+
+def test_a_hostile_signer_identity_is_text_not_markup() -> None:
+    """The identity and issuer come from an OIDC token: markup in them is escaped, shell
+    metacharacters quoted, and control or bidi characters never reach a report."""
+    identity = '"<script>alert(1)</script>$(id)"@example.com'
+    issuer = "https://idp.example/'><img src=x>"
+    plan = SigningPlan("keyless", identity=identity, issuer=issuer)
+    html = render_html(fixture.decision(), evidence_digest=fixture.EVIDENCE_DIGEST, signer=plan)
+    assert "<script>" not in html
+    assert "<img" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    verify = scan(html[html.index('<section id="sec-verify"') :]).all_text()
+    quoted = f"--cert-identity {shlex.quote(identity)} --cert-oidc-issuer {shlex.quote(issuer)}"
+    assert shlex.split(quoted) == ["--cert-identity", identity, "--cert-oidc-issuer", issuer]
+    assert f"evidencepack verify pack/ {quoted}" in verify
+    for bad in ("a\u202eb@example.com", "a@example.com\nOK: pack"):
+        with pytest.raises(ValueError, match="unprintable"):
+            SigningPlan("keyless", identity=bad, issuer=issuer)
+    with pytest.raises(ValueError, match="names the identity and the issuer"):
+        SigningPlan("keyless")
 
 
 def test_evidence_capture_names_the_signer_in_words(report: str) -> None:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
@@ -28,6 +26,7 @@ from evidencepack.signing.statement import PAYLOAD_TYPE, build_statement, statem
 from ..packs import another_pack
 from ..sigstore_testing.fixtures import IDENTITY, ISSUER, WORKFLOW_REF, KeylessPack, KeyPack
 from ..sigstore_testing.instance import LocalSigstore
+from ..sigstore_testing.oidc import github_token_service
 from ..sigstore_testing.server import serve
 
 Pack = tuple[Path, PackPredicate]
@@ -113,40 +112,12 @@ def test_sign_refuses_a_predicate_that_differs_from_the_packs(pack: Pack) -> Non
     assert not (folder / BUNDLE_NAME).exists()
 
 
-class _TokenServer(BaseHTTPRequestHandler):
-    """GitHub Actions' OIDC token endpoint, as ``id`` calls it: GET ...&audience=sigstore."""
-
-    token = ""
-
-    def do_GET(self) -> None:
-        assert "audience=sigstore" in self.path
-        assert self.headers["Authorization"] == "bearer request-token"
-        body = json.dumps({"value": self.token}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def github_oidc(local_sigstore: LocalSigstore, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A loopback stand-in for the Actions token service, with the env `id-token: write` sets."""
-    _TokenServer.token = local_sigstore.identity_token(workflow_ref=WORKFLOW_REF)
-    server = HTTPServer(("127.0.0.1", 0), _TokenServer)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    monkeypatch.delenv(IDENTITY_TOKEN_ENV, raising=False)
-    monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    monkeypatch.setenv("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "request-token")
-    monkeypatch.setenv(
-        "ACTIONS_ID_TOKEN_REQUEST_URL", f"http://127.0.0.1:{server.server_port}/token?x=1"
-    )
-    yield
-    server.shutdown()
-    thread.join()
+    token = local_sigstore.identity_token(workflow_ref=WORKFLOW_REF)
+    with github_token_service([token], monkeypatch):
+        yield
 
 
 @pytest.mark.usefixtures("github_oidc")

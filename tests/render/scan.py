@@ -98,3 +98,15 @@ def bad_attributes(parsed: Scan) -> list[str]:
             if shape is None or value is None or not shape.match(value):
                 problems.append(f"<{tag} {name}={value!r}>")
     return problems
+
+
+def assert_names_keyless_signer(html: str, identity: str, issuer: str) -> None:
+    """Page 1's signer and verify lines, the evidence-capture row and the signature section
+    name a keyless signer's identity and issuer (plain names: no shell quoting needed)."""
+    text = scan(html).all_text()
+    assert f"Signer: keyless Sigstore signature by {identity} (OIDC issuer {issuer})" in text
+    options = f"--cert-identity {identity} --cert-oidc-issuer {issuer}"
+    assert f"Verify: evidencepack verify PACK {options}" in text
+    capture = scan(html.split("Evidence capture", 1)[1].split("</tr>", 1)[0]).all_text()
+    assert f"signed: keyless Sigstore signature by {identity} (OIDC issuer {issuer})" in capture
+    assert f"Signed by {identity} (OIDC issuer {issuer}" in text

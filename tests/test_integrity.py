@@ -23,10 +23,13 @@ from evidencepack._cli import main
 from evidencepack.analyze import gather as gather_module
 from evidencepack.analyze import references as references_module
 from evidencepack.analyze.models import CheckResult
+from evidencepack.errors import InputError
 from evidencepack.inputs import registry as registry_module
+from evidencepack.inputs.collect import copy_inputs
 from evidencepack.mlperf import build as build_module
 from evidencepack.pack.layout import STORE_NAME
-from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
+from evidencepack.pipeline import BuildOptions, CompileOptions, build, check, compile_pack
+from evidencepack.store import Store
 
 from .inputs.builders import requests, vllm_result, write_json
 from .test_pipeline import _edit
@@ -614,3 +617,22 @@ def test_inspect_reads_a_glob_like_name_as_itself(
     report = json.loads(capsys.readouterr().out)[0]
     assert report["file"]["path"] == str(cited)
     assert report["score_sets"][0]["n_passed"] == 0
+
+
+def test_a_private_copy_changed_before_packing_is_refused_by_its_spec_path(
+    samples: Path, tmp_path: Path
+) -> None:
+    """The pack copy is checked against the digest the analysis used; a mismatch names the file
+    as the spec does (and its pack path), never the private copy's temporary name."""
+    with Store() as store:
+        compiled = compile_pack(samples / "pack.yaml", CompileOptions(), store, tmp_path / "snap")
+    collected = compiled.collected
+    pack_path = f"inputs/{H200_SCORES}"
+    copy = collected.sources[pack_path]
+    copy.chmod(0o600)
+    copy.write_bytes(copy.read_bytes() + b"\n")
+    with pytest.raises(InputError) as refused:
+        copy_inputs(collected, tmp_path / "pack")
+    assert refused.value.message == (
+        f"{H200_SCORES} ({pack_path}): changed while the pack was being built"
+    )

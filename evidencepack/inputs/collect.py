@@ -287,13 +287,17 @@ class Collector:
 
 
 def copy_inputs(collected: Collected, pack_dir: Path) -> None:
-    """Copy every collected input into ``pack_dir`` at its pack path, checking the bytes."""
-    for pack_path, source in sorted(collected.sources.items()):
+    """Copy every collected input from its private copy into ``pack_dir`` at its pack path,
+    checking the copied bytes against the digest the analysis used."""
+    for pack_path, copy in sorted(collected.sources.items()):
         target = pack_dir / pack_path
+        spec_path = collected.files[pack_path].spec_path
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, target)
+            shutil.copyfile(copy, target)
         except OSError as exc:
-            raise CouldNotRun(f"cannot copy {source} into the pack: {exc}") from exc
+            raise CouldNotRun(
+                f"cannot copy {spec_path} ({pack_path}) into the pack: {exc}"
+            ) from exc
         if sha256_file(target) != collected.files[pack_path].sha256:
-            raise InputError(f"{source}: changed while the pack was being built")
+            raise InputError(f"{spec_path} ({pack_path}): changed while the pack was being built")

@@ -105,6 +105,7 @@ class Finding(StrictModel):
         "impossible-value",
         "invalid-run",
         "empty-output",
+        "unaccounted-requests",
         "mixed-sweep",
     ]
     severity: Literal["FAIL", "WARN"]

@@ -132,6 +132,7 @@ FindingKind = Literal[
     "impossible-value",
     "invalid-run",
     "empty-output",
+    "unaccounted-requests",
 ]
 
 

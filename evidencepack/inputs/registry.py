@@ -35,7 +35,7 @@ from .formats import (
     vllm,
 )
 from .models import ServingRun
-from .sanity import impossible_values, verdict_findings
+from .sanity import impossible_values, unaccounted_requests, verdict_findings
 
 # Order matters only where two detectors could both accept a file: the more specific first.
 FORMATS: tuple[Format, ...] = (
@@ -118,8 +118,9 @@ def _misleading_text(parsed: ParsedInput) -> tuple[str, ...]:
 
 
 def _with_findings(run: ServingRun) -> ServingRun:
-    """Impossible values are findings of every run, whichever reader made it."""
-    found = impossible_values(run) + verdict_findings(run)
+    """Impossible values and unaccounted requests are findings of every run, whichever reader
+    made it."""
+    found = impossible_values(run) + unaccounted_requests(run) + verdict_findings(run)
     return run.model_copy(update={"findings": run.findings + found}) if found else run
 
 

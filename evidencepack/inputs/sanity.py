@@ -1,7 +1,8 @@
 """Values no real run can have, found in any reader's run: each becomes a FAIL finding.
 
 Negative latencies or throughputs, more requests completed than sent, and "successful"
-requests that produced no output token. A reader that keeps such a figure would let it size
+requests that produced no output token (FAIL); requests sent that neither completed nor failed
+(WARN: ``unaccounted_requests``). A reader that keeps such a figure would let it size
 capacity; here it becomes a row of ``run_findings`` that the PROV-DATA check reads.
 """
 
@@ -40,6 +41,28 @@ def impossible_values(run: ServingRun) -> tuple[RunFinding, ...]:
             )
         )
     return tuple(found)
+
+
+def unaccounted_requests(run: ServingRun) -> tuple[RunFinding, ...]:
+    """Requests a run sent that neither completed nor failed (guidellm's "incomplete": in
+    flight when the benchmark ended, or cancelled). The error rate counts only completed and
+    failed requests, so the gap is said, not dropped: WARN."""
+    sent, completed, failed = run.requests_sent, run.requests_completed, run.requests_failed
+    if sent is None or completed is None or failed is None or sent <= completed + failed:
+        return ()
+    gap = sent - completed - failed
+    return (
+        RunFinding(
+            kind="unaccounted-requests",
+            severity="WARN",
+            figure="requests sent",
+            detail=(
+                f"{gap} of the {sent} requests sent neither completed nor failed (in flight "
+                f"when the run ended, or cancelled); the error rate counts {failed} failed of "
+                f"{completed + failed}"
+            ),
+        ),
+    )
 
 
 def verdict_findings(run: ServingRun) -> tuple[RunFinding, ...]:

@@ -75,10 +75,17 @@ def test_csv_and_json_of_one_run_agree(shared_data: Path) -> None:
 
 
 def _edited(
-    shared_data: Path, tmp_path: Path, column: tuple[str, str, str], row: int, value: str
+    shared_data: Path,
+    tmp_path: Path,
+    column: tuple[str, str, str],
+    row: int,
+    value: str,
+    *,
+    name: Path | None = None,
 ) -> Path:
-    """The real CSV with one cell of one benchmark row (0 = the first) replaced."""
-    rows = list(csv.reader((shared_data / CSV_PATH).open(newline="")))
+    """The real CSV (or the CSV ``name``) with one cell of one benchmark row (0 = the first)
+    replaced."""
+    rows = list(csv.reader((name or shared_data / CSV_PATH).open(newline="")))
     rows[3 + row][list(zip(rows[0], rows[1], rows[2], strict=True)).index(column)] = value
     path = tmp_path / "benchmarks.csv"
     with path.open("w", newline="") as handle:
@@ -109,6 +116,24 @@ def test_a_cell_that_is_not_json_is_a_warning_not_a_silent_gap(
     first = read_input(path).runs[0]
     assert first.identity.model_name is None
     assert any("line 4: Run Info / Backend: not JSON: left out" in w for w in first.warnings)
+
+
+def test_incomplete_requests_are_a_finding_not_dropped(shared_data: Path, tmp_path: Path) -> None:
+    """guidellm counts requests still in flight at the end as "Incomplete": neither completed
+    nor failed, so the error rate leaves them out, and the run says so (WARN)."""
+    first = _edited(shared_data, tmp_path, ("Request Counts", "Incomplete", ""), 0, "2")
+    path = _edited(shared_data, tmp_path, ("Request Counts", "Total", ""), 0, "26", name=first)
+    run = read_input(path).runs[0]
+    assert (run.requests_sent, run.requests_completed, run.requests_failed) == (26, 24, 0)
+    found = [f for f in run.findings if f.kind == "unaccounted-requests"]
+    assert [(f.severity, f.detail) for f in found] == [
+        (
+            "WARN",
+            "2 of the 26 requests sent neither completed nor failed (in flight when the run "
+            "ended, or cancelled); the error rate counts 0 failed of 24",
+        )
+    ]
+    assert read_input(shared_data / CSV_PATH).runs[0].findings == ()
 
 
 def _shift(request: dict[str, Any], seconds: float) -> dict[str, Any]:

@@ -167,9 +167,9 @@ class Collector:
     def in_pack(self, text: str) -> str:
         """``text`` with every source path of this build written as its place in the pack: the
         spec's folder as ``inputs``, an allowed outside root as ``inputs/external/<n>``, a
-        private copy as its source's place. What
-        the store records about a file (a path, a message) names it as the pack does, never by
-        the building machine's path, so the packed store is the same wherever it was built."""
+        private copy as its source's place. What the store records about a file (a path, a
+        message) names it as the pack does, never by the building machine's path, so the packed
+        store is the same wherever it was built."""
         # A private copy first (its folder is not the source's): named by its source's place.
         for copy, source in self.snapshots.copies_in(text):
             text = text.replace(copy, self.pack_path(source))

@@ -12,36 +12,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, Strict, StringConstraints
+from pydantic import Field, Strict
 
-from ._models import Fraction, NonEmptyStr, NonNegativeFloat, Sha256Hex, StrictModel
+from ._models import Fraction, NonEmptyStr, NonNegativeFloat, Sha256Hex
 from ._spec_problems import by_position, id_problems, path_problem, raw_paths, semantic_problems
 from ._validation import located_problem, validate_located
 from ._yaml import Loc, load_located
 from .errors import SpecError
+from .spec_fit import DeclaredConditions, ExchangeRate, FitPolicy
+from .spec_types import (
+    CheckId,
+    Currency,
+    Millis,
+    PositiveInt,
+    PricePerHour,
+    Rate,
+    Slug,
+    SpecModel,
+    Tokens,
+)
 
 API_VERSION = "evidencepack/v1"
-
-Slug = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
-CheckId = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*$")]
-Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
-PositiveInt = Annotated[int, Strict(), Field(gt=0, le=1_000_000)]
-# Bounds that keep every figure of the cost and capacity model finite and meaningful: a price
-# of 1e308 overflows a month's cost to inf, a peak of 1e-320 underflows to "0 accelerators".
-PricePerHour = Annotated[float, Strict(), Field(gt=0, le=1e6, allow_inf_nan=False)]
-Rate = Annotated[float, Strict(), Field(ge=1e-6, le=1e9, allow_inf_nan=False)]
-Tokens = Annotated[float, Strict(), Field(ge=1e-3, le=1e8, allow_inf_nan=False)]
-Millis = Annotated[float, Strict(), Field(ge=1e-3, le=1e9, allow_inf_nan=False)]
-
-
-class SpecModel(StrictModel):
-    """A strict model whose attribute docstrings are its fields' descriptions.
-
-    Every field of the spec is described once, under the field, and the description travels into
-    ``schemas/pack-spec.v1.schema.json`` (what editors show on hover) and the README's tables.
-    """
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
 
 
 class Decision(SpecModel):
@@ -259,32 +250,6 @@ class Price(SpecModel):
     )
 
 
-class DeclaredConditions(SpecModel):
-    """What the team states about a run's conditions where its file does not record them.
-
-    The comparability matrix shows these as *declared*, never as observed; a value the file
-    itself records always wins over a declared one.
-    """
-
-    model_name: NonEmptyStr | None = None
-    """The model the run or eval used, where its file does not say."""
-    model_digest: Sha256Hex | None = None
-    """sha256 of the model weights, where the file does not say."""
-    precision: NonEmptyStr | None = None
-    """The precision, where the file does not say."""
-    runtime: NonEmptyStr | None = None
-    """The runtime, where the file does not say."""
-    runtime_version: NonEmptyStr | None = None
-    """The runtime's version, where the file does not say."""
-    concurrency: PositiveInt | None = None
-    """The concurrency the run held, where the file does not say."""
-    hardware: NonEmptyStr | None = None
-    """The accelerator the run used, where the file does not say."""
-    replicas: PositiveInt = Field(
-        default=1, description="replicas the run measured; rates are divided by it"
-    )
-
-
 class EvidenceRef(SpecModel):
     """A file or folder the pack rests on, relative to the spec; ``sha256`` pins a file's bytes."""
 
@@ -395,6 +360,15 @@ class PackSpec(SpecModel):
     stack_mismatch_discount: Fraction = 0.0
     """How much to discount an MLPerf figure measured on another stack than production (0 to 1; 0
     makes C3 fail instead)."""
+    fit: FitPolicy = Field(default_factory=FitPolicy)
+    """How closely runs and score sets must describe the candidate and the question to count
+    (token tolerance, age, sample sizes, observed identity)."""
+    currency: Currency | None = None
+    """The currency the decision compares costs in (default: the candidates' price currency, when
+    they all share one)."""
+    exchange_rates: list[ExchangeRate] = Field(default_factory=list)
+    """Dated rates for prices in another currency than ``currency``; without one, such a candidate's
+    cost cannot be compared (the PRICE check fails naming both currencies)."""
     objective: Literal["lowest_cost_at_slo", "fewest_accelerators", "highest_quality"] = (
         "lowest_cost_at_slo"
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from ..spec import Candidate, PackSpec, Slo
@@ -39,13 +39,101 @@ class RunPoint:
     """Why the run cannot be an operating point (its data failed PROV-DATA)."""
     invalid: str | None = None
     """Why the measuring tool itself judged the run invalid (LoadGen's INVALID), if it did."""
+    latency_count: int | None = None
+    """How many requests the p99 latencies rest on (the smallest count among them)."""
+    ttft_max_ms: float | None = None
+    tpot_max_ms: float | None = None
+    e2e_max_ms: float | None = None
+    notes: tuple[str, ...] = ()
+    """What the reader of the figures should know (a p99 replaced by the maximum, a rate
+    cross-check), shown with the load point."""
+
+
+RATE_AGREEMENT = 0.25
+"""Little's law and a file's own measured rate agreeing within +-25% need no remark."""
 
 
 def achieved_rate(point: RunPoint) -> tuple[float, str]:
-    """The measured request rate and how it was obtained."""
+    """The measured request rate and how it was obtained.
+
+    The file's own measured rate wins: it is what happened. Little's law (concurrency / mean
+    end-to-end latency) stands in only for a closed-loop run that states no rate, with the
+    concurrency capped at the requests it completed (16 prompts at concurrency 64 never had more
+    than 16 in flight).
+    """
+    if point.request_rate_rps:
+        kind = {"offline": "offline", "open_loop": "open_loop"}.get(point.load, "measured")
+        return point.request_rate_rps, kind
     if point.load == "closed_loop" and point.concurrency and point.e2e_mean_ms:
-        return point.concurrency / (point.e2e_mean_ms / 1000.0), "littles_law"
-    return point.request_rate_rps or 0.0, "open_loop" if point.load != "offline" else "offline"
+        in_flight = min(point.concurrency, point.completed) if point.completed else 0
+        return in_flight / (point.e2e_mean_ms / 1000.0), "littles_law"
+    return 0.0, {"offline": "offline", "open_loop": "open_loop"}.get(point.load, "measured")
+
+
+def littles_law_check(point: RunPoint) -> str | None:
+    """A remark when Little's law and the run's measured rate disagree beyond the tolerance."""
+    if not (point.load == "closed_loop" and point.concurrency and point.e2e_mean_ms):
+        return None
+    if not point.request_rate_rps:
+        return None
+    in_flight = min(point.concurrency, point.completed) if point.completed else point.concurrency
+    law = in_flight / (point.e2e_mean_ms / 1000.0)
+    measured = point.request_rate_rps
+    if abs(law - measured) <= RATE_AGREEMENT * measured:
+        return None
+    return (
+        f"Little's law gives {law:.3f} req/s ({in_flight} in flight / "
+        f"{point.e2e_mean_ms / 1000.0:.3f} s mean latency) but the file measured "
+        f"{measured:.3f} req/s; the measured rate is used"
+    )
+
+
+def per_replica(point: RunPoint, replicas: int) -> RunPoint:
+    """A run's figures per replica: rates and throughput divided by the replicas it served."""
+    if replicas <= 1:
+        return point
+
+    def div(value: float | None) -> float | None:
+        return value / replicas if value is not None else None
+
+    return replace(
+        point,
+        offered_rate_rps=div(point.offered_rate_rps),
+        request_rate_rps=div(point.request_rate_rps),
+        output_tokens_per_s=div(point.output_tokens_per_s),
+        concurrency=point.concurrency // replicas if point.concurrency else point.concurrency,
+    )
+
+
+def conservative(point: RunPoint, min_requests: int) -> RunPoint:
+    """Below ``min_requests`` a p99 is no estimate: the largest observed latency (the
+    conservative order statistic) stands in, and the load point says so; without a maximum
+    the p99 counts as not measured."""
+    count = point.latency_count if point.latency_count is not None else point.completed
+    if count >= min_requests:
+        return point
+    notes = list(point.notes)
+    updates: dict[str, float | None] = {}
+    for name, p99, largest in (
+        ("TTFT", point.ttft_p99_ms, point.ttft_max_ms),
+        ("TPOT", point.tpot_p99_ms, point.tpot_max_ms),
+        ("end-to-end", point.e2e_p99_ms, point.e2e_max_ms),
+    ):
+        if p99 is None:
+            continue
+        field = {"TTFT": "ttft_p99_ms", "TPOT": "tpot_p99_ms", "end-to-end": "e2e_p99_ms"}[name]
+        updates[field] = max(largest, p99) if largest is not None else None
+        if largest is None:
+            notes.append(
+                f"{name} p99 rests on {count} requests (fewer than {min_requests}) and the file "
+                "gives no maximum: not used"
+            )
+        else:
+            notes.append(
+                f"{name} p99 rests on {count} requests (fewer than {min_requests}): the maximum "
+                f"{max(largest, p99):.1f} ms is used instead of {p99:.1f} ms"
+            )
+    return replace(point, notes=tuple(notes), **updates)  # type: ignore[arg-type]
 
 
 def error_rate(point: RunPoint) -> float:
@@ -85,6 +173,9 @@ def load_point(point: RunPoint, slo: Slo) -> LoadPoint:
     """One run as a load point: its achieved rate, its latencies and whether it met the SLO."""
     rate, _ = achieved_rate(point)
     misses = _misses(point, slo)
+    notes = list(point.notes)
+    if (remark := littles_law_check(point)) is not None:
+        notes.append(remark)
     return LoadPoint(
         run=point.run,
         offered_rate_rps=point.offered_rate_rps,
@@ -97,7 +188,55 @@ def load_point(point: RunPoint, slo: Slo) -> LoadPoint:
         error_rate=error_rate(point),
         meets_slo=not misses,
         misses=tuple(misses),
+        notes=tuple(notes),
     )
+
+
+def _load_key(point: RunPoint) -> tuple[str, float | None, int | None]:
+    """Runs at one load: the same shape, offered rate and concurrency (repeats of each other)."""
+    rate = round(point.offered_rate_rps, 6) if point.offered_rate_rps is not None else None
+    return point.load, rate, point.concurrency
+
+
+def _repeats_held(points: Sequence[RunPoint], loads: Sequence[LoadPoint]) -> list[LoadPoint]:
+    """Repeats at one load count conservatively: a load meets the SLO only if every repeat
+    does, and only its slowest repeat can be the operating point."""
+    groups: dict[tuple[str, float | None, int | None], list[int]] = {}
+    for index, point in enumerate(points):
+        if point.offered_rate_rps is not None or point.concurrency is not None:
+            groups.setdefault(_load_key(point), []).append(index)
+    out = list(loads)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        missed = [loads[i] for i in members if not loads[i].meets_slo]
+        slowest = min(members, key=lambda i: (loads[i].achieved_rate_rps, loads[i].run))
+        for i in members:
+            lp = loads[i]
+            others = ", ".join(loads[j].run for j in members if j != i)
+            if missed and lp.meets_slo:
+                first = missed[0]
+                out[i] = lp.model_copy(
+                    update={
+                        "meets_slo": False,
+                        "misses": (
+                            f"a repeat at this load ({first.run}) missed the SLO: "
+                            + "; ".join(first.misses),
+                        ),
+                    }
+                )
+            elif not missed and i != slowest:
+                out[i] = lp.model_copy(
+                    update={
+                        "notes": (
+                            *lp.notes,
+                            f"repeat of {others}: the slowest repeat "
+                            f"({loads[slowest].run}) stands for this load",
+                        ),
+                        "repeat_not_used": True,
+                    }
+                )
+    return out
 
 
 def size_candidate(spec: PackSpec, candidate: Candidate, points: Sequence[RunPoint]) -> Capacity:
@@ -106,17 +245,19 @@ def size_candidate(spec: PackSpec, candidate: Candidate, points: Sequence[RunPoi
     peak, headroom = spec.traffic.peak_requests_per_s, spec.headroom
     required = peak * (1 + headroom)
     ordered = sorted(points, key=lambda p: (achieved_rate(p)[0], p.run))
-    loads = tuple(load_point(p, spec.slo) for p in ordered)
+    loads = tuple(_repeats_held(ordered, [load_point(p, spec.slo) for p in ordered]))
     methods = {achieved_rate(p)[1] for p in ordered}
-    method: Literal["open_loop", "littles_law", "offline", "none"] = "none"
-    for name in ("littles_law", "open_loop", "offline"):
+    method: Literal["open_loop", "measured", "littles_law", "offline", "none"] = "none"
+    for name in ("littles_law", "measured", "open_loop", "offline"):
         if name in methods:
             method = name
             break
     confidence: Literal["sweep", "single_point", "none"] = (
         "sweep" if len(loads) > 1 else ("single_point" if loads else "none")
     )
-    meeting = [lp for lp in loads if lp.meets_slo and lp.achieved_rate_rps > 0]
+    meeting = [
+        lp for lp in loads if lp.meets_slo and lp.achieved_rate_rps > 0 and not lp.repeat_not_used
+    ]
     best = max(meeting, key=lambda lp: (lp.achieved_rate_rps, lp.run)) if meeting else None
     x_star = best.achieved_rate_rps if best else None
     replicas = accelerators = servers = None
@@ -142,6 +283,7 @@ def size_candidate(spec: PackSpec, candidate: Candidate, points: Sequence[RunPoi
             notes.append("one load point only: X* is a single measurement, lower confidence")
         if not any(lp.achieved_rate_rps > x_star for lp in loads):
             notes.append("no measured load above X* broke the SLO: X* is a lower bound")
+        notes += [f"{best.run}: {note}" for note in best.notes]
         arithmetic = (
             f"X* = {x_star:.3f} req/s per replica ({best.run}); {arithmetic}; "
             f"replicas = ceil({required:.3f} / {x_star:.3f}) = {replicas}; "

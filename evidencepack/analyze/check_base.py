@@ -13,7 +13,16 @@ from dataclasses import dataclass
 
 from ..spec import Candidate, PackSpec
 from .evidence import CandidateEvidence, RunEvidence
-from .models import Capacity, CheckResult, ComparabilityRow, EvidenceLink, Finding, Quality, Status
+from .models import (
+    Capacity,
+    CheckResult,
+    ComparabilityRow,
+    EvidenceFit,
+    EvidenceLink,
+    Finding,
+    Quality,
+    Status,
+)
 
 _WORST = {"PASS": 0, "WARN": 1, "FAIL": 2}
 
@@ -31,6 +40,15 @@ class CandidateContext:
     quality: Quality
     findings: Sequence[Finding]
     """The data findings of its runs (PROV-DATA)."""
+    fits: Sequence[EvidenceFit] = ()
+    """Whether each of its runs and score sets describes this candidate and question."""
+    fitting: CandidateEvidence | None = None
+    """Its evidence less what does not fit: what sizes capacity and judges quality."""
+
+    @property
+    def usable(self) -> CandidateEvidence:
+        """The evidence that fits (all of it when no fit was judged)."""
+        return self.fitting if self.fitting is not None else self.evidence
 
 
 Judge = Callable[[CandidateContext], "CheckResult | None"]

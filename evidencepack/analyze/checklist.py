@@ -290,7 +290,7 @@ C2 = Check(
     "C2",
     "Quality claim is the team's own, not MLPerf's accuracy floor",
     hard=True,
-    judge=lambda c: c2_own_scores(c.spec, c.candidate.id, c.evidence),
+    judge=lambda c: c2_own_scores(c.spec, c.candidate.id, c.usable),
 )
 C3 = Check(
     "C3",
@@ -303,7 +303,7 @@ C4 = Check(
     "Candidate model re-measured on this configuration",
     hard=True,
     judge=lambda c: c4_remeasured(
-        c.candidate.id, c.evidence, c.capacity, c.candidate.hardware.accelerators_per_replica
+        c.candidate.id, c.usable, c.capacity, c.candidate.hardware.accelerators_per_replica
     ),
 )
 C5 = Check(

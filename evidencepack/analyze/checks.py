@@ -15,7 +15,8 @@ from __future__ import annotations
 from .check_base import CandidateContext, Check, model_of
 from .checklist import C1, C2, C3, C4, C5
 from .evidence import CandidateEvidence, link
-from .models import Capacity, CheckResult, Quality
+from .models import Capacity, CheckResult, Quality, Status
+from .price import PRICE
 from .provenance_checks import PROV_DATA, PROV_FILES, PROV_MLPERF, PROV_MODEL
 
 
@@ -50,17 +51,48 @@ def quality_check(cid: str, quality: Quality, ev: CandidateEvidence) -> CheckRes
     )
 
 
+def fit_check(context: CandidateContext) -> CheckResult:
+    """FIT: the candidate's runs and score sets describe it and the question; what does not fit
+    never sizes or judges. FAIL when runs (or score sets) are cited and none fits."""
+    cid, ev = context.candidate.id, context.evidence
+    fits = list(context.fits)
+    links = [link(x) for x in ev.items()]
+    if not fits:
+        return FIT.result(cid, "PASS", "no runs or score sets cited: nothing to fit", links)
+    parts, failed = [], False
+    for kind, noun in (("run", "run"), ("scores", "score set")):
+        mine = [f for f in fits if f.kind == kind]
+        if not mine:
+            continue
+        good = [f for f in mine if f.fits]
+        bad = [f for f in mine if not f.fits]
+        if not good:
+            failed = True
+            parts.append(f"no {noun} fits this candidate and question")
+        else:
+            parts.append(f"{len(good)} of {len(mine)} {noun}s fit")
+        parts += [f"{f.subject} does not fit: {'; '.join(f.reasons)}" for f in bad]
+    status: Status = "FAIL" if failed else ("WARN" if any(not f.fits for f in fits) else "PASS")
+    return FIT.result(cid, status, "; ".join(parts), links)
+
+
+FIT = Check(
+    "FIT",
+    "Runs and score sets describe this candidate and question",
+    hard=True,
+    judge=fit_check,
+)
 SLO_MET = Check(
     "SLO-MET",
     "SLO met at a measured load",
     hard=False,
-    judge=lambda c: slo_check(c.candidate.id, c.capacity, c.evidence),
+    judge=lambda c: slo_check(c.candidate.id, c.capacity, c.usable),
 )
 QUALITY = Check(
     "QUALITY",
     "Quality bar met",
     hard=False,
-    judge=lambda c: quality_check(c.candidate.id, c.quality, c.evidence),
+    judge=lambda c: quality_check(c.candidate.id, c.quality, c.usable),
 )
 DECISION = Check("DECISION", "Decision follows from the evidence", hard=True)
 """Judged by ``decide`` over every candidate's verdict, not per candidate."""
@@ -71,8 +103,10 @@ CHECKS: tuple[Check, ...] = (
     C3,
     C4,
     C5,
+    FIT,
     SLO_MET,
     QUALITY,
+    PRICE,
     PROV_FILES,
     PROV_MLPERF,
     PROV_DATA,

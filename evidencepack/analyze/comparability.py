@@ -19,7 +19,8 @@ from .normalise import normalise_precision, normalise_runtime, versions_match
 HARD_FIELDS = ("model_name", "model_digest", "precision", "runtime", "runtime_version")
 """A difference here means the evidence is for another model or stack: C5 fails."""
 TOKEN_TOLERANCE = 0.25
-"""Mean token lengths within +-25% of the traffic spec count as like-for-like."""
+"""Mean token lengths within +-25% of the traffic spec count as like-for-like (the default of
+the spec's ``fit.token_tolerance``)."""
 
 
 def envelope_for(spec: PackSpec, candidate: Candidate) -> Conditions:
@@ -40,7 +41,7 @@ def envelope_for(spec: PackSpec, candidate: Candidate) -> Conditions:
 Value = str | int | float
 
 
-def _differs(name: str, envelope: Value, value: Value) -> str | None:
+def _differs(name: str, envelope: Value, value: Value, tolerance: float) -> str | None:
     """Why ``value`` differs from the envelope's, or None when it matches."""
     if name == "model_name":
         if str(value).strip().lower() != str(envelope).strip().lower():
@@ -65,10 +66,10 @@ def _differs(name: str, envelope: Value, value: Value) -> str | None:
             return f"hardware {value!r}, candidate {envelope!r}"
     elif name in ("input_tokens_mean", "output_tokens_mean"):
         change = (float(value) - float(envelope)) / float(envelope)
-        if abs(change) > TOKEN_TOLERANCE:
+        if abs(change) > tolerance:
             return (
                 f"mean {name.split('_')[0]} tokens {float(value):.0f} vs traffic "
-                f"{float(envelope):.0f} ({change:+.1%}, tolerance +-{TOKEN_TOLERANCE:.0%})"
+                f"{float(envelope):.0f} ({change:+.1%}, tolerance +-{tolerance:.0%})"
             )
     return None
 
@@ -97,6 +98,7 @@ def compare(
     envelope: Conditions,
     observed: Conditions,
     declared: Conditions,
+    token_tolerance: float = TOKEN_TOLERANCE,
 ) -> ComparabilityRow:
     """One row of the matrix: the fields that differ (and by how much), unknown and declared."""
     differences = []
@@ -106,7 +108,7 @@ def compare(
         reference = getattr(envelope, name)
         if reference is None:
             continue
-        why = _differs(name, reference, value)
+        why = _differs(name, reference, value, token_tolerance)
         if why:
             differences.append(
                 FieldDifference(

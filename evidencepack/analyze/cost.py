@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from ..spec import Candidate, PackSpec
 from .models import Capacity, Cost, LoadPoint, Spread
+from .price import PriceTerms, price_terms
 
 HOURS_PER_MONTH = 730
 MONTHS_PER_YEAR = 12
@@ -48,12 +49,17 @@ def cost_of(
     candidate: Candidate,
     capacity: Capacity,
     repeats: Sequence[LoadPoint] = (),
+    terms: PriceTerms | None = None,
 ) -> Cost:
-    """Cost from a candidate's capacity; ``repeats`` are repeated runs at the operating load."""
-    price = candidate.price.per_accelerator_hour
+    """Cost from a candidate's capacity; ``repeats`` are repeated runs at the operating load;
+    ``terms`` the price in the decision's currency (None: the price as quoted)."""
+    terms = terms or price_terms(spec, candidate)
+    if terms.per_accelerator_hour is None:
+        return _uncomparable(spec, candidate, capacity, terms)
+    price = terms.per_accelerator_hour
     per_replica = candidate.hardware.accelerators_per_replica
     utilisation = spec.traffic.utilisation
-    currency = candidate.price.currency
+    currency = terms.currency
     x_star = capacity.operating_point_rps
     tokens = capacity.output_tokens_per_s_at_op
     per_million = per_request = per_month = per_month_idle = per_year = None
@@ -86,6 +92,12 @@ def cost_of(
             f"{MONTHS_PER_YEAR} = {currency} {per_year:,.2f}"
         )
         reason = f"at the operating point {capacity.operating_point_run}"
+        if terms.rate is not None:
+            arithmetic = (
+                f"price = {terms.quoted_currency} {terms.quoted:g}/h x {terms.rate.rate:g} "
+                f"{currency}/{terms.quoted_currency} ({terms.rate.source}, {terms.rate.as_of}) = "
+                f"{currency} {price:.4g}/h; {arithmetic}"
+            )
     return Cost(
         candidate=candidate.id,
         currency=currency,
@@ -102,6 +114,25 @@ def cost_of(
         spread_per_million_output_tokens=spread,
         arithmetic=arithmetic,
         reason=reason,
+    )
+
+
+def _uncomparable(
+    spec: PackSpec, candidate: Candidate, capacity: Capacity, terms: PriceTerms
+) -> Cost:
+    """A cost that cannot be stated in the decision's currency: no figures, the reason why."""
+    return Cost(
+        candidate=candidate.id,
+        currency=terms.quoted_currency,
+        price_per_accelerator_hour=terms.quoted,
+        utilisation=spec.traffic.utilisation,
+        per_million_output_tokens=None,
+        per_request=None,
+        per_month=None,
+        billed_per=candidate.price.billed_per,
+        accelerators_billed=accelerators_billed(candidate, capacity),
+        arithmetic=f"no cost in the decision's currency: {terms.problem}",
+        reason=terms.problem or "",
     )
 
 

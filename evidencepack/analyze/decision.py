@@ -4,39 +4,25 @@ pick the recommendation by the spec's objective, check the chosen candidate, lis
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from typing import Literal
 
 from .. import __version__
 from ..pack.layout import SPEC_PATH
-from ..spec import Candidate, PackSpec
-from .capacity import size_candidate
-from .check_base import CandidateContext
-from .checklist import per_accelerator, stack_matches
-from .checks import DECISION, run_checks
-from .claims import claims_for
-from .comparability import compare, envelope_for
-from .cost import cost_of
-from .evidence import CandidateEvidence, Conditions, ReferenceEvidence
+from ..spec import PackSpec
+from .candidate import CandidateAnalysis, analyse_candidate, shared_files, waiver_names
+from .checks import DECISION
+from .evidence import CandidateEvidence
 from .models import (
     CandidateVerdict,
-    Capacity,
     CheckResult,
-    Claim,
-    ComparabilityRow,
-    Cost,
     DecisionDocument,
     EvidenceLink,
-    Finding,
     InputFile,
-    MlperfReference,
     Quality,
     Status,
+    Verdict,
 )
-from .provenance_checks import data_findings
-from .quality import judge_score_sets
 from .waivers import apply_waivers, rejected_waivers
 
 
@@ -51,86 +37,29 @@ def decide(
     """The whole analysis of a pack. ``as_of`` (default: the decision date) dates the waivers."""
     as_of = as_of or spec.decision.date
     spec_link = EvidenceLink(row="spec", file_sha256=spec_sha256, pack_path=SPEC_PATH)
-    rows: list[ComparabilityRow] = []
-    capacities: list[Capacity] = []
-    costs: list[Cost] = []
-    qualities: list[Quality] = []
-    references: list[MlperfReference] = []
-    checks: list[CheckResult] = []
-    claims: list[Claim] = []
-    findings: list[Finding] = []
-    for candidate in spec.candidates:
-        ev = evidence.get(candidate.id, CandidateEvidence(candidate.id))
-        envelope = envelope_for(spec, candidate)
-        mine = [
-            compare(r.id, "run", candidate.id, envelope, r.observed, r.declared) for r in ev.runs
-        ]
-        mine += [
-            compare(s.id, "scores", candidate.id, envelope, s.observed, s.declared)
-            for s in ev.scores
-        ]
-        mine += [
-            compare(
-                ref.key,
-                "mlperf",
-                candidate.id,
-                Conditions(
-                    precision=envelope.precision,
-                    runtime=envelope.runtime,
-                    runtime_version=envelope.runtime_version,
-                    hardware=envelope.hardware,
-                ),
-                Conditions(
-                    precision=ref.precision,
-                    runtime=ref.runtime,
-                    runtime_version=ref.runtime_version,
-                    hardware=ref.accelerator,
-                ),
-                Conditions(),
-            )
-            for ref in ev.references
-        ]
-        rows += mine
-        points = [r.point for r in ev.runs]
-        if _waiver_names(spec, "PROV-DATA", candidate.id, as_of):
-            # A current waiver of PROV-DATA admits the runs its findings would exclude.
-            points = [dataclasses.replace(p, excluded=None, invalid=None) for p in points]
-        capacity = size_candidate(spec, candidate, points)
-        op = next(
-            (lp for lp in capacity.load_points if lp.run == capacity.operating_point_run), None
+    shared = shared_files(evidence)
+    analyses = [
+        analyse_candidate(
+            spec,
+            candidate,
+            evidence.get(candidate.id, CandidateEvidence(candidate.id)),
+            shared,
+            spec_link,
+            admit_data=waiver_names(spec, "PROV-DATA", candidate.id, as_of),
         )
-        repeats = [
-            lp
-            for lp in capacity.load_points
-            if op is not None
-            and lp.meets_slo
-            and (lp.offered_rate_rps, lp.concurrency) == (op.offered_rate_rps, op.concurrency)
-        ]
-        cost = cost_of(spec, candidate, capacity, repeats)
-        quality = judge_score_sets(spec, candidate.id, ev.scores)
-        capacities.append(capacity)
-        costs.append(cost)
-        qualities.append(quality)
-        references += [_reference(spec, candidate, ref, capacity) for ref in ev.references]
-        found = data_findings(candidate.id, ev)
-        findings += found
-        context = CandidateContext(spec, candidate, ev, mine, capacity, quality, found)
-        checks += run_checks(context)
-        claims += claims_for(candidate, ev, capacity, cost, quality, spec_link)
-
+        for candidate in spec.candidates
+    ]
+    checks = [check for a in analyses for check in a.checks]
     used: set[int] = set()
     checks, applied = apply_waivers(spec, checks, as_of, used)
-    verdicts = [
-        _verdict(spec.candidate(c.id), checks, cap, cost, q)
-        for c, cap, cost, q in zip(spec.candidates, capacities, costs, qualities, strict=True)
-    ]
-    recommendation = _recommend(spec, verdicts, qualities)
+    verdicts = [_verdict(a, checks) for a in analyses]
+    recommendation = _recommend(spec, verdicts, [a.quality for a in analyses])
     decision_check = _decision_check(spec, verdicts, recommendation)
     waived_decision, more_applied = apply_waivers(spec, [decision_check], as_of, used)
     checks += waived_decision
     applied += more_applied
-    rejected = rejected_waivers(spec, as_of, used)
-    verdict: Literal["PASS", "FAIL"] = "FAIL" if any(c.blocking for c in checks) else "PASS"
+    rejected = rejected_waivers(spec, as_of, used, checks)
+    verdict = _overall(spec, checks, recommendation)
     return DecisionDocument(
         tool_version=__version__,
         spec_sha256=spec_sha256,
@@ -146,13 +75,14 @@ def decide(
         summary=_summary(spec, verdicts, recommendation, verdict, checks),
         candidates=tuple(verdicts),
         checks=tuple(checks),
-        comparability=tuple(rows),
-        capacity=tuple(capacities),
-        cost=tuple(costs),
-        quality=tuple(qualities),
-        references=tuple(references),
-        claims=tuple(claims),
-        findings=tuple(findings),
+        comparability=tuple(row for a in analyses for row in a.rows),
+        fit=tuple(fit for a in analyses for fit in a.fits),
+        capacity=tuple(a.capacity for a in analyses),
+        cost=tuple(a.cost for a in analyses),
+        quality=tuple(a.quality for a in analyses),
+        references=tuple(ref for a in analyses for ref in a.references),
+        claims=tuple(claim for a in analyses for claim in a.claims),
+        findings=tuple(finding for a in analyses for finding in a.findings),
         waivers_applied=tuple(applied),
         waivers_rejected=tuple(rejected),
         inputs=tuple(sorted(inputs, key=lambda f: f.pack_path)),
@@ -160,59 +90,33 @@ def decide(
     )
 
 
-def _waiver_names(spec: PackSpec, check_id: str, candidate: str, as_of: dt.date) -> bool:
-    return any(
-        w.check == check_id and w.candidate in (None, candidate) and w.expires >= as_of
-        for w in spec.waivers
+def _overall(spec: PackSpec, checks: Sequence[CheckResult], recommendation: str | None) -> Verdict:
+    """FAIL on a blocking check or without a recommendation; PASS WITH WAIVERS when a waived
+    failure concerns the recommended or chosen candidate (or the decision); else PASS."""
+    if recommendation is None or any(c.blocking for c in checks):
+        return "FAIL"
+    concerned = {None, recommendation, spec.chosen}
+    if any(
+        c.waived is not None and c.status == "FAIL" and c.candidate in concerned for c in checks
+    ):
+        return "PASS WITH WAIVERS"
+    return "PASS"
+
+
+def _verdict(analysis: CandidateAnalysis, checks: Sequence[CheckResult]) -> CandidateVerdict:
+    candidate, capacity, cost, quality = (
+        analysis.candidate,
+        analysis.capacity,
+        analysis.cost,
+        analysis.quality,
     )
-
-
-def _reference(
-    spec: PackSpec, candidate: Candidate, ref: ReferenceEvidence, capacity: Capacity
-) -> MlperfReference:
-    matches, _ = stack_matches(ref, candidate)
-    value = per_accelerator(ref)
-    discount = 0.0 if matches else spec.stack_mismatch_discount
-    discounted = value * (1 - discount) if value is not None else None
-    measured = capacity.output_tokens_per_s_at_op
-    per_acc = measured / candidate.hardware.accelerators_per_replica if measured else None
-    return MlperfReference(
-        candidate=candidate.id,
-        key=ref.key,
-        round=ref.round,
-        scenario=ref.scenario,
-        benchmark=ref.benchmark,
-        validity=ref.validity,
-        system=ref.system,
-        accelerator=ref.accelerator,
-        accelerators_total=ref.accelerators_total,
-        headline_value=ref.headline_value,
-        headline_unit=ref.headline_unit,
-        per_accelerator_value=value,
-        stack_runtime=" ".join(x for x in (ref.runtime, ref.runtime_version) if x) or None,
-        stack_precision=ref.precision,
-        stack_matches=matches,
-        discount=discount,
-        discounted_per_accelerator_value=discounted,
-        measured_ratio=(value / per_acc) if value is not None and per_acc else None,
-        accuracy=dict(ref.accuracy),
-    )
-
-
-def _verdict(
-    candidate: Candidate,
-    checks: Sequence[CheckResult],
-    capacity: Capacity,
-    cost: Cost,
-    quality: Quality,
-) -> CandidateVerdict:
-    failed = [
-        c for c in checks if c.candidate == candidate.id and c.status == "FAIL" and c.waived is None
-    ]
+    mine = [c for c in checks if c.candidate == candidate.id]
+    failed = [c for c in mine if c.status == "FAIL" and c.waived is None]
     reasons = [f"{c.id}: {c.reason}" for c in failed]
     eligible = not failed and capacity.accelerators is not None
     if capacity.accelerators is None and not any(c.id == "SLO-MET" for c in failed):
         reasons.append(capacity.reason)
+    waived = [_waiver_note(c, quality) for c in mine if c.status == "FAIL" and c.waived]
     return CandidateVerdict(
         id=candidate.id,
         accelerator=candidate.hardware.accelerator,
@@ -229,7 +133,25 @@ def _verdict(
         quality_meets_bar=quality.meets_bar,
         failed_checks=tuple(sorted({c.id for c in failed})),
         reasons=tuple(reasons),
+        waived_checks=tuple(sorted({c.id for c in mine if c.status == "FAIL" and c.waived})),
+        waivers=tuple(waived),
     )
+
+
+def _waiver_note(check: CheckResult, quality: Quality) -> str:
+    """A waived failure in words, with the measured figure beside the bar for QUALITY."""
+    waiver = check.waived
+    assert waiver is not None
+    text = f"{check.id} waived by {waiver.approver} until {waiver.expires}: {waiver.reason}"
+    if check.id == "QUALITY":
+        measured = f"{quality.judged_value:.4g}" if quality.judged_value is not None else "nothing"
+        text += (
+            f" (measured {quality.metric} {measured} on {quality.judged_on.replace('_', ' ')} "
+            f"against the bar {quality.bar_threshold:g}: the bar is NOT met)"
+        )
+    else:
+        text += f" (it failed: {check.reason})"
+    return text
 
 
 def _recommend(

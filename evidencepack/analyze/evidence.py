@@ -29,6 +29,25 @@ class Conditions:
 
 
 @dataclass(frozen=True)
+class Layout:
+    """How a run spread the model over accelerators, as its file records it (``observed``) or the
+    team declares it; None where nobody says. A replica is ``tensor x pipeline`` accelerators
+    (expert parallelism spreads experts over them and adds none); ``data`` replicas ran side by
+    side."""
+
+    tensor: int | None = None
+    pipeline: int | None = None
+    expert: int | None = None
+    data: int | None = None
+    accelerators: int | None = None
+    """Accelerators the run used in all."""
+    replicas_declared: int | None = None
+    """The spec's ``declared.replicas`` (the old way to say how many replicas a run measured)."""
+    sources: tuple[str, ...] = ()
+    """Which of the fields above came from the spec (``declared``), e.g. ``("tensor",)``."""
+
+
+@dataclass(frozen=True)
 class DataFinding:
     """A finding about one run's data (a row of ``run_findings`` or a failed ``run_checks``
     row in the store), named by the run, its file, its model and the figure concerned."""
@@ -61,6 +80,9 @@ class RunEvidence:
     definitions: tuple[str, ...] = ()
     findings: tuple[DataFinding, ...] = ()
     also: tuple[InputFile, ...] = ()
+    layout: Layout = Layout()
+    timestamp: str | None = None
+    """When the run was measured, as its file records it (ISO 8601 or the tool's own form)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +99,12 @@ class ScoreEvidence:
     task: str | None = None
     scorer: str | None = None
     item_ids: tuple[str, ...] = ()
+    direction: str | None = None
+    """The direction the file states for its metric (``higher_is_better``/``lower_is_better``)."""
+    dataset: tuple[str | None, str | None, str | None] = (None, None, None)
+    """The dataset the file names: (name, version, sha256 digest); None where it says nothing."""
+    timestamp: str | None = None
+    """When the set was scored, as its file records it."""
 
     @property
     def key(self) -> tuple[str, str, str, str]:

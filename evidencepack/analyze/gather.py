@@ -20,7 +20,8 @@ from ..inputs.models import Identity, LatencyStats, ServingRun
 from ..inputs.registry import read_input
 from ..inputs.snapshot import named_as
 from ..inputs.stage import TOLERANCE_TEXT, empty_outputs_valid
-from ..spec import Candidate, DeclaredConditions, EvidenceRef, LoadedSpec
+from ..spec import Candidate, EvidenceRef, LoadedSpec
+from ..spec_fit import DeclaredConditions
 from ..store import Store
 from ..store.runs import (
     companions,
@@ -39,8 +40,11 @@ from .evidence import (
     RunEvidence,
     ScoreEvidence,
 )
+from .layout import layout_of
 from .models import FileProblem, InputFile
+from .normalise import is_client
 from .references import MlperfImports, gather_reference
+from .run_folder import FolderRows, folder_rows, reconcile
 
 LOADGEN_DETAIL = "mlperf_log_detail.txt"
 LOADGEN_SUMMARY = "mlperf_log_summary.txt"
@@ -62,19 +66,23 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
         for ref in candidate.evidence.mlperf:
             gather_reference(loaded, store, collector, imports, candidate, ref, ev)
         read: list[tuple[EvidenceRef, InputFile]] = []
+        beside: dict[str, FolderRows] = {}
         for ref in candidate.evidence.runs:
             for _, files in _read_ref(loaded, store, collector, candidate, ref, "runs", ev):
                 read.append((ref, files[0]))
+            beside.update(_folder_rows(loaded, collector, ref, read))
         # Read back from the store only once every file is in: a summary is cross-checked
         # against its per-request companion when the second of the two is loaded.
-        ev.runs += _stored_runs(store, candidate, read)
+        ev.runs += _stored_runs(store, candidate, read, beside)
         for ref in candidate.evidence.scores:
-            for parsed, files in _read_ref(loaded, store, collector, candidate, ref, "scores", ev):
+            parsed_files = _read_ref(loaded, store, collector, candidate, ref, "scores", ev)
+            scored = len(parsed_files)
+            for parsed, files in parsed_files:
                 stored = {s.set_id: s for s in load_score_sets(store, candidate=candidate.id)}
                 for index, parsed_set in enumerate(parsed.score_sets):
                     score_set = stored.get(parsed_set.set_id, parsed_set)
                     rows = score_item_rows(store, score_set.set_id)
-                    label = ref.path if len(parsed.score_sets) == 1 else f"{ref.path}#{index}"
+                    label = _label(ref, files[0], index, len(parsed.score_sets), scored)
                     ev.scores.append(
                         ScoreEvidence(
                             id=label,
@@ -87,6 +95,17 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
                             scorer=score_set.scorer,
                             observed=_observed(score_set.identity),
                             declared=_declared(ref.declared or candidate.evidence.declared),
+                            direction=score_set.direction,
+                            dataset=(
+                                (
+                                    score_set.dataset.name,
+                                    score_set.dataset.version,
+                                    score_set.dataset.digest,
+                                )
+                                if score_set.dataset is not None
+                                else (None, None, None)
+                            ),
+                            timestamp=score_set.timestamp,
                         )
                     )
         out[candidate.id] = ev
@@ -150,6 +169,25 @@ def _read_ref(
     return out
 
 
+def _folder_rows(
+    loaded: LoadedSpec,
+    collector: Collector,
+    ref: EvidenceRef,
+    read: list[tuple[EvidenceRef, InputFile]],
+) -> dict[str, FolderRows]:
+    """A cited run folder read by its LoadGen log: the request rows beside that log."""
+    source = loaded.resolve(ref.path)
+    logs = [f for r, f in read if r is ref and Path(f.pack_path).name == LOADGEN_DETAIL]
+    if not source.is_dir() or len(logs) != 1:
+        return {}
+    folder = Path(logs[0].pack_path).parent.as_posix()
+    added = [
+        f for path, f in collector.result.files.items() if Path(path).parent.as_posix() == folder
+    ]
+    rows = folder_rows(collector, added)
+    return {logs[0].pack_path: rows} if rows is not None else {}
+
+
 def _check_loadgen_summary(
     store: Store, collector: Collector, candidate: Candidate, added: list[InputFile]
 ) -> None:
@@ -171,11 +209,17 @@ def _check_loadgen_summary(
 
 
 def _stored_runs(
-    store: Store, candidate: Candidate, read: list[tuple[EvidenceRef, InputFile]]
+    store: Store,
+    candidate: Candidate,
+    read: list[tuple[EvidenceRef, InputFile]],
+    beside: dict[str, FolderRows],
 ) -> list[RunEvidence]:
     """The candidate's runs as the store holds them, one load point per run: a summary run
     cross-checked against another file's per-request rows joins that run (``also``)."""
     stored = [(ref, file, runs_of_file(store, file.sha256, candidate.id)) for ref, file in read]
+    per_ref: dict[int, int] = {}
+    for ref, _ in read:
+        per_ref[id(ref)] = per_ref.get(id(ref), 0) + 1
     by_id = {run.run_id: (ref, file, run, len(runs)) for ref, file, runs in stored for run in runs}
     joined: dict[str, list[str]] = {
         run_id: [s for s in companions(store, run_id) if s in by_id] for run_id in by_id
@@ -185,10 +229,13 @@ def _stored_runs(
     for run_id, (ref, file, run, count) in by_id.items():
         if run_id in summaries:
             continue
-        label = ref.path if count == 1 else f"{ref.path}#{run.index}"
+        label = _label(ref, file, run.index, count, per_ref[id(ref)])
         declared = ref.declared or candidate.evidence.declared
         model = run.identity.model_name or (declared.model_name if declared else None)
         findings = _findings(store, label, file, run, model)
+        if file.pack_path in beside:
+            run, more = reconcile(label, file, run, beside[file.pack_path], model)
+            findings += more
         also = []
         for summary_id in joined[run_id]:
             s_ref, s_file, summary, _ = by_id[summary_id]
@@ -198,6 +245,15 @@ def _stored_runs(
             )
         out.append(_run(ref, candidate, file, run, label, tuple(findings), tuple(also)))
     return out
+
+
+def _label(ref: EvidenceRef, file: InputFile, index: int, in_file: int, in_ref: int) -> str:
+    """A run's id: the spec's path, the file's path under a cited folder when the folder holds
+    several read files, and ``#index`` when the file holds several runs."""
+    label = ref.path
+    if in_ref > 1:
+        label = file.spec_path
+    return label if in_file == 1 else f"{label}#{index}"
 
 
 def _findings(
@@ -240,29 +296,30 @@ def _run(
     findings: tuple[DataFinding, ...],
     also: tuple[InputFile, ...],
 ) -> RunEvidence:
+    """One stored run as the analysis sees it: its figures for the whole run (``decide`` divides
+    them per replica once the run's layout is judged), its conditions and its findings."""
     declared = ref.declared or candidate.evidence.declared
-    replicas = declared.replicas if declared else 1
 
     def p99(stats: LatencyStats | None) -> float | None:
         return stats.p99_ms if stats is not None else None
+
+    def largest(stats: LatencyStats | None) -> float | None:
+        return stats.max_ms if stats is not None else None
 
     completed = run.requests_completed or 0
     failed = run.requests_failed or 0
     load = run.load.kind or "open_loop"
     tpot = run.tpot if run.tpot is not None and run.tpot.canonical else None
-
-    def per_replica(value: float | None) -> float | None:
-        return value / replicas if value is not None else None
-
+    counts = [s.count for s in (run.ttft, tpot, run.e2e) if s is not None and s.count is not None]
     point = RunPoint(
         run=label,
         load=load,
-        offered_rate_rps=per_replica(run.load.request_rate_per_s),
+        offered_rate_rps=run.load.request_rate_per_s,
         concurrency=run.load.concurrency,
         completed=completed,
         failed=failed,
-        request_rate_rps=per_replica(run.request_throughput_per_s),
-        output_tokens_per_s=per_replica(run.output_token_throughput_per_s),
+        request_rate_rps=run.request_throughput_per_s,
+        output_tokens_per_s=run.output_token_throughput_per_s,
         ttft_p99_ms=p99(run.ttft),
         tpot_p99_ms=p99(tpot),
         e2e_p99_ms=p99(run.e2e),
@@ -273,6 +330,10 @@ def _run(
             if run.verdict == "INVALID"
             else None
         ),
+        latency_count=min(counts) if counts else None,
+        ttft_max_ms=largest(run.ttft),
+        tpot_max_ms=largest(tpot),
+        e2e_max_ms=largest(run.e2e),
     )
     observed = dataclasses.replace(
         _observed(run.identity),
@@ -291,6 +352,8 @@ def _run(
         ),
         findings=findings,
         also=also,
+        layout=layout_of(run.identity, declared),
+        timestamp=run.timestamp,
     )
 
 
@@ -308,8 +371,10 @@ def _observed(identity: Identity) -> Conditions:
         model_name=identity.model_name,
         model_digest=identity.model_digest,
         precision=identity.precision,
-        runtime=identity.runtime_name,
-        runtime_version=identity.runtime_version,
+        # An HTTP client (lm-eval's local-completions) is not the serving runtime: the spec's
+        # declared runtime stands where a file names only its client.
+        runtime=None if is_client(identity.runtime_name) else identity.runtime_name,
+        runtime_version=None if is_client(identity.runtime_name) else identity.runtime_version,
         concurrency=identity.concurrency,
     )
 

@@ -19,6 +19,7 @@ from ..spec import PackSpec
 DECISION_API_VERSION: Literal["evidencepack/decision/v1"] = "evidencepack/decision/v1"
 
 Status = Literal["PASS", "WARN", "FAIL"]
+Verdict = Literal["PASS", "PASS WITH WAIVERS", "FAIL"]
 ClaimKind = Literal["measured", "proxy", "inherited"]
 """measured: the team's own runs/scores of the candidate; proxy: the reference model on the
 candidate's hardware (MLPerf); inherited: a vendor's or MLPerf's figure taken as given."""
@@ -83,6 +84,18 @@ class CheckResult(StrictModel):
     reason: str
     evidence: tuple[EvidenceLink, ...] = ()
     waived: Waived | None = None
+    basis: Literal["observed", "declared", "mixed"] | None = Field(
+        default=None,
+        description="for checks of which model and stack the evidence is of: declared when the "
+        "result rests only on the spec's declared values, mixed when partly (shown as "
+        "'PASS (declared)'); None when the files record it",
+    )
+
+    @property
+    def shown(self) -> str:
+        """The status as the report and ``check`` print it: ``PASS (declared)`` where the
+        result rests on declared values only."""
+        return f"{self.status} (declared)" if self.basis == "declared" else self.status
 
     @property
     def blocking(self) -> bool:
@@ -137,6 +150,31 @@ class ComparabilityRow(StrictModel):
     )
 
 
+class EvidenceFit(StrictModel):
+    """Whether one run or score set describes this candidate and this question.
+
+    Evidence that does not fit is shown with its reasons and never sizes or judges anything.
+    """
+
+    subject: str = Field(description="run id or score-set id")
+    kind: Literal["run", "scores"]
+    candidate: str
+    fits: bool = Field(description="true when the evidence may size capacity or judge quality")
+    reasons: tuple[str, ...] = Field(
+        default=(), description="why it does not fit (empty when it fits)"
+    )
+    notes: tuple[str, ...] = Field(
+        default=(), description="what nobody states, or only the spec declares"
+    )
+    replicas: int | None = Field(
+        default=None, description="replicas a run served side by side; its rates are divided by it"
+    )
+    basis: Literal["observed", "declared", "mixed", "unknown"] = Field(
+        description="where its model and stack identity comes from: the file (observed), the "
+        "spec's declared values, both, or nowhere"
+    )
+
+
 class LoadPoint(StrictModel):
     """One measured load level of a candidate (per replica)."""
 
@@ -155,6 +193,16 @@ class LoadPoint(StrictModel):
     misses: tuple[str, ...] = Field(
         default=(), description="which SLO terms were missed, with values"
     )
+    notes: tuple[str, ...] = Field(
+        default=(),
+        description="what to know about the figures: a p99 from few requests replaced by the "
+        "maximum, Little's law against the measured rate, a repeat not used",
+    )
+    repeat_not_used: bool = Field(
+        default=False,
+        description="a repeat at a load whose slower repeat stands for it (never the operating "
+        "point)",
+    )
 
 
 class Capacity(StrictModel):
@@ -162,7 +210,10 @@ class Capacity(StrictModel):
 
     candidate: str
     load_points: tuple[LoadPoint, ...]
-    method: Literal["open_loop", "littles_law", "offline", "none"]
+    method: Literal["open_loop", "measured", "littles_law", "offline", "none"] = Field(
+        description="how rates were obtained: open-loop or measured rates, Little's law for a "
+        "closed-loop run without one, an offline run, or none"
+    )
     confidence: Literal["sweep", "single_point", "none"]
     operating_point_rps: float | None = Field(
         description="X*: highest per-replica rate meeting the SLO"
@@ -304,6 +355,14 @@ class CandidateVerdict(StrictModel):
     quality_meets_bar: bool
     failed_checks: tuple[str, ...]
     reasons: tuple[str, ...]
+    waived_checks: tuple[str, ...] = Field(
+        default=(), description="checks that failed for this candidate and are waived"
+    )
+    waivers: tuple[str, ...] = Field(
+        default=(),
+        description="each waived failure in words: who waived it, until when, why, and (for "
+        "the quality bar) the measured figure beside the bar",
+    )
 
 
 class DecisionDocument(StrictModel):
@@ -322,13 +381,19 @@ class DecisionDocument(StrictModel):
     recommendation: str | None
     chosen: str | None
     chosen_agrees: bool | None = Field(description="None when the spec names no chosen candidate")
-    verdict: Literal["PASS", "FAIL"] = Field(
-        description="FAIL when a hard check blocks the decision"
+    verdict: Verdict = Field(
+        description="FAIL when a hard check blocks the decision or no candidate is eligible; "
+        "PASS WITH WAIVERS when the recommended or chosen candidate (or the decision) rests on "
+        "a waived failure"
     )
     summary: str
     candidates: tuple[CandidateVerdict, ...]
     checks: tuple[CheckResult, ...]
     comparability: tuple[ComparabilityRow, ...]
+    fit: tuple[EvidenceFit, ...] = Field(
+        default=(),
+        description="per candidate, each run and score set: whether it fits, and why not",
+    )
     capacity: tuple[Capacity, ...]
     cost: tuple[Cost, ...]
     quality: tuple[Quality, ...]

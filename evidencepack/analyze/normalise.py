@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from packaging.version import InvalidVersion, Version
+
 _PRECISIONS = {
     "fp8": ("fp8", "float8", "float8_e4m3fn", "e4m3", "fp8_e4m3"),
     "bf16": ("bf16", "bfloat16"),
@@ -29,6 +31,31 @@ _RUNTIMES = {
 SERVING_RUNTIMES = ("tensorrt-llm", "vllm", "sglang", "tensorrt", "dynamo", "llmboost")
 """Serving engines by canonical name, most specific first: of the runtimes a stack names
 (vLLM on PyTorch, TensorRT-LLM with TensorRT), the first listed here is the one that serves."""
+
+
+HTTP_CLIENTS = (
+    "local-completions",
+    "local-chat-completions",
+    "openai-completions",
+    "openai-chat-completions",
+    "openai",
+    "openai-chat",
+    "openai-api",
+    "http",
+    "https",
+    "requests",
+    "aiohttp",
+    "httpx",
+    "litellm",
+    "dummy",
+)
+"""Names a file may give for the client that sent the requests, not the engine that served
+them (lm-eval's ``model`` type, a benchmark's backend): never taken for a runtime."""
+
+
+def is_client(name: str | None) -> bool:
+    """Whether ``name`` is an HTTP client or API adapter rather than a serving runtime."""
+    return name is not None and name.strip().lower() in HTTP_CLIENTS
 
 
 def normalise_precision(value: str | None) -> str | None:
@@ -60,13 +87,30 @@ def serving_rank(name: str) -> int:
     return SERVING_RUNTIMES.index(key) if key in SERVING_RUNTIMES else 99
 
 
+def release(text: str) -> Version | None:
+    """A runtime version string as a PEP 440 version without its local build part, or None.
+
+    Build variants are local parts: ``1.0.0+cu128`` and ``0.21.0-rocm`` are releases 1.0.0 and
+    0.21.0 built for CUDA 12.8 and ROCm; ``v0.10.1.1`` is 0.10.1.1. Pre-releases, development
+    builds and post-releases stay what they are: ``0.9.2rc1`` and ``0.9.2.dev108`` are not 0.9.2.
+    """
+    text = text.strip()
+    if text[:1] in ("v", "V"):
+        text = text[1:]
+    for candidate in (text, re.split(r"[+]|-(?=[A-Za-z_][A-Za-z0-9_.]*$)", text, maxsplit=1)[0]):
+        try:
+            return Version(Version(candidate).public)
+        except InvalidVersion:
+            continue
+    return None
+
+
 def versions_match(a: str, b: str) -> bool:
-    """Same release: equal, or one a local/dev build of the other (0.9.2 vs 0.9.2.dev108+g71f)."""
-    a, b = a.strip().lstrip("v"), b.strip().lstrip("v")
-    return (
-        a == b
-        or a.startswith(b + ".")
-        or b.startswith(a + ".")
-        or a.startswith(b + "+")
-        or (b.startswith(a + "+"))
-    )
+    """Same release, with real version semantics: equal public versions (``0.9`` is not
+    ``0.9.2``, ``0.9.2`` is not ``0.9.2.1``, a release candidate or development build is not the
+    release), whatever local build each carries (``1.0.0+cu128``, ``0.21.0-rocm``). Strings that
+    are no version at all must be equal."""
+    left, right = release(a), release(b)
+    if left is None or right is None:
+        return a.strip().lower().lstrip("v") == b.strip().lower().lstrip("v")
+    return left == right

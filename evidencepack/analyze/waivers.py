@@ -1,5 +1,10 @@
 """Waivers: a current waiver marks a failing or warning check as waived; an expired one is
 rejected and listed, as is a waiver that matches no check.
+
+A waiver is current when it expires on or after both the decision date and the as-of date: a
+waiver that expired before the decision was made never covers it, whatever ``--as-of`` says.
+The DECISION check's failures (no candidate eligible, the chosen candidate ineligible) cannot be
+waived: a waiver accepts a finding about the evidence, never the absence of a decision.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ def apply_waivers(
             if waiver.candidate not in (None, check.candidate):
                 continue
             used.add(index)
-            if waiver.expires < as_of:
+            if not current(spec, waiver.expires, as_of) or _unwaivable(check):
                 continue
             waived = Waived(
                 check=waiver.check,
@@ -40,13 +45,27 @@ def apply_waivers(
     return out, applied
 
 
-def rejected_waivers(spec: PackSpec, as_of: dt.date, used: set[int]) -> list[str]:
+def current(spec: PackSpec, expires: dt.date, as_of: dt.date) -> bool:
+    """Whether a waiver expiring on ``expires`` holds for a decision judged as of ``as_of``."""
+    return expires >= max(as_of, spec.decision.date)
+
+
+def _unwaivable(check: CheckResult) -> bool:
+    return check.id == "DECISION" and check.status == "FAIL"
+
+
+def rejected_waivers(
+    spec: PackSpec, as_of: dt.date, used: set[int], checks: Sequence[CheckResult] = ()
+) -> list[str]:
     """Expired waivers that matched a check, and waivers that matched nothing."""
     rejected = []
     for index, waiver in enumerate(spec.waivers):
         target = f"{waiver.check} for {waiver.candidate}" if waiver.candidate else waiver.check
         if index not in used:
             rejected.append(f"{target}: matches no failing or warning check; not applied")
-        elif waiver.expires < as_of:
-            rejected.append(f"{target}: expired on {waiver.expires} (as of {as_of}); not applied")
+        elif waiver.check == "DECISION" and any(_unwaivable(c) for c in checks):
+            rejected.append(f"{target}: the decision itself cannot be waived; not applied")
+        elif not current(spec, waiver.expires, as_of):
+            when = max(as_of, spec.decision.date)
+            rejected.append(f"{target}: expired on {waiver.expires} (as of {when}); not applied")
     return rejected

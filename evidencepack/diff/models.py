@@ -41,7 +41,7 @@ class PackSide(StrictModel):
     evidence_digest: Sha256Hex | None = Field(
         default=None, description="sha256 of the pack's manifest.json"
     )
-    verdict: Literal["PASS", "FAIL"] | None = None
+    verdict: Literal["PASS", "PASS WITH WAIVERS", "FAIL"] | None = None
     recommendation: str | None = None
     chosen: str | None = None
 
@@ -143,8 +143,8 @@ class Outcome(StrictModel):
     chosen_eligible: bool | None = Field(
         description="the new pack's chosen (else recommended) candidate is eligible in it"
     )
-    old_verdict: Literal["PASS", "FAIL"]
-    new_verdict: Literal["PASS", "FAIL"]
+    old_verdict: Literal["PASS", "PASS WITH WAIVERS", "FAIL"]
+    new_verdict: Literal["PASS", "PASS WITH WAIVERS", "FAIL"]
     newly_blocking: tuple[str, ...] = Field(description="hard checks newly failing, id[candidate]")
     thresholds: tuple[Threshold, ...] = ()
 

@@ -23,7 +23,7 @@ class DecisionRef(StrictModel):
     decision_id: str
     pack_path: Literal["decision.json"] = "decision.json"
     sha256: Sha256Hex
-    verdict: Literal["PASS", "FAIL"]
+    verdict: Literal["PASS", "PASS WITH WAIVERS", "FAIL"]
     recommendation: str | None
 
 

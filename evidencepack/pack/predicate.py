@@ -71,7 +71,7 @@ class DecisionSummary(StrictModel):
     as_of: dt.date
     recommendation: str | None = Field(description="the recommended candidate id, if any")
     chosen: str | None = Field(description="the candidate the spec chose, if any")
-    verdict: Literal["PASS", "FAIL"]
+    verdict: Literal["PASS", "PASS WITH WAIVERS", "FAIL"]
     summary: str = ""
 
 

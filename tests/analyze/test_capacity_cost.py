@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
 
-from evidencepack.analyze.capacity import RunPoint, size_candidate
+from evidencepack.analyze.capacity import RunPoint, conservative, size_candidate
 from evidencepack.analyze.cost import cost_of, per_million_output_tokens
 from evidencepack.spec import load_spec
 
@@ -142,11 +143,74 @@ def test_error_rate_breaks_the_slo(spec) -> None:  # type: ignore[no-untyped-def
     assert any("error rate" in m for m in cap.load_points[1].misses)
 
 
-def test_closed_loop_uses_littles_law(spec) -> None:  # type: ignore[no-untyped-def]
-    point = _point("c16", 99.0, 500, 50, load="closed_loop", concurrency=16, e2e_mean=8000.0)
+def test_closed_loop_without_a_rate_uses_littles_law(spec) -> None:  # type: ignore[no-untyped-def]
+    point = dataclasses.replace(
+        _point("c16", 99.0, 500, 50, load="closed_loop", concurrency=16, e2e_mean=8000.0),
+        request_rate_rps=None,
+    )
     cap = size_candidate(spec, spec.candidate("b200-trtllm"), [point])
     assert cap.method == "littles_law"
     assert cap.operating_point_rps == pytest.approx(16 / 8.0)
+
+
+def test_closed_loop_prefers_the_measured_rate_and_names_both(spec) -> None:  # type: ignore[no-untyped-def]
+    """Little's law from a handful of requests: 16 prompts at concurrency 64 over 8 s mean latency
+    gave 64 / 8 = 8.0 req/s; the file measured 1.88 req/s, which is what is used now, and a
+    disagreement between the two is named."""
+    handful = dataclasses.replace(
+        _point("c64", 1.88, 500, 50, load="closed_loop", concurrency=64, e2e_mean=8000.0),
+        completed=16,
+    )
+    cap = size_candidate(spec, spec.candidate("b200-trtllm"), [handful])
+    assert cap.method == "measured"
+    assert cap.operating_point_rps == pytest.approx(1.88)
+    # without the file's rate, the in-flight count is capped at the requests completed
+    bare = dataclasses.replace(handful, request_rate_rps=None)
+    cap = size_candidate(spec, spec.candidate("b200-trtllm"), [bare])
+    assert cap.operating_point_rps == pytest.approx(16 / 8.0)
+    # 64 in flight for 8 s is 8.0 req/s by Little's law, against 1.88 measured: both named
+    many = dataclasses.replace(handful, completed=640)
+    cap = size_candidate(spec, spec.candidate("b200-trtllm"), [many])
+    assert cap.operating_point_rps == pytest.approx(1.88)
+    (note,) = cap.load_points[0].notes
+    assert "Little's law gives 8.000 req/s (64 in flight / 8.000 s" in note
+    assert "measured 1.880 req/s" in note
+    assert note in cap.reason
+
+
+def test_repeats_at_one_load_count_conservatively(spec) -> None:  # type: ignore[no-untyped-def]
+    """Of two runs at the same load, one meeting the SLO and one not, the load fails: the
+    passing repeat is not the operating point, and both are shown."""
+    good = _point("qps3-a", 3.0, 800, 60)
+    bad = _point("qps3-b", 3.0, 2500, 60)
+    low = _point("qps2", 2.0, 700, 55)
+    cap = size_candidate(spec, spec.candidate("b200-trtllm"), [good, bad, low])
+    assert cap.operating_point_run == "qps2"
+    shown = {lp.run: lp for lp in cap.load_points}
+    assert set(shown) == {"qps3-a", "qps3-b", "qps2"}
+    assert not shown["qps3-a"].meets_slo
+    assert "a repeat at this load (qps3-b) missed the SLO" in shown["qps3-a"].misses[0]
+    # two passing repeats: the slower one stands for the load
+    fast, slow = _point("r-fast", 3.0, 800, 60), _point("r-slow", 2.9, 800, 60)
+    slow = dataclasses.replace(slow, offered_rate_rps=3.0)
+    cap = size_candidate(spec, spec.candidate("b200-trtllm"), [fast, slow])
+    assert cap.operating_point_run == "r-slow"
+    assert cap.operating_point_rps == pytest.approx(2.9)
+
+
+def test_p99_from_few_requests_uses_the_maximum(spec) -> None:  # type: ignore[no-untyped-def]
+    point = dataclasses.replace(
+        _point("tiny", 3.0, 800, 60), latency_count=24, ttft_max_ms=2400.0, tpot_max_ms=70.0
+    )
+    held = conservative(point, spec.fit.min_requests_for_p99)
+    assert (held.ttft_p99_ms, held.tpot_p99_ms) == (2400.0, 70.0)
+    assert any("rests on 24 requests" in n for n in held.notes)
+    cap = size_candidate(spec, spec.candidate("b200-trtllm"), [held])
+    assert cap.operating_point_rps is None  # the maximum TTFT breaks the 2000 ms SLO
+    enough = dataclasses.replace(point, latency_count=500)
+    assert conservative(enough, 100) is enough
+    no_max = dataclasses.replace(point, ttft_max_ms=None)
+    assert conservative(no_max, 100).ttft_p99_ms is None
 
 
 def test_cost_spread_over_repeats(spec) -> None:  # type: ignore[no-untyped-def]

@@ -45,12 +45,28 @@ def test_precisions() -> None:
     assert normalise_precision("FP6") == "fp6"
 
 
-def test_versions_match_local_builds_not_other_releases() -> None:
-    assert versions_match("v0.9.2", "0.9.2")
-    assert versions_match("0.9.2.dev108+g71f", "0.9.2")
-    assert versions_match("1.0.0+cu128", "1.0.0")
-    assert not versions_match("0.9.2", "0.9.1")
-    assert not versions_match("0.9.20", "0.9.2")
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("v0.9.2", "0.9.2", True),
+        ("1.0.0+cu128", "1.0.0", True),
+        ("0.21.0-rocm", "0.21.0", True),
+        ("v0.10.1.1", "0.10.1.1", True),
+        ("1.0.0-rc1", "1.0.0rc1", True),
+        ("0.9.2", "0.9.1", False),
+        ("0.9.20", "0.9.2", False),
+        ("0.9", "0.9.2", False),
+        ("0.9.2", "0.9.2.1", False),
+        ("0.9.2rc1", "0.9.2", False),
+        # a development build precedes its release: it is not the release that was frozen
+        ("0.9.2.dev108+g71f", "0.9.2", False),
+        ("v0.10.1.1", "0.10.1", False),
+    ],
+)
+def test_versions_match_with_real_version_semantics(a: str, b: str, same: bool) -> None:
+    """Real runtime version strings: local builds are the same release, nothing else is."""
+    assert versions_match(a, b) is same
+    assert versions_match(b, a) is same
 
 
 def test_serving_rank_picks_the_engine_over_its_framework() -> None:

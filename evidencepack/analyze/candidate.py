@@ -1,0 +1,263 @@
+"""One candidate analysed whole: the record ``decide`` builds per candidate.
+
+``CandidateAnalysis`` holds everything worked out for one candidate (its comparability rows,
+which evidence fits, capacity, cost at its price terms, quality, MLPerf references, findings,
+checks and claims); ``decide`` builds one per candidate and the decision from all of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..spec import Candidate, PackSpec
+from .capacity import conservative, per_replica, size_candidate
+from .check_base import CandidateContext
+from .checklist import per_accelerator, stack_matches
+from .checks import run_checks
+from .claims import claims_for
+from .comparability import compare, envelope_for
+from .cost import cost_of
+from .evidence import CandidateEvidence, Conditions, ReferenceEvidence
+from .fit import judge_run, judge_scores
+from .models import (
+    Capacity,
+    CheckResult,
+    Claim,
+    ComparabilityRow,
+    Cost,
+    EvidenceFit,
+    EvidenceLink,
+    Finding,
+    MlperfReference,
+    Quality,
+)
+from .price import PriceTerms, price_terms
+from .provenance_checks import data_findings
+from .quality import judge_score_sets
+
+IDENTITY_CHECKS = ("C2", "C4", "C5", "PROV-MODEL", "FIT")
+"""Checks whose PASS rests on which model and stack the evidence is of: marked ``declared``
+when that identity comes only from the spec's declared values."""
+
+
+@dataclass(frozen=True)
+class CandidateAnalysis:
+    """Everything the analysis worked out for one candidate."""
+
+    candidate: Candidate
+    evidence: CandidateEvidence
+    fitting: CandidateEvidence
+    rows: tuple[ComparabilityRow, ...]
+    fits: tuple[EvidenceFit, ...]
+    capacity: Capacity
+    price: PriceTerms
+    cost: Cost
+    quality: Quality
+    references: tuple[MlperfReference, ...]
+    findings: tuple[Finding, ...]
+    checks: tuple[CheckResult, ...]
+    claims: tuple[Claim, ...]
+
+
+def shared_files(evidence: Mapping[str, CandidateEvidence]) -> dict[str, tuple[str, ...]]:
+    """Each run or score file's sha256 and the candidates that cite it."""
+    citing: dict[str, set[str]] = {}
+    for cid, ev in evidence.items():
+        for item in ev.items():
+            citing.setdefault(item.file.sha256, set()).add(cid)
+        for run in ev.runs:
+            for also in run.also:
+                citing.setdefault(also.sha256, set()).add(cid)
+    return {digest: tuple(sorted(c)) for digest, c in citing.items() if len(c) > 1}
+
+
+def analyse_candidate(
+    spec: PackSpec,
+    candidate: Candidate,
+    ev: CandidateEvidence,
+    shared: Mapping[str, Sequence[str]],
+    spec_link: EvidenceLink,
+    *,
+    admit_data: bool,
+) -> CandidateAnalysis:
+    """One candidate's whole analysis (``admit_data``: a current PROV-DATA waiver names it)."""
+    envelope = envelope_for(spec, candidate)
+    tolerance = spec.fit.token_tolerance
+    run_rows = [
+        compare(r.id, "run", candidate.id, envelope, r.observed, r.declared, tolerance)
+        for r in ev.runs
+    ]
+    score_rows = [
+        compare(s.id, "scores", candidate.id, envelope, s.observed, s.declared, tolerance)
+        for s in ev.scores
+    ]
+    rows = [
+        *run_rows,
+        *score_rows,
+        *(_reference_row(candidate.id, envelope, r) for r in ev.references),
+    ]
+    run_fits = [
+        judge_run(spec, candidate, r, row, shared) for r, row in zip(ev.runs, run_rows, strict=True)
+    ]
+    score_fits = [
+        judge_scores(spec, candidate, s, row, shared)
+        for s, row in zip(ev.scores, score_rows, strict=True)
+    ]
+    fitting = dataclasses.replace(
+        ev,
+        runs=[r for r, f in zip(ev.runs, run_fits, strict=True) if f.fits],
+        scores=[s for s, f in zip(ev.scores, score_fits, strict=True) if f.fits],
+    )
+    points = [
+        conservative(per_replica(r.point, f.replicas or 1), spec.fit.min_requests_for_p99)
+        for r, f in zip(ev.runs, run_fits, strict=True)
+        if f.fits
+    ]
+    if admit_data:
+        # A current waiver of PROV-DATA admits the runs its findings would exclude.
+        points = [dataclasses.replace(p, excluded=None, invalid=None) for p in points]
+    capacity = size_candidate(spec, candidate, points)
+    op = next((lp for lp in capacity.load_points if lp.run == capacity.operating_point_run), None)
+    repeats = [
+        lp
+        for lp in capacity.load_points
+        if op is not None
+        and lp.meets_slo
+        and (lp.offered_rate_rps, lp.concurrency) == (op.offered_rate_rps, op.concurrency)
+    ]
+    terms = price_terms(spec, candidate)
+    cost = cost_of(spec, candidate, capacity, repeats, terms)
+    quality = judge_score_sets(spec, candidate.id, fitting.scores)
+    references = tuple(_reference(spec, candidate, ref, capacity) for ref in ev.references)
+    found = data_findings(candidate.id, ev)
+    fits = (*run_fits, *score_fits)
+    context = CandidateContext(
+        spec, candidate, ev, rows, capacity, quality, found, fits=fits, fitting=fitting
+    )
+    checks = _with_basis(spec, candidate, run_checks(context), fits)
+    claims = claims_for(candidate, fitting, capacity, cost, quality, spec_link)
+    if terms.rate is not None:
+        claims.append(
+            Claim(
+                id=f"cost.{candidate.id}.exchange_rate",
+                kind="inherited",
+                candidate=candidate.id,
+                statement=f"exchange rate {terms.rate.currency} to {terms.currency} as of "
+                f"{terms.rate.as_of} ({terms.rate.source})",
+                value=terms.rate.rate,
+                unit=f"{terms.currency}/{terms.rate.currency}",
+                evidence=(spec_link,),
+            )
+        )
+    return CandidateAnalysis(
+        candidate=candidate,
+        evidence=ev,
+        fitting=fitting,
+        rows=tuple(rows),
+        fits=fits,
+        capacity=capacity,
+        price=terms,
+        cost=cost,
+        quality=quality,
+        references=references,
+        findings=tuple(found),
+        checks=tuple(checks),
+        claims=tuple(claims),
+    )
+
+
+def _with_basis(
+    spec: PackSpec,
+    candidate: Candidate,
+    checks: Sequence[CheckResult],
+    fits: Sequence[EvidenceFit],
+) -> list[CheckResult]:
+    """Mark the identity checks that pass on declared values alone; where the spec requires
+    observed identity of the chosen candidate, such a pass fails."""
+    bases = {f.basis for f in fits if f.fits} or {f.basis for f in fits}
+    if not bases or bases == {"observed"}:
+        return list(checks)
+    declared_only = bases <= {"declared", "unknown"}
+    strict = spec.fit.require_observed_identity and spec.chosen == candidate.id
+    out = []
+    for check in checks:
+        if check.id in IDENTITY_CHECKS and check.status != "FAIL":
+            basis = "declared" if declared_only else "mixed"
+            if strict:
+                check = check.model_copy(
+                    update={
+                        "status": "FAIL",
+                        "reason": f"{check.reason}; rests on {basis} identity, and the spec "
+                        "requires the chosen candidate's model and stack to be recorded by its "
+                        "files (fit.require_observed_identity)",
+                    }
+                )
+            check = check.model_copy(update={"basis": basis})
+        out.append(check)
+    return out
+
+
+def _reference_row(cid: str, envelope: Conditions, ref: ReferenceEvidence) -> ComparabilityRow:
+    return compare(
+        ref.key,
+        "mlperf",
+        cid,
+        Conditions(
+            precision=envelope.precision,
+            runtime=envelope.runtime,
+            runtime_version=envelope.runtime_version,
+            hardware=envelope.hardware,
+        ),
+        Conditions(
+            precision=ref.precision,
+            runtime=ref.runtime,
+            runtime_version=ref.runtime_version,
+            hardware=ref.accelerator,
+        ),
+        Conditions(),
+    )
+
+
+def _reference(
+    spec: PackSpec, candidate: Candidate, ref: ReferenceEvidence, capacity: Capacity
+) -> MlperfReference:
+    matches, _ = stack_matches(ref, candidate)
+    value = per_accelerator(ref)
+    discount = 0.0 if matches else spec.stack_mismatch_discount
+    discounted = value * (1 - discount) if value is not None else None
+    measured = capacity.output_tokens_per_s_at_op
+    per_acc = measured / candidate.hardware.accelerators_per_replica if measured else None
+    return MlperfReference(
+        candidate=candidate.id,
+        key=ref.key,
+        round=ref.round,
+        scenario=ref.scenario,
+        benchmark=ref.benchmark,
+        validity=ref.validity,
+        system=ref.system,
+        accelerator=ref.accelerator,
+        accelerators_total=ref.accelerators_total,
+        headline_value=ref.headline_value,
+        headline_unit=ref.headline_unit,
+        per_accelerator_value=value,
+        stack_runtime=" ".join(x for x in (ref.runtime, ref.runtime_version) if x) or None,
+        stack_precision=ref.precision,
+        stack_matches=matches,
+        discount=discount,
+        discounted_per_accelerator_value=discounted,
+        measured_ratio=(value / per_acc) if value is not None and per_acc else None,
+        accuracy=dict(ref.accuracy),
+    )
+
+
+def waiver_names(spec: PackSpec, check_id: str, candidate: str, as_of: dt.date) -> bool:
+    """Whether a current waiver of ``check_id`` names the candidate (or every candidate)."""
+    return any(
+        w.check == check_id
+        and w.candidate in (None, candidate)
+        and w.expires >= max(as_of, spec.decision.date)
+        for w in spec.waivers
+    )

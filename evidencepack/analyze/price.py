@@ -1,0 +1,123 @@
+"""The price a candidate's cost is computed from: in the decision's currency, dated.
+
+Costs in different currencies are never compared: each candidate's price is taken in the
+decision's currency (the spec's ``currency``, or the one every candidate prices in), converted
+with a dated ``exchange_rates`` entry where it is quoted in another, and the PRICE check fails a
+candidate whose price cannot be converted, or that was quoted (or converted at a rate dated)
+after the decision. A quote older than ``fit.max_age_days`` is a warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..spec import Candidate, PackSpec
+from ..spec_fit import ExchangeRate
+from .check_base import CandidateContext, Check
+from .fit import time_reason
+from .models import CheckResult, EvidenceLink
+
+
+@dataclass(frozen=True)
+class PriceTerms:
+    """A candidate's price per accelerator-hour in the decision's currency, and how it got there.
+
+    ``per_accelerator_hour`` is None when the price cannot be taken in the decision's currency.
+    """
+
+    currency: str
+    per_accelerator_hour: float | None
+    quoted: float
+    quoted_currency: str
+    rate: ExchangeRate | None
+    problem: str | None
+    """Why the price cannot be compared (no rate, no decision currency), if so."""
+
+
+def decision_currency(spec: PackSpec) -> str | None:
+    """The currency costs are compared in: the spec's, or the one all candidates share."""
+    if spec.currency is not None:
+        return spec.currency
+    currencies = {c.price.currency for c in spec.candidates}
+    return currencies.pop() if len(currencies) == 1 else None
+
+
+def price_terms(spec: PackSpec, candidate: Candidate) -> PriceTerms:
+    """The candidate's price in the decision's currency, converted at a stated rate if needed."""
+    price = candidate.price
+    currency = decision_currency(spec)
+    if currency is None:
+        shown = ", ".join(sorted({f"{c.id} {c.price.currency}" for c in spec.candidates}))
+        return PriceTerms(
+            price.currency,
+            None,
+            price.per_accelerator_hour,
+            price.currency,
+            None,
+            f"the candidates price in different currencies ({shown}) and the spec states no "
+            "decision `currency`: costs in two currencies are never compared",
+        )
+    if price.currency == currency:
+        return PriceTerms(
+            currency, price.per_accelerator_hour, price.per_accelerator_hour, currency, None, None
+        )
+    rate = next((r for r in spec.exchange_rates if r.currency == price.currency), None)
+    if rate is None:
+        return PriceTerms(
+            currency,
+            None,
+            price.per_accelerator_hour,
+            price.currency,
+            None,
+            f"priced in {price.currency} but the decision compares costs in {currency}, and the "
+            f"spec states no exchange rate for {price.currency} (exchange_rates)",
+        )
+    return PriceTerms(
+        currency,
+        price.per_accelerator_hour * rate.rate,
+        price.per_accelerator_hour,
+        price.currency,
+        rate,
+        None,
+    )
+
+
+def price_check(context: CandidateContext) -> CheckResult:
+    """PRICE: the price is in the decision's currency (or converted at a dated rate) and was
+    quoted before the decision; a stale quote warns."""
+    spec, candidate = context.spec, context.candidate
+    terms = price_terms(spec, candidate)
+    link = [EvidenceLink(row=f"{candidate.id}.price")]
+    if terms.problem is not None:
+        return PRICE.result(candidate.id, "FAIL", terms.problem, link)
+    fails: list[str] = []
+    warns: list[str] = []
+    price = candidate.price
+    if price.as_of is not None and (late := time_reason("quoted", price.as_of, spec)):
+        (fails if price.as_of > spec.decision.date else warns).append(f"the price was {late}")
+    if terms.rate is not None and (late := time_reason("dated", terms.rate.as_of, spec)):
+        target = fails if terms.rate.as_of > spec.decision.date else warns
+        target.append(f"the exchange rate is {late}")
+    text = f"{terms.quoted_currency} {terms.quoted:g} per accelerator-hour"
+    if terms.rate is not None and terms.per_accelerator_hour is not None:
+        text += (
+            f" = {terms.currency} {terms.per_accelerator_hour:.4g} at {terms.rate.rate:g} "
+            f"{terms.currency}/{terms.rate.currency} ({terms.rate.source}, {terms.rate.as_of})"
+        )
+    if price.as_of is None:
+        warns.append("the price states no date (price.as_of)")
+    else:
+        text += f", quoted {price.as_of}"
+    if fails:
+        return PRICE.result(candidate.id, "FAIL", f"{text}: {'; '.join(fails + warns)}", link)
+    if warns:
+        return PRICE.result(candidate.id, "WARN", f"{text}: {'; '.join(warns)}", link)
+    return PRICE.result(candidate.id, "PASS", text, link)
+
+
+PRICE = Check(
+    "PRICE",
+    "Price in the decision's currency, quoted before the decision",
+    hard=True,
+    judge=price_check,
+)

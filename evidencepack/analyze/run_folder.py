@@ -1,0 +1,109 @@
+"""A run folder read whole: what lies beside the cited log is reconciled with it.
+
+``evidencepack measure`` writes a LoadGen folder (``mlperf_log_detail.txt``, the summary) and,
+beside it, the client's own record of every request (``requests.jsonl``) and of the run
+(``run.json``). LoadGen sees every sample complete, whether the request behind it succeeded or
+not; only the request rows know which failed. So the rows are read too: their failures, token
+lengths and the model and server they name join the run, and a count they contradict is a
+PROV-DATA failure naming both files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+from ..inputs.collect import Collector
+from ..inputs.models import Identity, ServingRun, TokenStats
+from ..inputs.registry import read_input
+from .evidence import DataFinding
+from .models import InputFile
+
+MEASURE_REQUESTS = "requests.jsonl"
+MEASURE_RUN = "run.json"
+
+
+@dataclass(frozen=True)
+class FolderRows:
+    """The request rows found beside a run's log: their file and the run they describe."""
+
+    file: InputFile
+    run: ServingRun
+
+
+def folder_rows(collector: Collector, added: list[InputFile]) -> FolderRows | None:
+    """The ``requests.jsonl`` of a cited run folder, read from the build's private copy, or None
+    when the folder has none or it cannot be read (the folder's log is still read)."""
+    rows = next((f for f in added if Path(f.pack_path).name == MEASURE_REQUESTS), None)
+    if rows is None:
+        return None
+    try:
+        parsed = read_input(collector.result.sources[rows.pack_path], record=rows.as_read())
+    except InputError:
+        return None
+    if len(parsed.runs) != 1:
+        return None
+    return FolderRows(collector.result.files[rows.pack_path], parsed.runs[0])
+
+
+def _identity(log: Identity, rows: Identity) -> Identity:
+    """The log's identity, with what the rows' run record names where the log says nothing."""
+    updates = {
+        name: getattr(rows, name)
+        for name in ("model_name", "model_digest", "precision", "runtime_name", "runtime_version")
+        if getattr(log, name) is None and getattr(rows, name) is not None
+    }
+    return log.model_copy(update=updates)
+
+
+def reconcile(
+    label: str, log_file: InputFile, run: ServingRun, rows: FolderRows, model: str | None
+) -> tuple[ServingRun, list[DataFinding]]:
+    """The run with its folder's request rows joined in, and what they contradict."""
+    findings: list[DataFinding] = []
+    ok = rows.run.requests_completed or 0
+    failed = rows.run.requests_failed or 0
+    sent = ok + failed
+    logged = (run.requests_completed or 0) + (run.requests_failed or 0)
+    names = f"{rows.file.spec_path} and {log_file.spec_path}"
+    if failed > (run.requests_failed or 0):
+        findings.append(
+            DataFinding(
+                label,
+                rows.file,
+                model,
+                "summary-disagrees",
+                "FAIL",
+                "failed requests",
+                f"{rows.file.spec_path} records {failed} of {sent} requests failed "
+                f"({failed / sent:.1%}) but {log_file.spec_path} counts "
+                f"{run.requests_failed or 0} failed: the run's error rate is the rows' "
+                f"(files {names})",
+            )
+        )
+    if logged and sent != logged:
+        findings.append(
+            DataFinding(
+                label,
+                rows.file,
+                model,
+                "summary-disagrees",
+                "FAIL",
+                "request count",
+                f"{rows.file.spec_path} holds {sent} requests but {log_file.spec_path} "
+                f"counts {logged}",
+            )
+        )
+    tokens = run.tokens
+    if tokens.input_mean_tokens is None and tokens.output_mean_tokens is None:
+        tokens = TokenStats.model_validate(rows.run.tokens.model_dump())
+    joined = run.model_copy(
+        update={
+            "requests_failed": max(failed, run.requests_failed or 0),
+            "requests_completed": min(ok, run.requests_completed or ok) if sent else ok,
+            "tokens": tokens,
+            "identity": _identity(run.identity, rows.run.identity),
+        }
+    )
+    return joined, findings

@@ -113,18 +113,27 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 def _decision_text(decision: DecisionDocument) -> str:
     lines = [f"{decision.decision_id}: {decision.verdict}", decision.summary, ""]
+    fits: dict[str, tuple[int, int]] = {}
+    for fit in decision.fit:
+        if fit.kind == "run":
+            good, total = fits.get(fit.candidate, (0, 0))
+            fits[fit.candidate] = (good + fit.fits, total + 1)
     for v in decision.candidates:
         state = "eligible" if v.eligible else "not eligible"
         accel = "-" if v.accelerators_needed is None else str(v.accelerators_needed)
         cost = "-" if v.cost_per_month is None else f"{v.cost_per_month:,.0f} {v.currency}/month"
-        lines.append(f"  {v.id:<20} {state:<13} accelerators {accel:<5} {cost}")
-    notable = [c for c in decision.checks if c.status != "PASS"]
+        good, total = fits.get(v.id, (0, 0))
+        lines.append(
+            f"  {v.id:<20} {state:<13} accelerators {accel:<5} {cost:<22} runs fit {good}/{total}"
+        )
+        lines.extend(f"    waived: {text}" for text in v.waivers)
+    notable = [c for c in decision.checks if c.status != "PASS" or c.basis == "declared"]
     if notable:
         lines.append("")
     for c in notable:
         who = f" [{c.candidate}]" if c.candidate else ""
         flag = " (waived)" if c.waived else (" (hard)" if c.hard and c.status == "FAIL" else "")
-        lines.append(f"  {c.status} {c.id}{who}{flag}: {c.reason}")
+        lines.append(f"  {c.shown} {c.id}{who}{flag}: {c.reason}")
     lines.extend(f"  waiver rejected: {text}" for text in decision.waivers_rejected)
     return "\n".join(lines)
 
@@ -133,12 +142,20 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from ..pipeline import check
 
     decision = check(Path(args.spec), compile_options(args))
+    text = _decision_text(decision)
+    allow = not args.no_waivers
+    if not decision.gate_passes(allow_waivers=allow):
+        waived = decision.waived_failures()
+        if not allow and waived:
+            text += "\n\n--no-waivers: the gate allows no waived failure: " + ", ".join(
+                f"{c.id}" + (f" [{c.candidate}]" if c.candidate else "") for c in waived
+            )
     emit(
         json.loads(decision.model_dump_json(by_alias=True)),
         as_json=args.json,
-        text=_decision_text(decision),
+        text=text,
     )
-    return EXIT_OK if decision.verdict == "PASS" else EXIT_FAILED
+    return EXIT_OK if decision.gate_passes(allow_waivers=allow) else EXIT_FAILED
 
 
 @dataclass(frozen=True)
@@ -195,7 +212,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         as_json=opts.json,
         text=text,
     )
-    return EXIT_OK if decision.verdict == "PASS" else EXIT_FAILED
+    return EXIT_OK if decision.gate_passes() else EXIT_FAILED
 
 
 # --- schemas ------------------------------------------------------------------------------------
@@ -251,6 +268,11 @@ def register(command: Command) -> None:
     )
     p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml)")
     compile_arguments(p)
+    p.add_argument(
+        "--no-waivers",
+        action="store_true",
+        help="fail (exit 1) on any waived failure: for gates that allow no waiver",
+    )
     json_argument(p, "print decision.json instead")
 
     p = command("build", _cmd_build, "compile a spec into an evidence pack folder (and sign it)")

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..spec import Candidate, PackSpec
-from .capacity import conservative, per_replica, size_candidate
+from .capacity import RunPoint, conservative, per_replica, size_candidate
 from .check_base import CandidateContext
 from .checklist import per_accelerator, stack_matches
 from .checks import run_checks
@@ -33,6 +33,7 @@ from .models import (
     Finding,
     MlperfReference,
     Quality,
+    in_spec,
 )
 from .price import PriceTerms, price_terms
 from .provenance_checks import data_findings
@@ -52,6 +53,8 @@ class CandidateAnalysis:
     fitting: CandidateEvidence
     rows: tuple[ComparabilityRow, ...]
     fits: tuple[EvidenceFit, ...]
+    points: tuple[RunPoint, ...]
+    """The fitting runs' load points per replica, as sizing read them."""
     capacity: Capacity
     price: PriceTerms
     cost: Cost
@@ -63,14 +66,15 @@ class CandidateAnalysis:
 
 
 def shared_files(evidence: Mapping[str, CandidateEvidence]) -> dict[str, tuple[str, ...]]:
-    """Each run or score file's sha256 and the candidates that cite it."""
+    """Each run or score file (one a run or score set was read from) whose bytes several
+    candidates cite, and the candidates citing them."""
+    read = {item.file.sha256 for ev in evidence.values() for item in ev.items()}
+    read |= {also.sha256 for ev in evidence.values() for run in ev.runs for also in run.also}
     citing: dict[str, set[str]] = {}
     for cid, ev in evidence.items():
-        for item in ev.items():
-            citing.setdefault(item.file.sha256, set()).add(cid)
-        for run in ev.runs:
-            for also in run.also:
-                citing.setdefault(also.sha256, set()).add(cid)
+        for _, _, file in ev.cited:
+            if file.sha256 in read:
+                citing.setdefault(file.sha256, set()).add(cid)
     return {digest: tuple(sorted(c)) for digest, c in citing.items() if len(c) > 1}
 
 
@@ -133,7 +137,7 @@ def analyse_candidate(
     quality = judge_score_sets(spec, candidate.id, fitting.scores)
     references = tuple(_reference(spec, candidate, ref, capacity) for ref in ev.references)
     found = data_findings(candidate.id, ev)
-    fits = (*run_fits, *score_fits)
+    fits = (*run_fits, *score_fits, *_shared_elsewhere(candidate.id, ev, shared))
     context = CandidateContext(
         spec, candidate, ev, rows, capacity, quality, found, fits=fits, fitting=fitting
     )
@@ -158,6 +162,7 @@ def analyse_candidate(
         fitting=fitting,
         rows=tuple(rows),
         fits=fits,
+        points=tuple(points),
         capacity=capacity,
         price=terms,
         cost=cost,
@@ -169,34 +174,68 @@ def analyse_candidate(
     )
 
 
+IDENTITY_ITEMS = {"C2": ("scores",), "C4": ("run",)}
+"""Which evidence an identity check judges (the others judge runs and score sets alike)."""
+
+
+def _shared_elsewhere(
+    cid: str, ev: CandidateEvidence, shared: Mapping[str, Sequence[str]]
+) -> list[EvidenceFit]:
+    """Cited files whose bytes another candidate cites too and that gave this candidate nothing
+    (they were read for the other one): shown as not fitting here as well."""
+    read = {item.file.sha256 for item in ev.items()} | {
+        also.sha256 for run in ev.runs for also in run.also
+    }
+    out: dict[str, EvidenceFit] = {}
+    for role, reference, file in ev.cited:
+        others = [c for c in shared.get(file.sha256, ()) if c != cid]
+        if not others or file.sha256 in read or reference in out:
+            continue
+        out[reference] = EvidenceFit(
+            subject=reference,
+            kind="run" if role == "runs" else "scores",
+            candidate=cid,
+            fits=False,
+            reasons=(
+                f"the same bytes ({in_spec(file)}) are cited as evidence of {', '.join(others)}: "
+                "one file cannot describe two configurations",
+            ),
+            basis="unknown",
+        )
+    return list(out.values())
+
+
 def _with_basis(
     spec: PackSpec,
     candidate: Candidate,
     checks: Sequence[CheckResult],
     fits: Sequence[EvidenceFit],
 ) -> list[CheckResult]:
-    """Mark the identity checks that pass on declared values alone; where the spec requires
-    observed identity of the chosen candidate, such a pass fails."""
-    bases = {f.basis for f in fits if f.fits} or {f.basis for f in fits}
-    if not bases or bases == {"observed"}:
-        return list(checks)
-    declared_only = bases <= {"declared", "unknown"}
+    """Mark the identity checks that pass on declared values alone (or partly); where the spec
+    requires observed identity of the chosen candidate, such a pass fails."""
     strict = spec.fit.require_observed_identity and spec.chosen == candidate.id
     out = []
     for check in checks:
-        if check.id in IDENTITY_CHECKS and check.status != "FAIL":
-            basis = "declared" if declared_only else "mixed"
-            if strict:
-                check = check.model_copy(
-                    update={
-                        "status": "FAIL",
-                        "reason": f"{check.reason}; rests on {basis} identity, and the spec "
-                        "requires the chosen candidate's model and stack to be recorded by its "
-                        "files (fit.require_observed_identity)",
-                    }
-                )
-            check = check.model_copy(update={"basis": basis})
-        out.append(check)
+        kinds = IDENTITY_ITEMS.get(check.id, ("run", "scores"))
+        judged = [f for f in fits if f.kind in kinds]
+        bases = {f.basis for f in judged if f.fits} or {f.basis for f in judged}
+        if check.id not in IDENTITY_CHECKS or check.status == "FAIL" or not bases:
+            out.append(check)
+            continue
+        if bases == {"observed"}:
+            out.append(check.model_copy(update={"basis": "observed"}))
+            continue
+        basis = "declared" if bases <= {"declared", "unknown"} else "mixed"
+        if strict:
+            check = check.model_copy(
+                update={
+                    "status": "FAIL",
+                    "reason": f"{check.reason}; rests on {basis} identity, and the spec "
+                    "requires the chosen candidate's model and stack to be recorded by its "
+                    "files (fit.require_observed_identity)",
+                }
+            )
+        out.append(check.model_copy(update={"basis": basis}))
     return out
 
 

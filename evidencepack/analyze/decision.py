@@ -20,9 +20,12 @@ from .models import (
     EvidenceLink,
     InputFile,
     Quality,
+    Robustness,
     Status,
     Verdict,
 )
+from .ranking import Standing, ranked
+from .robustness import robustness
 from .waivers import apply_waivers, rejected_waivers
 
 
@@ -54,7 +57,8 @@ def decide(
     checks, applied = apply_waivers(spec, checks, as_of, used)
     verdicts = [_verdict(a, checks) for a in analyses]
     recommendation = _recommend(spec, verdicts, [a.quality for a in analyses])
-    decision_check = _decision_check(spec, verdicts, recommendation)
+    robust = robustness(spec, analyses, checks, recommendation)
+    decision_check = _decision_check(spec, verdicts, recommendation, robust)
     waived_decision, more_applied = apply_waivers(spec, [decision_check], as_of, used)
     checks += waived_decision
     applied += more_applied
@@ -83,6 +87,7 @@ def decide(
         references=tuple(ref for a in analyses for ref in a.references),
         claims=tuple(claim for a in analyses for claim in a.claims),
         findings=tuple(finding for a in analyses for finding in a.findings),
+        robustness=robust,
         waivers_applied=tuple(applied),
         waivers_rejected=tuple(rejected),
         inputs=tuple(sorted(inputs, key=lambda f: f.pack_path)),
@@ -157,64 +162,75 @@ def _waiver_note(check: CheckResult, quality: Quality) -> str:
 def _recommend(
     spec: PackSpec, verdicts: Sequence[CandidateVerdict], qualities: Sequence[Quality]
 ) -> str | None:
-    judged = {q.candidate: q.judged_value or 0.0 for q in qualities}
-    eligible = [v for v in verdicts if v.eligible]
-    if not eligible:
-        return None
-    big = float("inf")
-    if spec.objective == "fewest_accelerators":
-        best = min(
-            eligible, key=lambda v: (v.accelerators_needed or big, v.cost_per_month or big, v.id)
-        )
-    elif spec.objective == "highest_quality":
-        sign = -1 if spec.scoring.direction == "higher_is_better" else 1
-        best = min(eligible, key=lambda v: (sign * judged[v.id], v.cost_per_month or big, v.id))
-    else:
-        best = min(
-            eligible,
-            key=lambda v: (v.cost_per_month or big, v.cost_per_million_output_tokens or big, v.id),
-        )
-    return best.id
+    judged = {q.candidate: q.judged_value for q in qualities}
+    order = ranked(
+        spec.objective,
+        spec.scoring.direction == "higher_is_better",
+        [
+            Standing(
+                v.id,
+                v.eligible,
+                v.accelerators_needed,
+                v.cost_per_month,
+                v.cost_per_million_output_tokens,
+                judged.get(v.id),
+            )
+            for v in verdicts
+        ],
+    )
+    return order[0] if order else None
 
 
 def _decision_check(
-    spec: PackSpec, verdicts: Sequence[CandidateVerdict], recommendation: str | None
+    spec: PackSpec,
+    verdicts: Sequence[CandidateVerdict],
+    recommendation: str | None,
+    robust: Robustness,
 ) -> CheckResult:
-    def check(status: Status, reason: str) -> CheckResult:
-        return DECISION.result(None, status, reason)
-
+    """DECISION: a candidate is eligible and the chosen one is it (WARN: the chosen one differs
+    from the recommendation, or the candidates are billed on different bases)."""
     by_id = {v.id: v for v in verdicts}
     if recommendation is None:
-        return check(
+        return DECISION.result(
+            None,
             "FAIL",
             "no candidate is eligible: "
             + "; ".join(
                 f"{v.id} ({', '.join(v.failed_checks) or 'no capacity'})" for v in verdicts
             ),
         )
+    status: Status = "PASS"
     if spec.chosen is None:
-        return check(
-            "PASS",
-            f"recommendation {recommendation} by {spec.objective}; the spec "
-            "names no chosen candidate",
+        reason = (
+            f"recommendation {recommendation} by {spec.objective}; the spec names no chosen "
+            "candidate"
         )
-    chosen = by_id[spec.chosen]
-    if not chosen.eligible:
-        return check(
+    elif not by_id[spec.chosen].eligible:
+        return DECISION.result(
+            None,
             "FAIL",
-            f"the chosen candidate {spec.chosen} is not eligible: " + "; ".join(chosen.reasons),
+            f"the chosen candidate {spec.chosen} is not eligible: "
+            + "; ".join(by_id[spec.chosen].reasons),
         )
-    if spec.chosen != recommendation:
-        best = by_id[recommendation]
-        return check(
-            "WARN",
-            f"the chosen candidate {spec.chosen} differs from the "
-            f"recommendation {recommendation} by {spec.objective} "
-            f"({_money(chosen)} vs {_money(best)} per month)",
+    elif spec.chosen != recommendation:
+        status = "WARN"
+        reason = (
+            f"the chosen candidate {spec.chosen} differs from the recommendation "
+            f"{recommendation} by {spec.objective} ({_money(by_id[spec.chosen])} vs "
+            f"{_money(by_id[recommendation])} per month)"
         )
-    return check(
-        "PASS", f"the chosen candidate {spec.chosen} is the recommendation by {spec.objective}"
-    )
+    else:
+        reason = f"the chosen candidate {spec.chosen} is the recommendation by {spec.objective}"
+    if robust.mixed_billing:
+        status = "WARN"
+        bases = ", ".join(f"{cid} per {basis}" for cid, basis in sorted(robust.billing.items()))
+        rankings = "; ".join(
+            f"all billed per {basis}: {' > '.join(order) or 'none eligible'}"
+            for basis, order in sorted(robust.common_basis.items())
+        )
+        reason += f"; the candidates are billed on different bases ({bases}): {rankings}"
+    sentence = robust.sentence[:1].upper() + robust.sentence[1:]
+    return DECISION.result(None, status, f"{reason}. {sentence}")
 
 
 def _money(v: CandidateVerdict) -> str:

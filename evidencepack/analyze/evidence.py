@@ -163,6 +163,9 @@ class CandidateEvidence:
     references: list[ReferenceEvidence] = field(default_factory=list)
     problems: list[FileProblem] = field(default_factory=list)
     """Provenance problems found while reading the candidate's files (PROV-FILES)."""
+    cited: list[tuple[str, str, InputFile]] = field(default_factory=list)
+    """Every run and score file the candidate cites: (role, spec reference, file), also those
+    that yielded nothing for it (the same bytes already read for another candidate)."""
 
     def findings(self) -> list[DataFinding]:
         """Every data finding of the candidate's runs."""

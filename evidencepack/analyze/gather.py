@@ -41,7 +41,7 @@ from .evidence import (
     ScoreEvidence,
 )
 from .layout import layout_of
-from .models import FileProblem, InputFile
+from .models import FileProblem, InputFile, in_spec
 from .normalise import is_client
 from .references import MlperfImports, gather_reference
 from .run_folder import FolderRows, folder_rows, reconcile
@@ -126,6 +126,7 @@ def _read_ref(
     ref_files = collector.add_ref(ref, role, candidate.id)
     ev.problems += ref_files.problems
     added = ref_files.files
+    ev.cited += [(role, ref.path, f) for f in added]
     source = loaded.resolve(ref.path)
     targets = [f for f in added if source.is_file() or Path(f.pack_path).name == LOADGEN_DETAIL]
     if not targets:
@@ -252,7 +253,7 @@ def _label(ref: EvidenceRef, file: InputFile, index: int, in_file: int, in_ref: 
     several read files, and ``#index`` when the file holds several runs."""
     label = ref.path
     if in_ref > 1:
-        label = file.spec_path
+        label = in_spec(file)
     return label if in_file == 1 else f"{label}#{index}"
 
 

@@ -45,6 +45,11 @@ class InputFile(StrictModel):
         return FileRecord(path=self.pack_path, size_bytes=self.size_bytes, sha256=self.sha256)
 
 
+def in_spec(file: InputFile) -> str:
+    """A file's own path relative to the spec (inside a cited folder, the file, not the folder)."""
+    return file.pack_path.removeprefix("inputs/")
+
+
 @dataclass(frozen=True)
 class FileProblem:
     """A PROV-FILES finding about one cited input: missing, unreadable, not matching its pinned
@@ -365,6 +370,45 @@ class CandidateVerdict(StrictModel):
     )
 
 
+class Flip(StrictModel):
+    """The smallest change of one disputable input that changes the recommendation."""
+
+    input: str = Field(description='what is changed, e.g. "mi325x-vllm\'s price"')
+    change: str = Field(
+        description="the smallest change that flips the call ('rises 6%', 'billed per "
+        "server'), or 'none' / 'none within +-50%'"
+    )
+    becomes: str | None = Field(
+        description="the recommendation after the change (None: unchanged, or no candidate)"
+    )
+    relative: float | None = Field(
+        description="the change as a signed fraction (0.06 for +6%); None for a basis switch"
+    )
+
+
+class Robustness(StrictModel):
+    """How close the call is: the margin to the runner-up and what would flip it."""
+
+    recommendation: str | None
+    runner_up: str | None = Field(description="the next eligible candidate by the objective")
+    margin: float | None = Field(
+        description="the runner-up's cost per month over the recommendation's, minus 1"
+    )
+    billing: dict[str, str] = Field(
+        description="each candidate's billing basis (server or accelerator)"
+    )
+    common_basis: dict[str, tuple[str, ...]] = Field(
+        description="the ranking (best first) if every candidate were billed on one basis"
+    )
+    flips: tuple[Flip, ...]
+    sentence: str = Field(description="the margin and the nearest flips in one sentence")
+
+    @property
+    def mixed_billing(self) -> bool:
+        """Whether the candidates are billed on different bases."""
+        return len(set(self.billing.values())) > 1
+
+
 class DecisionDocument(StrictModel):
     """decision.json: the complete analysis result and decision."""
 
@@ -402,7 +446,20 @@ class DecisionDocument(StrictModel):
     findings: tuple[Finding, ...] = Field(
         default=(), description="every data finding the PROV-DATA checks rest on"
     )
+    robustness: Robustness | None = Field(
+        default=None, description="how close the call is and what would flip it"
+    )
     waivers_applied: tuple[Waived, ...]
     waivers_rejected: tuple[str, ...]
     inputs: tuple[InputFile, ...]
     spec: PackSpec = Field(description="the pack spec the decision was compiled from")
+
+    def waived_failures(self) -> list[CheckResult]:
+        """Every failed check a waiver covers (what ``check --no-waivers`` refuses)."""
+        return [c for c in self.checks if c.status == "FAIL" and c.waived is not None]
+
+    def gate_passes(self, *, allow_waivers: bool = True) -> bool:
+        """The release gate: PASS, or PASS WITH WAIVERS unless waivers are not allowed."""
+        if self.verdict == "PASS WITH WAIVERS":
+            return allow_waivers
+        return self.verdict == "PASS" and (allow_waivers or not self.waived_failures())

@@ -18,7 +18,7 @@ from ..inputs.collect import Collector
 from ..inputs.models import Identity, ServingRun, TokenStats
 from ..inputs.registry import read_input
 from .evidence import DataFinding
-from .models import InputFile
+from .models import InputFile, in_spec
 
 MEASURE_REQUESTS = "requests.jsonl"
 MEASURE_RUN = "run.json"
@@ -66,7 +66,8 @@ def reconcile(
     failed = rows.run.requests_failed or 0
     sent = ok + failed
     logged = (run.requests_completed or 0) + (run.requests_failed or 0)
-    names = f"{rows.file.spec_path} and {log_file.spec_path}"
+    rows_name, log_name = in_spec(rows.file), in_spec(log_file)
+    names = f"{rows_name} and {log_name}"
     if failed > (run.requests_failed or 0):
         findings.append(
             DataFinding(
@@ -76,8 +77,8 @@ def reconcile(
                 "summary-disagrees",
                 "FAIL",
                 "failed requests",
-                f"{rows.file.spec_path} records {failed} of {sent} requests failed "
-                f"({failed / sent:.1%}) but {log_file.spec_path} counts "
+                f"{rows_name} records {failed} of {sent} requests failed "
+                f"({failed / sent:.1%}) but {log_name} counts "
                 f"{run.requests_failed or 0} failed: the run's error rate is the rows' "
                 f"(files {names})",
             )
@@ -91,8 +92,7 @@ def reconcile(
                 "summary-disagrees",
                 "FAIL",
                 "request count",
-                f"{rows.file.spec_path} holds {sent} requests but {log_file.spec_path} "
-                f"counts {logged}",
+                f"{rows_name} holds {sent} requests but {log_name} counts {logged}",
             )
         )
     tokens = run.tokens

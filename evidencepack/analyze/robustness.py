@@ -1,0 +1,288 @@
+"""What would flip the recommendation: the margin to the runner-up and, for each input a buyer
+could dispute, the smallest change that changes the recommendation.
+
+Every what-if reruns the same arithmetic the decision used (sizing from the fitting load
+points, cost at the price terms, the quality bar against the judged value, the ranking by the
+spec's objective) with one input changed; what the checks found about the evidence itself is
+held fixed. Prices, peak rate, headroom, utilisation, the quality bar and the SLO limits are
+searched in steps of 1% up to +-50%; each billing basis is also tried the other way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+from ..spec import Candidate, PackSpec
+from .candidate import CandidateAnalysis
+from .capacity import size_candidate
+from .cost import cost_of
+from .models import CheckResult, Flip, Robustness
+from .ranking import Standing, ranked
+
+STEPS = tuple(range(1, 51))
+"""Relative changes tried, in percent, each way."""
+OUTCOME_CHECKS = ("SLO-MET", "QUALITY")
+"""Checks the what-ifs recompute; every other check's outcome is held as found."""
+
+Variant = Callable[[PackSpec], PackSpec]
+
+
+def _with_candidate(spec: PackSpec, cid: str, change: Callable[[Candidate], Candidate]) -> PackSpec:
+    candidates = [change(c) if c.id == cid else c for c in spec.candidates]
+    return spec.model_copy(update={"candidates": candidates})
+
+
+def _standings(
+    spec: PackSpec, analyses: Sequence[CandidateAnalysis], checks: Sequence[CheckResult]
+) -> list[Standing]:
+    """Each candidate's standing under ``spec``, recomputed from its fitting load points."""
+    out = []
+    for analysis in analyses:
+        candidate = spec.candidate(analysis.candidate.id)
+        blocked = any(
+            c.candidate == candidate.id
+            and c.status == "FAIL"
+            and c.waived is None
+            and c.id not in OUTCOME_CHECKS
+            for c in checks
+        )
+        quality_waived = any(
+            c.candidate == candidate.id and c.id == "QUALITY" and c.waived is not None
+            for c in checks
+        )
+        capacity = size_candidate(spec, candidate, analysis.points)
+        terms = dataclasses.replace(
+            analysis.price,
+            per_accelerator_hour=(
+                None
+                if analysis.price.per_accelerator_hour is None
+                else analysis.price.per_accelerator_hour
+                * candidate.price.per_accelerator_hour
+                / analysis.candidate.price.per_accelerator_hour
+            ),
+        )
+        cost = cost_of(spec, candidate, capacity, (), terms)
+        judged = analysis.quality.judged_value
+        bar = spec.scoring.bar.threshold
+        higher = spec.scoring.direction == "higher_is_better"
+        meets = judged is not None and (judged >= bar if higher else judged <= bar)
+        out.append(
+            Standing(
+                candidate.id,
+                not blocked and capacity.accelerators is not None and (meets or quality_waived),
+                capacity.accelerators,
+                cost.per_month,
+                cost.per_million_output_tokens,
+                judged,
+            )
+        )
+    return out
+
+
+def _winner(
+    spec: PackSpec, analyses: Sequence[CandidateAnalysis], checks: Sequence[CheckResult]
+) -> str | None:
+    order = ranked(
+        spec.objective,
+        spec.scoring.direction == "higher_is_better",
+        _standings(spec, analyses, checks),
+    )
+    return order[0] if order else None
+
+
+def _continuous(spec: PackSpec) -> list[tuple[str, Callable[[PackSpec, float], PackSpec]]]:
+    """Each continuous input a buyer could dispute, as a function of a factor."""
+
+    def price(cid: str) -> Callable[[PackSpec, float], PackSpec]:
+        def apply(s: PackSpec, f: float) -> PackSpec:
+            return _with_candidate(
+                s,
+                cid,
+                lambda c: c.model_copy(
+                    update={
+                        "price": c.price.model_copy(
+                            update={"per_accelerator_hour": c.price.per_accelerator_hour * f}
+                        )
+                    }
+                ),
+            )
+
+        return apply
+
+    out: list[tuple[str, Callable[[PackSpec, float], PackSpec]]] = [
+        (f"{c.id}'s price", price(c.id)) for c in spec.candidates
+    ]
+    out += [
+        (
+            "the peak rate",
+            lambda s, f: s.model_copy(
+                update={
+                    "traffic": s.traffic.model_copy(
+                        update={"peak_requests_per_s": s.traffic.peak_requests_per_s * f}
+                    )
+                }
+            ),
+        ),
+        ("the headroom", lambda s, f: s.model_copy(update={"headroom": s.headroom * f})),
+        (
+            "the utilisation",
+            lambda s, f: s.model_copy(
+                update={
+                    "traffic": s.traffic.model_copy(
+                        update={"utilisation": min(1.0, s.traffic.utilisation * f)}
+                    )
+                }
+            ),
+        ),
+        (
+            "the quality bar",
+            lambda s, f: s.model_copy(
+                update={
+                    "scoring": s.scoring.model_copy(
+                        update={
+                            "bar": s.scoring.bar.model_copy(
+                                update={"threshold": s.scoring.bar.threshold * f}
+                            )
+                        }
+                    )
+                }
+            ),
+        ),
+    ]
+    for field, label in (
+        ("ttft_p99_ms", "the TTFT limit"),
+        ("tpot_p99_ms", "the TPOT limit"),
+        ("e2e_p99_ms", "the end-to-end limit"),
+    ):
+        if getattr(spec.slo, field) is None:
+            continue
+        out.append(
+            (
+                label,
+                lambda s, f, field=field: s.model_copy(  # type: ignore[misc]
+                    update={"slo": s.slo.model_copy(update={field: getattr(s.slo, field) * f})}
+                ),
+            )
+        )
+    return out
+
+
+def robustness(
+    spec: PackSpec,
+    analyses: Sequence[CandidateAnalysis],
+    checks: Sequence[CheckResult],
+    recommendation: str | None,
+) -> Robustness:
+    """The margin to the runner-up and the smallest change of each input that flips the call."""
+    standings = {s.id: s for s in _standings(spec, analyses, checks)}
+    order = ranked(
+        spec.objective, spec.scoring.direction == "higher_is_better", list(standings.values())
+    )
+    runner_up = order[1] if len(order) > 1 else None
+    margin = None
+    if recommendation is not None and runner_up is not None:
+        best, second = standings[recommendation], standings[runner_up]
+        if best.per_month and second.per_month is not None:
+            margin = second.per_month / best.per_month - 1
+    flips: list[Flip] = []
+    for c in spec.candidates:
+        other = "accelerator" if c.price.billed_per == "server" else "server"
+        changed = _with_candidate(
+            spec,
+            c.id,
+            lambda cand, other=other: cand.model_copy(  # type: ignore[misc]
+                update={"price": cand.price.model_copy(update={"billed_per": other})}
+            ),
+        )
+        becomes = _winner(changed, analyses, checks)
+        flips.append(
+            Flip(
+                input=f"{c.id}'s billing basis",
+                change=f"billed per {other}" if becomes != recommendation else "none",
+                becomes=becomes if becomes != recommendation else None,
+                relative=None,
+            )
+        )
+    for name, apply in _continuous(spec):
+        flips.append(_search(spec, analyses, checks, recommendation, name, apply))
+    return Robustness(
+        recommendation=recommendation,
+        runner_up=runner_up,
+        margin=margin,
+        billing={c.id: c.price.billed_per for c in spec.candidates},
+        common_basis={
+            basis: tuple(
+                ranked(
+                    spec.objective,
+                    spec.scoring.direction == "higher_is_better",
+                    _standings(_all_billed(spec, basis), analyses, checks),
+                )
+            )
+            for basis in ("server", "accelerator")
+        },
+        flips=tuple(flips),
+        sentence=_sentence(recommendation, runner_up, margin, flips),
+    )
+
+
+def _all_billed(spec: PackSpec, basis: str) -> PackSpec:
+    return spec.model_copy(
+        update={
+            "candidates": [
+                c.model_copy(update={"price": c.price.model_copy(update={"billed_per": basis})})
+                for c in spec.candidates
+            ]
+        }
+    )
+
+
+def _search(
+    spec: PackSpec,
+    analyses: Sequence[CandidateAnalysis],
+    checks: Sequence[CheckResult],
+    recommendation: str | None,
+    name: str,
+    apply: Callable[[PackSpec, float], PackSpec],
+) -> Flip:
+    """The smallest change of one input (1% steps, up to +-50%) that changes the call."""
+    for step in STEPS:
+        for sign in (1, -1):
+            factor = 1 + sign * step / 100
+            becomes = _winner(apply(spec, factor), analyses, checks)
+            if becomes != recommendation:
+                verb = "rises" if sign > 0 else "falls"
+                return Flip(
+                    input=name,
+                    change=f"{verb} {step}%",
+                    becomes=becomes,
+                    relative=sign * step / 100,
+                )
+    return Flip(input=name, change="none within +-50%", becomes=None, relative=None)
+
+
+def _sentence(
+    recommendation: str | None, runner_up: str | None, margin: float | None, flips: Sequence[Flip]
+) -> str:
+    if recommendation is None:
+        return "No candidate is recommended, so nothing can flip."
+    if runner_up is None:
+        close = f"{recommendation} is the only eligible candidate"
+    elif margin is not None:
+        close = f"the runner-up {runner_up} costs {margin:.0%} more per month than {recommendation}"
+    else:
+        close = f"{recommendation} ranks ahead of the runner-up {runner_up}"
+    active = [f for f in flips if f.becomes is not None or f.change != "none"]
+    active = [f for f in active if f.change not in ("none", "none within +-50%")]
+    if not active:
+        return f"{close}; no single input changed by up to 50% (or a billing basis) flips it."
+    basis = [f for f in active if f.relative is None]
+    scaled = sorted(
+        (f for f in active if f.relative is not None), key=lambda f: abs(f.relative or 0)
+    )
+    parts = [
+        f"{f.input.removesuffix(' billing basis').removesuffix(chr(39) + 's')} is {f.change}"
+        for f in basis
+    ]
+    parts += [f"{f.input} {f.change}" for f in scaled[:2]]
+    return f"{close}; it holds unless {' or '.join(parts)}."

@@ -200,10 +200,9 @@ def test_a_price_change_that_flips_the_recommendation_fails(
     chosen = next(c for c in doc["candidates"] if c["id"] == "mi325x-vllm")
     assert chosen["cost_per_month"]["relative"] == pytest.approx(5.0 / 2.9 - 1)
     assert [i["pack_path"] for i in doc["inputs"]] == ["inputs/pack.yaml"]
-    decision = next(c for c in doc["checks"] if c["id"] == "DECISION")
-    assert (decision["old_status"], decision["new_status"]) == ("PASS", "WARN")
-    assert decision["old_reason"]
-    assert decision["new_reason"]
+    # DECISION warns on both sides (the old for the mixed billing bases, the new because the
+    # chosen candidate is no longer the recommendation): its status did not change
+    assert not [c for c in doc["checks"] if c["id"] == "DECISION"]
 
 
 def test_a_tampered_pack_fails_verification_and_nothing_is_compared(

@@ -161,7 +161,8 @@ def test_page_one_carries_what_procurement_signs(
         f"{others} more on the other candidates"
     ) in text
     for check in standing:
-        assert f"WARN {check.id} {chosen}: {check.reason[:40]}" in text
+        who = f" {check.candidate}" if check.candidate else ""
+        assert f"WARN {check.id}{who}: {check.reason[:40]}" in text
     # "Failed checks: none" never stands beside warnings.
     assert "none" not in text.split("Candidate Eligible", 1)[1].split("Pack digest", 1)[0]
     assert "warnings: C1" in text

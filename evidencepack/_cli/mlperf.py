@@ -132,6 +132,8 @@ def _table(rows: Sequence[Any]) -> str:
         parts = r.key.split("/")
         cut = -2 if len(parts) > 2 else -1  # loadgen/<folder>: the folder alone
         group, leaf = "/".join(parts[:cut]), "/".join(parts[cut:])
+        if len(parts) > 2 and parts[-1] != r.scenario:
+            leaf += f" ({r.scenario})"  # v5.0: llama2-70b-interactive-99/Server is Interactive
         unit = r.headline_unit or ""
         headline = fmt(r.headline_value) + (" " + _UNITS.get(unit, unit) if unit else "")
         checks = "FAIL" if not r.checks_ok else ("ok" if r.round else "not run")

@@ -83,9 +83,30 @@ def resolve_benchmark(name: str) -> ResolvedBenchmark | None:
     return None
 
 
+# The checker's last resort for a folder name it cannot map (``get_mlperf_model``: "try to
+# guess, keep this for backwards compatibility"): these substrings name a non-LLM benchmark,
+# as in open-division folders such as ``bert-base-pruned90-none-bert-99``. Checked in order.
+_GUESSED: tuple[tuple[str, str], ...] = (
+    ("mobilenet", "resnet"),
+    ("efficientnet", "resnet"),
+    ("resnet50", "resnet"),
+    ("bert-99.9", "bert-99.9"),
+    ("bert-99", "bert-99"),
+)
+
+
+def out_of_scope_benchmark(name: str) -> str | None:
+    """The non-LLM MLPerf benchmark a folder or model name stands for (by its exact name, else
+    by the checker's substring guesses), or None."""
+    text = _normalise(name)
+    if text in OUT_OF_SCOPE:
+        return text
+    return next((benchmark for part, benchmark in _GUESSED if part in text), None)
+
+
 def out_of_scope(name: str) -> bool:
     """Whether a benchmark name is one of MLPerf's non-LLM benchmarks."""
-    return _normalise(name) in OUT_OF_SCOPE
+    return out_of_scope_benchmark(name) is not None
 
 
 def resolve_scenario(folder: str) -> str | None:

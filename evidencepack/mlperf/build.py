@@ -20,7 +20,7 @@ from .benchmarks import (
     SAMPLE_HEADLINE,
     ResolvedBenchmark,
     benchmark_from_run_folder,
-    out_of_scope,
+    out_of_scope_benchmark,
     resolve_benchmark,
     resolve_scenario,
 )
@@ -52,6 +52,10 @@ class NotAPerformanceRun(InputError):
 
 class OutOfScope(NotAPerformanceRun):
     """A result of a non-LLM benchmark (resnet, yolo, ...): skipped with its reason."""
+
+
+class IgnoredScenario(NotAPerformanceRun):
+    """A run in a scenario its benchmark folder does not have (the checker ignores it)."""
 
 
 @dataclass
@@ -164,6 +168,7 @@ def build_result(
             "mlperf_log_summary.txt (missing performance logs)"
         )
     resolved, mapped_by = _benchmark(files, benchmark, names)
+    _require_interactive_scenario(files, resolved)
     log = parse_run(names.private_or_none(files.detail), names.private_or_none(files.summary))
     if not log.is_performance_run:
         raise NotAPerformanceRun(
@@ -271,9 +276,13 @@ def _benchmark(
     resolved = names.resolve(files)
     if resolved is None:
         model = names.model_of(files)
-        if out_of_scope(model):
+        official = out_of_scope_benchmark(model)
+        if official is not None:
+            same = official == model.strip().lower()
+            named = "" if same else f" (the checker reads it as {official})"
             raise OutOfScope(
-                f"{files.results_dir}: {model!r} is not an LLM benchmark: out of scope, skipped"
+                f"{files.results_dir}: {model!r}{named} is not an LLM benchmark: out of scope, "
+                "skipped"
             )
         raise InputError(
             f"{files.results_dir}: unknown benchmark {files.benchmark_dir!r} (LLM benchmarks: "
@@ -281,6 +290,24 @@ def _benchmark(
             f"{files.submitter_dir} or the round's summary_results.json)"
         )
     return resolved
+
+
+def _require_interactive_scenario(files: ResultFiles, resolved: ResolvedBenchmark | None) -> None:
+    """v5.0 filed Interactive results in a benchmark folder (``llama2-70b-interactive-99``) whose
+    only scenario is Server. Any other run there (an Offline one) gets no key of its own: it is
+    not the system's Offline result (that is ``llama2-70b-99/Offline``) and the checker ignores a
+    scenario that is neither required nor optional for the benchmark, so the official table
+    holds no such row. It is skipped with that reason, never stored as a second
+    ``llama2-70b-99`` Offline result."""
+    if not files.in_tree or resolved is None or not resolved.interactive:
+        return
+    folder = resolve_scenario(files.scenario_dir)
+    if folder not in ("Server", "Interactive"):
+        raise IgnoredScenario(
+            f"{files.results_dir}: a {files.scenario_dir} run filed under the interactive "
+            f"benchmark folder {files.benchmark_dir!r} (whose only scenario is Server): the "
+            "checker ignores it and the official table has no such result, skipped"
+        )
 
 
 def _scenario(files: ResultFiles, log: LoadgenLog, resolved: ResolvedBenchmark | None) -> str:

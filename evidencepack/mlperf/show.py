@@ -63,7 +63,7 @@ def _result_fields(r: MlperfResult) -> list[tuple[str, str]]:
         ("division", r.division or "-"),
         ("submitter", r.submitter or "-"),
         ("benchmark", f"{r.benchmark or '?'} (folder {r.benchmark_dir})"),
-        ("scenario", r.scenario),
+        ("scenario", r.scenario + _filed_as(r)),
         (
             "validity",
             r.validity + (f": {'; '.join(r.invalid_reasons)}" if r.invalid_reasons else ""),
@@ -80,6 +80,13 @@ def _result_fields(r: MlperfResult) -> list[tuple[str, str]]:
         ("seeds of", r.seed_round or "no known round"),
     ]
     return fields
+
+
+def _filed_as(r: MlperfResult) -> str:
+    folder = r.key.rsplit("/", 1)[-1]
+    if r.key.startswith("loadgen/") or folder == r.scenario:
+        return ""
+    return f" (LoadGen ran {folder}; the folder {r.benchmark_dir}/{folder} names it {r.scenario})"
 
 
 def _system_fields(r: MlperfResult) -> list[tuple[str, str]]:

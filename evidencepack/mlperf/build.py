@@ -54,10 +54,6 @@ class OutOfScope(NotAPerformanceRun):
     """A result of a non-LLM benchmark (resnet, yolo, ...): skipped with its reason."""
 
 
-class IgnoredScenario(NotAPerformanceRun):
-    """A run in a scenario its benchmark folder does not have (the checker ignores it)."""
-
-
 @dataclass
 class ImportContext:
     """What one import reads once and shares between results: name mappings, file digests,
@@ -168,7 +164,6 @@ def build_result(
             "mlperf_log_summary.txt (missing performance logs)"
         )
     resolved, mapped_by = _benchmark(files, benchmark, names)
-    _require_interactive_scenario(files, resolved)
     log = parse_run(names.private_or_none(files.detail), names.private_or_none(files.summary))
     if not log.is_performance_run:
         raise NotAPerformanceRun(
@@ -217,7 +212,7 @@ def build_result(
         system=files.system,
         system_name=system.system_name if system else None,
         location=files.location,
-        benchmark=resolved.benchmark if resolved else None,
+        benchmark=_stored_benchmark(files, resolved),
         benchmark_dir=files.benchmark_dir,
         model_family=BENCHMARKS[resolved.benchmark] if resolved else None,
         scenario=scenario,  # type: ignore[arg-type]
@@ -292,22 +287,23 @@ def _benchmark(
     return resolved
 
 
-def _require_interactive_scenario(files: ResultFiles, resolved: ResolvedBenchmark | None) -> None:
-    """v5.0 filed Interactive results in a benchmark folder (``llama2-70b-interactive-99``) whose
-    only scenario is Server. Any other run there (an Offline one) gets no key of its own: it is
-    not the system's Offline result (that is ``llama2-70b-99/Offline``) and the checker ignores a
-    scenario that is neither required nor optional for the benchmark, so the official table
-    holds no such row. It is skipped with that reason, never stored as a second
-    ``llama2-70b-99`` Offline result."""
-    if not files.in_tree or resolved is None or not resolved.interactive:
-        return
+def _stored_benchmark(files: ResultFiles, resolved: ResolvedBenchmark | None) -> str | None:
+    """The benchmark a result is stored (and listed) under; its rules are ``resolved``'s.
+
+    v5.0 filed Interactive runs in benchmark folders (``llama2-70b-interactive-99``) and its
+    checker required both Server and Offline there. The Server run is the Interactive result of
+    ``llama2-70b-99``. The Offline run is not the system's Offline result (that is
+    ``llama2-70b-99/Offline``): the official table lists it under the model
+    ``llama2-70b-interactive-99``, so it is stored under that name (key: its folder,
+    ``.../llama2-70b-interactive-99/Offline``), never as a second ``llama2-70b-99`` Offline
+    result; the rules it is held to are ``llama2-70b-99``'s (the checker's are the same).
+    """
+    if resolved is None:
+        return None
     folder = resolve_scenario(files.scenario_dir)
-    if folder not in ("Server", "Interactive"):
-        raise IgnoredScenario(
-            f"{files.results_dir}: a {files.scenario_dir} run filed under the interactive "
-            f"benchmark folder {files.benchmark_dir!r} (whose only scenario is Server): the "
-            "checker ignores it and the official table has no such result, skipped"
-        )
+    if files.in_tree and resolved.interactive and folder not in ("Server", "Interactive"):
+        return files.benchmark_dir.strip().lower()
+    return resolved.benchmark
 
 
 def _scenario(files: ResultFiles, log: LoadgenLog, resolved: ResolvedBenchmark | None) -> str:

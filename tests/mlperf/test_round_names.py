@@ -82,21 +82,25 @@ def test_offline_run_in_interactive_folder_is_no_second_offline_result(
     tree = _v50_interactive_tree(copy_result, tmp_path)
     with Store() as store:
         report = import_path(store, tree, round="v5.0")
-        rows = list_results(store, benchmark="llama2-70b-99")
+        plain = list_results(store, benchmark="llama2-70b-99")
+        family = list_results(store, benchmark="llama2-70b")
         results = {r.key: r for r in load_results(store)}
     prefix = "v5.0/closed/AMD/8xMI300X_2xEPYC_9575F"
     assert report.rejected == ()
-    assert sorted(results) == [
-        f"{prefix}/llama2-70b-99/Offline",
-        f"{prefix}/llama2-70b-interactive-99/Server",
+    assert report.skipped == ()
+    assert [(r.key.removeprefix(prefix), r.benchmark, r.scenario) for r in plain] == [
+        ("/llama2-70b-99/Offline", "llama2-70b-99", "Offline"),
+        ("/llama2-70b-interactive-99/Server", "llama2-70b-99", "Interactive"),
     ]
-    (skipped,) = report.skipped
-    assert skipped.location.endswith("llama2-70b-interactive-99/Offline")
-    assert "checker ignores it" in skipped.reason
-    assert [(r.scenario, r.key.split("/")[-2]) for r in rows] == [
-        ("Offline", "llama2-70b-99"),
-        ("Interactive", "llama2-70b-interactive-99"),
+    assert [(r.key.removeprefix(prefix), r.benchmark, r.scenario) for r in family] == [
+        ("/llama2-70b-99/Offline", "llama2-70b-99", "Offline"),
+        ("/llama2-70b-interactive-99/Offline", "llama2-70b-interactive-99", "Offline"),
+        ("/llama2-70b-interactive-99/Server", "llama2-70b-99", "Interactive"),
     ]
+    filed = results[f"{prefix}/llama2-70b-interactive-99/Offline"]
+    assert filed.model_family == "llama2-70b"
+    rows = {c.rule: c for c in filed.checks}
+    assert rows["round.benchmark"].actual == "llama2-70b-99"  # held to llama2-70b-99's rules
     text = describe(results[f"{prefix}/llama2-70b-interactive-99/Server"])
     assert "  scenario     Interactive (LoadGen ran Server; the folder" in text
 

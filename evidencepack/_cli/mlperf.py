@@ -118,7 +118,7 @@ def _table(rows: Sequence[Any]) -> str:
     def fmt(value: float | None, digits: int = 6) -> str:
         return "-" if value is None else f"{value:.{digits}g}"
 
-    header = (
+    header: tuple[str, ...] = (
         "benchmark/scenario",
         "validity",
         "checks",
@@ -127,6 +127,9 @@ def _table(rows: Sequence[Any]) -> str:
         "TPOT",
         "accel",
     )
+    with_power = any(r.power_metric is not None for r in rows)
+    if with_power:
+        header = (*header, "power")
     groups: dict[str, list[tuple[str, ...]]] = {}
     for r in rows:
         parts = r.key.split("/")
@@ -137,17 +140,19 @@ def _table(rows: Sequence[Any]) -> str:
         unit = r.headline_unit or ""
         headline = fmt(r.headline_value) + (" " + _UNITS.get(unit, unit) if unit else "")
         checks = "FAIL" if not r.checks_ok else ("ok" if r.round else "not run")
-        groups.setdefault(group, []).append(
-            (
-                leaf,
-                r.validity,
-                checks,
-                headline,
-                fmt(r.ttft_p99_ms, 4),
-                fmt(r.tpot_p99_ms, 4),
-                "-" if r.accelerators_total is None else str(r.accelerators_total),
-            )
+        cells: tuple[str, ...] = (
+            leaf,
+            r.validity,
+            checks,
+            headline,
+            fmt(r.ttft_p99_ms, 4),
+            fmt(r.tpot_p99_ms, 4),
+            "-" if r.accelerators_total is None else str(r.accelerators_total),
         )
+        if with_power:
+            power_unit = {"watts": "W", "millijoules": "mJ"}.get((r.power_unit or "").lower(), "")
+            cells = (*cells, f"{fmt(r.power_metric, 5)} {power_unit}".strip())
+        groups.setdefault(group, []).append(cells)
     table = [header] + [line for lines in groups.values() for line in lines]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     widths[0] = max(12, min(widths[0], _TABLE_WIDTH - 2 - sum(w + 2 for w in widths[1:])))
@@ -164,6 +169,8 @@ def _table(rows: Sequence[Any]) -> str:
         f"{len(rows)} result(s); checks: ok (the round's rules passed), FAIL, not run (no "
         "round); TTFT, TPOT: p99 in ms"
     )
+    if with_power:
+        out.append("power: the system's average W, or mJ per query (SingleStream, MultiStream)")
     out.append("the key is the group line + benchmark/scenario; 'mlperf show KEY' says why")
     return "\n".join(out)
 

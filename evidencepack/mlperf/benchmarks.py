@@ -27,6 +27,8 @@ BENCHMARKS: dict[str, str] = {
     "gpt-oss-120b": "gpt-oss-120b",
     # v6.0's vision-language LLM; the official table reports it in samples (queries) per second
     "qwen3-vl-235b-a22b": "qwen3-vl-235b-a22b",
+    # v6.1's "agentic edge" benchmark (BFCL v4 function calling), measured with the endpoint tool
+    "qwen3.6-27b": "qwen3.6-27b",
 }
 
 # LLM benchmarks whose headline is samples/s (Offline) and queries/s (Server), not tokens/s

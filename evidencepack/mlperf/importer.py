@@ -20,7 +20,8 @@ from ..errors import InputError
 from ..store import Store
 from ..store.mlperf import bulk_insert_sql, write_ndjson
 from .benchmarks import resolve_scenario
-from .build import ImportContext, NotAPerformanceRun, Reader, build_result, read_in_place
+from .build import NotAPerformanceRun, build_result
+from .context import ImportContext, Reader, read_in_place
 from .models import ImportReport, MlperfResult, Rejection
 from .rules import KNOWN_ROUNDS
 from .system import SystemInfo
@@ -249,9 +250,11 @@ def _result_row(result: MlperfResult, system: SystemInfo | None) -> dict[str, An
             "checks",
             "sources",
             "notes",
+            "power",
         }
     )
     primary = result.primary_runtime
+    power = result.power
     row.update(
         invalid_reasons=list(result.invalid_reasons),
         latency_p99_ms=result.latency_ms.get("p99"),
@@ -260,13 +263,18 @@ def _result_row(result: MlperfResult, system: SystemInfo | None) -> dict[str, An
         system_id=system.system_id if system else None,
         sources_sha256=fingerprint(result),
         record=result.model_dump(mode="json"),
+        power_source=power.source if power else None,
+        power_watts=power.average_watts if power else None,
+        power_metric=power.metric_value if power else None,
+        power_unit=power.metric_unit if power else None,
+        joules_per_token=power.joules_per_token if power else None,
     )
     return row
 
 
 def _system_row(system: SystemInfo, digests: Mapping[str, str]) -> dict[str, Any]:
     sha = digests[system.path]
-    row = system.model_dump(exclude={"stack", "raw_json", "notes"})
+    row = system.model_dump(exclude={"stack", "raw_json", "notes"}, mode="json")
     row.update(
         sha256=sha,
         stack_raw=system.stack.raw,

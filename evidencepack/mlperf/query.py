@@ -51,6 +51,14 @@ class ListRow(StrictModel):
     precision: str | None
     runtime: str | None
     runtime_version: str | None
+    model_family: str | None = None
+    log_source: str | None = None
+    power_source: str | None = None
+    power_watts: float | None = None
+    power_metric: float | None = None
+    power_unit: str | None = None
+    joules_per_token: float | None = None
+    design_power_watts: float | None = None
 
 
 class MlperfListing(StrictModel):

@@ -11,6 +11,7 @@ import difflib
 
 from ..errors import InputError
 from ..store import Store
+from .energy import energy_figures
 from .models import CheckRow, MlperfResult
 from .query import load_results
 
@@ -42,6 +43,8 @@ def describe(result: MlperfResult) -> str:
     lines = [result.key, ""]
     lines += _section("result", _result_fields(result))
     lines += _section("system", _system_fields(result))
+    if result.power is not None:
+        lines += _section("power", _power_fields(result))
     if result.accuracy:
         metrics = ", ".join(f"{k} {v:g}" for k, v in sorted(result.accuracy.items()))
         lines += _section("accuracy", [("metrics", metrics), ("TEST06", result.test06 or "-")])
@@ -108,6 +111,30 @@ def _system_fields(r: MlperfResult) -> list[tuple[str, str]]:
         ),
         ("stack text", r.stack_raw or "-"),
     ]
+
+
+def _power_fields(r: MlperfResult) -> list[tuple[str, str]]:
+    p = r.power
+    assert p is not None
+    energy = energy_figures(r)
+    source = (
+        f"measured: {p.readings} reading(s) of {p.readings_path}"
+        if p.source == "measured"
+        else f"the official table only ({p.table_row})"
+    )
+    fields = [
+        ("figure", _value(p.metric_value, p.metric_unit)),
+        ("average", _value(p.average_watts, "W")),
+        ("scope", p.scope),
+        ("per token", _value(p.joules_per_token, "J")),
+        ("per 1M tokens", _value(energy.kwh_per_million_tokens, "kWh") if energy else "-"),
+        ("per sample", _value(p.joules_per_sample, "J")),
+        ("window", f"{p.window_begin} .. {p.window_end} ({_value(p.window_s, 's')})"),
+        ("source", source),
+        ("table", f"{_value(p.table_value, p.table_unit)} ({p.table_row})" if p.table_row else "-"),
+        ("design", _value(r.design_power_watts, "W")),
+    ]
+    return [(k, v) for k, v in fields if v and not v.startswith("None")]
 
 
 def _checks(result: MlperfResult) -> list[str]:

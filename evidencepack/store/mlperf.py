@@ -16,11 +16,14 @@ no failed row in ``mlperf_checks``); metrics (``headline_value`` + ``headline_un
 ``accelerator``, ``accelerators_per_node``, ``nodes``, ``accelerators_total``, ``precision``
 normalised, ``precision_raw``, ``runtime``/``runtime_version`` = primary runtime,
 ``stack_raw``); ``accuracy`` (JSON metrics), ``accuracy_hash``, ``test06`` pass/fail;
-``sources_sha256`` (digest over the result's files: re-importing them adds nothing) and
-``record`` (the whole MlperfResult as JSON, what ``load_results`` returns).
+``sources_sha256`` (digest over the result's files: re-importing them adds nothing),
+``record`` (the whole MlperfResult as JSON, what ``load_results`` returns); power (``power_source``
+measured/table, ``power_watts`` average system watts, ``power_metric`` + ``power_unit`` the
+official figure, W or mJ per query, ``joules_per_token``) and ``design_power_watts``.
 
 ``mlperf_systems``: one row per system description, PRIMARY KEY ``system_id``
-(``<round>/<division>/<submitter>/<system>``), with ``path``, ``sha256``, the normalised fields,
+(``<round>/<division>/<submitter>/<system>``), with ``path``, ``sha256``, the normalised fields
+(``accelerator_types``: each kind of accelerator with its count per node; ``design_power_watts``),
 ``stack_raw``, ``notes`` (what could not be read) and ``raw`` JSON.
 
 ``mlperf_stack_components``: (``system_id``, ``position``) -> ``kind`` runtime/platform/library/
@@ -93,6 +96,12 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("test06", "VARCHAR"),
         ("sources_sha256", "VARCHAR"),
         ("record", "JSON"),
+        ("power_source", "VARCHAR"),
+        ("power_watts", "DOUBLE"),
+        ("power_metric", "DOUBLE"),
+        ("power_unit", "VARCHAR"),
+        ("joules_per_token", "DOUBLE"),
+        ("design_power_watts", "DOUBLE"),
     ),
     "mlperf_systems": (
         ("system_id", "VARCHAR"),
@@ -111,6 +120,8 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("host_processor", "VARCHAR"),
         ("host_processors_per_node", "INTEGER"),
         ("operating_system", "VARCHAR"),
+        ("design_power_watts", "DOUBLE"),
+        ("accelerator_types", "JSON"),
         ("stack_raw", "VARCHAR"),
         ("notes", "VARCHAR[]"),
         ("raw", "JSON"),

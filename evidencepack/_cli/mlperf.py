@@ -77,7 +77,7 @@ def _cmd_mlperf_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_mlperf_list(args: argparse.Namespace) -> int:
-    from ..mlperf.query import MlperfListing, list_results
+    from ..mlperf.query import MlperfListing, list_results, list_training
     from ..store import Store
 
     opts = MlperfListOptions(
@@ -89,19 +89,33 @@ def _cmd_mlperf_list(args: argparse.Namespace) -> int:
         rows = list_results(
             store, benchmark=opts.benchmark, scenario=opts.scenario, accelerator=opts.accelerator
         )
-    listing = MlperfListing(db=str(opts.db), results=tuple(rows))
-    emit(listing.model_dump(mode="json"), as_json=opts.json, text=_table(rows))
+        training = [] if opts.scenario else list_training(store, benchmark=opts.benchmark)
+    if opts.accelerator:
+        wanted = opts.accelerator.lower()
+        training = [t for t in training if wanted in (t.accelerator or "").lower()]
+    listing = MlperfListing(db=str(opts.db), results=tuple(rows), training=tuple(training))
+    text = _table(rows) if rows or not training else ""
+    if training:
+        text = (text + "\n\n" if text else "") + _training_table(training)
+    emit(listing.model_dump(mode="json"), as_json=opts.json, text=text)
     return EXIT_OK
 
 
 def _cmd_mlperf_show(args: argparse.Namespace) -> int:
     from ..mlperf.show import describe, find_result
+    from ..mlperf.training_show import describe_training, find_training
     from ..store import Store
 
     opts = MlperfShowOptions(Path(args.db), args.key, args.json)
     if not opts.db.is_file():
         raise InputError(f"{opts.db}: no such evidence store (run 'evidencepack mlperf import')")
     with Store(opts.db) as store:
+        if opts.key.startswith("training/"):
+            trained = find_training(store, opts.key)
+            emit(
+                trained.model_dump(mode="json"), as_json=opts.json, text=describe_training(trained)
+            )
+            return EXIT_OK
         result = find_result(store, opts.key)
     emit(result.model_dump(mode="json"), as_json=opts.json, text=describe(result))
     return EXIT_OK
@@ -172,6 +186,21 @@ def _table(rows: Sequence[Any]) -> str:
     if with_power:
         out.append("power: the system's average W, or mJ per query (SingleStream, MultiStream)")
     out.append("the key is the group line + benchmark/scenario; 'mlperf show KEY' says why")
+    return "\n".join(out)
+
+
+def _training_table(rows: Sequence[Any]) -> str:
+    """MLPerf Training results, apart from inference: time to train and the runs it used."""
+    out = ["MLPerf Training (time to train; a situational reference, not serving capacity):"]
+    for r in rows:
+        ttt = "-" if r.time_to_train_min is None else f"{r.time_to_train_min:.4g} min"
+        accel = "-" if r.accelerators_total is None else str(r.accelerators_total)
+        out.append(_shorten(r.key, _TABLE_WIDTH))
+        out.append(
+            f"  {ttt:<12} runs {r.runs_used}/{r.runs_total} used  accel {accel:<5} "
+            f"checks {'ok' if r.checks_ok else 'FAIL'}"
+        )
+    out.append(f"{len(rows)} training result(s); 'mlperf show KEY' lists each run")
     return "\n".join(out)
 
 

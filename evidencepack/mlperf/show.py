@@ -7,13 +7,10 @@ was re-applied, with the limit and the measured value side by side; a rule that 
 
 from __future__ import annotations
 
-import difflib
-
-from ..errors import InputError
 from ..store import Store
 from .energy import energy_figures
 from .models import CheckRow, MlperfResult
-from .query import load_results
+from .query import load_results, unknown_key
 
 _STATUS = {"pass": "pass", "fail": "FAIL", "skip": "not checked"}
 
@@ -23,12 +20,7 @@ def find_result(store: Store, key: str) -> MlperfResult:
     found = load_results(store, [key])
     if found:
         return found[0]
-    keys = [row["key"] for row in store.rows("SELECT key FROM mlperf_results ORDER BY key")]
-    near = difflib.get_close_matches(key, keys, n=3, cutoff=0.6)
-    hint = f"; did you mean {' or '.join(repr(k) for k in near)}?" if near else ""
-    if not keys:
-        hint = " (the store holds no MLPerf result: run 'evidencepack mlperf import')"
-    raise InputError(f"no MLPerf result {key!r} in the store{hint}")
+    raise unknown_key(store, "mlperf_results", key)
 
 
 def checks_label(result: MlperfResult) -> str:

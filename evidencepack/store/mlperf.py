@@ -36,6 +36,17 @@ driver, ``name``, ``version``, ``field`` (framework/other_software_stack), ``tex
 is also in ``files``.
 
 ``mlperf_rejections``: (``location``, ``reason``) -> ``problems`` (``file:line: ...``).
+
+``mlperf_training_results``: one row per MLPerf Training result, PRIMARY KEY ``key``
+(``training/<round>/<division>/<submitter>/<system>/<benchmark>``): the reference ``model``,
+``dataset``, ``quality_metric`` and ``quality_target``, ``time_to_train_min`` (the olympic
+average ``olympic_min`` times ``scaling_factor``), ``runs_total``/``runs_used``, the system's
+``accelerator``/``accelerators_total``, ``checks_ok`` (its check rows are in ``mlperf_checks``,
+its files in ``mlperf_result_files``) and ``record`` (the whole TrainingResult).
+
+``mlperf_training_runs``: (``key``, ``path``) -> each run's ``run_start_ms``/``run_stop_ms``,
+``minutes``, ``status``, ``converged``, ``used`` by the score, ``last_eval``, ``target``,
+``line`` (its ``run_stop``).
 """
 
 from __future__ import annotations
@@ -152,6 +163,41 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("sha256", "VARCHAR"),
         ("size_bytes", "BIGINT"),
     ),
+    "mlperf_training_results": (
+        ("key", "VARCHAR"),
+        ("round", "VARCHAR"),
+        ("division", "VARCHAR"),
+        ("submitter", "VARCHAR"),
+        ("system", "VARCHAR"),
+        ("benchmark", "VARCHAR"),
+        ("model", "VARCHAR"),
+        ("dataset", "VARCHAR"),
+        ("quality_metric", "VARCHAR"),
+        ("quality_target", "DOUBLE"),
+        ("time_to_train_min", "DOUBLE"),
+        ("olympic_min", "DOUBLE"),
+        ("scaling_factor", "DOUBLE"),
+        ("runs_total", "INTEGER"),
+        ("runs_used", "INTEGER"),
+        ("accelerator", "VARCHAR"),
+        ("accelerators_total", "INTEGER"),
+        ("checks_ok", "BOOLEAN"),
+        ("sources_sha256", "VARCHAR"),
+        ("record", "JSON"),
+    ),
+    "mlperf_training_runs": (
+        ("key", "VARCHAR"),
+        ("path", "VARCHAR"),
+        ("run_start_ms", "BIGINT"),
+        ("run_stop_ms", "BIGINT"),
+        ("minutes", "DOUBLE"),
+        ("status", "VARCHAR"),
+        ("converged", "BOOLEAN"),
+        ("used", "BOOLEAN"),
+        ("last_eval", "DOUBLE"),
+        ("target", "DOUBLE"),
+        ("line", "INTEGER"),
+    ),
     "mlperf_rejections": (
         ("location", "VARCHAR"),
         ("reason", "VARCHAR"),
@@ -166,6 +212,8 @@ _PRIMARY_KEYS = {
     "mlperf_checks": ("key", "position"),
     "mlperf_result_files": ("key", "role"),
     "mlperf_rejections": ("location", "reason"),
+    "mlperf_training_results": ("key",),
+    "mlperf_training_runs": ("key", "path"),
 }
 _NOT_NULL = {
     "mlperf_results": {
@@ -186,6 +234,8 @@ _NOT_NULL = {
     "mlperf_checks": {"rule", "expected", "actual", "status", "source"},
     "mlperf_result_files": {"path", "sha256", "size_bytes"},
     "mlperf_rejections": {"problems"},
+    "mlperf_training_results": {"submitter", "system", "benchmark", "sources_sha256", "record"},
+    "mlperf_training_runs": {"run_start_ms", "run_stop_ms", "minutes", "converged", "used"},
 }
 
 

@@ -159,6 +159,7 @@ def build_result(
         notes=tuple(notes) + (system.notes if system else ()),
         power=power,
         design_power_watts=design_watts,
+        accelerator_types=system.accelerator_types if system else (),
     )
     return result, system
 

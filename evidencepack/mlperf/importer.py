@@ -353,6 +353,7 @@ def _result_row(result: MlperfResult, system: SystemInfo | None) -> dict[str, An
             "sources",
             "notes",
             "power",
+            "accelerator_types",
         }
     )
     primary = result.primary_runtime

@@ -16,6 +16,7 @@ from pydantic import Field
 
 from .._models import Sha256Hex, StrictModel
 from .stack import StackComponent
+from .system import AcceleratorType
 
 CheckStatus = Literal["pass", "fail", "skip"]
 
@@ -123,6 +124,7 @@ class MlperfResult(StrictModel):
     notes: tuple[str, ...] = ()
     power: MlperfPower | None = None
     design_power_watts: float | None = None
+    accelerator_types: tuple[AcceleratorType, ...] = ()
 
     @property
     def primary_runtime(self) -> StackComponent | None:

@@ -148,3 +148,21 @@ def test_window_outside_the_testing_phase_fails(power_tree: Path, tmp_path: Path
     row = {c.rule: c for c in offline.checks}["power.window"]
     assert row.status == "fail"
     assert not offline.checks_ok
+
+
+def test_the_official_table_power_row_is_checked(
+    power_tree: Path, shared_data: Path, tmp_path: Path
+) -> None:
+    """The pair beside v5.1's own table: each figure is held to the table's power row."""
+    tree = _copy(power_tree, tmp_path)
+    shutil.copy(shared_data / "mlperf" / "v5.1" / "summary_results.json", tree)
+    with Store() as store:
+        import_path(store, tree)
+        results = {r.scenario: r for r in load_results(store)}
+    for scenario, watts in (("Offline", 9436.05296875), ("Server", 9011.0666666667)):
+        power = results[scenario].power
+        assert power is not None
+        assert (power.table_value, power.table_unit) == (watts, "Watts")
+        row = {c.rule: c for c in results[scenario].checks}["power.official_table"]
+        assert row.status == "pass", row
+    assert results["Offline"].round_source == "folder"

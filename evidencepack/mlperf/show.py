@@ -93,7 +93,7 @@ def _system_fields(r: MlperfResult) -> list[tuple[str, str]]:
             f"{r.accelerators_per_node if r.accelerators_per_node is not None else '?'})"
         )
     stack = [*r.runtime, *r.platform]
-    return [
+    fields = [
         ("system", r.system_name or r.system or "-"),
         ("accelerators", hardware),
         ("precision", r.precision or r.precision_raw or "-"),
@@ -103,6 +103,15 @@ def _system_fields(r: MlperfResult) -> list[tuple[str, str]]:
         ),
         ("stack text", r.stack_raw or "-"),
     ]
+    if len(r.accelerator_types) > 1:  # a system mixing accelerator types (v6.1)
+        mix = ", ".join(
+            f"{t.per_node if t.per_node is not None else '?'} x {t.name}"
+            for t in r.accelerator_types
+        )
+        fields.insert(2, ("per node", mix))
+    if r.design_power_watts is not None:
+        fields.append(("design power", _value(r.design_power_watts, "W")))
+    return fields
 
 
 def _power_fields(r: MlperfResult) -> list[tuple[str, str]]:

@@ -247,3 +247,28 @@ def test_mixed_accelerators_and_design_power() -> None:
     bad = normalise_system({"design_power_watts": "TBD W"}, path="s.json", system_id="x")
     assert bad.design_power_watts is None
     assert bad.notes == ("design_power_watts: 'TBD W' is not a wattage",)
+
+
+def test_a_mixed_accelerator_system_in_a_tree(v61: Path, tmp_path: Path, capsys: Any) -> None:
+    tree = _copy(v61, tmp_path)
+    system = tree / "closed" / "Atlas_Inference" / "systems" / "DGX_Spark_GB10.json"
+    data = json.loads(system.read_text(encoding="utf-8"))
+    data["accelerator_model_name"] = "NVIDIA GB10 + NVIDIA RTX PRO 6000"
+    data["accelerators_per_node"] = ["1", "2"]
+    data["design_power_watts"] = 1450
+    system.write_text(json.dumps(data), encoding="utf-8")
+    db = tmp_path / "e.duckdb"
+    assert main(["mlperf", "import", str(tree), "--db", str(db)]) == 0
+    key = "v6.1/closed/Atlas_Inference/DGX_Spark_GB10/qwen3.6-27b/SingleStream"
+    capsys.readouterr()
+    assert main(["mlperf", "show", key, "--db", str(db), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["accelerator_types"] == [
+        {"name": "NVIDIA GB10", "per_node": 1},
+        {"name": "NVIDIA RTX PRO 6000", "per_node": 2},
+    ]
+    assert (shown["accelerators_total"], shown["design_power_watts"]) == (3, 1450.0)
+    assert main(["mlperf", "show", key, "--db", str(db)]) == 0
+    text = capsys.readouterr().out
+    assert "  per node      1 x NVIDIA GB10, 2 x NVIDIA RTX PRO 6000" in text
+    assert "  design power  1450 W" in text

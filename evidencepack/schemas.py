@@ -30,6 +30,7 @@ def _documents() -> dict[str, type[BaseModel]]:
     from .inputs.formats.generic_scores import ScoreLine, ScoresHeader
     from .mlperf.models import ImportReport, MlperfResult
     from .mlperf.query import MlperfListing
+    from .mlperf.training_import import TrainingResult
     from .pack.manifest import EvidenceManifest
     from .pack.predicate import PackPredicate
     from .signing.statement import Statement
@@ -45,6 +46,7 @@ def _documents() -> dict[str, type[BaseModel]]:
         "mlperf-import-report.v1.schema.json": ImportReport,
         "mlperf-list.v1.schema.json": MlperfListing,
         "mlperf-result.v1.schema.json": MlperfResult,
+        "mlperf-training-result.v1.schema.json": TrainingResult,
         "pack-predicate.v1.schema.json": PackPredicate,
         "pack-statement.v1.schema.json": Statement,
         "verify-report.v1.schema.json": VerifyReport,

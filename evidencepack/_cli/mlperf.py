@@ -77,7 +77,7 @@ def _cmd_mlperf_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_mlperf_list(args: argparse.Namespace) -> int:
-    from ..mlperf.query import MlperfListing, list_results
+    from ..mlperf.query import MlperfListing, list_results, list_training
     from ..store import Store
 
     opts = MlperfListOptions(
@@ -89,19 +89,33 @@ def _cmd_mlperf_list(args: argparse.Namespace) -> int:
         rows = list_results(
             store, benchmark=opts.benchmark, scenario=opts.scenario, accelerator=opts.accelerator
         )
-    listing = MlperfListing(db=str(opts.db), results=tuple(rows))
-    emit(listing.model_dump(mode="json"), as_json=opts.json, text=_table(rows))
+        training = [] if opts.scenario else list_training(store, benchmark=opts.benchmark)
+    if opts.accelerator:
+        wanted = opts.accelerator.lower()
+        training = [t for t in training if wanted in (t.accelerator or "").lower()]
+    listing = MlperfListing(db=str(opts.db), results=tuple(rows), training=tuple(training))
+    text = _table(rows) if rows or not training else ""
+    if training:
+        text = (text + "\n\n" if text else "") + _training_table(training)
+    emit(listing.model_dump(mode="json"), as_json=opts.json, text=text)
     return EXIT_OK
 
 
 def _cmd_mlperf_show(args: argparse.Namespace) -> int:
     from ..mlperf.show import describe, find_result
+    from ..mlperf.training_show import describe_training, find_training
     from ..store import Store
 
     opts = MlperfShowOptions(Path(args.db), args.key, args.json)
     if not opts.db.is_file():
         raise InputError(f"{opts.db}: no such evidence store (run 'evidencepack mlperf import')")
     with Store(opts.db) as store:
+        if opts.key.startswith("training/"):
+            trained = find_training(store, opts.key)
+            emit(
+                trained.model_dump(mode="json"), as_json=opts.json, text=describe_training(trained)
+            )
+            return EXIT_OK
         result = find_result(store, opts.key)
     emit(result.model_dump(mode="json"), as_json=opts.json, text=describe(result))
     return EXIT_OK
@@ -118,7 +132,7 @@ def _table(rows: Sequence[Any]) -> str:
     def fmt(value: float | None, digits: int = 6) -> str:
         return "-" if value is None else f"{value:.{digits}g}"
 
-    header = (
+    header: tuple[str, ...] = (
         "benchmark/scenario",
         "validity",
         "checks",
@@ -127,25 +141,32 @@ def _table(rows: Sequence[Any]) -> str:
         "TPOT",
         "accel",
     )
+    with_power = any(r.power_metric is not None for r in rows)
+    if with_power:
+        header = (*header, "power")
     groups: dict[str, list[tuple[str, ...]]] = {}
     for r in rows:
         parts = r.key.split("/")
         cut = -2 if len(parts) > 2 else -1  # loadgen/<folder>: the folder alone
         group, leaf = "/".join(parts[:cut]), "/".join(parts[cut:])
+        if len(parts) > 2 and parts[-1] != r.scenario:
+            leaf += f" ({r.scenario})"  # v5.0: llama2-70b-interactive-99/Server is Interactive
         unit = r.headline_unit or ""
         headline = fmt(r.headline_value) + (" " + _UNITS.get(unit, unit) if unit else "")
         checks = "FAIL" if not r.checks_ok else ("ok" if r.round else "not run")
-        groups.setdefault(group, []).append(
-            (
-                leaf,
-                r.validity,
-                checks,
-                headline,
-                fmt(r.ttft_p99_ms, 4),
-                fmt(r.tpot_p99_ms, 4),
-                "-" if r.accelerators_total is None else str(r.accelerators_total),
-            )
+        cells: tuple[str, ...] = (
+            leaf,
+            r.validity,
+            checks,
+            headline,
+            fmt(r.ttft_p99_ms, 4),
+            fmt(r.tpot_p99_ms, 4),
+            "-" if r.accelerators_total is None else str(r.accelerators_total),
         )
+        if with_power:
+            power_unit = {"watts": "W", "millijoules": "mJ"}.get((r.power_unit or "").lower(), "")
+            cells = (*cells, f"{fmt(r.power_metric, 5)} {power_unit}".strip())
+        groups.setdefault(group, []).append(cells)
     table = [header] + [line for lines in groups.values() for line in lines]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     widths[0] = max(12, min(widths[0], _TABLE_WIDTH - 2 - sum(w + 2 for w in widths[1:])))
@@ -162,7 +183,24 @@ def _table(rows: Sequence[Any]) -> str:
         f"{len(rows)} result(s); checks: ok (the round's rules passed), FAIL, not run (no "
         "round); TTFT, TPOT: p99 in ms"
     )
+    if with_power:
+        out.append("power: the system's average W, or mJ per query (SingleStream, MultiStream)")
     out.append("the key is the group line + benchmark/scenario; 'mlperf show KEY' says why")
+    return "\n".join(out)
+
+
+def _training_table(rows: Sequence[Any]) -> str:
+    """MLPerf Training results, apart from inference: time to train and the runs it used."""
+    out = ["MLPerf Training (time to train; a situational reference, not serving capacity):"]
+    for r in rows:
+        ttt = "-" if r.time_to_train_min is None else f"{r.time_to_train_min:.4g} min"
+        accel = "-" if r.accelerators_total is None else str(r.accelerators_total)
+        out.append(_shorten(r.key, _TABLE_WIDTH))
+        out.append(
+            f"  {ttt:<12} runs {r.runs_used}/{r.runs_total} used  accel {accel:<5} "
+            f"checks {'ok' if r.checks_ok else 'FAIL'}"
+        )
+    out.append(f"{len(rows)} training result(s); 'mlperf show KEY' lists each run")
     return "\n".join(out)
 
 

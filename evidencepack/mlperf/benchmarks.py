@@ -27,6 +27,8 @@ BENCHMARKS: dict[str, str] = {
     "gpt-oss-120b": "gpt-oss-120b",
     # v6.0's vision-language LLM; the official table reports it in samples (queries) per second
     "qwen3-vl-235b-a22b": "qwen3-vl-235b-a22b",
+    # v6.1's "agentic edge" benchmark (BFCL v4 function calling), measured with the endpoint tool
+    "qwen3.6-27b": "qwen3.6-27b",
 }
 
 # LLM benchmarks whose headline is samples/s (Offline) and queries/s (Server), not tokens/s
@@ -83,9 +85,30 @@ def resolve_benchmark(name: str) -> ResolvedBenchmark | None:
     return None
 
 
+# The checker's last resort for a folder name it cannot map (``get_mlperf_model``: "try to
+# guess, keep this for backwards compatibility"): these substrings name a non-LLM benchmark,
+# as in open-division folders such as ``bert-base-pruned90-none-bert-99``. Checked in order.
+_GUESSED: tuple[tuple[str, str], ...] = (
+    ("mobilenet", "resnet"),
+    ("efficientnet", "resnet"),
+    ("resnet50", "resnet"),
+    ("bert-99.9", "bert-99.9"),
+    ("bert-99", "bert-99"),
+)
+
+
+def out_of_scope_benchmark(name: str) -> str | None:
+    """The non-LLM MLPerf benchmark a folder or model name stands for (by its exact name, else
+    by the checker's substring guesses), or None."""
+    text = _normalise(name)
+    if text in OUT_OF_SCOPE:
+        return text
+    return next((benchmark for part, benchmark in _GUESSED if part in text), None)
+
+
 def out_of_scope(name: str) -> bool:
     """Whether a benchmark name is one of MLPerf's non-LLM benchmarks."""
-    return _normalise(name) in OUT_OF_SCOPE
+    return out_of_scope_benchmark(name) is not None
 
 
 def resolve_scenario(folder: str) -> str | None:

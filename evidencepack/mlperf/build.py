@@ -6,44 +6,30 @@ importer records it as a rejection and goes on with the other results.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from ..errors import InputError
-from ..provenance import sha256_file
-from ._files import read_json
-from .accuracy import read_accuracy, read_precision, read_test06
+from .accuracy import AccuracyResult, read_accuracy, read_precision, read_test06
 from .benchmarks import (
     BENCHMARKS,
     SAMPLE_HEADLINE,
     ResolvedBenchmark,
     benchmark_from_run_folder,
-    out_of_scope,
+    out_of_scope_benchmark,
     resolve_benchmark,
     resolve_scenario,
 )
 from .checks import apply_rules
+from .context import ImportContext
+from .endpoint_result import EndpointRun, read_endpoint_accuracy, read_endpoint_run
 from .loadgen_log import LoadgenLog, sample_headline
 from .loadgen_run import parse_run
 from .models import MlperfResult, SourceFile
-from .system import SystemInfo, read_system
+from .power import result_power
+from .rounds import KNOWN_ROUNDS
+from .system import SystemInfo, normalise_system
 from .tree import ResultFiles
-
-Reader = Callable[[Path], tuple[Path, str, int]]
-"""``read(path) -> (where to read it, sha256, size)``: the file's bytes taken once. A build
-reads each file into a private copy and parses that copy (the bytes it hashed and packs); a
-standalone import reads the file in place (``read_in_place``)."""
-
-
-def read_in_place(path: Path) -> tuple[Path, str, int]:
-    """The file itself, its sha256 and size."""
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc
-    return path, sha256_file(path), size
 
 
 class NotAPerformanceRun(InputError):
@@ -54,102 +40,6 @@ class OutOfScope(NotAPerformanceRun):
     """A result of a non-LLM benchmark (resnet, yolo, ...): skipped with its reason."""
 
 
-@dataclass
-class ImportContext:
-    """What one import reads once and shares between results: name mappings, file digests,
-    system descriptions (one system has a result per benchmark and scenario).
-
-    Open-division folder names map to the benchmark they answer through
-    ``model_mapping.json`` in the submitter folder (the checker's mechanism), else the round's
-    official table ``summary_results.json`` at the tree root (its ``Model`` per ``Location``).
-    """
-
-    read: Reader = read_in_place
-    _mappings: dict[Path, dict[str, str]] = field(default_factory=dict)
-    _tables: dict[Path, dict[str, str]] = field(default_factory=dict)
-    _taken: dict[Path, tuple[Path, str, int]] = field(default_factory=dict)
-    _systems: dict[Path, SystemInfo] = field(default_factory=dict)
-
-    def private(self, path: Path) -> Path:
-        """Where to parse ``path`` from: the bytes ``source`` hashes, taken once per import."""
-        if path not in self._taken:
-            self._taken[path] = self.read(path)
-        return self._taken[path][0]
-
-    def private_or_none(self, path: Path | None) -> Path | None:
-        """``private`` of a file that may be absent."""
-        return None if path is None else self.private(path)
-
-    def source(self, role: str, path: Path) -> SourceFile:
-        """A file's digest and size, from the one read its parse used."""
-        self.private(path)
-        _, digest, size = self._taken[path]
-        return SourceFile(role=role, path=str(path), sha256=digest, size_bytes=size)
-
-    def system(self, path: Path) -> SystemInfo:
-        """A system description, read and normalised once per import (named by ``path``)."""
-        if path not in self._systems:
-            read = read_system(self.private(path), system_id="")
-            self._systems[path] = read.model_copy(update={"path": str(path)})
-        return self._systems[path]
-
-    def resolve(self, files: ResultFiles) -> tuple[ResolvedBenchmark, Path | None] | None:
-        """The benchmark a result folder answers, and the mapping file that said so."""
-        found = resolve_benchmark(files.benchmark_dir)
-        if found is not None or files.submitter_dir is None:
-            return (found, None) if found else None
-        mapping_path = files.submitter_dir / "model_mapping.json"
-        mapped = self._load_mapping(mapping_path).get(files.benchmark_dir)
-        if mapped and (found := resolve_benchmark(mapped)):
-            return found, mapping_path
-        table_path = self._table_path(files.submitter_dir, files.division)
-        model = self._load_table(table_path).get(files.location)
-        if model and (found := resolve_benchmark(model)):
-            return found, table_path
-        return None
-
-    def model_of(self, files: ResultFiles) -> str:
-        """The benchmark a folder answers, as named by model_mapping.json, the official table or
-        the folder itself (whether or not it is an LLM benchmark)."""
-        if files.submitter_dir is None:
-            return files.benchmark_dir
-        mapping = self._load_mapping(files.submitter_dir / "model_mapping.json")
-        table = self._load_table(self._table_path(files.submitter_dir, files.division))
-        return mapping.get(files.benchmark_dir) or table.get(files.location) or files.benchmark_dir
-
-    @staticmethod
-    def _table_path(submitter_dir: Path, division: str | None) -> Path:
-        root = submitter_dir.parent.parent if division else submitter_dir.parent
-        return root / "summary_results.json"
-
-    def _load_mapping(self, path: Path) -> dict[str, str]:
-        if path not in self._mappings:
-            data = read_json(self.private(path)) if path.is_file() else {}
-            self._mappings[path] = (
-                {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
-            )
-        return self._mappings[path]
-
-    def _load_table(self, path: Path) -> dict[str, str]:
-        if path not in self._tables:
-            data = read_json(self.private(path)) if path.is_file() else []
-            rows = data if isinstance(data, list) else []
-            self._tables[path] = {
-                _table_location(str(r["Location"])): str(r["Model"])
-                for r in rows
-                if isinstance(r, dict) and "Location" in r and "Model" in r
-            }
-        return self._tables[path]
-
-
-def _table_location(location: str) -> str:
-    """v5.1 tables name the scenario folder; v6.0's write ``./...<scenario>/performance/run_1``."""
-    text = location.removeprefix("./").rstrip("/")
-    for suffix in ("/performance/run_1", "/performance"):
-        text = text.removesuffix(suffix)
-    return text
-
-
 def build_result(
     files: ResultFiles,
     *,
@@ -158,13 +48,18 @@ def build_result(
     names: ImportContext,
 ) -> tuple[MlperfResult, SystemInfo | None]:
     """One result from its files; raises InputError (or NotAPerformanceRun) with file:line."""
-    if files.detail is None and files.summary is None:
+    if files.detail is None and files.summary is None and files.endpoint_summary is None:
         raise InputError(
             f"{files.results_dir}: no performance/run_1/mlperf_log_detail.txt or "
-            "mlperf_log_summary.txt (missing performance logs)"
+            "mlperf_log_summary.txt, and no performance/result_summary.json (missing "
+            "performance logs)"
         )
     resolved, mapped_by = _benchmark(files, benchmark, names)
-    log = parse_run(names.private_or_none(files.detail), names.private_or_none(files.summary))
+    endpoint = _endpoint_run(files, names)
+    if endpoint is not None:
+        log = endpoint.to_log(resolve_scenario(files.scenario_dir) or files.scenario_dir)
+    else:
+        log = parse_run(names.private_or_none(files.detail), names.private_or_none(files.summary))
     if not log.is_performance_run:
         raise NotAPerformanceRun(
             f"{log.cite('effective_test_mode')}: an {log.test_mode} run has no performance result"
@@ -177,7 +72,7 @@ def build_result(
         notes.append(f"accuracy level not in {files.benchmark_dir!r}: assumed {resolved.benchmark}")
     if mapped_by is not None:
         notes.append(f"benchmark {files.benchmark_dir!r} mapped by {mapped_by}")
-    round_name, round_source = _round(files, log, round_)
+    round_name, round_source = _round(files, log, round_, names)
     system = _system(files, names)
     division = files.division or (system.division if system else None)
     if system is not None:
@@ -187,7 +82,7 @@ def build_result(
     precision = _precision(precision_raw, system)
     if files.in_tree and files.measurements is None:
         notes.append("no measurements JSON: precision from the software stack, if stated")
-    accuracy = read_accuracy(names.private(files.accuracy)) if files.accuracy else None
+    accuracy = _accuracy(files, names)
     test06 = read_test06(names.private(files.test06)) if files.test06 else None
     checks = apply_rules(
         round_=round_name,
@@ -198,7 +93,16 @@ def build_result(
         accuracy=accuracy,
         accuracy_expected=files.in_tree,
         test06=test06,
+        endpoint=endpoint,
     )
+    power, power_rows, power_sources, design_watts = result_power(
+        files,
+        names,
+        scenario=scenario,
+        log=log,
+        system_watts=system.design_power_watts if system else None,
+    )
+    checks = (*checks, *power_rows)
     stack = system.stack if system else None
     headline = (log.headline_value, log.headline_unit)
     if resolved is not None and resolved.benchmark in SAMPLE_HEADLINE:
@@ -212,7 +116,7 @@ def build_result(
         system=files.system,
         system_name=system.system_name if system else None,
         location=files.location,
-        benchmark=resolved.benchmark if resolved else None,
+        benchmark=_stored_benchmark(files, resolved),
         benchmark_dir=files.benchmark_dir,
         model_family=BENCHMARKS[resolved.benchmark] if resolved else None,
         scenario=scenario,  # type: ignore[arg-type]
@@ -251,10 +155,30 @@ def build_result(
         accuracy_hash=accuracy.hash if accuracy else None,
         test06=test06.verdict if test06 else None,
         checks=checks,
-        sources=_sources(files, mapped_by, names),
+        sources=(*_sources(files, mapped_by, names, system), *power_sources),
         notes=tuple(notes) + (system.notes if system else ()),
+        power=power,
+        design_power_watts=design_watts,
+        accelerator_types=system.accelerator_types if system else (),
     )
     return result, system
+
+
+def _endpoint_run(files: ResultFiles, names: ImportContext) -> EndpointRun | None:
+    """The endpoint tool's result, where a result has it and no LoadGen logs."""
+    if files.detail is not None or files.summary is not None or files.endpoint_summary is None:
+        return None
+    return read_endpoint_run(names.private(files.endpoint_summary))
+
+
+def _accuracy(files: ResultFiles, names: ImportContext) -> AccuracyResult | None:
+    """``accuracy.txt``, else the endpoint tool's ``accuracy_results.json`` (no line to cite)."""
+    if files.accuracy is not None:
+        return read_accuracy(names.private(files.accuracy))
+    if files.endpoint_accuracy is not None:
+        path = names.private(files.endpoint_accuracy)
+        return AccuracyResult(path=str(path), metrics=read_endpoint_accuracy(path), metrics_line=0)
+    return None
 
 
 def _benchmark(
@@ -271,9 +195,13 @@ def _benchmark(
     resolved = names.resolve(files)
     if resolved is None:
         model = names.model_of(files)
-        if out_of_scope(model):
+        official = out_of_scope_benchmark(model)
+        if official is not None:
+            same = official == model.strip().lower()
+            named = "" if same else f" (the checker reads it as {official})"
             raise OutOfScope(
-                f"{files.results_dir}: {model!r} is not an LLM benchmark: out of scope, skipped"
+                f"{files.results_dir}: {model!r}{named} is not an LLM benchmark: out of scope, "
+                "skipped"
             )
         raise InputError(
             f"{files.results_dir}: unknown benchmark {files.benchmark_dir!r} (LLM benchmarks: "
@@ -281,6 +209,25 @@ def _benchmark(
             f"{files.submitter_dir} or the round's summary_results.json)"
         )
     return resolved
+
+
+def _stored_benchmark(files: ResultFiles, resolved: ResolvedBenchmark | None) -> str | None:
+    """The benchmark a result is stored (and listed) under; its rules are ``resolved``'s.
+
+    v5.0 filed Interactive runs in benchmark folders (``llama2-70b-interactive-99``) and its
+    checker required both Server and Offline there. The Server run is the Interactive result of
+    ``llama2-70b-99``. The Offline run is not the system's Offline result (that is
+    ``llama2-70b-99/Offline``): the official table lists it under the model
+    ``llama2-70b-interactive-99``, so it is stored under that name (key: its folder,
+    ``.../llama2-70b-interactive-99/Offline``), never as a second ``llama2-70b-99`` Offline
+    result; the rules it is held to are ``llama2-70b-99``'s (the checker's are the same).
+    """
+    if resolved is None:
+        return None
+    folder = resolve_scenario(files.scenario_dir)
+    if files.in_tree and resolved.interactive and folder not in ("Server", "Interactive"):
+        return files.benchmark_dir.strip().lower()
+    return resolved.benchmark
 
 
 def _scenario(files: ResultFiles, log: LoadgenLog, resolved: ResolvedBenchmark | None) -> str:
@@ -308,10 +255,15 @@ def _system(files: ResultFiles, names: ImportContext) -> SystemInfo | None:
         return None
     if files.system_json is None:
         assert files.submitter_dir is not None
-        raise InputError(
-            f"{files.submitter_dir / 'systems' / (str(files.system) + '.json')}: missing "
-            "(every result needs its system description)"
-        )
+        missing = files.submitter_dir / "systems" / (str(files.system) + ".json")
+        table = names.table(files)
+        row = table.row(files.location, "performance") if table else None
+        if table is None or row is None or not row.system:
+            raise InputError(f"{missing}: missing (every result needs its system description)")
+        # an excerpt of a tree may lack the JSON; the official table's row describes the system
+        found = normalise_system(row.system, path=table.path, system_id="")
+        note = f"system described by the official table ({row.row}): {missing} is not in the tree"
+        return found.model_copy(update={"notes": (*found.notes, note)})
     return names.system(files.system_json)
 
 
@@ -321,18 +273,24 @@ def _system_id(files: ResultFiles, round_: str | None, division: str | None) -> 
     return "/".join((*parts, str(files.system)))
 
 
-RoundSource = Literal["argument", "folder", "seeds"]
+RoundSource = Literal["argument", "folder", "table", "seeds"]
 
 
 def _round(
-    files: ResultFiles, log: LoadgenLog, round_: str | None
+    files: ResultFiles, log: LoadgenLog, round_: str | None, names: ImportContext
 ) -> tuple[str | None, RoundSource | None]:
+    """``--round``, the folder's name, the official table's ``version`` for this result, or
+    the round its seeds identify (never LoadGen's built-in seeds: see ``rounds``)."""
     if round_ is not None:
         return round_, "argument"
     if not files.in_tree:
         return None, None  # a team's own run: only the round the user names
     if files.round_dir is not None:
         return files.round_dir, "folder"
+    table = names.table(files)
+    row = table.row(files.location, "performance") if table else None
+    if row is not None and row.version in KNOWN_ROUNDS:
+        return row.version, "table"
     if log.seed_round is not None:
         return log.seed_round, "seeds"
     return None, None
@@ -361,8 +319,9 @@ def _key(files: ResultFiles, round_: str | None, division: str | None, scenario:
 
 
 def _sources(
-    files: ResultFiles, mapped_by: Path | None, context: ImportContext
+    files: ResultFiles, mapped_by: Path | None, context: ImportContext, system: SystemInfo | None
 ) -> tuple[SourceFile, ...]:
+    described = system is not None and files.system_json is None
     roles = (
         ("detail", files.detail),
         ("summary", files.summary),
@@ -371,6 +330,9 @@ def _sources(
         ("user_conf", files.user_conf),
         ("accuracy", files.accuracy),
         ("test06", files.test06),
+        ("endpoint_summary", files.endpoint_summary),
+        ("endpoint_accuracy", files.endpoint_accuracy),
         ("benchmark_mapping", mapped_by),
+        ("system", Path(system.path) if described and system else None),
     )
     return tuple(context.source(role, path) for role, path in roles if path is not None)

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from .._numbers import plain
 from .accuracy import AccuracyResult, Test06Verdict
+from .endpoint_result import EndpointRun
 from .loadgen_log import LoadgenLog
 from .models import CheckRow, CheckStatus
 from .rules import ROUND_RULES, RoundRules
@@ -42,15 +43,17 @@ def apply_rules(
     accuracy: AccuracyResult | None,
     accuracy_expected: bool,
     test06: Test06Verdict | None,
+    endpoint: EndpointRun | None = None,
 ) -> tuple[CheckRow, ...]:
-    """Every rule's row for one result, in a fixed order."""
-    rows = list(_loadgen_rows(log))
+    """Every rule's row for one result, in a fixed order. ``endpoint``: the result was measured
+    with the endpoint tool (its own completion, failure, seed and duration rows)."""
+    rows = list(_endpoint_rows(endpoint) if endpoint else _loadgen_rows(log))
     rules = ROUND_RULES.get(round_) if round_ else None
     if rules is None:
         rows.append(_row("round", None, "a known MLPerf round", "no round", None))
         return tuple(rows)
     closed = division in (None, "closed")
-    rows.extend(_run_rows(rules, benchmark, scenario, closed, log))
+    rows.extend(_run_rows(rules, benchmark, scenario, closed, log, endpoint))
     if benchmark is not None and benchmark in rules.benchmarks:
         rows.extend(_accuracy_rows(rules, benchmark, closed, accuracy, accuracy_expected))
         rows.extend(_test06_rows(rules, benchmark, closed, test06, accuracy_expected))
@@ -81,8 +84,57 @@ def _loadgen_rows(log: LoadgenLog) -> Iterator[CheckRow]:
     )
 
 
+def _endpoint_rows(run: EndpointRun) -> Iterator[CheckRow]:
+    problems = [p for p in run.problems if "failed" not in p]
+    yield _row(
+        "endpoint.complete",
+        None,
+        "complete, every issued sample completed",
+        "; ".join(problems) or f"complete, {run.completed} of {run.issued} sample(s)",
+        not problems,
+        run.path,
+    )
+    yield _row(
+        "endpoint.failed_samples",
+        None,
+        "0 failed",
+        f"{run.failed} failed",
+        run.failed == 0,
+        run.path,
+    )
+
+
+def _seed_and_duration_rows(rules: RoundRules, run: EndpointRun) -> Iterator[CheckRow]:
+    """The endpoint tool logs two of LoadGen's three seeds (dataloader = sample index,
+    scheduler = schedule) and its measured duration, not a minimum."""
+    seeds = rules.seeds
+    wanted = (seeds.sample_index_rng_seed, seeds.schedule_rng_seed)
+    found = (run.sample_index_seed, run.schedule_seed)
+    yield _row(
+        "round.seeds",
+        rules.round,
+        f"dataloader {wanted[0]} / scheduler {wanted[1]}",
+        f"dataloader {found[0]} / scheduler {found[1]}",
+        found == wanted,
+        run.path,
+    )
+    yield _row(
+        "round.min_duration",
+        rules.round,
+        f">= {rules.min_duration_ms} ms (the run's measured duration)",
+        _ms(run.duration_ms),
+        run.duration_ms >= rules.min_duration_ms,
+        run.path,
+    )
+
+
 def _run_rows(
-    rules: RoundRules, benchmark: str | None, scenario: str, closed: bool, log: LoadgenLog
+    rules: RoundRules,
+    benchmark: str | None,
+    scenario: str,
+    closed: bool,
+    log: LoadgenLog,
+    endpoint: EndpointRun | None = None,
 ) -> Iterator[CheckRow]:
     r = rules.round
     known = benchmark is not None and benchmark in rules.benchmarks
@@ -102,28 +154,31 @@ def _run_rows(
             "defined" if "Interactive" in limits else "none in this round",
             "Interactive" in limits if known else None,
         )
-    seeds = rules.seeds
-    yield _row(
-        "round.seeds",
-        r,
-        f"{seeds.qsl_rng_seed}/{seeds.sample_index_rng_seed}/{seeds.schedule_rng_seed}",
-        "absent"
-        if log.seeds is None
-        else f"{log.seeds.qsl_rng_seed}/{log.seeds.sample_index_rng_seed}/"
-        f"{log.seeds.schedule_rng_seed}",
-        log.seeds == seeds if log.seeds is not None else False,
-        log.cite("effective_qsl_rng_seed"),
-    )
-    duration = log.settings.min_duration_ms
-    yield _row(
-        "round.min_duration",
-        r,
-        f">= {rules.min_duration_ms} ms",
-        _ms(duration),
-        duration is not None and duration >= rules.min_duration_ms,
-        log.cite("effective_min_duration_ms"),
-    )
-    if known and benchmark is not None:
+    if endpoint is not None:
+        yield from _seed_and_duration_rows(rules, endpoint)
+    else:
+        seeds = rules.seeds
+        yield _row(
+            "round.seeds",
+            r,
+            f"{seeds.qsl_rng_seed}/{seeds.sample_index_rng_seed}/{seeds.schedule_rng_seed}",
+            "absent"
+            if log.seeds is None
+            else f"{log.seeds.qsl_rng_seed}/{log.seeds.sample_index_rng_seed}/"
+            f"{log.seeds.schedule_rng_seed}",
+            log.seeds == seeds if log.seeds is not None else False,
+            log.cite("effective_qsl_rng_seed"),
+        )
+        duration = log.settings.min_duration_ms
+        yield _row(
+            "round.min_duration",
+            r,
+            f">= {rules.min_duration_ms} ms",
+            _ms(duration),
+            duration is not None and duration >= rules.min_duration_ms,
+            log.cite("effective_min_duration_ms"),
+        )
+    if known and benchmark in rules.performance_sample_count:
         needed = rules.performance_sample_count[benchmark]
         found = log.settings.performance_sample_count
         yield _row(
@@ -134,7 +189,7 @@ def _run_rows(
             None if found is None else found >= needed,
             log.cite("effective_performance_sample_count"),
         )
-    if scenario == "Offline" and known and benchmark is not None:
+    if scenario == "Offline" and benchmark in rules.offline_min_samples_per_query:
         needed = rules.offline_min_samples_per_query[benchmark]
         found = log.settings.samples_per_query
         yield _row(
@@ -204,7 +259,18 @@ def _accuracy_rows(
     if accuracy is None:
         yield _row("round.accuracy", r, "accuracy/accuracy.txt", "not found", None)
         return
-    source = f"{accuracy.path}:{accuracy.metrics_line}"
+    # a JSON accuracy file (the endpoint tool's) has no metrics line: the file alone is cited
+    line = f":{accuracy.metrics_line}" if accuracy.metrics_line else ""
+    source = f"{accuracy.path}{line}"
+    if not rules.accuracy[benchmark]:
+        yield _row(
+            "round.accuracy",
+            r,
+            f"no accuracy target known for {benchmark} in {r}",
+            ", ".join(f"{k} {plain(v)}" for k, v in sorted(accuracy.metrics.items())),
+            None,
+            source,
+        )
     for target in rules.accuracy[benchmark]:
         value = accuracy.metrics.get(target.metric)
         if target.upper:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -20,10 +20,19 @@ from ..errors import InputError
 from ..store import Store
 from ..store.mlperf import bulk_insert_sql, write_ndjson
 from .benchmarks import resolve_scenario
-from .build import ImportContext, NotAPerformanceRun, Reader, build_result, read_in_place
-from .models import ImportReport, MlperfResult, Rejection
+from .build import NotAPerformanceRun, build_result
+from .context import ImportContext, Reader, read_in_place
+from .models import ImportReport, MlperfResult, Rejection, SourceFile
 from .rules import KNOWN_ROUNDS
 from .system import SystemInfo
+from .training_import import (
+    NotAnLlmTraining,
+    TrainingFiles,
+    TrainingResult,
+    build_training,
+    find_training,
+    training_row,
+)
 from .tree import ResultFiles, find_results
 
 Progress = Callable[[int, int, str], None]
@@ -61,13 +70,16 @@ def import_path(
     if not path.is_dir():
         raise InputError(f"{path}: give a folder (a results tree, a submission or a LoadGen run)")
     found = list(find_results(path))
-    if not found:
+    training_found = list(find_training(path))
+    if not found and not training_found:
         raise InputError(
             f"{path}: no MLPerf results here (no results/<system>/<benchmark>/<scenario> "
-            "folders and no mlperf_log_detail.txt or mlperf_log_summary.txt)"
+            "folders, no mlperf_log_detail.txt or mlperf_log_summary.txt, and no Training "
+            "results/<system>/<benchmark>/result_*.txt)"
         )
     if only_keys is not None:
         found = [files for files in found if may_be_one_of(files, only_keys)]
+        training_found = [t for t in training_found if _may_be_training(t, only_keys)]
     context = ImportContext(read=read)
     built: list[tuple[MlperfResult, SystemInfo | None]] = []
     rejected: list[Rejection] = []
@@ -81,19 +93,30 @@ def import_path(
             rejected.append(_rejection(str(files.results_dir), exc))
         if progress is not None:
             progress(done, len(found), files.location)
+    trained: list[TrainingResult] = []
+    for folder in training_found:
+        try:
+            trained.append(build_training(folder, round_=round, names=context))
+        except NotAnLlmTraining as exc:
+            skipped.append(_rejection(str(folder.folder), exc))
+        except InputError as exc:
+            rejected.append(_rejection(str(folder.folder), exc))
     if named is not None:
+        trained = [_renamed(t, named) for t in trained]
         built = [(_renamed(r, named), s and _renamed(s, named)) for r, s in built]
         rejected = [_renamed(x, named) for x in rejected]
         skipped = [_renamed(x, named) for x in skipped]
     fresh, unchanged, conflicts = _partition(store, built)
-    rejected.extend(conflicts)
+    fresh_training, unchanged_training, conflicts_training = _partition_training(store, trained)
+    rejected.extend(conflicts + conflicts_training)
     with store.transaction():
         _insert(store, fresh, rejected)
+        _insert_training(store, fresh_training)
     return ImportReport(
         path=named(str(path)) if named else str(path),
         round=round,
-        imported=tuple(sorted(r.key for r, _ in fresh)),
-        unchanged=tuple(sorted(unchanged)),
+        imported=tuple(sorted([r.key for r, _ in fresh] + [t.key for t in fresh_training])),
+        unchanged=tuple(sorted(unchanged + unchanged_training)),
         rejected=tuple(rejected),
         skipped=tuple(skipped),
     )
@@ -115,6 +138,12 @@ def may_be_one_of(files: ResultFiles, keys: Collection[str]) -> bool:
     return False
 
 
+def _may_be_training(files: TrainingFiles, keys: Collection[str]) -> bool:
+    """Whether a training result can have one of ``keys`` (they end submitter/system/benchmark)."""
+    tail = [files.submitter, files.system, files.benchmark]
+    return any(k.startswith("training/") and k.split("/")[-3:] == tail for k in keys)
+
+
 def _renamed(model: M, named: Callable[[str], str]) -> M:
     """``model`` with ``named`` applied to every string it holds, at any depth."""
 
@@ -134,7 +163,7 @@ def _rejection(location: str, exc: InputError) -> Rejection:
     return Rejection(location=location, reason=exc.message, problems=exc.problems)
 
 
-def fingerprint(result: MlperfResult) -> str:
+def fingerprint(result: MlperfResult | TrainingResult) -> str:
     """A digest over the result's files (role, path, sha256) and the round it was checked
     against: equal means the same import."""
     digest = hashlib.sha256(f"round\0{result.round}\n".encode())
@@ -204,20 +233,94 @@ def _insert(
     }
     for table, rows in tables.items():
         _bulk(store, bulk_insert_sql(table), rows)
-    files: dict[tuple[str, str], dict[str, Any]] = {
+    loadgen = ("detail", "summary")
+    _insert_files(
+        store,
+        (
+            (s, f"mlperf.{s.role}", "mlperf-loadgen", r.loadgen_version)
+            if s.role in loadgen
+            else (s, f"mlperf.{s.role}", None, None)
+            for r in results
+            for s in r.sources
+        ),
+    )
+
+
+def _insert_files(
+    store: Store, entries: Iterable[tuple[SourceFile, str, str | None, str | None]]
+) -> None:
+    """Every file read into ``files`` (source, role, tool, tool version), once per path."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {
         (s.sha256, s.path): {
             "sha256": s.sha256,
             "path": s.path,
             "size_bytes": s.size_bytes,
-            "role": f"mlperf.{s.role}",
-            "tool": "mlperf-loadgen" if s.role in ("detail", "summary") else None,
-            "tool_version": r.loadgen_version if s.role in ("detail", "summary") else None,
+            "role": role,
+            "tool": tool,
+            "tool_version": version,
             "warnings": [],
         }
-        for r in results
-        for s in r.sources
+        for s, role, tool, version in entries
     }
-    _bulk(store, _FILES_SQL, list(files.values()))
+    _bulk(store, _FILES_SQL, list(rows.values()))
+
+
+def _partition_training(
+    store: Store, built: list[TrainingResult]
+) -> tuple[list[TrainingResult], list[str], list[Rejection]]:
+    known = {
+        row["key"]: row["sources_sha256"]
+        for row in store.rows(
+            "SELECT key, sources_sha256 FROM mlperf_training_results ORDER BY key"
+        )
+    }
+    fresh: list[TrainingResult] = []
+    unchanged: list[str] = []
+    conflicts: list[Rejection] = []
+    for result in built:
+        if result.key in known and known[result.key] != fingerprint(result):
+            message = (
+                f"{result.sources[0].path}: training result key {result.key} is already taken "
+                "by an earlier import with other files (import into a new store to replace it)"
+            )
+            conflicts.append(
+                Rejection(location=result.location, reason=message, problems=(message,))
+            )
+        elif result.key in known:
+            unchanged.append(result.key)
+        else:
+            fresh.append(result)
+    return fresh, unchanged, conflicts
+
+
+def _insert_training(store: Store, fresh: list[TrainingResult]) -> None:
+    tables: dict[str, list[dict[str, Any]]] = {
+        "mlperf_training_results": [training_row(t, fingerprint(t)) for t in fresh],
+        "mlperf_training_runs": [
+            {"key": t.key, **run.model_dump()} for t in fresh for run in t.runs
+        ],
+        "mlperf_checks": [
+            {"key": t.key, "position": i, **c.model_dump()}
+            for t in fresh
+            for i, c in enumerate(t.checks)
+        ],
+        "mlperf_result_files": [{"key": t.key, **s.model_dump()} for t in fresh for s in t.sources],
+    }
+    for table, rows in tables.items():
+        _bulk(store, bulk_insert_sql(table), rows)
+    _insert_files(
+        store,
+        (
+            (
+                s,
+                f"mlperf.training.{s.role}",
+                "mlperf-logging" if s.role.startswith("run:") else None,
+                None,
+            )
+            for t in fresh
+            for s in t.sources
+        ),
+    )
 
 
 _FILES_SQL = (
@@ -249,9 +352,12 @@ def _result_row(result: MlperfResult, system: SystemInfo | None) -> dict[str, An
             "checks",
             "sources",
             "notes",
+            "power",
+            "accelerator_types",
         }
     )
     primary = result.primary_runtime
+    power = result.power
     row.update(
         invalid_reasons=list(result.invalid_reasons),
         latency_p99_ms=result.latency_ms.get("p99"),
@@ -260,13 +366,18 @@ def _result_row(result: MlperfResult, system: SystemInfo | None) -> dict[str, An
         system_id=system.system_id if system else None,
         sources_sha256=fingerprint(result),
         record=result.model_dump(mode="json"),
+        power_source=power.source if power else None,
+        power_watts=power.average_watts if power else None,
+        power_metric=power.metric_value if power else None,
+        power_unit=power.metric_unit if power else None,
+        joules_per_token=power.joules_per_token if power else None,
     )
     return row
 
 
 def _system_row(system: SystemInfo, digests: Mapping[str, str]) -> dict[str, Any]:
     sha = digests[system.path]
-    row = system.model_dump(exclude={"stack", "raw_json", "notes"})
+    row = system.model_dump(exclude={"stack", "raw_json", "notes"}, mode="json")
     row.update(
         sha256=sha,
         stack_raw=system.stack.raw,

@@ -72,7 +72,7 @@ class LoadgenLog(StrictModel):
     ``lines`` maps each key read to its line in the file ``source`` names, for citations.
     """
 
-    source: Literal["detail", "summary"]
+    source: Literal["detail", "summary", "endpoint"]
     detail_path: str | None = None
     summary_path: str | None = None
     loadgen_version: str | None = None

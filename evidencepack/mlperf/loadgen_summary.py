@@ -48,8 +48,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (rf"^([\d.]+) percentile first token latency \(ns\)\s*:\s*{_NUMBER}$", "ttft"),
         (rf"^(Min|Max|Mean) Time (?:to|per) Output Token \(ns\)\s*:\s*{_NUMBER}$", "tpot"),
         (rf"^([\d.]+) percentile time (?:to|per) output token \(ns\)\s*:\s*{_NUMBER}$", "tpot"),
-        (r"^(\d+) warnings? encountered", "warning_count"),
-        (r"^(\d+) ERRORS? encountered", "error_count"),
+        # "No errors encountered during test." is LoadGen's zero, "3 ERRORS encountered" a count
+        (r"^(No|\d+) warnings? encountered", "warning_count"),
+        (r"^(No|\d+) ERRORS? encountered", "error_count"),
     )
 )
 _PARAMETER = re.compile(rf"^(\w+)(?: \((ns|ms)\))?\s*:\s*{_NUMBER}$")
@@ -188,7 +189,8 @@ class RawSummary:
                 "tpot_ms": tpot,
                 "num_errors": int(errors) if errors is not None else None,
                 "lines": {k: v.line for k, v in self.numbers.items()}
-                | {k: v[1] for k, v in self.text.items()},
+                | {k: v[1] for k, v in self.text.items()}
+                | ({"num_errors": self.numbers["error_count"].line} if errors is not None else {}),
                 **flags,
             }
         )
@@ -235,7 +237,7 @@ def _parse_lines(path: Path, text: str) -> RawSummary:
         stripped = line.strip()
         if stripped:
             raw.last_line = number
-        if "encountered during test" in stripped:
+        if "encountered during test" in stripped or "encountered. See detailed log" in stripped:
             raw.closed = True
         if stripped in ("Additional Stats", "Test Parameters Used", "MLPerf Results Summary"):
             section = stripped
@@ -260,9 +262,11 @@ def _parse_lines(path: Path, text: str) -> RawSummary:
             continue
         if section == "Test Parameters Used":
             match = _PARAMETER.match(stripped)
-            if match and match.group(1) not in raw.parameters:
-                raw.parameters[match.group(1)] = _value(match.group(3), number)
-            continue
+            if match:
+                if match.group(1) not in raw.parameters:
+                    raw.parameters[match.group(1)] = _value(match.group(3), number)
+                continue
+            # the closing "... encountered" lines follow the parameters
         _match_line(raw, stripped, number)
     return raw
 
@@ -281,7 +285,10 @@ def _match_line(raw: RawSummary, stripped: str, number: int) -> None:
             if "tokens" not in raw.numbers:
                 raw.numbers["tokens"] = _value(groups[1], number)
                 raw.tokens_inferred = groups[0] is not None
-        elif name in ("warning_count", "error_count", "samples_per_s", "scheduled_samples_per_s"):
+        elif name in ("warning_count", "error_count"):
+            count = "0" if groups[0].lower() == "no" else groups[0]
+            raw.numbers.setdefault(name, _value(count, number))
+        elif name in ("samples_per_s", "scheduled_samples_per_s"):
             raw.numbers.setdefault(name, _value(groups[0], number))
         else:
             raw.text.setdefault(name, (groups[0].strip(), number))

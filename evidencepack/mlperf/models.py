@@ -16,6 +16,7 @@ from pydantic import Field
 
 from .._models import Sha256Hex, StrictModel
 from .stack import StackComponent
+from .system import AcceleratorType
 
 CheckStatus = Literal["pass", "fail", "skip"]
 
@@ -40,12 +41,41 @@ class SourceFile(StrictModel):
     size_bytes: int = Field(ge=0)
 
 
+POWER_SCOPE = "whole system: the system under test's AC wall power, as MLPerf Power measures it"
+
+
+class MlperfPower(StrictModel):
+    """A result's power figure: measured from its files, or only the official table's row.
+
+    ``average_watts`` for every scenario (the mean of the readings); ``metric_value`` and
+    ``metric_unit`` are the official figure (W, or mJ per query for SingleStream/MultiStream);
+    ``joules_per_token`` and ``joules_per_sample`` divide the watts by the result's throughput.
+    """
+
+    source: Literal["measured", "table"]
+    scope: str = POWER_SCOPE
+    average_watts: float | None
+    metric_value: float | None
+    metric_unit: str | None
+    joules_per_token: float | None = None
+    joules_per_sample: float | None = None
+    window_begin: str | None = None
+    window_end: str | None = None
+    window_s: float | None = None
+    readings: int | None = None
+    readings_path: str | None = None
+    table_value: float | None = None
+    table_unit: str | None = None
+    table_row: str | None = None
+    design_power_watts: float | None = None
+
+
 class MlperfResult(StrictModel):
     """One MLPerf result, validated and normalised. Times in ms, throughput per second."""
 
     key: str
     round: str | None
-    round_source: Literal["argument", "folder", "seeds"] | None
+    round_source: Literal["argument", "folder", "table", "seeds"] | None
     division: str | None
     submitter: str | None
     system: str | None
@@ -75,7 +105,7 @@ class MlperfResult(StrictModel):
     query_count: int | None
     loadgen_version: str | None
     test_datetime: str | None
-    log_source: Literal["detail", "summary"]
+    log_source: Literal["detail", "summary", "endpoint"]
     seed_round: str | None
     accelerator: str | None
     accelerators_per_node: int | None
@@ -92,6 +122,9 @@ class MlperfResult(StrictModel):
     checks: tuple[CheckRow, ...]
     sources: tuple[SourceFile, ...]
     notes: tuple[str, ...] = ()
+    power: MlperfPower | None = None
+    design_power_watts: float | None = None
+    accelerator_types: tuple[AcceleratorType, ...] = ()
 
     @property
     def primary_runtime(self) -> StackComponent | None:

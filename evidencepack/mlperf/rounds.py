@@ -1,14 +1,17 @@
 """The MLPerf Inference rounds evidencepack knows, and the LoadGen seeds that identify each.
 
 Seeds are the checker's ``seeds`` per round (mlcommons/inference
-``tools/submission/submission_checker/constants.py``); v4.0's are those every v4.0 log carries.
+``tools/submission/submission_checker/constants.py``); v4.0's are those every v4.0 log carries,
+and v6.1's those every v6.1 result read so far carries (LoadGen summaries, and the endpoint
+tool's ``run_config`` ``dataloader_random_seed``/``scheduler_random_seed``): the checker's v6.1
+table was not at hand.
 """
 
 from __future__ import annotations
 
 from .._models import StrictModel
 
-KNOWN_ROUNDS: tuple[str, ...] = ("v4.0", "v4.1", "v5.0", "v5.1", "v6.0")
+KNOWN_ROUNDS: tuple[str, ...] = ("v4.0", "v4.1", "v5.0", "v5.1", "v6.0", "v6.1")
 
 
 class Seeds(StrictModel):
@@ -46,14 +49,27 @@ ROUND_SEEDS: dict[str, Seeds] = {
         sample_index_rng_seed=14276810075590677512,
         schedule_rng_seed=3936089224930324775,
     ),
+    "v6.1": Seeds(
+        qsl_rng_seed=2085463073848966840,
+        sample_index_rng_seed=2747215439041700203,
+        schedule_rng_seed=16159082839903944936,
+    ),
 }
 
 
+# Rounds whose seeds are the ones LoadGen itself ships (``mlperf.conf`` of LoadGen 6.0.17 holds
+# v6.1's): every run of that LoadGen carries them, a team's own included, so they identify no
+# submission's round. Such a result's round comes from its folder, the official table or
+# ``--round``; its seeds are still checked against the round's.
+BUILT_IN_SEEDS_ROUNDS = frozenset({"v6.1"})
+
+
 def round_for_seeds(seeds: Seeds | None) -> str | None:
-    """The round whose official seeds these are, or None (a team's own run, or a typo)."""
+    """The round whose official seeds these are, or None (a team's own run, a typo, or
+    LoadGen's built-in seeds)."""
     if seeds is None:
         return None
     for name, known in ROUND_SEEDS.items():
-        if known == seeds:
+        if known == seeds and name not in BUILT_IN_SEEDS_ROUNDS:
             return name
     return None

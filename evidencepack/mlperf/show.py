@@ -7,12 +7,10 @@ was re-applied, with the limit and the measured value side by side; a rule that 
 
 from __future__ import annotations
 
-import difflib
-
-from ..errors import InputError
 from ..store import Store
+from .energy import energy_figures
 from .models import CheckRow, MlperfResult
-from .query import load_results
+from .query import load_results, unknown_key
 
 _STATUS = {"pass": "pass", "fail": "FAIL", "skip": "not checked"}
 
@@ -22,12 +20,7 @@ def find_result(store: Store, key: str) -> MlperfResult:
     found = load_results(store, [key])
     if found:
         return found[0]
-    keys = [row["key"] for row in store.rows("SELECT key FROM mlperf_results ORDER BY key")]
-    near = difflib.get_close_matches(key, keys, n=3, cutoff=0.6)
-    hint = f"; did you mean {' or '.join(repr(k) for k in near)}?" if near else ""
-    if not keys:
-        hint = " (the store holds no MLPerf result: run 'evidencepack mlperf import')"
-    raise InputError(f"no MLPerf result {key!r} in the store{hint}")
+    raise unknown_key(store, "mlperf_results", key)
 
 
 def checks_label(result: MlperfResult) -> str:
@@ -42,6 +35,8 @@ def describe(result: MlperfResult) -> str:
     lines = [result.key, ""]
     lines += _section("result", _result_fields(result))
     lines += _section("system", _system_fields(result))
+    if result.power is not None:
+        lines += _section("power", _power_fields(result))
     if result.accuracy:
         metrics = ", ".join(f"{k} {v:g}" for k, v in sorted(result.accuracy.items()))
         lines += _section("accuracy", [("metrics", metrics), ("TEST06", result.test06 or "-")])
@@ -63,7 +58,7 @@ def _result_fields(r: MlperfResult) -> list[tuple[str, str]]:
         ("division", r.division or "-"),
         ("submitter", r.submitter or "-"),
         ("benchmark", f"{r.benchmark or '?'} (folder {r.benchmark_dir})"),
-        ("scenario", r.scenario),
+        ("scenario", r.scenario + _filed_as(r)),
         (
             "validity",
             r.validity + (f": {'; '.join(r.invalid_reasons)}" if r.invalid_reasons else ""),
@@ -82,6 +77,13 @@ def _result_fields(r: MlperfResult) -> list[tuple[str, str]]:
     return fields
 
 
+def _filed_as(r: MlperfResult) -> str:
+    folder = r.key.rsplit("/", 1)[-1]
+    if r.key.startswith("loadgen/") or folder == r.scenario:
+        return ""
+    return f" (LoadGen ran {folder}; the folder {r.benchmark_dir}/{folder} names it {r.scenario})"
+
+
 def _system_fields(r: MlperfResult) -> list[tuple[str, str]]:
     hardware = "-"
     if r.accelerator or r.accelerators_total is not None:
@@ -91,7 +93,7 @@ def _system_fields(r: MlperfResult) -> list[tuple[str, str]]:
             f"{r.accelerators_per_node if r.accelerators_per_node is not None else '?'})"
         )
     stack = [*r.runtime, *r.platform]
-    return [
+    fields = [
         ("system", r.system_name or r.system or "-"),
         ("accelerators", hardware),
         ("precision", r.precision or r.precision_raw or "-"),
@@ -101,6 +103,39 @@ def _system_fields(r: MlperfResult) -> list[tuple[str, str]]:
         ),
         ("stack text", r.stack_raw or "-"),
     ]
+    if len(r.accelerator_types) > 1:  # a system mixing accelerator types (v6.1)
+        mix = ", ".join(
+            f"{t.per_node if t.per_node is not None else '?'} x {t.name}"
+            for t in r.accelerator_types
+        )
+        fields.insert(2, ("per node", mix))
+    if r.design_power_watts is not None:
+        fields.append(("design power", _value(r.design_power_watts, "W")))
+    return fields
+
+
+def _power_fields(r: MlperfResult) -> list[tuple[str, str]]:
+    p = r.power
+    assert p is not None
+    energy = energy_figures(r)
+    source = (
+        f"measured: {p.readings} reading(s) of {p.readings_path}"
+        if p.source == "measured"
+        else f"the official table only ({p.table_row})"
+    )
+    fields = [
+        ("figure", _value(p.metric_value, p.metric_unit)),
+        ("average", _value(p.average_watts, "W")),
+        ("scope", p.scope),
+        ("per token", _value(p.joules_per_token, "J")),
+        ("per 1M tokens", _value(energy.kwh_per_million_tokens, "kWh") if energy else "-"),
+        ("per sample", _value(p.joules_per_sample, "J")),
+        ("window", f"{p.window_begin} .. {p.window_end} ({_value(p.window_s, 's')})"),
+        ("source", source),
+        ("table", f"{_value(p.table_value, p.table_unit)} ({p.table_row})" if p.table_row else "-"),
+        ("design", _value(r.design_power_watts, "W")),
+    ]
+    return [(k, v) for k, v in fields if v and not v.startswith("None")]
 
 
 def _checks(result: MlperfResult) -> list[str]:

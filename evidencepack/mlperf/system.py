@@ -21,8 +21,21 @@ _PLACEHOLDERS = {"", "todo", "n/a", "na", "none", "null", "-", "tbd", "unknown"}
 _INT = re.compile(r"^\d+(?:\.0+)?$")
 
 
+class AcceleratorType(StrictModel):
+    """One kind of accelerator in a system, and how many of it a node holds (None: not said)."""
+
+    name: str
+    per_node: int | None = None
+
+
 class SystemInfo(StrictModel):
-    """One ``systems/<system>.json`` after normalisation."""
+    """One ``systems/<system>.json`` after normalisation.
+
+    ``accelerator_types`` lists each kind of accelerator; a system that mixes two (v6.1) has two
+    entries, written as a list or as ``"A + B"`` in ``accelerator_model_name`` with a list or a
+    single total in ``accelerators_per_node``. ``accelerator`` is then their names joined by
+    `` + `` and ``accelerators_per_node`` their sum. ``design_power_watts`` is v6.1's field.
+    """
 
     path: str
     system_id: str
@@ -39,6 +52,8 @@ class SystemInfo(StrictModel):
     host_processor: str | None = None
     host_processors_per_node: int | None = None
     operating_system: str | None = None
+    design_power_watts: float | None = None
+    accelerator_types: tuple[AcceleratorType, ...] = ()
     stack: Stack = Stack()
     notes: tuple[str, ...] = ()
     raw_json: str = "{}"
@@ -72,6 +87,51 @@ def clean_int(value: object, field: str, notes: list[str]) -> int | None:
     return None
 
 
+def clean_watts(value: object, notes: list[str]) -> float | None:
+    """A positive wattage given as a number or a string; anything else None with a note."""
+    if value is None or isinstance(value, bool):
+        return None
+    text = clean_text(value)
+    try:
+        watts = float(value) if isinstance(value, int | float) else float(text or "")
+    except ValueError:
+        if text is not None:
+            notes.append(f"design_power_watts: {value!r} is not a wattage")
+        return None
+    if watts <= 0:
+        notes.append(f"design_power_watts: {value!r} is not a positive wattage")
+        return None
+    return watts
+
+
+def accelerator_types(data: dict[str, Any], notes: list[str]) -> tuple[AcceleratorType, ...]:
+    """The accelerator kinds a system description names, with per-node counts where given."""
+    raw = data.get("accelerator_model_name")
+    if isinstance(raw, list):
+        names = [n for n in (clean_text(v) for v in raw) if n]
+    else:
+        text = clean_text(raw)
+        names = [part.strip() for part in text.split(" + ")] if text else []
+    names = [n for n in names if n]
+    counts = data.get("accelerators_per_node")
+    if len(names) > 1 and isinstance(counts, list):
+        if len(counts) != len(names):
+            notes.append(
+                f"accelerators_per_node: {len(counts)} count(s) for {len(names)} accelerator types"
+            )
+            return tuple(AcceleratorType(name=n) for n in names)
+        return tuple(
+            AcceleratorType(name=n, per_node=clean_int(c, "accelerators_per_node", notes))
+            for n, c in zip(names, counts, strict=True)
+        )
+    if len(names) == 1:
+        per_node = (
+            None if isinstance(counts, list) else clean_int(counts, "accelerators_per_node", [])
+        )
+        return (AcceleratorType(name=names[0], per_node=per_node),)
+    return tuple(AcceleratorType(name=n) for n in names)
+
+
 def read_system(path: Path, system_id: str) -> SystemInfo:
     """Read and normalise a system description; raise InputError if it is not a JSON object."""
     data = read_json(path)
@@ -83,7 +143,14 @@ def read_system(path: Path, system_id: str) -> SystemInfo:
 def normalise_system(data: dict[str, Any], *, path: str, system_id: str) -> SystemInfo:
     """A submission's system description, cleaned; what could not be read is noted."""
     notes: list[str] = []
-    per_node = clean_int(data.get("accelerators_per_node"), "accelerators_per_node", notes)
+    types = accelerator_types(data, notes)
+    if len(types) > 1:
+        counts = [t.per_node for t in types]
+        per_node = None if None in counts else sum(c or 0 for c in counts)
+        if per_node is None:
+            per_node = clean_int(data.get("accelerators_per_node"), "accelerators_per_node", notes)
+    else:
+        per_node = clean_int(data.get("accelerators_per_node"), "accelerators_per_node", notes)
     nodes = clean_int(data.get("number_of_nodes"), "number_of_nodes", notes)
     total = per_node * nodes if per_node is not None and nodes is not None else None
     division = clean_text(data.get("division"))
@@ -95,7 +162,7 @@ def normalise_system(data: dict[str, Any], *, path: str, system_id: str) -> Syst
         status=clean_text(data.get("status")),
         system_name=clean_text(data.get("system_name")),
         system_type=clean_text(data.get("system_type")),
-        accelerator=clean_text(data.get("accelerator_model_name")),
+        accelerator=" + ".join(t.name for t in types) or None,
         accelerator_memory=clean_text(data.get("accelerator_memory_capacity")),
         accelerators_per_node=per_node,
         nodes=nodes,
@@ -105,6 +172,8 @@ def normalise_system(data: dict[str, Any], *, path: str, system_id: str) -> Syst
             data.get("host_processors_per_node"), "host_processors_per_node", notes
         ),
         operating_system=clean_text(data.get("operating_system")),
+        design_power_watts=clean_watts(data.get("design_power_watts"), notes),
+        accelerator_types=types,
         stack=parse_stack(
             {
                 "framework": data.get("framework"),

@@ -9,6 +9,9 @@ Layouts (mlcommons/inference submission checker ``constants.py``), with ``S`` =
     v4.x, v5.x: S/measurements/R/<system>[_<Scenario>].json
                 S/compliance/R/TEST06/verify_accuracy.txt
     v6.x:       S/results/R/measurements.json, S/results/R/TEST06/verify_accuracy.txt
+    power-measured: S/results/R/performance/{run_1/spl.txt, ranging/, power/}
+    v6.1+, the endpoint tool: S/results/R/performance/result_summary.json,
+                S/results/R/accuracy/accuracy_results.json (no LoadGen logs)
 
 Scenario folders may be lowercase. The round comes from a folder named ``v5.1`` or
 ``inference_results_v5.1`` above the division, when there is one.
@@ -24,6 +27,7 @@ from pathlib import Path
 
 from .accuracy import has_precision
 from .benchmarks import resolve_scenario
+from .endpoint_result import ACCURACY_RESULTS, RESULT_SUMMARY
 from .loadgen_log import DETAIL_NAME, SUMMARY_NAME
 from .rounds import KNOWN_ROUNDS
 
@@ -52,6 +56,9 @@ class ResultFiles:
     user_conf: Path | None = None
     accuracy: Path | None = None
     test06: Path | None = None
+    endpoint_summary: Path | None = None
+    endpoint_accuracy: Path | None = None
+    spl: Path | None = None
 
 
 def find_results(path: Path) -> Iterator[ResultFiles]:
@@ -143,6 +150,9 @@ def _tree_result(results_dir: Path) -> ResultFiles:
         user_conf=_file(results_dir / "user.conf")
         or (_file(measurements_dir / "user.conf") if measurements_dir else None),
         accuracy=_file(results_dir / "accuracy" / "accuracy.txt"),
+        endpoint_summary=_file(results_dir / "performance" / RESULT_SUMMARY),
+        spl=_file(run / "spl.txt") if run else None,
+        endpoint_accuracy=_file(results_dir / "accuracy" / ACCURACY_RESULTS),
         test06=_file(results_dir / "TEST06" / "verify_accuracy.txt")
         or (_file(compliance_dir / "TEST06" / "verify_accuracy.txt") if compliance_dir else None),
     )

@@ -21,7 +21,7 @@ from ..limits import regular_file_problem
 from ..provenance import FileRecord
 from .connection import Connection
 
-STORE_VERSION = 2
+STORE_VERSION = 3
 
 _DDL_MODULES: tuple[str, ...] = ("files", "mlperf", "runs", "analysis")
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")

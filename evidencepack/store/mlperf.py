@@ -16,11 +16,14 @@ no failed row in ``mlperf_checks``); metrics (``headline_value`` + ``headline_un
 ``accelerator``, ``accelerators_per_node``, ``nodes``, ``accelerators_total``, ``precision``
 normalised, ``precision_raw``, ``runtime``/``runtime_version`` = primary runtime,
 ``stack_raw``); ``accuracy`` (JSON metrics), ``accuracy_hash``, ``test06`` pass/fail;
-``sources_sha256`` (digest over the result's files: re-importing them adds nothing) and
-``record`` (the whole MlperfResult as JSON, what ``load_results`` returns).
+``sources_sha256`` (digest over the result's files: re-importing them adds nothing),
+``record`` (the whole MlperfResult as JSON, what ``load_results`` returns); power (``power_source``
+measured/table, ``power_watts`` average system watts, ``power_metric`` + ``power_unit`` the
+official figure, W or mJ per query, ``joules_per_token``) and ``design_power_watts``.
 
 ``mlperf_systems``: one row per system description, PRIMARY KEY ``system_id``
-(``<round>/<division>/<submitter>/<system>``), with ``path``, ``sha256``, the normalised fields,
+(``<round>/<division>/<submitter>/<system>``), with ``path``, ``sha256``, the normalised fields
+(``accelerator_types``: each kind of accelerator with its count per node; ``design_power_watts``),
 ``stack_raw``, ``notes`` (what could not be read) and ``raw`` JSON.
 
 ``mlperf_stack_components``: (``system_id``, ``position``) -> ``kind`` runtime/platform/library/
@@ -33,6 +36,17 @@ driver, ``name``, ``version``, ``field`` (framework/other_software_stack), ``tex
 is also in ``files``.
 
 ``mlperf_rejections``: (``location``, ``reason``) -> ``problems`` (``file:line: ...``).
+
+``mlperf_training_results``: one row per MLPerf Training result, PRIMARY KEY ``key``
+(``training/<round>/<division>/<submitter>/<system>/<benchmark>``): the reference ``model``,
+``dataset``, ``quality_metric`` and ``quality_target``, ``time_to_train_min`` (the olympic
+average ``olympic_min`` times ``scaling_factor``), ``runs_total``/``runs_used``, the system's
+``accelerator``/``accelerators_total``, ``checks_ok`` (its check rows are in ``mlperf_checks``,
+its files in ``mlperf_result_files``) and ``record`` (the whole TrainingResult).
+
+``mlperf_training_runs``: (``key``, ``path``) -> each run's ``run_start_ms``/``run_stop_ms``,
+``minutes``, ``status``, ``converged``, ``used`` by the score, ``last_eval``, ``target``,
+``line`` (its ``run_stop``).
 """
 
 from __future__ import annotations
@@ -93,6 +107,12 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("test06", "VARCHAR"),
         ("sources_sha256", "VARCHAR"),
         ("record", "JSON"),
+        ("power_source", "VARCHAR"),
+        ("power_watts", "DOUBLE"),
+        ("power_metric", "DOUBLE"),
+        ("power_unit", "VARCHAR"),
+        ("joules_per_token", "DOUBLE"),
+        ("design_power_watts", "DOUBLE"),
     ),
     "mlperf_systems": (
         ("system_id", "VARCHAR"),
@@ -111,6 +131,8 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("host_processor", "VARCHAR"),
         ("host_processors_per_node", "INTEGER"),
         ("operating_system", "VARCHAR"),
+        ("design_power_watts", "DOUBLE"),
+        ("accelerator_types", "JSON"),
         ("stack_raw", "VARCHAR"),
         ("notes", "VARCHAR[]"),
         ("raw", "JSON"),
@@ -141,6 +163,41 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("sha256", "VARCHAR"),
         ("size_bytes", "BIGINT"),
     ),
+    "mlperf_training_results": (
+        ("key", "VARCHAR"),
+        ("round", "VARCHAR"),
+        ("division", "VARCHAR"),
+        ("submitter", "VARCHAR"),
+        ("system", "VARCHAR"),
+        ("benchmark", "VARCHAR"),
+        ("model", "VARCHAR"),
+        ("dataset", "VARCHAR"),
+        ("quality_metric", "VARCHAR"),
+        ("quality_target", "DOUBLE"),
+        ("time_to_train_min", "DOUBLE"),
+        ("olympic_min", "DOUBLE"),
+        ("scaling_factor", "DOUBLE"),
+        ("runs_total", "INTEGER"),
+        ("runs_used", "INTEGER"),
+        ("accelerator", "VARCHAR"),
+        ("accelerators_total", "INTEGER"),
+        ("checks_ok", "BOOLEAN"),
+        ("sources_sha256", "VARCHAR"),
+        ("record", "JSON"),
+    ),
+    "mlperf_training_runs": (
+        ("key", "VARCHAR"),
+        ("path", "VARCHAR"),
+        ("run_start_ms", "BIGINT"),
+        ("run_stop_ms", "BIGINT"),
+        ("minutes", "DOUBLE"),
+        ("status", "VARCHAR"),
+        ("converged", "BOOLEAN"),
+        ("used", "BOOLEAN"),
+        ("last_eval", "DOUBLE"),
+        ("target", "DOUBLE"),
+        ("line", "INTEGER"),
+    ),
     "mlperf_rejections": (
         ("location", "VARCHAR"),
         ("reason", "VARCHAR"),
@@ -155,6 +212,8 @@ _PRIMARY_KEYS = {
     "mlperf_checks": ("key", "position"),
     "mlperf_result_files": ("key", "role"),
     "mlperf_rejections": ("location", "reason"),
+    "mlperf_training_results": ("key",),
+    "mlperf_training_runs": ("key", "path"),
 }
 _NOT_NULL = {
     "mlperf_results": {
@@ -175,6 +234,8 @@ _NOT_NULL = {
     "mlperf_checks": {"rule", "expected", "actual", "status", "source"},
     "mlperf_result_files": {"path", "sha256", "size_bytes"},
     "mlperf_rejections": {"problems"},
+    "mlperf_training_results": {"submitter", "system", "benchmark", "sources_sha256", "record"},
+    "mlperf_training_runs": {"run_start_ms", "run_stop_ms", "minutes", "converged", "used"},
 }
 
 

@@ -1,0 +1,221 @@
+"""MLPerf Power: a result's measured system power, read and re-checked as the checker does.
+
+A power-measured result has, beside ``performance/run_1``'s LoadGen logs, the analyzer's
+readings ``performance/run_1/spl.txt`` (``Time,<MM-DD-YYYY HH:MM:SS.fff>,Watts,<W>,...``), a
+``performance/ranging`` run, and the power client/server records ``performance/power/
+{client,server}.{json,log}`` and ``ptd_logs.txt``. The checker's power metric
+(``power_check.get_power_metric_check``): the mean of the positive ``Watts`` readings strictly
+inside LoadGen's ``power_begin``..``power_end`` (detail log, UTC), in W for Offline, Server and
+Interactive; for SingleStream and MultiStream the energy per query, ``W x window_s x 1000 /
+result_query_count`` mJ. The wattage is the whole system under test at the wall.
+
+Checks re-applied here (``power.*`` rows): the required files are there; the power client and
+server agree on the session and its uuids; LoadGen's window lies in the server's ``testing``
+phase; every file the power client and server hashed (SHA-1, ``results``) and that is published
+hashes the same; the figure equals the official table's power row. Located errors: readings that
+do not cover LoadGen's window, a reading that is not a number, no reading inside the window.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from ..errors import InputError
+from ._files import read_text
+from .context import ImportContext
+from .loadgen_log import DETAIL_NAME, SUMMARY_NAME, LoadgenLog, read_detail_records
+from .models import CheckRow, MlperfPower, SourceFile
+from .official_table import TableRow
+from .power_checks import PowerFiles, check_rows
+from .tree import ResultFiles
+
+_LOADGEN_FILES = (DETAIL_NAME, SUMMARY_NAME)
+
+_TIME = "%m-%d-%Y %H:%M:%S.%f"
+_ENERGY_SCENARIOS = ("SingleStream", "MultiStream")
+# readings come once a second: a reading this close to an edge of the window covers it
+_EDGE_S = 2.0
+
+
+def read_power(
+    files: PowerFiles | None,
+    *,
+    scenario: str,
+    query_count: int | None,
+    tokens_per_s: float | None,
+    samples_per_s: float | None,
+    table_row: TableRow | None,
+    design_power_watts: float | None,
+    private: dict[str, Path],
+) -> tuple[MlperfPower | None, tuple[CheckRow, ...]]:
+    """The power figure and its check rows; (None, ()) for a result without power.
+
+    ``private`` maps each power file's path (as named in ``files``) to where to read it."""
+    if files is None:
+        if table_row is None:
+            return None, ()
+        watts = table_row.value if (table_row.unit or "").lower() == "watts" else None
+        power = MlperfPower(
+            source="table",
+            average_watts=watts,
+            metric_value=table_row.value,
+            metric_unit=table_row.unit,
+            table_value=table_row.value,
+            table_unit=table_row.unit,
+            table_row=table_row.row,
+            design_power_watts=design_power_watts,
+        )
+        return _per_output(power, tokens_per_s, samples_per_s), ()
+    values, lines, _ = read_detail_records(private[files.detail])
+    begin, end = (
+        _logged_time(values, lines, key, files.detail) for key in ("power_begin", "power_end")
+    )
+    if end <= begin:
+        raise InputError(
+            f"{files.detail}:{lines['power_end']}: power_end {values['power_end']} is not after "
+            f"power_begin {values['power_begin']}"
+        )
+    readings = _readings(private[files.spl], files.spl, begin, end, files.detail, lines)
+    average = sum(readings) / len(readings)
+    window = (end - begin).total_seconds()
+    if scenario in _ENERGY_SCENARIOS:
+        if not query_count:
+            raise InputError(
+                f"{files.detail}: no result_query_count (the energy per query needs it)"
+            )
+        metric, unit = average * window * 1000 / query_count, "millijoules"
+    else:
+        metric, unit = average, "Watts"
+    power = MlperfPower(
+        source="measured",
+        average_watts=average,
+        metric_value=metric,
+        metric_unit=unit,
+        window_begin=str(values["power_begin"]),
+        window_end=str(values["power_end"]),
+        window_s=window,
+        readings=len(readings),
+        readings_path=files.spl,
+        table_value=table_row.value if table_row else None,
+        table_unit=table_row.unit if table_row else None,
+        table_row=table_row.row if table_row else None,
+        design_power_watts=design_power_watts,
+    )
+    rows = check_rows(files, power.metric_value, table_row, begin, end, private)
+    return _per_output(power, tokens_per_s, samples_per_s), rows
+
+
+def _per_output(
+    power: MlperfPower, tokens_per_s: float | None, samples_per_s: float | None
+) -> MlperfPower:
+    watts = power.average_watts
+    if watts is None:
+        return power
+    return power.model_copy(
+        update={
+            "joules_per_token": watts / tokens_per_s if tokens_per_s else None,
+            "joules_per_sample": watts / samples_per_s if samples_per_s else None,
+        }
+    )
+
+
+def _logged_time(
+    values: dict[str, object], lines: dict[str, int], key: str, path: str
+) -> dt.datetime:
+    if key not in values:
+        raise InputError(f"{path}: no {key} (a power-measured run logs LoadGen's power window)")
+    try:
+        return dt.datetime.strptime(str(values[key]), _TIME)
+    except ValueError:
+        raise InputError(
+            f"{path}:{lines[key]}: {key} {values[key]!r} is not MM-DD-YYYY HH:MM:SS.fff"
+        ) from None
+
+
+def _readings(
+    path: Path, named: str, begin: dt.datetime, end: dt.datetime, detail: str, lines: dict[str, int]
+) -> list[float]:
+    """Positive ``Watts`` readings strictly inside the window; the readings must span it."""
+    inside: list[float] = []
+    first: tuple[int, dt.datetime] | None = None
+    last: tuple[int, dt.datetime] | None = None
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        if not line.startswith("Time"):
+            continue
+        parts = line.split(",")
+        try:
+            when = dt.datetime.strptime(parts[1], _TIME)
+            watts = float(parts[3])
+        except (IndexError, ValueError):
+            raise InputError(
+                f"{named}:{number}: not a 'Time,<time>,Watts,<W>,...' reading"
+            ) from None
+        first = first or (number, when)
+        last = (number, when)
+        if begin < when < end and watts > 0:
+            inside.append(watts)
+    cite = f"{detail}:{lines['power_begin']}"
+    window = f"LoadGen's power window {begin:%H:%M:%S.%f}..{end:%H:%M:%S.%f} ({cite})"
+    if first is None or last is None:
+        raise InputError(f"{named}: no 'Time,...' readings")
+    if (first[1] - begin).total_seconds() > _EDGE_S or (end - last[1]).total_seconds() > _EDGE_S:
+        raise InputError(
+            f"{named}:{first[0]}-{last[0]}: the readings ({first[1]:%H:%M:%S}..{last[1]:%H:%M:%S}) "
+            f"do not cover {window}"
+        )
+    if not inside:
+        raise InputError(f"{named}: no positive reading inside {window}")
+    return inside
+
+
+def result_power(
+    files: ResultFiles,
+    names: ImportContext,
+    *,
+    scenario: str,
+    log: LoadgenLog,
+    system_watts: float | None,
+) -> tuple[MlperfPower | None, tuple[CheckRow, ...], tuple[SourceFile, ...], float | None]:
+    """A tree result's power (its files and the official table's power row), the power check
+    rows, the files read for it, and the system's design power (its JSON, else the table's)."""
+    table = names.table(files)
+    perf_row = table.row(files.location, "performance") if table else None
+    power_row = table.row(files.location, "power") if table else None
+    design = (
+        system_watts if system_watts is not None else (perf_row and perf_row.design_power_watts)
+    )
+    sources: list[SourceFile] = []
+    if table is not None and power_row is not None:
+        sources.append(names.source("official_table", Path(table.path)))
+    power_files = None
+    private: dict[str, Path] = {}
+    if files.spl is not None and files.detail is not None:
+        performance = files.spl.parent.parent
+        power_files = PowerFiles(
+            detail=str(files.detail),
+            spl=str(files.spl),
+            power_dir=str(performance / "power"),
+            ranging_dir=str(performance / "ranging"),
+        )
+        for folder in (files.spl.parent, performance / "ranging", performance / "power"):
+            if not folder.is_dir():
+                continue
+            for path in sorted(p for p in folder.iterdir() if p.is_file()):
+                private[str(path)] = names.private(path)
+                if path != files.detail:
+                    role = f"power:{path.relative_to(performance).as_posix()}"
+                    if path.parent == files.spl.parent and path.name in _LOADGEN_FILES:
+                        continue  # the result's own detail and summary logs, already sources
+                    sources.append(names.source(role, path))
+    power, rows = read_power(
+        power_files,
+        scenario=scenario,
+        query_count=log.query_count,
+        tokens_per_s=log.tokens_per_s,
+        samples_per_s=log.samples_per_s,
+        table_row=power_row,
+        design_power_watts=design or None,
+        private=private,
+    )
+    return power, rows, tuple(sources), design or None

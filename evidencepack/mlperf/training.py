@@ -1,0 +1,152 @@
+"""MLPerf Training results: MLLOG result files, time-to-train as the round's summarizer scores it.
+
+A training results tree (mlcommons ``training_results_v5.1``) holds
+``<submitter>/results/<system>/<benchmark>/result_<n>.txt`` (one MLLOG file per run, lines
+``:::MLLOG {json}``), an optional ``scaling.json`` (``{"scaling_factor": f}``, set by the review
+committee) and ``<submitter>/systems/<system>.json``.
+
+The score (mlcommons/logging ``result_summarizer._compute_strong_score_standalone``): each
+run's time to train is ``run_stop - run_start`` in minutes; a run that did not converge
+(``run_stop`` status other than ``success``) is dropped; with at most one dropped, the runs are
+sorted, the fastest is dropped and the slowest unless a non-converged one was already dropped,
+the rest are averaged (olympic average), and the average is multiplied by the scaling factor.
+More than one non-converged run: no score. A run file without ``run_start`` or ``run_stop``
+is an error naming the file and its last line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .._models import StrictModel
+from ..errors import InputError
+from ._files import read_json, read_text
+
+MLLOG = ":::MLLOG "
+MAX_DROPPED = 1  # the summarizer's max_dropped_scores (4 for unet3d only, not an LLM)
+
+# The LLM benchmarks of MLPerf Training (training_policies ``training_rules.adoc``): the
+# reference model and task, its dataset, the quality metric and target, and how many runs a
+# submission makes (mlcommons/logging ``benchmark_meta`` for gpt3 and llama2_70b_lora; the
+# Llama 3.1 counts are those the v5.1 submissions carry).
+TRAINING_BENCHMARKS: dict[str, tuple[str, str, str, float, int]] = {
+    "llama2_70b_lora": (
+        "Llama 2 70B, LoRA fine-tuning",
+        "SCROLLS GovReport",
+        "eval loss",
+        0.925,
+        10,
+    ),
+    "llama31_405b": ("Llama 3.1 405B, pre-training", "C4", "log perplexity", 5.6, 3),
+    "llama31_8b": ("Llama 3.1 8B, pre-training", "C4", "log perplexity", 3.3, 10),
+    "gpt3": ("GPT-3 175B, pre-training", "C4", "log perplexity", 2.69, 3),
+}
+
+
+class TrainingRun(StrictModel):
+    """One ``result_<n>.txt``: its time to train and whether the score uses it."""
+
+    path: str
+    run_start_ms: int
+    run_stop_ms: int
+    minutes: float
+    status: str | None
+    converged: bool
+    used: bool = False
+    last_eval: float | None = None
+    target: float | None = None
+    line: int
+
+
+def read_run(path: Path, *, named: str | None = None) -> TrainingRun:
+    """One MLLOG result file; InputError naming ``file:line`` for a broken record and the last
+    line for a missing ``run_start`` or ``run_stop``."""
+    where = named or str(path)
+    start: int | None = None
+    stop: tuple[int, int, str | None] | None = None
+    last_eval: float | None = None
+    target: float | None = None
+    last_line = 0
+    for number, raw in enumerate(read_text(path, lenient=True).splitlines(), start=1):
+        if not raw.startswith(MLLOG):
+            continue
+        last_line = number
+        try:
+            record = json.loads(raw[len(MLLOG) :])
+            key, when = record["key"], int(record["time_ms"])
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            raise InputError(f"{where}:{number}: not a complete :::MLLOG record") from None
+        value, meta = record.get("value"), record.get("metadata")
+        if key == "run_start" and start is None:
+            start = when
+        elif key == "run_stop" and stop is None:
+            status = meta.get("status") if isinstance(meta, dict) else None
+            stop = (when, number, str(status) if status is not None else None)
+        elif key == "eval_accuracy" and isinstance(value, int | float):
+            last_eval = float(value)
+        elif key == "target_accuracy" and isinstance(value, int | float):
+            target = float(value)
+    for name, found in (("run_start", start), ("run_stop", stop)):
+        if found is None:
+            raise InputError(
+                f"{where}:{last_line}: no {name} (the log ends here: the run did not finish "
+                "or the file is cut short)"
+            )
+    assert start is not None
+    assert stop is not None
+    if stop[0] < start:
+        raise InputError(f"{where}:{stop[1]}: run_stop is before run_start")
+    return TrainingRun(
+        path=where,
+        run_start_ms=start,
+        run_stop_ms=stop[0],
+        minutes=(stop[0] - start) / 60_000,
+        status=stop[2],
+        converged=stop[2] == "success",
+        last_eval=last_eval,
+        target=target,
+        line=stop[1],
+    )
+
+
+def read_scaling(path: Path | None) -> float:
+    """``scaling.json``'s factor, 1.0 without the file."""
+    if path is None:
+        return 1.0
+    data = read_json(path)
+    factor = data.get("scaling_factor") if isinstance(data, dict) else None
+    if isinstance(factor, bool) or not isinstance(factor, int | float) or factor <= 0:
+        raise InputError(f"{path}: scaling_factor must be a positive number, not {factor!r}")
+    return float(factor)
+
+
+class TrainingScore(StrictModel):
+    """The score and the runs it used (``minutes`` None: too many runs did not converge)."""
+
+    minutes: float | None
+    olympic_minutes: float | None
+    scaling_factor: float
+    dropped_not_converged: int
+    runs: tuple[TrainingRun, ...]
+
+
+def score(runs: list[TrainingRun], scaling_factor: float) -> TrainingScore:
+    """The summarizer's olympic average of the converged runs, times the scaling factor."""
+    converged = sorted((r for r in runs if r.converged), key=lambda r: (r.minutes, r.path))
+    dropped = len(runs) - len(converged)
+    used: list[TrainingRun] = []
+    if dropped <= MAX_DROPPED:
+        used = converged[MAX_DROPPED : len(converged) - (MAX_DROPPED - dropped)]
+    olympic = sum(r.minutes for r in used) / len(used) if used else None
+    chosen = {r.path for r in used}
+    marked = tuple(
+        r.model_copy(update={"used": r.path in chosen}) for r in sorted(runs, key=lambda r: r.path)
+    )
+    return TrainingScore(
+        minutes=olympic * scaling_factor if olympic is not None else None,
+        olympic_minutes=olympic,
+        scaling_factor=scaling_factor,
+        dropped_not_converged=dropped,
+        runs=marked,
+    )

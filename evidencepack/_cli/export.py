@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import EXIT_OK
-from ..export.versions import DEFAULT_OSCAL_VERSION, OSCAL_VERSIONS
+from ..export.versions import CATALOG_NAME, DEFAULT_OSCAL_VERSION, OSCAL_VERSIONS, RESULTS_NAME
 from ._common import Command, Parser, add_command, emit, group_help, json_argument
 
 
@@ -31,6 +31,19 @@ def _cmd_export_oscal(args: argparse.Namespace) -> int:
         ),
     )
     return EXIT_OK
+
+
+def oscal_argument(p: argparse.ArgumentParser) -> None:
+    """Add ``build --oscal [VERSION]``: the OSCAL export written into the pack before signing."""
+    p.add_argument(
+        "--oscal",
+        nargs="?",
+        const=DEFAULT_OSCAL_VERSION,
+        choices=OSCAL_VERSIONS,
+        metavar="VERSION",
+        help=f"also write {RESULTS_NAME} and {CATALOG_NAME} (OSCAL VERSION, default "
+        f"{DEFAULT_OSCAL_VERSION}) into the pack, signed with it",
+    )
 
 
 def register(command: Command) -> None:

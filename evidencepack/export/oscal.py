@@ -45,10 +45,7 @@ from .catalog import (
 )
 from .models import CheckRecord
 from .packread import PackContents, PackFile, open_pack, read_pack
-from .versions import OSCAL_VERSIONS
-
-RESULTS_NAME = "assessment-results.json"
-CATALOG_NAME = "checks-catalog.json"
+from .versions import CATALOG_NAME, OSCAL_VERSIONS, RESULTS_NAME
 
 _MEDIA_TYPES = {
     ".json": "application/json",
@@ -86,6 +83,12 @@ def export_oscal(pack: Path, out_dir: Path, oscal_version: str) -> ExportResult:
             )
         contents = read_pack(folder, label)
     return write_export(contents, out_dir, oscal_version)
+
+
+def export_into_pack(folder: Path, oscal_version: str) -> ExportResult:
+    """Write the export into the pack being built in ``folder`` (before it is signed): the
+    files it cites are there already, and the export becomes two more files of the pack."""
+    return write_export(read_pack(folder, str(folder)), folder, oscal_version)
 
 
 def write_export(contents: PackContents, out_dir: Path, oscal_version: str) -> ExportResult:

@@ -9,6 +9,7 @@ below, so the workaround is shown to be needed, not assumed).
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from pathlib import Path
@@ -22,6 +23,7 @@ from evidencepack.pack.layout import DECISION_NAME, MANIFEST_NAME, SPEC_PATH
 from evidencepack.pipeline import BuildOptions, BuildResult, CompileOptions, build
 from evidencepack.provenance import sha256_file
 
+from ..conftest import SAMPLE_SPEC
 from .conftest import (
     SCHEMA_1_1_2,
     SCHEMA_1_1_2_SHA256,
@@ -227,3 +229,33 @@ def test_library_and_command_line_write_the_same(
     result = export_oscal(sample_pack, tmp_path, "1.2.3")
     assert result.findings == len(json.loads((sample_pack / DECISION_NAME).read_text())["checks"])
     assert result.results.read_bytes() == (exported / RESULTS_NAME).read_bytes()
+
+
+def test_build_with_oscal_signs_the_export_inside_the_pack(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key, pub, pack = tmp_path / "k.pem", tmp_path / "k.pub", tmp_path / "pack"
+    assert (
+        main(["keygen", "--no-passphrase", "--private-key", str(key), "--public-key", str(pub)])
+        == 0
+    )
+    assert main(["build", str(SAMPLE_SPEC), "-o", str(pack), "--key", str(key), "--oscal"]) == 0
+    assert main(["verify", str(pack), "--key", str(pub)]) == 0
+    statement = json.loads(
+        base64.b64decode(
+            json.loads((pack / "pack.sigstore.json").read_text())["dsseEnvelope"]["payload"]
+        )
+    )
+    signed = {s["name"]: s["digest"]["sha256"] for s in statement["subject"]}
+    # The report names the signing key, so this pack's export is its own: compare with that.
+    assert main(["export", "oscal", str(pack), "-o", str(tmp_path / "later")]) == 0
+    for name in (RESULTS_NAME, CATALOG_NAME):
+        # Signed with the pack, and the same bytes `export oscal` writes of the pack later.
+        assert signed[name] == sha256_file(pack / name)
+        assert (pack / name).read_bytes() == (tmp_path / "later" / name).read_bytes()
+    capsys.readouterr()
+    # Edited after signing, verify names it.
+    with (pack / RESULTS_NAME).open("ab") as handle:
+        handle.write(b" ")
+    assert main(["verify", str(pack), "--key", str(pub)]) == 1
+    assert RESULTS_NAME in capsys.readouterr().out

@@ -76,10 +76,11 @@ def export_oscal(pack: Path, out_dir: Path, oscal_version: str) -> ExportResult:
     """Export the pack at ``pack`` (folder or ``.tar.gz``) into ``out_dir``."""
     with ExitStack() as stack:
         folder, label = open_pack(pack, stack)
-        if out_dir.exists() and out_dir.resolve() == folder.resolve():
+        target = out_dir.resolve()
+        if target == folder.resolve() or folder.resolve() in target.parents:
             raise UsageError(
-                f"{out_dir}: is the pack itself; writing there adds files the pack's manifest "
-                "and signature do not cover: choose another folder with -o"
+                f"{out_dir}: is inside the pack; writing there adds files the pack's manifest "
+                "and signature do not cover: choose a folder outside it with -o"
             )
         contents = read_pack(folder, label)
     return write_export(contents, out_dir, oscal_version)

@@ -215,12 +215,15 @@ def dt_of(pack: Path) -> Any:
     return load_predicate(pack).decision.as_of
 
 
-def test_export_into_a_build_output_is_refused_for_the_pack_itself(
-    sample_pack: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("inside", [".", "oscal"])
+def test_export_into_the_pack_itself_is_refused(
+    sample_pack: Path, capsys: pytest.CaptureFixture[str], inside: str
 ) -> None:
-    assert main(["export", "oscal", str(sample_pack), "-o", str(sample_pack)]) == 2
-    assert "is the pack itself" in capsys.readouterr().err
-    assert not (sample_pack / RESULTS_NAME).exists()
+    out = sample_pack / inside
+    assert main(["export", "oscal", str(sample_pack), "-o", str(out)]) == 2
+    assert "is inside the pack" in capsys.readouterr().err
+    assert not (out / RESULTS_NAME).exists()
+    assert not (sample_pack / "oscal").exists()
 
 
 def test_library_and_command_line_write_the_same(

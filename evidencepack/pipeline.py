@@ -107,10 +107,14 @@ def decision_json(decision: DecisionDocument) -> bytes:
 
 @dataclass(frozen=True)
 class BuildOptions:
-    """How a pack is built: the compile options and whether an existing OUTDIR may be replaced."""
+    """How a pack is built: the compile options, whether an existing OUTDIR may be replaced,
+    and whether the OSCAL export goes into the pack."""
 
     compile: CompileOptions
     force: bool = False
+    oscal_version: str | None = None
+    """Also write the OSCAL assessment results and checks catalog into the pack (signed with
+    it), declaring this OSCAL version (``export.oscal``)."""
 
 
 @dataclass(frozen=True)
@@ -191,6 +195,10 @@ def build(
             (REPORT_PDF_NAME, pdf),
         ):
             (staging / name).write_bytes(data)
+        if options.oscal_version is not None:
+            from .export.oscal import export_into_pack
+
+            export_into_pack(staging, options.oscal_version)
         predicate = pack_predicate(compiled, created)
         write_predicate(staging, predicate)
         if signer is not None:

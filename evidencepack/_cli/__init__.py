@@ -1,7 +1,7 @@
 """The command line: parse arguments, call one library function, print. Nothing imports this.
 
 One module per command group (``compiler``, ``inspect``, ``measure``, ``mlperf``, ``signing``,
-``diff``), each with a ``register(command)`` that adds its subcommands; ``_common`` and
+``diff``, ``export``), each with a ``register(command)`` that adds its subcommands; ``_common`` and
 ``_signers`` hold what several share. ``main`` (the ``evidencepack`` entry point) is the one
 place errors become exit codes.
 """
@@ -21,7 +21,7 @@ from ..errors import (
     EvidencePackError,
     InputError,
 )
-from . import compiler, diff, inspect, measure, mlperf, signing
+from . import compiler, diff, export, inspect, measure, mlperf, signing
 from ._common import Handler, Parser, add_command
 
 
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
         return add_command(sub, name, handler, help_text)
 
-    for group in (compiler, inspect, measure, mlperf, signing, diff):
+    for group in (compiler, inspect, measure, mlperf, signing, diff, export):
         group.register(command)
     return parser
 

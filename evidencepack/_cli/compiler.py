@@ -19,6 +19,7 @@ from ._common import (
     optional_path,
 )
 from ._signers import SignerOptions, keyless_arguments, make_signer, signer_options
+from .export import oscal_argument
 
 if TYPE_CHECKING:
     from ..analyze.models import DecisionDocument
@@ -185,7 +186,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     result = build(
         opts.spec,
         opts.out,
-        BuildOptions(compile=compile_options(args), force=opts.force),
+        BuildOptions(compile=compile_options(args), force=opts.force, oscal_version=args.oscal),
         signer,
         archive=opts.archive,
     )
@@ -284,6 +285,7 @@ def register(command: Command) -> None:
     p.add_argument("--key", metavar="PRIVATE_PEM", help="sign with this key (implies --sign)")
     keyless_arguments(p)
     p.add_argument("--archive", action="store_true", help="also write OUTDIR.tar.gz")
+    oscal_argument(p)
     json_argument(p)
 
     p = command("schemas", _cmd_schemas, "write (or --check) the JSON Schemas in schemas/")

@@ -10,6 +10,8 @@ A pack is a folder (or its ``.tar.gz``) of regular files::
     inputs/pack.yaml       the spec the pack was compiled from
     inputs/...             every input the spec cites, at its path relative to the spec
     evidence.duckdb        the store: every input row and analysis table
+    assessment-results.json  with ``build --oscal``: the decision as OSCAL (export.oscal)
+    checks-catalog.json      with ``build --oscal``: the checks as an OSCAL catalog
     pack.sigstore.json     the signature bundle over all the others (signing.sign)
 """
 

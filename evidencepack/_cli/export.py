@@ -1,0 +1,75 @@
+"""``evidencepack export``: a built pack in the formats other tools read (OSCAL)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..errors import EXIT_OK
+from ..export.versions import CATALOG_NAME, DEFAULT_OSCAL_VERSION, OSCAL_VERSIONS, RESULTS_NAME
+from ._common import Command, Parser, add_command, emit, group_help, json_argument
+
+
+def _cmd_export_oscal(args: argparse.Namespace) -> int:
+    from ..export.oscal import export_oscal
+
+    result = export_oscal(Path(args.pack), Path(args.output), args.oscal_version)
+    emit(
+        {
+            "assessment_results": str(result.results),
+            "catalog": str(result.catalog),
+            "findings": result.findings,
+            "oscal_version": result.oscal_version,
+            "evidence_digest": result.evidence_digest,
+            "verdict": result.verdict,
+        },
+        as_json=args.json,
+        text=(
+            f"wrote {result.results} (OSCAL {result.oscal_version} assessment results: "
+            f"{result.findings} findings, verdict {result.verdict}) and {result.catalog}\n"
+            f"evidence digest: {result.evidence_digest}"
+        ),
+    )
+    return EXIT_OK
+
+
+def oscal_argument(p: argparse.ArgumentParser) -> None:
+    """Add ``build --oscal [VERSION]``: the OSCAL export written into the pack before signing."""
+    p.add_argument(
+        "--oscal",
+        nargs="?",
+        const=DEFAULT_OSCAL_VERSION,
+        choices=OSCAL_VERSIONS,
+        metavar="VERSION",
+        help=f"also write {RESULTS_NAME} and {CATALOG_NAME} (OSCAL VERSION, default "
+        f"{DEFAULT_OSCAL_VERSION}) into the pack, signed with it",
+    )
+
+
+def register(command: Command) -> None:
+    """Add this group's subcommands, in the order ``--help`` lists them."""
+    p = command("export", group_help, "export a built pack for other tools (OSCAL)")
+    formats = p.add_subparsers(dest="export_command", metavar="FORMAT", parser_class=Parser)
+    q = add_command(
+        formats,
+        "oscal",
+        _cmd_export_oscal,
+        "write the pack's checks as OSCAL assessment results (assessment-results.json) and "
+        "the checks as an OSCAL catalog (checks-catalog.json)",
+    )
+    q.add_argument("pack", metavar="PACK", help="a built pack: its folder or its .tar.gz")
+    q.add_argument(
+        "--oscal-version",
+        choices=OSCAL_VERSIONS,
+        default=DEFAULT_OSCAL_VERSION,
+        help=f"the OSCAL release to declare (default {DEFAULT_OSCAL_VERSION}; 1.1.2 for "
+        "importers that take only 1.1.x)",
+    )
+    q.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        default=".",
+        help="the folder to write into (default: the current folder; never the pack itself)",
+    )
+    json_argument(q, "print what was written as JSON")

@@ -185,6 +185,9 @@ def load_point(point: RunPoint, slo: Slo) -> LoadPoint:
         ttft_p99_ms=point.ttft_p99_ms,
         tpot_p99_ms=point.tpot_p99_ms,
         e2e_p99_ms=point.e2e_p99_ms,
+        latency_requests=point.latency_count
+        if point.latency_count is not None
+        else point.completed or None,
         error_rate=error_rate(point),
         meets_slo=not misses,
         misses=tuple(misses),

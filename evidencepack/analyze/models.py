@@ -193,6 +193,11 @@ class LoadPoint(StrictModel):
     ttft_p99_ms: float | None
     tpot_p99_ms: float | None
     e2e_p99_ms: float | None = None
+    latency_requests: int | None = Field(
+        default=None,
+        description="how many requests the p99 latencies rest on (below fit.min_requests_for_p99 "
+        "the maximum stands in, and notes say so)",
+    )
     error_rate: float
     meets_slo: bool
     misses: tuple[str, ...] = Field(

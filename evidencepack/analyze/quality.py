@@ -155,6 +155,12 @@ def judge_score_sets(spec: PackSpec, candidate: str, sets: Sequence[ScoreEvidenc
     ids = [s.id for s in chosen]
     models = sorted({s.model for s in chosen if s.model}) or ["an unnamed model"]
     of = f"{', '.join(models)} in {', '.join(ids)}"
+    if not refused and len(scores) < spec.fit.min_score_items:
+        refused = (
+            f"{len(scores)} items are too few to judge the bar at "
+            f"{spec.scoring.bar.confidence_level:.0%} confidence (fit.min_score_items: "
+            f"{spec.fit.min_score_items})"
+        )
     if refused:
         quality = judge_quality(spec, candidate, ids, [])
         reason = f"score set {_name(key)} of {of} refused: {refused}"

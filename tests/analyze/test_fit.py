@@ -366,3 +366,20 @@ def test_several_result_files_in_one_cited_folder_each_get_an_id(samples: Path) 
     doc = _decide(samples)
     subjects = {f.subject for f in doc.fit if f.candidate == "mi325x-vllm"}
     assert {"sweep/rate2.json", "sweep/rate3.json"} <= subjects
+
+
+def test_a_score_set_too_small_for_the_confidence_does_not_judge(samples: Path) -> None:
+    path = samples / "evidence" / "mi325x-vllm" / "scores.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join(lines[:21]) + "\n", encoding="utf-8")  # the header and 20 items
+    spec = samples / "pack.yaml"
+    text = spec.read_text(encoding="utf-8")
+    start = text.index("evidence/mi325x-vllm/scores.jsonl")
+    end = text.index("\n", text.index("sha256:", start))
+    spec.write_text(text[:start] + "evidence/mi325x-vllm/scores.jsonl" + text[end:])
+    doc = _decide(samples)
+    quality = next(q for q in doc.quality if q.candidate == "mi325x-vllm")
+    assert quality.estimate is None
+    assert "20 items are too few" in quality.reason
+    assert "fit.min_score_items: 30" in quality.reason
+    assert doc.recommendation != "mi325x-vllm"

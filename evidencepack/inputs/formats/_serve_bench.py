@@ -3,6 +3,9 @@ as JSON lines, with ``mean_/median_/std_/p<P>_<metric>_ms`` aggregates and optio
 arrays (``ttfts``, ``itls``, ``latencies`` in seconds; ``input_lens``, ``output_lens``, ``errors``).
 
 The arrays are unnested by DuckDB straight from the file; the aggregates are read in Python.
+SGLang 0.5.x writes no ``model_id`` but the server's ``/get_server_info`` as ``server_info``
+(under ``decode``/``prefill`` lists when disaggregated): the model, SGLang's version, the
+precision and the parallelism are taken from it.
 """
 
 from __future__ import annotations
@@ -150,15 +153,7 @@ def _run(
         layout=flavour.layout(node.value),
         label=node.str_("label") if isinstance(node.value.get("label"), str) else None,
         timestamp=_date(node.value.get("date")),
-        identity=Identity(
-            model_name=text_or_none(node.value.get("model_id")),
-            concurrency=node.int_("max_concurrency"),
-            settings={
-                k: v
-                for k in ("tokenizer_id", "dataset_name", "endpoint_type")
-                if isinstance(v := node.value.get(k), str)
-            },
-        ),
+        identity=_identity(node),
         backend=text_or_none(node.value.get("backend") or node.value.get("endpoint_type")),
         load=_load(node),
         requests_sent=prompts,
@@ -177,6 +172,43 @@ def _run(
         ),
         per_request_rows=rows,
     )
+
+
+def _identity(node: Node) -> Identity:
+    """Model, concurrency and settings from the run object, completed from ``server_info``."""
+    server = _server_info(node)
+    settings: dict[str, Any] = {
+        k: v
+        for k in ("tokenizer_id", "dataset_name", "endpoint_type")
+        if isinstance(v := node.value.get(k), str)
+    }
+    settings.update(
+        {
+            k: v
+            for k in ("tp_size", "dp_size", "ep_size", "pp_size", "kv_cache_dtype")
+            if isinstance(v := server.get(k), str | int) and not isinstance(v, bool)
+        }
+    )
+    quantization = text_or_none(server.get("quantization"))
+    version = text_or_none(server.get("version"))
+    return Identity(
+        model_name=text_or_none(node.value.get("model_id"))
+        or text_or_none(server.get("served_model_name"))
+        or text_or_none(server.get("model_path")),
+        precision=quantization or text_or_none(server.get("dtype")),
+        runtime_name="sglang" if version else None,
+        runtime_version=version,
+        concurrency=node.int_("max_concurrency"),
+        settings=settings,
+    )
+
+
+def _server_info(node: Node) -> dict[str, Any]:
+    """SGLang's ``server_info`` (the decode server's, when prefill and decode are split)."""
+    info = node.value.get("server_info")
+    if isinstance(info, dict) and isinstance(info.get("decode"), list) and info["decode"]:
+        info = info["decode"][0]
+    return info if isinstance(info, dict) else {}
 
 
 def _tool_metric(node: Node, key: str, slot: LatencyMetric) -> LatencyStats | None:

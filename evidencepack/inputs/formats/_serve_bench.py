@@ -72,7 +72,12 @@ class Flavour:
 
 
 def runs_in(probe: Probe) -> Iterator[tuple[str, Node]]:
-    """Each run object with the prefix that locates it (``line N: `` for JSON lines)."""
+    """Each run object with the prefix that locates it (``line N: `` for JSON lines; ``$[i]``
+    in a JSON list of results, as ``vllm bench sweep serve`` writes its ``summary.json``)."""
+    if probe.container == "json" and isinstance(probe.first, list):
+        root = Node(probe.first, probe.path)
+        yield from (("", item) for item in root.items())
+        return
     if probe.container == "json":
         yield "", Node(probe.first, probe.path)
         return
@@ -86,9 +91,12 @@ def parse(probe: Probe, record: FileRecord, flavour: Flavour) -> ParsedInput:
     path = probe.path
     jsonl = probe.container == "jsonl"
 
+    listed = probe.container == "json" and isinstance(probe.first, list)
+
     def locate(run: int, request: int, line: int | None, column: str) -> str:
         where = f"line {run + 1}: " if jsonl else ""
-        return f"{where}$.{_ARRAY_OF.get(column, column)}[{request}]"
+        root = f"$[{run}]" if listed else "$"
+        return f"{where}{root}.{_ARRAY_OF.get(column, column)}[{request}]"
 
     staging = Staging(path, locate)
     try:
@@ -117,7 +125,7 @@ def _run(
     node: Node, index: int, prefix: str, record: FileRecord, flavour: Flavour, staging: Staging
 ) -> ServingRun:
     completed = node.need_int("completed")
-    require_completed(node.file, f"{prefix}$.completed", completed)
+    require_completed(node.file, f"{prefix}{node.where}.completed", completed)
     prompts = node.int_("num_prompts")
     failed = node.int_("failed")
     if failed is None and prompts is not None and prompts >= completed:
@@ -151,7 +159,7 @@ def _run(
         format_id=flavour.format_id,
         tool=flavour.tool,
         layout=flavour.layout(node.value),
-        label=node.str_("label") if isinstance(node.value.get("label"), str) else None,
+        label=_label(node),
         timestamp=_date(node.value.get("date")),
         identity=_identity(node),
         backend=text_or_none(node.value.get("backend") or node.value.get("endpoint_type")),
@@ -172,6 +180,14 @@ def _run(
         ),
         per_request_rows=rows,
     )
+
+
+def _label(node: Node) -> str | None:
+    """The run's ``label``, or its place in a ``vllm bench sweep`` (``run_number``)."""
+    if isinstance(node.value.get("label"), str):
+        return node.str_("label")
+    number = node.value.get("run_number")
+    return f"sweep run {number}" if isinstance(number, int) else None
 
 
 def _identity(node: Node) -> Identity:
@@ -270,10 +286,17 @@ def _date(value: Any) -> str | None:
 
 
 def has_keys(probe: Probe, keys: tuple[str, ...]) -> bool:
-    """Whether the file is JSON(L) whose first object holds every one of ``keys``."""
-    first = probe.first
-    return (
-        probe.container in ("json", "jsonl")
-        and isinstance(first, dict)
-        and all(k in first for k in keys)
+    """Whether the file is JSON(L) whose first object holds every one of ``keys`` (in a JSON
+    list of results: every element does)."""
+    if probe.container not in ("json", "jsonl"):
+        return False
+    objects = probe.first if isinstance(probe.first, list) else [probe.first]
+    return bool(objects) and all(
+        isinstance(obj, dict) and all(k in obj for k in keys) for obj in objects
     )
+
+
+def first_object(probe: Probe) -> dict[str, Any]:
+    """The first run object: the document, the first JSON line or the first element of a list."""
+    first = probe.first[0] if isinstance(probe.first, list) and probe.first else probe.first
+    return first if isinstance(first, dict) else {}

@@ -1,0 +1,35 @@
+"""A folder of several result files cited as one ``runs`` entry: every run in it is its own load
+point with its own name (the folder and the file's place in it), never a duplicate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evidencepack.pipeline import CompileOptions, check
+
+from ..test_pipeline import _edit
+from .builders import requests, vllm_result, write_json
+
+
+def test_a_folder_of_vllm_results_is_one_load_point_per_file(samples: Path) -> None:
+    folder = samples / "evidence" / "h200-vllm" / "vllm"
+    (folder / "more").mkdir(parents=True)
+    results = {}
+    for k, name in enumerate(("a.json", "b.json", "more/a.json")):
+        result = vllm_result(requests(n=20, seed=90 + k), detailed=False)
+        result["model_id"] = "acme/contract-summariser-70b-fp8 (sample)"
+        write_json(folder / name, result)
+        results[name] = result
+    _edit(
+        samples / "pack.yaml",
+        "        - path: evidence/h200-vllm/runs/qps_5.5\n",
+        "        - path: evidence/h200-vllm/runs/qps_5.5\n"
+        "        - path: evidence/h200-vllm/vllm\n",
+    )
+    decision = check(samples / "pack.yaml", CompileOptions())
+    capacity = next(c for c in decision.capacity if c.candidate == "h200-vllm")
+    mine = {lp.run: lp for lp in capacity.load_points if "/vllm" in lp.run}
+    assert set(mine) == {f"evidence/h200-vllm/vllm/{name}" for name in results}
+    for name, result in results.items():
+        point = mine[f"evidence/h200-vllm/vllm/{name}"]
+        assert point.achieved_rate_rps == result["request_throughput"]

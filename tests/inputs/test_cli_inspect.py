@@ -9,6 +9,8 @@ import pytest
 
 from evidencepack._cli import main
 
+from .builders import requests, vllm_result, write_json
+
 AIPERF = "formats/aiperf/generated/profile_export_aiperf.json"
 PROMPTFOO = "formats/promptfoo/generated/results.json"
 
@@ -38,3 +40,36 @@ def test_json_and_unreadable_file(
 
 def test_no_files_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["inspect"]) == 2
+
+
+INSPECT_FIX = "formats/inspect-ai/repo_fixtures"
+
+
+def test_unfinished_and_empty_files_are_treated_alike(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nothing measured is refused (exit 1) for a serving file and an eval log alike; a
+    cancelled eval that scored some samples is read, the partial run said plainly."""
+    cancelled = shared_data / INSPECT_FIX / "2025-05-12T20-28-13-04-00_popularity.json"
+    assert main(["inspect", str(cancelled)]) == 0
+    out = capsys.readouterr().out
+    assert "warning: the eval did not finish (status 'cancelled')" in out
+    unscored = next((shared_data / INSPECT_FIX).glob("*.eval"))
+    assert main(["inspect", str(unscored)]) == 1
+    assert "nothing was measured" in capsys.readouterr().out
+    empty = vllm_result(requests(n=5, seed=1), detailed=False)
+    empty["completed"] = 0
+    assert main(["inspect", str(write_json(tmp_path / "empty.json", empty))]) == 1
+    assert "nothing was measured" in capsys.readouterr().out
+
+
+def test_each_warning_of_a_detailed_vllm_file_is_printed_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = vllm_result(requests(n=30, seed=4))  # detailed: per-request arrays
+    result["p99_ttft_ms"] *= 1.5  # a figure its own rows contradict: one warning
+    assert main(["inspect", str(write_json(tmp_path / "v.json", result))]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "warning:" in line]
+    assert lines
+    assert len(lines) == len(set(lines)), lines
+    assert sum("ttft p99: the tool reports" in line for line in lines) == 1

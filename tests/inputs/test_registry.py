@@ -16,6 +16,7 @@ from ..conftest import SHARED_DATA
 # What each real file is (by path suffix). "-" marks files that are not benchmark or score
 # outputs: inputs the tools were run with, manifests, MLPerf submission metadata. "FORMAT/TOOL"
 # names a tool other than the format's own (GenAI-Perf files share AIPerf's formats).
+# "refused:REASON" marks a file that is recognised but refused, with that reason.
 EXPECTED: dict[str, str] = {
     "formats/MANIFEST.tsv": "-",
     "formats/aiperf/generated/inputs.json": "-",
@@ -32,7 +33,9 @@ EXPECTED: dict[str, str] = {
     "arith_cd35BTSqvLP2vAp46QvUBC.eval": "inspect-ai-eval",
     "arith_6K5jXqkC8Q8GYRTv6FcCgL.json": "inspect-ai-json",
     "inspect_log_schema_0.3.285.json": "-",
-    "popularity_dPiJifoWeEQBrfWsAopzWr.eval": "inspect-ai-eval",
+    # inspect-ai's own fixture: an eval whose samples carry no score, refused like a serving
+    # file with no completed request.
+    "popularity_dPiJifoWeEQBrfWsAopzWr.eval": "refused:holds no scored sample",
     "2025-05-12T20-28-13-04-00_popularity.json": "inspect-ai-json",
     "formats/lm-eval/generated/inputs/data.jsonl": "-",
     "formats/lm-eval/generated/inputs/demo_gen.yaml": "-",
@@ -74,6 +77,10 @@ def _expected(relative: str) -> str:
 def test_every_shared_file(shared_data: Path, relative: str) -> None:
     expected, _, tool = _expected(relative).partition("/")
     path = shared_data / relative
+    if expected.startswith("refused:"):
+        with pytest.raises(InputError, match=expected.removeprefix("refused:")):
+            read_input(path)
+        return
     if expected == "-":
         with pytest.raises(InputError, match="unknown format: the content"):
             read_input(path)

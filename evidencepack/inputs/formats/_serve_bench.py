@@ -140,7 +140,7 @@ def _run(
     settled = reconcile(staging if rows else None, index, tool_latency)
     total_in = node.int_("total_input_tokens")
     total_out = node.int_("total_output_tokens")
-    warnings = list(settled.warnings)
+    warnings: list[str] = []  # build_run adds the reconciliation's own warnings once
     duration = node.num("duration")
     request_rate = node.num("request_throughput")
     if request_rate is None and duration:

@@ -17,6 +17,7 @@ from ..provenance import FileRecord, file_record
 from .base import Format, ParsedInput, Probe
 from .detect import probe_file
 from .formats import (
+    aiconfigurator,
     aiperf,
     aiperf_csv,
     aiperf_requests,
@@ -26,7 +27,10 @@ from .formats import (
     guidellm_csv,
     guidellm_csv_v04,
     guidellm_yaml,
+    inference_endpoint,
+    inferencex,
     inspect_ai,
+    llmd_report,
     llmperf,
     lm_eval,
     loadgen,
@@ -55,6 +59,11 @@ FORMATS: tuple[Format, ...] = (
     llmperf.SUMMARY_FORMAT,
     llmperf.RESPONSES_FORMAT,
     trtllm.FORMAT,
+    inferencex.FORMAT,
+    llmd_report.JSON_FORMAT,
+    llmd_report.YAML_FORMAT,
+    inference_endpoint.FORMAT,
+    aiconfigurator.FORMAT,
     loadgen.DETAIL_FORMAT,
     loadgen.SUMMARY_FORMAT,
     lm_eval.RESULTS_FORMAT,

@@ -73,3 +73,22 @@ def test_each_warning_of_a_detailed_vllm_file_is_printed_once(
     assert lines
     assert len(lines) == len(set(lines)), lines
     assert sum("ttft p99: the tool reports" in line for line in lines) == 1
+
+
+def test_references_are_printed_with_their_provenance(
+    shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    infx = next((shared_data / "formats/inferencex/public").glob("agg_kimik2.5_1k1k_*.json"))
+    estimate = shared_data / "formats/aiconfigurator/generated/agg/best_config_topn.csv"
+    assert main(["inspect", str(infx), str(estimate)]) == 0
+    out = capsys.readouterr().out
+    doc = json.loads(infx.read_text())
+    assert "inferencex-agg (inferencex)" in out
+    assert f"(measured elsewhere, inferencex): 8x {doc['hw']}; model {doc['model']}" in out
+    assert "(SIMULATED, aiconfigurator): 2x h200_sxm; model Qwen/Qwen3-32B" in out
+    assert "--ignore-eos" in out
+    assert main(["inspect", "--json", str(infx)]) == 0
+    (report,) = json.loads(capsys.readouterr().out)
+    (point,) = report["references"]
+    assert point["provenance"] == "measured_elsewhere"
+    assert point["figures"]["throughput_per_accelerator"] == doc["tput_per_gpu"]

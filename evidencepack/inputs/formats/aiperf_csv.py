@@ -166,8 +166,9 @@ def _csv_cells(
 
 
 def _csv_number(probe: Probe, number: int, column: str, cell: str) -> float:
+    """A cell as a number; GenAI-Perf writes thousands with commas (``"1,146.31"``)."""
     try:
-        value = float(cell)
+        value = float(cell.replace(",", ""))
     except ValueError as exc:
         raise InputError(f"{probe.path}: line {number}: {column}: not a number: {cell!r}") from exc
     if value != value or value in (float("inf"), float("-inf")):

@@ -19,9 +19,11 @@ import pytest
 from evidencepack.errors import InputError
 from evidencepack.inputs.load import load_input
 from evidencepack.inputs.registry import read_input
+from evidencepack.pipeline import CompileOptions, check
 from evidencepack.store import Store
 from evidencepack.store.runs import load_runs
 
+from ...test_pipeline import _edit
 from ..builders import write_json, write_jsonl
 
 FOLDER = "formats/aiperf/generated"
@@ -203,6 +205,16 @@ def test_genai_perf_csv_is_told_by_falling_percentiles(tmp_path: Path) -> None:
     )
     (run,) = read_input(path).runs
     assert run.tool == "genai-perf"
+    # GenAI-Perf writes thousands with commas, quoted, as its own docs show.
+    path.write_text(
+        "Metric,avg,min,max,p99,p95,p90,p75,p50,p25\n"
+        'Time To First Token (ms),"1,146.31",249.48,"3,485.23","3,457.97","3,349.56",'
+        '"3,215.06","1,330.93",640.07,286.52\n'
+        "\nMetric,Value\nRequest Throughput (per sec),3.00\nRequest Count,12\n"
+    )
+    (run,) = read_input(path).runs
+    assert run.ttft is not None
+    assert (run.ttft.mean_ms, run.ttft.p99_ms) == (1146.31, 3457.97)
 
 
 def test_the_three_files_are_one_run(run01: dict[str, Path]) -> None:
@@ -237,3 +249,36 @@ def test_records_lookalike_and_bad_unit(run01: dict[str, Path], tmp_path: Path) 
     doc["records"]["ttft"]["unit"] = "fortnights"
     with pytest.raises(InputError, match=r"\$\.records\.ttft\.unit: unknown time unit"):
         read_input(write_json(tmp_path / "bad.json", doc))
+
+
+def test_the_three_files_in_a_spec_are_one_load_point(samples: Path, shared_data: Path) -> None:
+    """Cited in a spec and checked, the three files are one AIPerf load point, named aiperf,
+    with the summary's concurrency; the sweep does not mix AIPerf with GenAI-Perf."""
+    folder = samples / "evidence" / "aiperf01"
+    folder.mkdir()
+    requests = _requests(shared_data)
+    first = min(r["metadata"]["timestamp_ns"] for r in requests)
+    write_jsonl(folder / "profile_export.jsonl", requests)
+    summary = _summary(shared_data, first)
+    write_json(folder / "profile_export_aiperf.json", summary)
+    _csv(shared_data, folder / "profile_export_aiperf.csv", first)
+    _edit(
+        samples / "pack.yaml",
+        "        - path: evidence/h200-vllm/runs/qps_5.5\n",
+        "        - path: evidence/h200-vllm/runs/qps_5.5\n"
+        + "".join(
+            f"        - path: evidence/aiperf01/{name}\n"
+            for name in (
+                "profile_export_aiperf.json",
+                "profile_export_aiperf.csv",
+                "profile_export.jsonl",
+            )
+        ),  # fmt: skip
+    )
+    decision = check(samples / "pack.yaml", CompileOptions())
+    capacity = next(c for c in decision.capacity if c.candidate == "h200-vllm")
+    mine = [lp for lp in capacity.load_points if "aiperf01" in lp.run]
+    assert [lp.run for lp in mine] == ["evidence/aiperf01/profile_export.jsonl"]
+    assert mine[0].concurrency == summary["input_config"]["loadgen"]["concurrency"]
+    result = next(c for c in decision.checks if c.id == "PROV-DATA" and c.candidate == "h200-vllm")
+    assert "genai-perf" not in result.reason

@@ -38,8 +38,14 @@ _READ = {
     "scenario_type", "offload_mode", "offloading", "num_requests_total",
     "num_requests_successful", "total_requests_completed", "input_tput_tps", "output_tput_tps",
     "total_tput_tps", "duration_seconds", "tput_per_gpu", "output_tput_per_gpu",
-    "input_tput_per_gpu", "mean_input_tokens", "mean_output_tokens_actual",
+    "input_tput_per_gpu", "mean_input_tokens", "mean_output_tokens_actual", "num_prefill_gpu",
+    "num_decode_gpu",
 }  # fmt: skip
+_PARALLELISM = (
+    "tp", "ep", "dp_attention", "spec_decoding", "disagg", "is_multinode", "prefill_tp",
+    "prefill_ep", "prefill_dp_attention", "prefill_num_workers", "decode_tp", "decode_ep",
+    "decode_dp_attention", "decode_num_workers",
+)  # fmt: skip
 _METHOD = (
     "InferenceX runs fixed-sequence-length points at a fixed concurrency on random prompts "
     "with --ignore-eos (forced output lengths): not comparable with real traffic unless a "
@@ -90,18 +96,16 @@ def _point(row: Node, index: int, record: FileRecord) -> ReferencePoint:
     if precision is None:
         warnings.append("the row states no precision")
     count = _gpus(row, warnings)
-    unused = sorted(k for k in value if k not in _READ and not _latency_key(k))
+    unused = sorted(
+        k for k in value if k not in _READ and k not in _PARALLELISM and not _latency_key(k)
+    )
     if unused:
         warnings.append("field(s) this reader has no place for were dropped: " + ", ".join(unused))
     agentic = "scenario_type" in value or "users" in value
     load = _load(row, agentic)
     if not agentic:
         warnings.append(_METHOD)
-    parallelism = {
-        k: v
-        for k in ("tp", "ep", "dp_attention", "spec_decoding", "disagg", "is_multinode")
-        if isinstance(v := value.get(k), int | str | bool)
-    }
+    parallelism = {k: v for k in _PARALLELISM if isinstance(v := value.get(k), int | str | bool)}
     return ReferencePoint(
         point_id=item_id(record, index),
         index=index,
@@ -137,6 +141,9 @@ def _gpus(row: Node, warnings: list[str]) -> int | None:
     total, per_gpu = row.num("total_tput_tps"), row.num("tput_per_gpu")
     if total and per_gpu:
         return max(1, round(total / per_gpu))
+    prefill, decode = row.int_("num_prefill_gpu"), row.int_("num_decode_gpu")
+    if prefill is not None and decode is not None:
+        return prefill + decode or None  # a disaggregated or multi-node run states both
     if row.value.get("is_multinode") or row.value.get("disagg"):
         warnings.append("a multi-node or disaggregated row: its GPU count is not stated")
         return None

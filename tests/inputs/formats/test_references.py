@@ -305,3 +305,19 @@ def test_aiconfigurator_bad_cell_and_lookalike(shared_data: Path, tmp_path: Path
     other.write_text("\n".join([header, *lines[1:]]) + "\n")
     with pytest.raises(InputError, match="unknown format"):
         read_input(other)
+
+
+def test_inferencex_disaggregated_row_counts_prefill_and_decode_gpus(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    doc = json.loads((shared_data / FIXED).read_text())
+    doc.update(disagg=True, is_multinode=True, num_prefill_gpu=16, num_decode_gpu=16,
+               prefill_tp=16, decode_tp=16)  # fmt: skip
+    (p,) = read_input(write_json(tmp_path / "disagg.json", doc)).references
+    assert p.accelerator_count == 32
+    assert (p.parallelism["prefill_tp"], p.parallelism["disagg"]) == (16, True)
+    assert not any("GPU count taken" in w for w in p.warnings)
+    del doc["num_prefill_gpu"]
+    (q,) = read_input(write_json(tmp_path / "unknown.json", doc)).references
+    assert q.accelerator_count is None
+    assert any("GPU count is not stated" in w for w in q.warnings)

@@ -42,7 +42,7 @@ def load_yaml_document(path: Path) -> Any:
     return _load(str(path), stat.st_mtime_ns, stat.st_size)
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=1)
 def _load(name: str, mtime_ns: int, size: int) -> Any:
     path = Path(name)
     raw = read_limited(path, MAX_YAML_RESULT_BYTES, what="YAML result file")

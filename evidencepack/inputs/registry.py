@@ -14,6 +14,7 @@ from typing import Any
 from .._text import misleading_characters
 from ..errors import InputError
 from ..provenance import FileRecord, file_record
+from ._yaml_doc import top_level_keys
 from .base import Format, ParsedInput, Probe
 from .detect import probe_file
 from .formats import (
@@ -157,4 +158,8 @@ def _describe(probe: Probe) -> str:
         return f"a zip archive of {len(probe.first)} member(s)"
     if probe.container == "json":
         return f"a JSON {type(probe.first).__name__}"
+    keys = sorted(top_level_keys(probe)) if probe.container == "text" else []
+    if keys:
+        more = "..." if len(keys) > 8 else ""
+        return f"YAML or text with top-level keys {', '.join(keys[:8])}{more}"
     return {"empty": "an empty file", "binary": "binary data"}.get(probe.container, "text")

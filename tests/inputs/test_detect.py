@@ -40,6 +40,8 @@ def test_containers(tmp_path: Path) -> None:
         (b"[server]\nhost = a\n", "unknown format: the content \\(text\\)"),
         (b"[results](http://x) of the run\n", "unknown format: the content \\(text\\)"),
         (b"[notes]\n", "unknown format: the content \\(text\\)"),
+        # A YAML file of no known tool: its keys are named.
+        (b"serving_mode: agg\nisl: 4000\n", "YAML or text with top-level keys isl, serving_mode"),
         # A JSON array that is broken is still called broken.
         (b'[\n  {"a": 1},,\n]', "line 2 column 12: malformed JSON"),
         (b'[{"a": 1}, {"a"', "truncated JSON"),

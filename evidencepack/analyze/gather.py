@@ -7,7 +7,6 @@ analysis' views (``analyze.evidence``): a new input format never reaches the ana
 from __future__ import annotations
 
 import dataclasses
-import posixpath
 from pathlib import Path
 from typing import Literal
 
@@ -70,14 +69,12 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
         # against its per-request companion when the second of the two is loaded.
         ev.runs += _stored_runs(store, candidate, read)
         for ref in candidate.evidence.scores:
-            found = _read_ref(loaded, store, collector, candidate, ref, "scores", ev)
-            for parsed, files in found:
+            for parsed, files in _read_ref(loaded, store, collector, candidate, ref, "scores", ev):
                 stored = {s.set_id: s for s in load_score_sets(store, candidate=candidate.id)}
                 for index, parsed_set in enumerate(parsed.score_sets):
                     score_set = stored.get(parsed_set.set_id, parsed_set)
                     rows = score_item_rows(store, score_set.set_id)
-                    base = in_folder(ref.path, files[0], [f[0] for _, f in found])
-                    label = base if len(parsed.score_sets) == 1 else f"{base}#{index}"
+                    label = ref.path if len(parsed.score_sets) == 1 else f"{ref.path}#{index}"
                     ev.scores.append(
                         ScoreEvidence(
                             id=label,
@@ -94,15 +91,6 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
                     )
         out[candidate.id] = ev
     return out
-
-
-def in_folder(cited: str, file: InputFile, files: list[InputFile]) -> str:
-    """How a run or score set is named: the cited path, or, for one of several result files of
-    a cited folder, that path and the file's place in the folder (ids stay unique)."""
-    if len(files) < 2:
-        return cited
-    common = posixpath.commonpath([f.pack_path for f in files])
-    return f"{cited.rstrip('/')}/{posixpath.relpath(file.pack_path, common)}"
 
 
 def _read_ref(
@@ -197,8 +185,7 @@ def _stored_runs(
     for run_id, (ref, file, run, count) in by_id.items():
         if run_id in summaries:
             continue
-        base = in_folder(ref.path, file, [f for r, f in read if r is ref])
-        label = base if count == 1 else f"{base}#{run.index}"
+        label = ref.path if count == 1 else f"{ref.path}#{run.index}"
         declared = ref.declared or candidate.evidence.declared
         model = run.identity.model_name or (declared.model_name if declared else None)
         findings = _findings(store, label, file, run, model)

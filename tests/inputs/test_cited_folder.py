@@ -1,5 +1,7 @@
 """A folder of several result files cited as one ``runs`` entry: every run in it is its own load
-point with its own name (the folder and the file's place in it), never a duplicate."""
+point with its own name (the file's path in the spec), never a duplicate key. The naming is
+``analyze/gather.py``'s ``_label`` on main (commit b30e3e9); on this branch alone, before that
+merge, the check fails with the duplicate key this test guards against."""
 
 from __future__ import annotations
 

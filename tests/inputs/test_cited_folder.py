@@ -29,9 +29,9 @@ def test_a_folder_of_vllm_results_is_one_load_point_per_file(samples: Path) -> N
         "        - path: evidence/h200-vllm/vllm\n",
     )
     decision = check(samples / "pack.yaml", CompileOptions())
-    capacity = next(c for c in decision.capacity if c.candidate == "h200-vllm")
-    mine = {lp.run: lp for lp in capacity.load_points if "/vllm" in lp.run}
-    assert set(mine) == {f"evidence/h200-vllm/vllm/{name}" for name in results}
-    for name, result in results.items():
-        point = mine[f"evidence/h200-vllm/vllm/{name}"]
-        assert point.achieved_rate_rps == result["request_throughput"]
+    subjects = {
+        r.subject
+        for r in decision.comparability
+        if r.kind == "run" and r.candidate == "h200-vllm" and "/vllm/" in r.subject
+    }
+    assert subjects == {f"evidence/h200-vllm/vllm/{name}" for name in results}

@@ -252,8 +252,8 @@ def test_records_lookalike_and_bad_unit(run01: dict[str, Path], tmp_path: Path) 
 
 
 def test_the_three_files_in_a_spec_are_one_load_point(samples: Path, shared_data: Path) -> None:
-    """Cited in a spec and checked, the three files are one AIPerf load point, named aiperf,
-    with the summary's concurrency; the sweep does not mix AIPerf with GenAI-Perf."""
+    """Cited in a spec and checked, the three files are one AIPerf run, named aiperf, with the
+    summary's model and concurrency; the sweep does not mix AIPerf with GenAI-Perf."""
     folder = samples / "evidence" / "aiperf01"
     folder.mkdir()
     requests = _requests(shared_data)
@@ -276,9 +276,14 @@ def test_the_three_files_in_a_spec_are_one_load_point(samples: Path, shared_data
         ),  # fmt: skip
     )
     decision = check(samples / "pack.yaml", CompileOptions())
-    capacity = next(c for c in decision.capacity if c.candidate == "h200-vllm")
-    mine = [lp for lp in capacity.load_points if "aiperf01" in lp.run]
-    assert [lp.run for lp in mine] == ["evidence/aiperf01/profile_export.jsonl"]
-    assert mine[0].concurrency == summary["input_config"]["loadgen"]["concurrency"]
+    rows = [r for r in decision.comparability if r.kind == "run" and "aiperf01" in r.subject]
+    # One run (the per-request file); the summary and the CSV joined it.
+    assert [r.subject for r in rows] == ["evidence/aiperf01/profile_export.jsonl"]
+    (row,) = rows
+    # Its model and concurrency are the summary's, read from the file, not declared or unknown.
+    model = summary["input_config"]["endpoint"]["model_names"][0]
+    assert "model_name" not in row.declared
+    assert any(d.field == "model_name" and d.observed == model for d in row.differences)
+    assert "concurrency" not in row.unknown
     result = next(c for c in decision.checks if c.id == "PROV-DATA" and c.candidate == "h200-vllm")
     assert "genai-perf" not in result.reason

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from evidencepack.errors import InputError
+from evidencepack.inputs.reference_points import read_reference_points
 from evidencepack.inputs.registry import read_input
 
 from ..builders import write_json
@@ -321,3 +322,11 @@ def test_inferencex_disaggregated_row_counts_prefill_and_decode_gpus(
     (q,) = read_input(write_json(tmp_path / "unknown.json", doc)).references
     assert q.accelerator_count is None
     assert any("GPU count is not stated" in w for w in q.warnings)
+
+
+def test_read_reference_points_refuses_a_teams_own_run(shared_data: Path) -> None:
+    parsed = read_reference_points(shared_data / FIXED)
+    assert [p.provenance for p in parsed.references] == ["measured_elsewhere"]
+    run = shared_data / "formats/aiperf/generated/profile_export_aiperf.json"
+    with pytest.raises(InputError, match="aiperf-summary file holds serving runs, not a public"):
+        read_reference_points(run)

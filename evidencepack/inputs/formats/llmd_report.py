@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from ...errors import InputError
 from ...provenance import FileRecord
 from .._json import Node, text_or_none
 from .._yaml_doc import load_yaml_document, top_level_keys
@@ -58,7 +59,7 @@ def detect_yaml(probe: Probe) -> bool:
         return False
     try:
         return _shape(load_yaml_document(probe.path))
-    except Exception:  # noqa: BLE001 - any YAML that does not load is not this format
+    except InputError:  # YAML that does not load is not this format (nor any other)
         return False
 
 

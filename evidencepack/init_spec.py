@@ -36,7 +36,7 @@ class Ref:
     """One evidence reference init found, with the comment that says what it is."""
 
     path: str
-    role: str  # mlperf, runs, scores
+    role: str  # mlperf, runs, scores, references
     note: str
     identities: list[Identity] = field(default_factory=list)
     input_tokens: list[float] = field(default_factory=list)
@@ -106,6 +106,8 @@ def _survey(folder: Path, base: Path, out: Path, skipped: list[str]) -> list[Fou
         refs = list(_refs_in(sub, base, out, skipped, budget))
         if refs and all(r.role == "mlperf" for r in refs) and _is_mlperf_tree(sub):
             shared += refs
+        elif refs and all(r.role == "references" for r in refs):
+            shared += refs  # public results: every candidate compares with them
         elif refs:
             found.append(Found(_slug(sub.name), refs))
     if shared and not found:
@@ -235,6 +237,12 @@ def _ref_of(parsed: ParsedInput, rel: str) -> Ref:
         ref.note += f": {len(parsed.runs)} run(s)"
         if loads:
             ref.note += f" at {', '.join(loads[:6])}{', ...' if len(loads) > 6 else ''}"
+    if parsed.references:
+        kinds = sorted({p.provenance.replace("_", " ") for p in parsed.references})
+        ref.note += f": {len(parsed.references)} reference point(s), {', '.join(kinds)}"
+        models = [p.model_name for p in parsed.references]
+        if _common(models):
+            ref.note += f"; model {_common(models)}"
     if parsed.score_sets:
         tasks = sorted({s.task or s.metric for s in parsed.score_sets})
         ref.note += f": {len(parsed.score_sets)} score set(s) ({', '.join(tasks[:4])})"
@@ -376,6 +384,12 @@ def _candidate(found: Found) -> list[str]:
                     lines.append(f"          #   ... {len(ref.keys) - 40} more: mlperf list")
             elif ref.result:
                 lines.append(f"          result: {_scalar(ref.result)}")
+    refs = [r for r in found.refs if r.role == "references"]
+    if refs:
+        lines.append("      # Public results to compare with (measured elsewhere or simulated):")
+        lines.append("      # references:")
+    for ref in refs:
+        lines.append(f"      #   - path: {_scalar(ref.path)}  # {_comment(ref.note)}")
     return lines
 
 

@@ -1,8 +1,9 @@
 """What every format module shares: the probe it detects on and the ParsedInput it returns.
 
-A format module exposes one ``Format`` (id, ``runs`` or ``scores``, tool, ``detect(probe)``,
-``parse(probe, record)``) per kind of file it reads; ``registry.FORMATS`` lists them. Ids of
-runs and score sets are ``<first 12 hex of the file's sha256>#<index>``, stable for the same bytes.
+A format module exposes one ``Format`` (id, ``runs``, ``scores`` or ``references``, tool,
+``detect(probe)``, ``parse(probe, record)``) per kind of file it reads; ``registry.FORMATS``
+lists them. Ids of runs, score sets and reference points are ``<first 12 hex of the file's
+sha256>#<index>``, stable for the same bytes.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..provenance import FileRecord
-from .models import ScoreSet, ServingRun
+from .models import ReferencePoint, ScoreSet, ServingRun
 
 Container = Literal["json", "jsonl", "csv", "zip", "text", "binary", "empty"]
 Columns = Mapping[str, np.ndarray[Any, Any]]
@@ -55,10 +56,14 @@ class ParsedInput:
     warnings: tuple[str, ...] = ()
     requests: Columns | None = field(default=None, repr=False)
     items: Columns | None = field(default=None, repr=False)
+    references: tuple[ReferencePoint, ...] = ()
 
     @property
-    def kind(self) -> Literal["runs", "scores"]:
-        """``scores`` when the file holds score sets or items, else ``runs``."""
+    def kind(self) -> Literal["runs", "scores", "references"]:
+        """``references`` for public results to compare against, ``scores`` when the file holds
+        score sets or items, else ``runs``."""
+        if self.references:
+            return "references"
         return "scores" if self.score_sets or self.items is not None else "runs"
 
     def summary(self) -> dict[str, Any]:
@@ -68,6 +73,7 @@ class ParsedInput:
             "format": self.format_id,
             "runs": [run.model_dump(mode="json") for run in self.runs],
             "score_sets": [s.model_dump(mode="json") for s in self.score_sets],
+            "references": [r.model_dump(mode="json") for r in self.references],
             "warnings": list(self.warnings),
         }
 
@@ -81,7 +87,7 @@ class Format:
     """One input format: an id, what it yields, how to recognise it and how to read it."""
 
     id: str
-    kind: Literal["runs", "scores"]
+    kind: Literal["runs", "scores", "references"]
     tool: str
     detect: Detector
     parse: Parser

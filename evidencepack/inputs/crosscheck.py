@@ -6,7 +6,9 @@ when they belong to the same candidate and tool, one has per-request rows and th
 they count the same completed requests, and their start times lie within 5 s (or, when either
 has no time, they are the only such pair). The summary's figures are then checked against the
 rows with the same rule as within a file; the checks land in ``run_checks`` (``against_run_id``)
-and in the summary run's document, with a warning for any disagreement.
+and in the summary run's document, with a warning for any disagreement. The per-request run,
+which the analysis keeps as the run's one load point, takes from its summary what its own records
+do not state: the model, the tool version and the load (concurrency).
 
 A team's own LoadGen folder gets the check an MLPerf submission gets: its
 ``mlperf_log_summary.txt`` against its ``mlperf_log_detail.txt`` (``loadgen_pair``).
@@ -51,6 +53,48 @@ def link_companions(store: Store, runs: list[ServingRun]) -> None:
                 "UPDATE serving_runs SET document = ? WHERE run_id = ?",
                 [updated.model_dump_json(), summary.run_id],
             )
+            _inherit(store, detail, summary)
+
+
+def _inherit(store: Store, detail: ServingRun, summary: ServingRun) -> None:
+    """The per-request run completed with what only its summary states (model, version, load)."""
+    stored = store.rows("SELECT document FROM serving_runs WHERE run_id = ?", [detail.run_id])
+    detail = ServingRun.model_validate_json(stored[0]["document"]) if stored else detail
+    identity = detail.identity.model_copy(
+        update={
+            key: getattr(summary.identity, key)
+            for key in ("model_name", "model_revision", "precision", "concurrency")
+            if getattr(detail.identity, key) is None and getattr(summary.identity, key) is not None
+        }
+    )
+    load = detail.load if detail.load.kind is not None else summary.load
+    version = detail.tool_version or summary.tool_version
+    if (identity, load, version) == (detail.identity, detail.load, detail.tool_version):
+        return
+    taken = f"model, version and load taken from its summary {summary.run_id}"
+    updated = detail.model_copy(
+        update={
+            "identity": identity,
+            "load": load,
+            "tool_version": version,
+            "warnings": (*detail.warnings, taken),
+        }
+    )
+    store.execute(
+        "UPDATE serving_runs SET document = ?, model_name = ?, precision = ?, tool_version = ?, "
+        "load_kind = ?, request_rate_per_s = ?, arrival = ?, concurrency = ? WHERE run_id = ?",
+        [
+            updated.model_dump_json(),
+            identity.model_name,
+            identity.precision,
+            version,
+            load.kind,
+            load.request_rate_per_s,
+            load.arrival,
+            load.concurrency,
+            detail.run_id,
+        ],
+    )
 
 
 def _pairs(store: Store, run: ServingRun) -> list[tuple[ServingRun, ServingRun]]:

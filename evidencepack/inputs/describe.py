@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .base import ParsedInput
-from .models import LatencyStats, ScoreSet, ServingRun
+from .models import LatencyStats, ReferencePoint, ScoreSet, ServingRun
 
 
 def describe(parsed: ParsedInput) -> list[str]:
@@ -17,10 +17,12 @@ def describe(parsed: ParsedInput) -> list[str]:
     ]
     lines += [line for run in parsed.runs for line in _run(run)]
     lines += [line for score_set in parsed.score_sets for line in _set(score_set)]
-    if not parsed.runs and not parsed.score_sets:
+    lines += [line for point in parsed.references for line in _reference(point)]
+    if not parsed.runs and not parsed.score_sets and not parsed.references:
         lines.append("  holds no serving run and no score set")
     shown = {w for run in parsed.runs for w in run.warnings}
     shown |= {w for s in parsed.score_sets for w in s.warnings}
+    shown |= {f"{p.point_id}: {w}" for p in parsed.references for w in p.warnings}
     lines += [f"  warning: {w}" for w in parsed.warnings if w not in shown and not _prefixed(w)]
     return lines
 
@@ -91,4 +93,30 @@ def _set(s: ScoreSet) -> list[str]:
         + f"; model {s.identity.model_name or '?'}"
     ]
     lines += [f"    warning: {w}" for w in s.warnings]
+    return lines
+
+
+def _reference(p: ReferencePoint) -> list[str]:
+    """A reference point: where it comes from, on what, under which load, and its figures."""
+    kind = "SIMULATED" if p.provenance == "simulated" else "measured elsewhere"
+    stack = " ".join(x for x in (p.runtime_name, p.runtime_version) if x) or "?"
+    hardware = f"{p.accelerator_count or '?'}x {p.accelerator or '?'}"
+    load: str = p.load.kind or "load unknown"
+    if p.load.concurrency:
+        load += f" concurrency {p.load.concurrency}"
+    if p.load.request_rate_per_s:
+        load += f" {_num(p.load.request_rate_per_s)} req/s"
+    f = p.figures
+    lines = [
+        f"  reference {p.point_id} ({kind}, {p.source_tool}"
+        + (f", {p.publisher}" if p.publisher else "")
+        + (f", {p.date}" if p.date else "")
+        + f"): {hardware}; model {p.model_name or '?'} {p.precision or '?'}; stack {stack}; "
+        f"{load}; {_num(f.throughput_per_accelerator)} tok/s per accelerator, "
+        f"{_num(f.output_throughput_per_accelerator)} output tok/s per accelerator, "
+        f"{_num(f.output_throughput)} output tok/s, interactivity "
+        f"{_num(f.interactivity.get('mean'))} tok/s/user"
+    ]
+    lines += ["    " + _stats(s) for s in (f.ttft, f.tpot, f.itl, f.e2e) if s is not None]
+    lines += [f"    warning: {w}" for w in p.warnings]
     return lines

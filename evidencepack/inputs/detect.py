@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -17,6 +18,9 @@ from ._json import load_json_document
 from .base import Probe
 
 HEAD_BYTES = 1 << 16
+# What can follow a JSON array's ``[``: a value's first character, the closing bracket, or the
+# end of the line (a pretty-printed array).
+_JSON_ARRAY_START = re.compile(r'^\[\s*(?:$|[\[{"\]\-0-9]|true\b|false\b|null\b)')
 _ZIP_MAGIC = b"PK\x03\x04"
 _EMPTY_ZIP = b"PK\x05\x06"
 
@@ -49,6 +53,9 @@ def probe_file(path: Path) -> Probe:
         return Probe(path, "binary", None, head)
 
     stripped = text_line.strip()
+    if stripped.startswith("[") and not _JSON_ARRAY_START.match(stripped):
+        # ``[section]``, ``[link](url)``: text that merely opens with a bracket, not JSON.
+        return Probe(path, "text", stripped, head)
     if stripped.startswith(("{", "[")):
         try:
             value = json.loads(stripped)

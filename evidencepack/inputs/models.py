@@ -236,3 +236,88 @@ class ScoreSet(StrictModel):
     warnings: tuple[str, ...] = ()
     role: str | None = None
     candidate: str | None = None
+
+
+# -- reference points: public results to compare against (not the team's own runs) ------------
+
+Provenance = Literal["measured_elsewhere", "simulated"]
+"""``measured_elsewhere``: measured by someone else and published (InferenceX, an llm-d
+benchmark report, MLCommons' endpoint tool); ``simulated``: modelled, never measured
+(aiconfigurator). A simulated point never sizes capacity."""
+
+
+class ReferenceLoad(StrictModel):
+    """The load a reference point was measured (or modelled) under, as its source states it.
+
+    ``kind``: ``fixed_concurrency`` (a fixed number of requests in flight), ``open_loop`` (a
+    request rate), ``multi_turn`` (users replaying sessions, agentic or chat traces),
+    ``single_stream`` (one request at a time), ``modelled`` (a simulator's operating point).
+    ``random_prompts`` and ``ignore_eos`` are True where the source's method forces synthetic
+    prompts or output lengths (not comparable with real traffic unless a report says so);
+    ``from_method`` names what is known only from the publisher's documented method, not the file.
+    """
+
+    kind: (
+        Literal["fixed_concurrency", "open_loop", "multi_turn", "single_stream", "modelled"] | None
+    ) = None
+    concurrency: int | None = Field(default=None, gt=0)
+    request_rate_per_s: float | None = Field(default=None, ge=0)
+    input_tokens: float | None = Field(default=None, ge=0)
+    output_tokens: float | None = Field(default=None, ge=0)
+    workload: str | None = None
+    random_prompts: bool | None = None
+    ignore_eos: bool | None = None
+    from_method: tuple[str, ...] = ()
+
+
+class ReferenceFigures(StrictModel):
+    """What a reference point reports. Throughputs in tokens (or requests) per second;
+    ``*_per_accelerator`` divides by the accelerators the point used; ``interactivity`` is output
+    tokens per second per user (a distribution: mean, p50, p90, p99 where stated)."""
+
+    throughput_per_accelerator: float | None = Field(default=None, ge=0)
+    output_throughput_per_accelerator: float | None = Field(default=None, ge=0)
+    input_throughput_per_accelerator: float | None = Field(default=None, ge=0)
+    total_throughput: float | None = Field(default=None, ge=0)
+    output_throughput: float | None = Field(default=None, ge=0)
+    request_throughput_per_s: float | None = Field(default=None, ge=0)
+    interactivity: dict[str, float] = Field(default_factory=dict)
+    ttft: LatencyStats | None = None
+    tpot: LatencyStats | None = None
+    itl: LatencyStats | None = None
+    e2e: LatencyStats | None = None
+    requests_completed: int | None = Field(default=None, ge=0)
+    requests_failed: int | None = Field(default=None, ge=0)
+    duration_s: float | None = Field(default=None, ge=0)
+
+
+class ReferencePoint(StrictModel):
+    """One public result to compare against: a row, a report or an estimate, normalised.
+
+    ``point_id`` is ``<first 12 hex of the file's sha256>#<index>``. ``source_tool`` names what
+    wrote the file (``inferencex``, ``llm-d-benchmark``, ``inference-endpoint``,
+    ``aiconfigurator``); ``publisher``/``date`` are set only where the file states them. The
+    stack version comes from the container image tag where that is all the file says.
+    """
+
+    point_id: str
+    index: int = Field(ge=0)
+    format_id: str
+    source_tool: str
+    tool_version: str | None = None
+    provenance: Provenance
+    publisher: str | None = None
+    date: str | None = None
+    label: str | None = None
+    accelerator: str | None = None
+    accelerator_count: int | None = Field(default=None, gt=0)
+    model_name: str | None = None
+    precision: str | None = None
+    runtime_name: str | None = None
+    runtime_version: str | None = None
+    image: str | None = None
+    parallelism: dict[str, int | str | bool] = Field(default_factory=dict)
+    load: ReferenceLoad = Field(default_factory=ReferenceLoad)
+    figures: ReferenceFigures = Field(default_factory=ReferenceFigures)
+    settings: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+    warnings: tuple[str, ...] = ()

@@ -14,17 +14,24 @@ from typing import Any
 from .._text import misleading_characters
 from ..errors import InputError
 from ..provenance import FileRecord, file_record
+from ._yaml_doc import top_level_keys
 from .base import Format, ParsedInput, Probe
 from .detect import probe_file
 from .formats import (
+    aiconfigurator,
     aiperf,
     aiperf_csv,
     aiperf_requests,
+    genai_perf_analyze,
     generic_scores,
     guidellm,
     guidellm_csv,
     guidellm_csv_v04,
+    guidellm_yaml,
+    inference_endpoint,
+    inferencex,
     inspect_ai,
+    llmd_report,
     llmperf,
     lm_eval,
     loadgen,
@@ -44,13 +51,20 @@ FORMATS: tuple[Format, ...] = (
     guidellm.FORMAT,
     guidellm_csv.CSV_FORMAT,
     guidellm_csv_v04.FORMAT,
+    guidellm_yaml.FORMAT,
     aiperf.FORMAT,
     aiperf_csv.CSV_FORMAT,
+    genai_perf_analyze.FORMAT,
     aiperf_requests.JSONL_FORMAT,
     measure_run.REQUESTS_FORMAT,
     llmperf.SUMMARY_FORMAT,
     llmperf.RESPONSES_FORMAT,
     trtllm.FORMAT,
+    inferencex.FORMAT,
+    llmd_report.JSON_FORMAT,
+    llmd_report.YAML_FORMAT,
+    inference_endpoint.FORMAT,
+    aiconfigurator.FORMAT,
     loadgen.DETAIL_FORMAT,
     loadgen.SUMMARY_FORMAT,
     lm_eval.RESULTS_FORMAT,
@@ -144,4 +158,8 @@ def _describe(probe: Probe) -> str:
         return f"a zip archive of {len(probe.first)} member(s)"
     if probe.container == "json":
         return f"a JSON {type(probe.first).__name__}"
+    keys = sorted(top_level_keys(probe)) if probe.container == "text" else []
+    if keys:
+        more = "..." if len(keys) > 8 else ""
+        return f"YAML or text with top-level keys {', '.join(keys[:8])}{more}"
     return {"empty": "an empty file", "binary": "binary data"}.get(probe.container, "text")

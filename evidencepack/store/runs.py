@@ -412,26 +412,36 @@ def load_score_sets(
 
 
 def _complete(s: ScoreSet, sets: list[ScoreSet]) -> ScoreSet:
-    """A samples set (no task, a task hash) takes what its results set states."""
+    """A samples set (no task, a task hash) takes what its results set states.
+
+    lm-eval 0.4.2-0.4.4 samples rows do not name their filter (read as ``none``): where the
+    results file has exactly one filter for that task and metric (``get-answer`` of gsm8k and
+    the leaderboard tasks), that filter is theirs, and the set takes its name.
+    """
     if s.task is not None or s.task_hash is None:
         return s
-    match = next(
-        (
-            r
-            for r in sets
-            if r.task is not None
-            and r.task_hash == s.task_hash
-            and r.metric == s.metric
-            and (r.filter or None) == (s.filter or None)
-            and r.candidate == s.candidate
-        ),
-        None,
-    )
+    same = [
+        r
+        for r in sets
+        if r.task is not None
+        and r.task_hash == s.task_hash
+        and r.metric == s.metric
+        and r.candidate == s.candidate
+    ]
+    match = next((r for r in same if (r.filter or None) == (s.filter or None)), None)
+    named: tuple[str, ...] = ()
+    if match is None and s.filter == "none" and len({r.filter for r in same}) == 1:
+        match = same[0]
+        named = (
+            f"the samples rows do not name their filter; the results file's only filter for "
+            f"this task and metric, {match.filter!r}, is theirs",
+        )
     if match is None:
         return s
     return s.model_copy(
         update={
             "task": match.task,
+            "filter": match.filter,
             "tool_version": match.tool_version,
             "direction": match.direction,
             "value": match.value,
@@ -440,7 +450,8 @@ def _complete(s: ScoreSet, sets: list[ScoreSet]) -> ScoreSet:
             "dataset": match.dataset,
             "timestamp": match.timestamp,
             "warnings": tuple(w for w in s.warnings if "names neither" not in w)
-            + (f"task, model and the tool's value taken from {match.set_id} (same task hash)",),
+            + (f"task, model and the tool's value taken from {match.set_id} (same task hash)",)
+            + named,
         }
     )
 

@@ -36,6 +36,16 @@ def test_containers(tmp_path: Path) -> None:
         (b'{\n  "a": 1,,\n}', "line 2 column 10: malformed JSON"),
         (b"PK\x03\x04 not really a zip", "truncated or corrupt zip"),
         (b"hello world\n", "unknown format: the content \\(text\\)"),
+        # Text that opens with a bracket is text, not broken JSON.
+        (b"[server]\nhost = a\n", "unknown format: the content \\(text\\)"),
+        (b"[results](http://x) of the run\n", "unknown format: the content \\(text\\)"),
+        (b"[notes]\n", "unknown format: the content \\(text\\)"),
+        # A YAML file of no known tool: its keys are named.
+        (b"serving_mode: agg\nisl: 4000\n", "YAML or text with top-level keys isl, serving_mode"),
+        # A JSON array that is broken is still called broken.
+        (b'[\n  {"a": 1},,\n]', "line 2 column 12: malformed JSON"),
+        (b'[{"a": 1}, {"a"', "truncated JSON"),
+        (b"[null, 1,,]", "malformed JSON"),
     ],
 )
 def test_bad_files(tmp_path: Path, content: bytes, message: str) -> None:

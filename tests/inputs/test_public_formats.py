@@ -30,11 +30,16 @@ AIPERF_CSV = "formats/aiperf/generated/profile_export_aiperf.csv"
 
 
 def test_every_public_file_is_read(shared_data: Path) -> None:
-    files = sorted(p for p in shared_data.glob("formats/*/public/*") if p.is_file())
+    files = sorted(
+        p
+        for p in shared_data.glob("formats/*/public/*")
+        if p.is_file() and p.name != "MANIFEST.tsv" and "schema" not in p.name
+        and "accuracy_results" not in p.name
+    )  # fmt: skip
     assert files
     for path in files:
         parsed = read_input(path)
-        assert parsed.runs or parsed.score_sets, path
+        assert parsed.runs or parsed.score_sets or parsed.references, path
 
 
 # -- vLLM ------------------------------------------------------------------------------------
@@ -318,3 +323,30 @@ def test_lm_eval_042_samples_of_a_task_with_two_filters(shared_data: Path, tmp_p
     assert acc["unnamed 2 of 2"].mean_item_score == pytest.approx(1 - first_mean)
     assert all(s.n_items == len(rows) for s in acc.values())
     assert any("appears 2 times, once per filter" in w for w in parsed.warnings)
+
+
+def test_lm_eval_samples_of_a_named_filter_link_to_their_results(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    """0.4.3-0.4.4: a task with one named filter (gsm8k's ``get-answer``) logs its rows without
+    naming it; the results file names it, and the samples take it, the task and the model."""
+    doc = json.loads((shared_data / LM_EVAL_RESULTS).read_text())
+    (task,) = doc["results"]
+    doc["results"][task] = {
+        key.replace(",none", ",get-answer"): value for key, value in doc["results"][task].items()
+    }
+    results = write_json(tmp_path / "results.json", doc)
+    store = Store()
+    try:
+        for path in (results, shared_data / LM_EVAL_SAMPLES):
+            load_input(store, read_input(path), role="scores", candidate="a")
+        sets = load_score_sets(store, candidate="a")
+    finally:
+        store.close()
+    samples = {s.metric: s for s in sets if s.format_id == "lm-eval-samples"}
+    assert samples
+    for metric, s in samples.items():
+        assert (s.task, s.filter) == (task, "get-answer")
+        assert s.value == doc["results"][task][f"{metric},get-answer"]
+        assert s.identity.model_name == doc["model_name"]
+        assert any("'get-answer', is theirs" in w for w in s.warnings)

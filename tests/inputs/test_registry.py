@@ -16,6 +16,7 @@ from ..conftest import SHARED_DATA
 # What each real file is (by path suffix). "-" marks files that are not benchmark or score
 # outputs: inputs the tools were run with, manifests, MLPerf submission metadata. "FORMAT/TOOL"
 # names a tool other than the format's own (GenAI-Perf files share AIPerf's formats).
+# "refused:REASON" marks a file that is recognised but refused, with that reason.
 EXPECTED: dict[str, str] = {
     "formats/MANIFEST.tsv": "-",
     "formats/aiperf/generated/inputs.json": "-",
@@ -32,7 +33,9 @@ EXPECTED: dict[str, str] = {
     "arith_cd35BTSqvLP2vAp46QvUBC.eval": "inspect-ai-eval",
     "arith_6K5jXqkC8Q8GYRTv6FcCgL.json": "inspect-ai-json",
     "inspect_log_schema_0.3.285.json": "-",
-    "popularity_dPiJifoWeEQBrfWsAopzWr.eval": "inspect-ai-eval",
+    # inspect-ai's own fixture: an eval whose samples carry no score, refused like a serving
+    # file with no completed request.
+    "popularity_dPiJifoWeEQBrfWsAopzWr.eval": "refused:holds no scored sample",
     "2025-05-12T20-28-13-04-00_popularity.json": "inspect-ai-json",
     "formats/lm-eval/generated/inputs/data.jsonl": "-",
     "formats/lm-eval/generated/inputs/demo_gen.yaml": "-",
@@ -52,6 +55,30 @@ EXPECTED: dict[str, str] = {
     "mlperf_log_detail.txt": "mlperf-loadgen-detail",
     "mlperf_log_summary.txt": "mlperf-loadgen-summary",
     "loadgen/user.conf": "-",
+    # Public results to compare against (reference points) and what sits beside them.
+    "formats/inferencex/public/MANIFEST.tsv": "-",
+    "_conc4_MI355-gbt350-odcdh5-wbb3.json": "inferencex-agg",
+    "_conc32_MI355-gbt350-odcdh5-wbb3.json": "inferencex-agg",
+    "_conc64_b200-dgxc-slurm_8.json": "inferencex-agg",
+    "_conc8_b200-dgxc-slurm_1.json": "inferencex-agg",
+    "rocm-team_0601_results_bmk-2_agg_bmk.json": "inferencex-agg",
+    "formats/llm-d-report/public/MANIFEST.tsv": "-",
+    "br_v0_1_example.yaml": "llm-d-report",
+    "br_v0_2_example.yaml": "llm-d-report",
+    "br_v0_2_1_example.yaml": "llm-d-report",
+    "br_v0_1_json_schema.json": "-",
+    "br_v0_2_json_schema.json": "-",
+    "br_v0_2_1_json_schema.json": "-",
+    "formats/inference-endpoint/public/MANIFEST.tsv": "-",
+    "qwen3.6-27b_result_summary.json": "inference-endpoint-summary",
+    "qwen3.6-27b_accuracy_results.json": "-",
+    "formats/aiconfigurator/generated/MANIFEST.tsv": "-",
+    "generated/agg/pareto.csv": "aiconfigurator-csv",
+    "generated/agg/best_config_topn.csv": "aiconfigurator-csv",
+    "generated/disagg/pareto.csv": "aiconfigurator-csv",
+    "generated/disagg/best_config_topn.csv": "aiconfigurator-csv",
+    "exp_config.yaml": "-",
+    "aiconfigurator/generated/cli_stdout.txt": "-",
 }
 
 
@@ -74,6 +101,10 @@ def _expected(relative: str) -> str:
 def test_every_shared_file(shared_data: Path, relative: str) -> None:
     expected, _, tool = _expected(relative).partition("/")
     path = shared_data / relative
+    if expected.startswith("refused:"):
+        with pytest.raises(InputError, match=expected.removeprefix("refused:")):
+            read_input(path)
+        return
     if expected == "-":
         with pytest.raises(InputError, match="unknown format: the content"):
             read_input(path)
@@ -87,6 +118,8 @@ def test_every_shared_file(shared_data: Path, relative: str) -> None:
         assert run.run_id.startswith(parsed.file.sha256[:12] + "#")
     for score_set in parsed.score_sets:
         assert score_set.set_id.startswith(parsed.file.sha256[:12] + "#")
+    for point in parsed.references:
+        assert point.point_id.startswith(parsed.file.sha256[:12] + "#")
 
 
 def test_detection_ignores_file_names(shared_data: Path, tmp_path: Path) -> None:

@@ -3,6 +3,9 @@ as JSON lines, with ``mean_/median_/std_/p<P>_<metric>_ms`` aggregates and optio
 arrays (``ttfts``, ``itls``, ``latencies`` in seconds; ``input_lens``, ``output_lens``, ``errors``).
 
 The arrays are unnested by DuckDB straight from the file; the aggregates are read in Python.
+SGLang 0.5.x writes no ``model_id`` but the server's ``/get_server_info`` as ``server_info``
+(under ``decode``/``prefill`` lists when disaggregated): the model, SGLang's version, the
+precision and the parallelism are taken from it.
 """
 
 from __future__ import annotations
@@ -69,7 +72,12 @@ class Flavour:
 
 
 def runs_in(probe: Probe) -> Iterator[tuple[str, Node]]:
-    """Each run object with the prefix that locates it (``line N: `` for JSON lines)."""
+    """Each run object with the prefix that locates it (``line N: `` for JSON lines; ``$[i]``
+    in a JSON list of results, as ``vllm bench sweep serve`` writes its ``summary.json``)."""
+    if probe.container == "json" and isinstance(probe.first, list):
+        root = Node(probe.first, probe.path)
+        yield from (("", item) for item in root.items())
+        return
     if probe.container == "json":
         yield "", Node(probe.first, probe.path)
         return
@@ -83,9 +91,12 @@ def parse(probe: Probe, record: FileRecord, flavour: Flavour) -> ParsedInput:
     path = probe.path
     jsonl = probe.container == "jsonl"
 
+    listed = probe.container == "json" and isinstance(probe.first, list)
+
     def locate(run: int, request: int, line: int | None, column: str) -> str:
         where = f"line {run + 1}: " if jsonl else ""
-        return f"{where}$.{_ARRAY_OF.get(column, column)}[{request}]"
+        root = f"$[{run}]" if listed else "$"
+        return f"{where}{root}.{_ARRAY_OF.get(column, column)}[{request}]"
 
     staging = Staging(path, locate)
     try:
@@ -114,7 +125,7 @@ def _run(
     node: Node, index: int, prefix: str, record: FileRecord, flavour: Flavour, staging: Staging
 ) -> ServingRun:
     completed = node.need_int("completed")
-    require_completed(node.file, f"{prefix}$.completed", completed)
+    require_completed(node.file, f"{prefix}{node.where}.completed", completed)
     prompts = node.int_("num_prompts")
     failed = node.int_("failed")
     if failed is None and prompts is not None and prompts >= completed:
@@ -129,7 +140,7 @@ def _run(
     settled = reconcile(staging if rows else None, index, tool_latency)
     total_in = node.int_("total_input_tokens")
     total_out = node.int_("total_output_tokens")
-    warnings = list(settled.warnings)
+    warnings: list[str] = []  # build_run adds the reconciliation's own warnings once
     duration = node.num("duration")
     request_rate = node.num("request_throughput")
     if request_rate is None and duration:
@@ -148,17 +159,9 @@ def _run(
         format_id=flavour.format_id,
         tool=flavour.tool,
         layout=flavour.layout(node.value),
-        label=node.str_("label") if isinstance(node.value.get("label"), str) else None,
+        label=_label(node),
         timestamp=_date(node.value.get("date")),
-        identity=Identity(
-            model_name=text_or_none(node.value.get("model_id")),
-            concurrency=node.int_("max_concurrency"),
-            settings={
-                k: v
-                for k in ("tokenizer_id", "dataset_name", "endpoint_type")
-                if isinstance(v := node.value.get(k), str)
-            },
-        ),
+        identity=_identity(node),
         backend=text_or_none(node.value.get("backend") or node.value.get("endpoint_type")),
         load=_load(node),
         requests_sent=prompts,
@@ -177,6 +180,51 @@ def _run(
         ),
         per_request_rows=rows,
     )
+
+
+def _label(node: Node) -> str | None:
+    """The run's ``label``, or its place in a ``vllm bench sweep`` (``run_number``)."""
+    if isinstance(node.value.get("label"), str):
+        return node.str_("label")
+    number = node.value.get("run_number")
+    return f"sweep run {number}" if isinstance(number, int) else None
+
+
+def _identity(node: Node) -> Identity:
+    """Model, concurrency and settings from the run object, completed from ``server_info``."""
+    server = _server_info(node)
+    settings: dict[str, Any] = {
+        k: v
+        for k in ("tokenizer_id", "dataset_name", "endpoint_type")
+        if isinstance(v := node.value.get(k), str)
+    }
+    settings.update(
+        {
+            k: v
+            for k in ("tp_size", "dp_size", "ep_size", "pp_size", "kv_cache_dtype")
+            if isinstance(v := server.get(k), str | int) and not isinstance(v, bool)
+        }
+    )
+    quantization = text_or_none(server.get("quantization"))
+    version = text_or_none(server.get("version"))
+    return Identity(
+        model_name=text_or_none(node.value.get("model_id"))
+        or text_or_none(server.get("served_model_name"))
+        or text_or_none(server.get("model_path")),
+        precision=quantization or text_or_none(server.get("dtype")),
+        runtime_name="sglang" if version else None,
+        runtime_version=version,
+        concurrency=node.int_("max_concurrency"),
+        settings=settings,
+    )
+
+
+def _server_info(node: Node) -> dict[str, Any]:
+    """SGLang's ``server_info`` (the decode server's, when prefill and decode are split)."""
+    info = node.value.get("server_info")
+    if isinstance(info, dict) and isinstance(info.get("decode"), list) and info["decode"]:
+        info = info["decode"][0]
+    return info if isinstance(info, dict) else {}
 
 
 def _tool_metric(node: Node, key: str, slot: LatencyMetric) -> LatencyStats | None:
@@ -238,10 +286,17 @@ def _date(value: Any) -> str | None:
 
 
 def has_keys(probe: Probe, keys: tuple[str, ...]) -> bool:
-    """Whether the file is JSON(L) whose first object holds every one of ``keys``."""
-    first = probe.first
-    return (
-        probe.container in ("json", "jsonl")
-        and isinstance(first, dict)
-        and all(k in first for k in keys)
+    """Whether the file is JSON(L) whose first object holds every one of ``keys`` (in a JSON
+    list of results: every element does)."""
+    if probe.container not in ("json", "jsonl"):
+        return False
+    objects = probe.first if isinstance(probe.first, list) else [probe.first]
+    return bool(objects) and all(
+        isinstance(obj, dict) and all(k in obj for k in keys) for obj in objects
     )
+
+
+def first_object(probe: Probe) -> dict[str, Any]:
+    """The first run object: the document, the first JSON line or the first element of a list."""
+    first = probe.first[0] if isinstance(probe.first, list) and probe.first else probe.first
+    return first if isinstance(first, dict) else {}

@@ -4,7 +4,10 @@ The two-table CSV is in ``aiperf_csv``, AIPerf's per-request JSONL in ``aiperf_r
 
 Detected by ``aiperf_version``/``schema_version`` and ``{"unit": ..}`` metric objects. AIPerf's
 ``inter_token_latency`` is (latency - TTFT)/(OSL - 1) per request: our TPOT; its
-``inter_chunk_latency`` is every chunk gap: our ITL.
+``inter_chunk_latency`` is every chunk gap: our ITL. AIPerf 0.1.x (Oct 2025) nests the metrics
+under ``records`` (``ttft``, ``ttst`` keys, each with ``tag`` and ``header``), writes no version
+and states its first request's send time as ``min_request_timestamp`` (epoch ns) while its
+``start_time`` is local time: the run's time comes from the epoch figure.
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ from typing import Any, Literal
 from ...provenance import FileRecord
 from .._json import Node
 from .._runs import build_run, one_run, reconcile, tool_stats
-from ..base import Format, ParsedInput, Probe, item_id, require_completed
+from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed
 from ..models import Identity, LatencyMetric, Load, TokenStats
 
-# Summary metric key -> our slot.
+# Summary metric key -> our slot (``ttft``: AIPerf 0.1.x).
 _SLOTS: dict[str, LatencyMetric] = {
     "time_to_first_token": "ttft",
+    "ttft": "ttft",
     "inter_token_latency": "tpot",
     "inter_chunk_latency": "itl",
     "request_latency": "e2e",
@@ -38,6 +42,10 @@ def detect_summary(probe: Probe) -> bool:
     if probe.container != "json" or not isinstance(doc, dict):
         return False
     metric_objects = sum(1 for v in doc.values() if is_metric(v))
+    records = doc.get("records")
+    if isinstance(records, dict) and isinstance(doc.get("input_config"), dict):
+        # AIPerf 0.1.x: the metric objects under ``records``, each naming its own ``tag``.
+        return sum(1 for k, v in records.items() if is_metric(v) and v.get("tag") == k) >= 3
     if "aiperf_version" in doc or "schema_version" in doc:
         return metric_objects > 0
     # GenAI-Perf writes the same metric objects beside its input_config, without a version.
@@ -52,9 +60,19 @@ def parse_summary(probe: Probe, record: FileRecord) -> ParsedInput:
     warnings: list[str] = []
     if version is None:
         warnings.append("the file does not record the tool's version")
+    nested = root.obj("records")
+    metrics = nested or root
+    unused = sorted(
+        k for k, v in metrics.value.items() if is_metric(v) and k not in _READ and k not in _SLOTS
+    )
+    if unused:
+        warnings.append(
+            f"{len(unused)} metric(s) this reader has no place for were dropped: "
+            + ", ".join(unused)
+        )
     tool_latency = {}
     for key, slot in _SLOTS.items():
-        node = root.obj(key)
+        node = metrics.obj(key)
         if node is None:
             continue
         scale = _scale(node)
@@ -63,14 +81,15 @@ def parse_summary(probe: Probe, record: FileRecord) -> ParsedInput:
         tool_latency[slot] = tool_stats(
             slot, values, scale=scale, count=node.int_("count"), extra=extra
         )
-    completed = _avg(root, "request_count")
-    failed = _avg(root, "error_request_count")
+    completed = _avg(metrics, "request_count")
+    failed = _avg(metrics, "error_request_count")
     if failed is None and root.has("error_summary"):
         failed = sum(e.int_("count") or 0 for e in root.items("error_summary"))
     completed_int = None if completed is None else int(completed)
     if completed_int is not None:
-        require_completed(probe.path, "$.request_count.avg", completed_int)
+        require_completed(probe.path, f"{metrics.where}.request_count.avg", completed_int)
     config = root.obj("input_config")
+    first_sent = _avg(metrics, "min_request_timestamp")
     settled = reconcile(None, 0, tool_latency)
     run = build_run(
         settled,
@@ -80,27 +99,62 @@ def parse_summary(probe: Probe, record: FileRecord) -> ParsedInput:
         format_id=FORMAT.id,
         tool=tool,
         tool_version=version,
-        layout=f"schema {root.str_('schema_version')}" if root.has("schema_version") else None,
-        timestamp=root.str_("start_time"),
-        identity=Identity(model_name=_model(config)),
+        layout=_layout(root, nested is not None),
+        timestamp=iso_from_epoch(first_sent / 1e9) if first_sent else root.str_("start_time"),
+        identity=Identity(model_name=_model(config), settings=_settings(config)),
         backend=_endpoint(config),
         load=_load(config),
         requests_sent=None if completed_int is None else completed_int + int(failed or 0),
         requests_completed=completed_int,
         requests_failed=None if failed is None else int(failed),
-        duration_s=_avg(root, "benchmark_duration"),
-        request_throughput_per_s=_avg(root, "request_throughput"),
-        output_token_throughput_per_s=_avg(root, "output_token_throughput"),
-        total_token_throughput_per_s=_avg(root, "total_token_throughput"),
-        goodput_per_s=_avg(root, "goodput"),
+        duration_s=_avg(metrics, "benchmark_duration"),
+        request_throughput_per_s=_avg(metrics, "request_throughput"),
+        output_token_throughput_per_s=_avg(metrics, "output_token_throughput"),
+        total_token_throughput_per_s=_avg(metrics, "total_token_throughput"),
+        goodput_per_s=_avg(metrics, "goodput"),
         tokens=TokenStats(
-            input_mean_tokens=_avg(root, "input_sequence_length"),
-            output_mean_tokens=_avg(root, "output_sequence_length"),
-            input_total_tokens=as_int(_avg(root, "total_isl")),
-            output_total_tokens=as_int(_avg(root, "total_osl")),
+            input_mean_tokens=_avg(metrics, "input_sequence_length"),
+            output_mean_tokens=_avg(metrics, "output_sequence_length"),
+            input_total_tokens=as_int(_avg(metrics, "total_isl")),
+            output_total_tokens=as_int(_avg(metrics, "total_osl")),
         ),
     )
     return one_run(FORMAT.id, record, run, file_warnings=warnings)
+
+
+# Metrics read into fields other than a latency slot.
+_READ = frozenset(
+    (
+        "request_count",
+        "error_request_count",
+        "min_request_timestamp",
+        "benchmark_duration",
+        "request_throughput",
+        "output_token_throughput",
+        "total_token_throughput",
+        "goodput",
+        "input_sequence_length",
+        "output_sequence_length",
+        "total_isl",
+        "total_osl",
+    )
+)
+
+
+def _layout(root: Node, nested: bool) -> str | None:
+    if root.has("schema_version"):
+        return f"schema {root.str_('schema_version')}"
+    return "metrics under records (0.1.x)" if nested else None
+
+
+def _settings(config: Node | None) -> dict[str, Any]:
+    """Load settings that change what was measured: AIPerf's deliberate cancellations."""
+    if config is None:
+        return {}
+    rate = config.path("loadgen", "request_cancellation_rate").value
+    if isinstance(rate, int | float) and not isinstance(rate, bool) and rate > 0:
+        return {"request_cancellation_rate_pct": float(rate)}
+    return {}
 
 
 _GENAI_PERF_CONFIG = ("perf_analyzer", "model_names", "subcommand", "model")
@@ -117,7 +171,7 @@ def tool_of(doc: dict[str, Any]) -> Literal["aiperf", "genai-perf"]:
             return "genai-perf"
         if any(k in config for k in _AIPERF_CONFIG):
             return "aiperf"
-    aiperf_only = ("schema_version", "benchmark_id", "was_cancelled", "error_summary")
+    aiperf_only = ("schema_version", "benchmark_id", "was_cancelled", "error_summary", "records")
     return "aiperf" if any(k in doc for k in aiperf_only) else "genai-perf"
 
 

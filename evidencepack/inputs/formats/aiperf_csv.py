@@ -1,7 +1,9 @@
 """AIPerf and GenAI-Perf summary CSV: a table of distributions, a blank line, a table of values.
 
-AIPerf's first header has ``sum`` and ``p1``..; GenAI-Perf's does not. The CSV names no tool,
-version or model, so the run says so.
+AIPerf lists its percentiles rising (``p1``, ``p5``, .., ``p99``; 0.13 adds a ``sum`` column,
+0.1.x has none); GenAI-Perf lists them falling (``p99``, ``p95``, .., ``p25``). The CSV names no
+tool, version or model, so the run says so. AIPerf's ``Minimum Request Timestamp (ns)`` row,
+where present, dates the run (so its per-request file is found as the same run).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import csv
 from ...errors import InputError
 from ...provenance import FileRecord
 from .._runs import build_run, one_run, reconcile, tool_stats
-from ..base import Format, ParsedInput, Probe, item_id, require_completed
+from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed
 from ..models import LatencyMetric, LatencyStats, TokenStats
 from .aiperf import STAT_SOURCES, TO_MS, as_int
 
@@ -37,8 +39,8 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
             rows = [(n, row) for n, row in enumerate(csv.reader(handle), start=1)]
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise InputError(f"{probe.path}: cannot read the CSV: {exc}") from exc
-    header = rows[0][1]
-    tool = "aiperf" if "sum" in header else "genai-perf"
+    header = [cell.strip() for cell in rows[0][1]]
+    tool = _tool(header)
     stats: dict[str, tuple[int, dict[str, float | None]]] = {}
     values: dict[str, float] = {}
     skipped: list[str] = []
@@ -87,6 +89,7 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
         index=0,
         format_id=CSV_FORMAT.id,
         tool=tool,
+        timestamp=iso_from_epoch((_lookup(values, "minimum request timestamp") or 0) / 1e9),
         requests_completed=as_int(completed),
         requests_failed=as_int(_lookup(values, "error request count")),
         duration_s=_lookup(values, "benchmark duration"),
@@ -102,6 +105,13 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
         ),
     )
     return one_run(CSV_FORMAT.id, record, run, file_warnings=warnings)
+
+
+def _tool(header: list[str]) -> str:
+    """AIPerf or GenAI-Perf from the first header: a ``sum`` column or rising percentiles."""
+    order = [int(c[1:]) for c in header if c[:1] == "p" and c[1:].isdigit()]
+    rising = len(order) > 1 and order == sorted(order)
+    return "aiperf" if "sum" in header or rising else "genai-perf"
 
 
 def _tables(
@@ -156,8 +166,9 @@ def _csv_cells(
 
 
 def _csv_number(probe: Probe, number: int, column: str, cell: str) -> float:
+    """A cell as a number; GenAI-Perf writes thousands with commas (``"1,146.31"``)."""
     try:
-        value = float(cell)
+        value = float(cell.replace(",", ""))
     except ValueError as exc:
         raise InputError(f"{probe.path}: line {number}: {column}: not a number: {cell!r}") from exc
     if value != value or value in (float("inf"), float("-inf")):

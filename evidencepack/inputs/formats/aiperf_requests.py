@@ -3,6 +3,8 @@
 Each record has ``metadata`` (``request_start_ns``, ``benchmark_phase``, ``was_cancelled``),
 ``metrics`` (``{"value": .., "unit": ..}``) and ``error``. Only profiling-phase records count.
 The records name no model, version or load; throughput comes from their own timestamps.
+AIPerf 0.1.x writes the send time as ``metadata.timestamp_ns``, the phase as
+``metadata.credit_phase`` and TTFT as ``metrics.ttft``; both spellings are read.
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ from .aiperf import is_metric
 
 _JSONL_COLUMNS = {
     "metadata": "STRUCT(request_start_ns UBIGINT, request_end_ns UBIGINT, "
-    "benchmark_phase VARCHAR, was_cancelled BOOLEAN)",
+    "benchmark_phase VARCHAR, was_cancelled BOOLEAN, timestamp_ns UBIGINT, credit_phase VARCHAR)",
     "metrics": "STRUCT("
     + ", ".join(
         f"{name} STRUCT(value {kind}, unit VARCHAR)"
         for name, kind in (
             ("time_to_first_token", "DOUBLE"),
+            ("ttft", "DOUBLE"),
             ("request_latency", "DOUBLE"),
             ("input_sequence_length", "DOUBLE"),
             ("output_sequence_length", "DOUBLE"),
@@ -39,8 +42,8 @@ SELECT 0 AS run_index, line - 1 AS request_index, line,
             ELSE coalesce(error ->> '$.message', CAST(error AS VARCHAR)) END AS error,
        metrics.input_sequence_length.value AS input_tokens,
        metrics.output_sequence_length.value AS output_tokens,
-       metadata.request_start_ns / 1e9 AS start_s,
-       metrics.time_to_first_token.value AS ttft_ms,
+       coalesce(metadata.request_start_ns, metadata.timestamp_ns) / 1e9 AS start_s,
+       coalesce(metrics.time_to_first_token.value, metrics.ttft.value) AS ttft_ms,
        metrics.request_latency.value AS e2e_ms,
        metrics.inter_chunk_latency.value AS itl_gaps_ms,
        -- Units are checked in the same pass; finish() reports the first bad row.
@@ -48,6 +51,8 @@ SELECT 0 AS run_index, line - 1 AS request_index, line,
          WHEN metrics.time_to_first_token.unit <> 'ms'
            THEN '$.metrics.time_to_first_token.unit: expected ms, found '
                 || metrics.time_to_first_token.unit
+         WHEN metrics.ttft.unit <> 'ms'
+           THEN '$.metrics.ttft.unit: expected ms, found ' || metrics.ttft.unit
          WHEN metrics.request_latency.unit <> 'ms'
            THEN '$.metrics.request_latency.unit: expected ms, found '
                 || metrics.request_latency.unit
@@ -57,12 +62,12 @@ SELECT 0 AS run_index, line - 1 AS request_index, line,
        END AS problem
 FROM (SELECT row_number() OVER () AS line, * FROM read_json(?, format='newline_delimited',
       columns=?))
-WHERE coalesce(metadata.benchmark_phase, 'profiling') = 'profiling'
+WHERE coalesce(metadata.benchmark_phase, metadata.credit_phase, 'profiling') = 'profiling'
 """
 
 
 _FIELD = {
-    "ttft_ms": "$.metrics.time_to_first_token.value",
+    "ttft_ms": "$.metrics.time_to_first_token.value (or $.metrics.ttft.value)",
     "e2e_ms": "$.metrics.request_latency.value",
     "input_tokens": "$.metrics.input_sequence_length.value",
     "output_tokens": "$.metrics.output_sequence_length.value",

@@ -9,6 +9,8 @@ the first token; when it holds a sample (or none), the tool's figures are kept, 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ...provenance import FileRecord
 from .._json import Node
 from .._runs import build_run, reconcile, tool_stats
@@ -85,6 +87,14 @@ def detect(probe: Probe) -> bool:
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
     """One serving run per GuideLLM benchmark, in any of the layouts ``guidellm_layouts`` knows."""
+    return parse_document(probe, record, probe.path, FORMAT.id)
+
+
+def parse_document(
+    probe: Probe, record: FileRecord, read_from: Path, format_id: str
+) -> ParsedInput:
+    """``parse`` with the per-request rows read by DuckDB from ``read_from``: the file itself,
+    or the JSON form of a ``benchmarks.yaml`` (messages still name the file given)."""
     root = Node(probe.first, probe.path)
     layout = layout_of(root)
     benches = root.items("benchmarks")
@@ -94,16 +104,17 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
 
     staging = Staging(probe.path, locate)
     try:
-        staging.insert(_UNNEST, [str(probe.path), max_object_size(record.size_bytes)])
+        size = read_from.stat().st_size
+        staging.insert(_UNNEST, [str(read_from), max_object_size(max(size, record.size_bytes))])
         staging.finish()
-        runs = [_run(b, i, root, layout, record, staging) for i, b in enumerate(benches)]
+        runs = [_run(b, i, root, layout, record, staging, format_id) for i, b in enumerate(benches)]
         columns = staging.columns()
     finally:
         staging.close()
     file_warnings = [] if layout.version else ["the file does not record guidellm's version"]
     warnings = file_warnings + [f"{r.run_id}: {w}" for r in runs for w in r.warnings]
     return ParsedInput(
-        format_id=FORMAT.id,
+        format_id=format_id,
         file=with_tool(record, "guidellm", layout.version, file_warnings),
         runs=tuple(runs),
         warnings=tuple(warnings),
@@ -112,7 +123,13 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
 
 
 def _run(
-    bench: Node, index: int, root: Node, layout: Layout, record: FileRecord, staging: Staging
+    bench: Node,
+    index: int,
+    root: Node,
+    layout: Layout,
+    record: FileRecord,
+    staging: Staging,
+    format_id: str,
 ) -> ServingRun:
     metrics = bench.need("metrics")
     totals = request_totals(bench, layout)
@@ -154,7 +171,7 @@ def _run(
         warnings,
         run_id=item_id(record, index),
         index=index,
-        format_id=FORMAT.id,
+        format_id=format_id,
         tool="guidellm",
         tool_version=layout.version,
         layout=layout.name,

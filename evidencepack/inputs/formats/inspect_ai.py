@@ -130,8 +130,6 @@ def _parse(
     version = version if isinstance(version, str) else None
     warnings: list[str] = []
     status = root.str_("status")
-    if status not in (None, "success"):
-        warnings.append(f"the eval's status is {status!r}: the run did not finish")
     if partial:
         warnings.append(
             "the log has no header.json (the eval never finished); read from its journal"
@@ -143,6 +141,7 @@ def _parse(
     epochs: set[int] = set()
     unscored = 0
     ids: list[tuple[str, int]] = []
+    scorers: dict[str, tuple[str, str | None]] = {}  # set key -> (scorer, dict key)
     for where, sample in samples:
         sid, epoch = sample.get("id"), sample.get("epoch", 1)
         if not isinstance(sid, int | str) or not isinstance(epoch, int):
@@ -166,6 +165,7 @@ def _parse(
                 if key not in cols:
                     keys.append(key)
                     cols[key] = ([], [])
+                    scorers[key] = (scorer, part)
                 cols[key][0].append(f"{sid}\x00{epoch}")
                 cols[key][1].append(number)
     multi_epoch = len(epochs) > 1
@@ -174,7 +174,13 @@ def _parse(
     if unscored:
         warnings.append(f"{unscored} sample(s) carry no score")
     if not keys:
-        warnings.append("the log holds no scores")
+        # Like a serving file with no completed request: nothing was measured.
+        raise InputError(
+            f"{probe.path}: the log holds no scored sample ({len(ids)} sample(s), status "
+            f"{status or 'not recorded'}): nothing was measured"
+        )
+    if status not in (None, "success"):
+        warnings.append(_unfinished(ev, status, len(ids)))
 
     staging = ItemStaging(probe.path, lambda s, line, item: f"sample {item}")
     try:
@@ -188,10 +194,14 @@ def _parse(
         sets = []
         for index, key in enumerate(keys):
             summary = staging.summary(index)
-            scorer = key.split("/", 1)[0]
-            metric, value, stderr = (
-                aggregates.get(key) or aggregates.get(scorer) or (None, None, None)
+            scorer, part = scorers[key]
+            # A dict-valued score: each key is its own metric, aggregated under its own name.
+            headline, value, stderr = (
+                aggregates.get((scorer, part or scorer))
+                or aggregates.get((None, part or scorer))
+                or (None, None, None)
             )
+            metric = part or headline
             sets.append(
                 ScoreSet(
                     set_id=item_id(record, index),
@@ -200,9 +210,11 @@ def _parse(
                     tool="inspect-ai",
                     tool_version=version,
                     task=ev.str_("task"),
-                    scorer=key,
+                    scorer=scorer,
                     metric=metric or "mean",
-                    direction="higher_is_better" if metric in ("accuracy", "mean") else None,
+                    direction="higher_is_better"
+                    if (headline or metric) in ("accuracy", "mean")
+                    else None,
                     kind=summary.kind,
                     value=value,
                     stderr=stderr,
@@ -234,9 +246,24 @@ def _item(raw: str, multi_epoch: bool) -> str:
     return f"{sid}#epoch{epoch}" if multi_epoch else sid
 
 
-def _aggregates(root: Node) -> dict[str, tuple[str | None, float | None, float | None]]:
-    """Scorer name -> (headline metric, its value, its stderr) from ``results.scores``."""
-    out: dict[str, tuple[str | None, float | None, float | None]] = {}
+Aggregate = tuple[str | None, float | None, float | None]
+
+
+def _unfinished(ev: Node, status: str, read: int) -> str:
+    """What an eval that did not finish (cancelled, error, started) gives: a partial run."""
+    planned = ev.path("dataset", "samples").value
+    of = f" of the {planned} the dataset holds" if isinstance(planned, int) else ""
+    return (
+        f"the eval did not finish (status {status!r}): only its {read} sample(s){of} that "
+        "ran are scored, a partial run that is not the whole task"
+    )
+
+
+def _aggregates(root: Node) -> dict[tuple[str | None, str], Aggregate]:
+    """(scorer, score name) -> (headline metric, its value, its stderr) from ``results.scores``;
+    each entry is also filed under (None, name) for logs that do not name the scorer. A
+    dict-valued scorer has one entry per key, named by the key."""
+    out: dict[tuple[str | None, str], Aggregate] = {}
     for entry in root.path("results").items("scores"):
         name = entry.str_("name")
         metrics = entry.obj("metrics")
@@ -249,7 +276,10 @@ def _aggregates(root: Node) -> dict[str, tuple[str | None, float | None, float |
         )
         value = metrics.path(headline, "value").num(negative_ok=True) if headline else None
         stderr = metrics.path("stderr", "value").num() if "stderr" in names else None
-        out[name] = (headline, value, stderr)
+        found = (headline, value, stderr)
+        out.setdefault((None, name), found)
+        scorer = entry.value.get("scorer")
+        out[(scorer if isinstance(scorer, str) else name, name)] = found
     return out
 
 

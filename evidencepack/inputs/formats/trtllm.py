@@ -1,7 +1,9 @@
-"""TensorRT-LLM ``trtllm-bench throughput --report_json`` (``ReportUtility.get_statistics_dict``).
+"""TensorRT-LLM ``trtllm-bench throughput|latency --report_json`` (``ReportUtility``'s dict).
 
-Detected by ``engine`` + ``world_info`` + ``performance``. Times are ms. The benchmark runs
-in-process with every request issued up front: the load is offline. Its TPOT is
+Detected by ``engine`` + ``world_info`` + ``performance``. Times are ms. ``throughput`` runs
+in-process with every request issued up front: the load is offline. ``latency`` writes the same
+report with ``world_info.max_batch_size`` 1 (it sets it so): one request at a time, a closed loop
+of concurrency 1, said on the run as its layout. Its TPOT is
 (end - first token) / (tokens - 1) per request, the canonical definition; its output
 throughput counts the first token, as every other tool's does.
 """
@@ -97,6 +99,8 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
         }
     )
     warnings = [] if streaming else ["not a streaming run: no TTFT or TPOT in the report"]
+    # ``trtllm-bench latency`` fixes the batch to one request: a closed loop of one user.
+    latency_mode = world.int_("max_batch_size") == 1
     run = build_run(
         settled,
         warnings,
@@ -105,6 +109,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
         format_id=FORMAT.id,
         tool="trtllm-bench",
         tool_version=version,
+        layout="latency (max_batch_size 1)" if latency_mode else "throughput",
         identity=Identity(
             model_name=engine.str_("model"),
             precision=precision,
@@ -114,7 +119,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
             settings=settings,
         ),
         backend=engine.str_("backend"),
-        load=Load(kind="offline"),
+        load=Load(kind="closed_loop", concurrency=1) if latency_mode else Load(kind="offline"),
         requests_sent=completed,
         requests_completed=completed,
         duration_s=None if total_ms is None else total_ms / 1000.0,

@@ -6,7 +6,9 @@ Detected by its whole field set, not one key: ``model_id`` + ``completed`` + ``d
 (``vllm/benchmarks/serve.py`` from 0.10 on, which dropped ``backend``). Aggregates are in ms; the
 per-request arrays written with ``--save-detailed`` are in seconds. TPOT excludes the first token
 and ITL pools every chunk gap: both already the canonical definitions. Older releases lack
-``failed``, ``max_*`` and ``rtfx``; every key beyond the core is optional.
+``failed``, ``max_*`` and ``rtfx``; every key beyond the core is optional. ``vllm bench sweep
+serve`` writes a ``summary.json`` that is a JSON list of such results (each with its
+``run_number`` and the sweep's overrides): one run per element, a sweep of load points.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ def detect(probe: Probe) -> bool:
     """vLLM's ``bench serve`` result JSON: its core keys, and none only SGLang writes."""
     if not _serve_bench.has_keys(probe, _CORE):
         return False
-    first = probe.first
+    first = _serve_bench.first_object(probe)
     return (
         any(k in first for k in _TARGET)
         and any(k in first for k in _AGGREGATE)

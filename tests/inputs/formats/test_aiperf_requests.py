@@ -69,7 +69,8 @@ def test_negative_ttft_names_the_line(shared_data: Path, tmp_path: Path) -> None
         r["metrics"]["time_to_first_token"]["value"] = -3.0
 
     path = _edit(shared_data, tmp_path, 7, negative)
-    with pytest.raises(InputError, match=r"line 7: \$\.metrics\.time_to_first_token\.value: neg"):
+    where = r"line 7: \$\.metrics\.time_to_first_token\.value \(or \$\.metrics\.ttft\.value\)"
+    with pytest.raises(InputError, match=where + ": neg"):
         read_input(path)
 
 

@@ -15,6 +15,7 @@ from evidencepack.inputs.registry import read_input
 
 GEN = "formats/inspect-ai/generated"
 FIX = "formats/inspect-ai/repo_fixtures"
+ARITH_JSON = "2026-11-30T05-03-12-00-00_arith_6K5jXqkC8Q8GYRTv6FcCgL.json"
 
 
 def test_zstd_eval_matches_its_json_twin_and_header(shared_data: Path) -> None:
@@ -47,13 +48,41 @@ def test_json_log_reads_sample_scores(shared_data: Path) -> None:
         doc["results"]["scores"][0]["metrics"]["accuracy"]["value"]
     )
     assert s.stderr == doc["results"]["scores"][0]["metrics"]["stderr"]["value"]
-    assert any("cancelled" in w for w in s.warnings)
+    # A cancelled eval: its scores are kept, the partial run said plainly.
+    assert doc["status"] == "cancelled"
+    unfinished = f"only its {len(values)} sample(s) of the {doc['eval']['dataset']['samples']}"
+    assert any(unfinished in w and "'cancelled'" in w for w in s.warnings)
 
 
-def test_deflate_eval_without_scores_says_so(shared_data: Path) -> None:
-    parsed = read_input(next((shared_data / FIX).glob("*.eval")))
-    assert parsed.score_sets == ()
-    assert "the log holds no scores" in parsed.warnings
+def test_eval_without_scores_is_refused(shared_data: Path) -> None:
+    # Like a serving file with no completed request: nothing was measured, exit 1.
+    with pytest.raises(InputError, match=r"holds no scored sample \(10 sample\(s\), status "
+                       r"success\): nothing was measured"):  # fmt: skip
+        read_input(next((shared_data / FIX).glob("*.eval")))
+
+
+def test_a_dict_valued_scorer_names_each_key_as_its_metric(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    doc = json.loads((shared_data / GEN / ARITH_JSON).read_text())
+    for k, sample in enumerate(doc["samples"]):
+        sample["scores"]["match"]["value"] = {"correct": k % 2, "format": 1.0 - 0.25 * k}
+    doc["results"]["scores"][0] = dict(doc["results"]["scores"][0], name="correct", scorer="match")
+    format_entry = json.loads(json.dumps(doc["results"]["scores"][0]))
+    format_entry["name"] = "format"
+    format_entry["metrics"] = {"mean": {"name": "mean", "value": 0.75, "params": {}}}
+    doc["results"]["scores"].append(format_entry)
+    path = tmp_path / "dict_scores.json"
+    path.write_text(json.dumps(doc))
+    sets = {(s.scorer, s.metric): s for s in read_input(path).score_sets}
+    assert set(sets) == {("match", "correct"), ("match", "format"), ("includes", "accuracy")}
+    n = len(doc["samples"])
+    fmt = sets[("match", "format")]
+    assert fmt.mean_item_score == pytest.approx(sum(1.0 - 0.25 * k for k in range(n)) / n)
+    assert fmt.value == 0.75
+    correct = sets[("match", "correct")]
+    assert correct.n_passed == sum(k % 2 for k in range(n))
+    assert correct.value == doc["results"]["scores"][0]["metrics"]["accuracy"]["value"]
 
 
 @pytest.mark.parametrize(

@@ -58,3 +58,29 @@ def test_a_line_that_is_not_json_names_its_line(tmp_path: Path) -> None:
     path.write_text(path.read_text() + "{oops\n")
     with pytest.raises(InputError, match=r"s\.jsonl: line 3"):
         read_input(path)
+
+
+def test_sglang_05_server_info_gives_model_and_version(tmp_path: Path) -> None:
+    line = sglang_result(requests(n=20, seed=44), details=False)
+    assert "model_id" not in line  # 0.5.x names the model only in server_info
+    line["server_info"] = {
+        "model_path": "/models/Qwen3-32B",
+        "served_model_name": "Qwen/Qwen3-32B",
+        "tp_size": 2,
+        "dtype": "bfloat16",
+        "quantization": "fp8",
+        "kv_cache_dtype": "auto",
+        "version": "0.5.3",
+        "internal_states": [{"avg_spec_accept_length": None}],
+    }
+    (run,) = read_input(write_jsonl(tmp_path / "sglang.jsonl", [line])).runs
+    info = line["server_info"]
+    assert run.identity.model_name == info["served_model_name"]
+    assert (run.identity.runtime_name, run.identity.runtime_version) == ("sglang", info["version"])
+    assert run.identity.precision == info["quantization"]
+    assert run.identity.settings["tp_size"] == info["tp_size"]
+    # Prefill/decode split: the decode server's info.
+    line["server_info"] = {"decode": [dict(info, served_model_name=None)], "prefill": [{}]}
+    (split,) = read_input(write_jsonl(tmp_path / "pd.jsonl", [line])).runs
+    assert split.identity.model_name == info["model_path"]
+    assert split.identity.runtime_version == info["version"]

@@ -50,3 +50,20 @@ def test_missing_performance_section_is_not_a_report(tmp_path: Path) -> None:
     report["performance"] = "n/a"
     with pytest.raises(InputError, match="unknown format"):
         read_input(write_json(tmp_path / "report.json", report))
+
+
+def test_latency_report_is_a_closed_loop_of_one(tmp_path: Path) -> None:
+    report = trtllm_report(requests(n=20, seed=43))
+    # ``trtllm-bench latency`` writes the same report with the batch fixed to one request.
+    report["world_info"]["max_batch_size"] = 1
+    report["request_info"]["avg_num_concurrent_requests"] = 1.0
+    (run,) = read_input(write_json(tmp_path / "latency.json", report)).runs
+    assert (run.load.kind, run.load.concurrency) == ("closed_loop", 1)
+    assert run.identity.concurrency == 1
+    assert run.layout == "latency (max_batch_size 1)"
+    assert run.requests_completed == report["request_info"]["num_requests"]
+    assert run.e2e is not None
+    assert run.e2e.p99_ms == report["performance"]["request_latency_percentiles_ms"]["p99"]
+    report["world_info"]["max_batch_size"] = 256
+    (offline,) = read_input(write_json(tmp_path / "throughput.json", report)).runs
+    assert (offline.load.kind, offline.layout) == ("offline", "throughput")

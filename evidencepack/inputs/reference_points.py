@@ -1,0 +1,29 @@
+"""The one way in for a file cited as a public result to compare against (``evidence.references``).
+
+``read_reference_points(path, record=...)`` reads the file as ``registry.read_input`` does (by
+content) and returns its ``ReferencePoint``s; a file of another kind (a team's own serving run, a
+score file) is refused with what it is instead, so a run is never taken for a reference nor a
+reference for a run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import InputError
+from ..provenance import FileRecord
+from .base import ParsedInput
+from .registry import read_input
+
+
+def read_reference_points(path: Path, *, record: FileRecord | None = None) -> ParsedInput:
+    """The reference points of one file (``ParsedInput.references``, never empty); InputError
+    when the file cannot be read or holds serving runs or scores instead."""
+    parsed = read_input(path, record=record)
+    if parsed.kind != "references":
+        holds = "serving runs" if parsed.kind == "runs" else "scores"
+        raise InputError(
+            f"{path}: a {parsed.format_id} file holds {holds}, not a public result to compare "
+            "against: cite it under runs or scores"
+        )
+    return parsed

@@ -20,6 +20,7 @@ import yaml
 from ._atomic import atomic_write
 from .errors import InputError, UsageError
 from .inputs.base import ParsedInput
+from .inputs.clients import is_client
 from .inputs.models import Identity
 from .inputs.registry import read_input
 from .mlperf.loadgen_log import DETAIL_NAME, SUMMARY_NAME
@@ -339,8 +340,15 @@ def _serving(refs: Iterable[Ref], attr: str) -> str | None:
     """How the model is served, as the runs record it, else as the score sets do (an eval
     harness's own backend counts only where no run says)."""
     refs = list(refs)
-    runs = [i for ref in refs if ref.role == "runs" for i in ref.identities]
-    scores = [i for ref in refs if ref.role != "runs" for i in ref.identities]
+    # An HTTP client (lm-eval's local-completions) is no runtime: its identity names none.
+    named = [
+        (ref.role, i)
+        for ref in refs
+        for i in ref.identities
+        if not (attr.startswith("runtime") and is_client(i.runtime_name))
+    ]
+    runs = [i for role, i in named if role == "runs"]
+    scores = [i for role, i in named if role != "runs"]
     return _common(getattr(i, attr) for i in runs) or _common(getattr(i, attr) for i in scores)
 
 
@@ -387,9 +395,11 @@ def _candidate(found: Found) -> list[str]:
     refs = [r for r in found.refs if r.role == "references"]
     if refs:
         lines.append("      # Public results to compare with (measured elsewhere or simulated):")
-        lines.append("      # references:")
+        lines.append("      # shown beside the candidate, never sizing it")
+        lines.append("      references:")
     for ref in refs:
-        lines.append(f"      #   - path: {_scalar(ref.path)}  # {_comment(ref.note)}")
+        lines.append(f"        # {_comment(ref.note)}")
+        lines.append(f"        - path: {_scalar(ref.path)}")
     return lines
 
 

@@ -289,6 +289,10 @@ class Evidence(SpecModel):
     """The team's own serving-benchmark files (any supported tool)."""
     scores: list[EvidenceRef] = Field(default_factory=list)
     """The team's own quality score files (any supported tool, or ``evidencepack-scores``)."""
+    references: list[EvidenceRef] = Field(default_factory=list)
+    """Public results and estimates to compare against (InferenceX rows, llm-d benchmark reports,
+    MLCommons endpoint-tool results, aiconfigurator estimates): shown beside the candidate, never
+    sizing it."""
 
 
 class Candidate(SpecModel):
@@ -412,7 +416,7 @@ class LoadedSpec:
 
 def _evidence_refs(spec: PackSpec) -> Iterator[tuple[Loc, str, EvidenceRef]]:
     for ci, candidate in enumerate(spec.candidates):
-        for role in ("mlperf", "runs", "scores"):
+        for role in ("mlperf", "runs", "scores", "references"):
             refs: list[EvidenceRef] = list(getattr(candidate.evidence, role))
             for ri, ref in enumerate(refs):
                 yield ("candidates", ci, "evidence", role, ri, "path"), role, ref

@@ -22,13 +22,13 @@ from .comparability import compare, envelope_for
 from .cost import cost_of
 from .evidence import CandidateEvidence, Conditions, ReferenceEvidence
 from .fit import judge_run, judge_scores
+from .judgements import EvidenceFit, PublicReference
 from .models import (
     Capacity,
     CheckResult,
     Claim,
     ComparabilityRow,
     Cost,
-    EvidenceFit,
     EvidenceLink,
     Finding,
     MlperfReference,
@@ -37,6 +37,7 @@ from .models import (
 )
 from .price import PriceTerms, price_terms
 from .provenance_checks import data_findings
+from .public import public_claims, public_references
 from .quality import judge_score_sets
 
 IDENTITY_CHECKS = ("C2", "C4", "C5", "PROV-MODEL", "FIT")
@@ -60,6 +61,7 @@ class CandidateAnalysis:
     cost: Cost
     quality: Quality
     references: tuple[MlperfReference, ...]
+    public: tuple[PublicReference, ...]
     findings: tuple[Finding, ...]
     checks: tuple[CheckResult, ...]
     claims: tuple[Claim, ...]
@@ -136,6 +138,8 @@ def analyse_candidate(
     cost = cost_of(spec, candidate, capacity, repeats, terms)
     quality = judge_score_sets(spec, candidate.id, fitting.scores)
     references = tuple(_reference(spec, candidate, ref, capacity) for ref in ev.references)
+    public, public_rows = public_references(spec, candidate, ev, envelope, capacity)
+    rows += public_rows
     found = data_findings(candidate.id, ev)
     fits = (*run_fits, *score_fits, *_shared_elsewhere(candidate.id, ev, shared))
     context = CandidateContext(
@@ -143,6 +147,7 @@ def analyse_candidate(
     )
     checks = _with_basis(spec, candidate, run_checks(context), fits)
     claims = claims_for(candidate, fitting, capacity, cost, quality, spec_link)
+    claims += public_claims(public)
     if terms.rate is not None:
         claims.append(
             Claim(
@@ -168,6 +173,7 @@ def analyse_candidate(
         cost=cost,
         quality=quality,
         references=references,
+        public=tuple(public),
         findings=tuple(found),
         checks=tuple(checks),
         claims=tuple(claims),

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 from ..spec import Candidate, PackSpec
 from .evidence import CandidateEvidence, RunEvidence
+from .judgements import EvidenceFit
 from .models import (
     Capacity,
     CheckResult,
     ComparabilityRow,
-    EvidenceFit,
     EvidenceLink,
     Finding,
     Quality,

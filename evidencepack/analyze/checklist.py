@@ -14,8 +14,9 @@ from ..spec import Candidate, PackSpec
 from .check_base import Check, model_of, worst
 from .comparability import HARD_FIELDS
 from .evidence import CandidateEvidence, ReferenceEvidence, RunEvidence, ScoreEvidence, link
-from .models import Capacity, CheckResult, ComparabilityRow, Status
+from .models import Capacity, CheckResult, ComparabilityRow, EvidenceLink, Status
 from .normalise import normalise_precision, normalise_runtime, versions_match
+from .public import c1_public
 
 
 def _unidentified(items: Iterable[RunEvidence | ScoreEvidence]) -> list[str]:
@@ -91,6 +92,9 @@ def c1_scenario(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
                 f"{ref.key} ({ref.scenario}) does not match {spec.traffic.pattern} "
                 "traffic; its throughput is not comparable"
             )
+    for status, reason in c1_public(spec, ev.public):
+        statuses.append(status)
+        reasons.append(reason)
     offline_runs = [r.id for r in ev.runs if r.point.load == "offline"]
     if interactive and offline_runs:
         statuses.append("WARN")
@@ -100,7 +104,10 @@ def c1_scenario(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
     if not reasons:
         statuses.append("WARN")
         reasons.append("no MLPerf reference cited")
-    links = [ref.link() for ref in ev.references]
+    links = [ref.link() for ref in ev.references] + [
+        EvidenceLink(row=item.id, file_sha256=item.file.sha256, pack_path=item.file.pack_path)
+        for item in ev.public
+    ]
     return C1.result(cid, worst(statuses), "; ".join(reasons), links)
 
 

@@ -93,7 +93,7 @@ def _fields(observed: Conditions, declared: Conditions) -> Iterator[tuple[str, V
 
 def compare(
     subject: str,
-    kind: Literal["run", "scores", "mlperf"],
+    kind: Literal["run", "scores", "mlperf", "reference"],
     candidate: str,
     envelope: Conditions,
     observed: Conditions,

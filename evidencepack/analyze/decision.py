@@ -13,6 +13,7 @@ from ..spec import PackSpec
 from .candidate import CandidateAnalysis, analyse_candidate, shared_files, waiver_names
 from .checks import DECISION
 from .evidence import CandidateEvidence
+from .judgements import Robustness
 from .models import (
     CandidateVerdict,
     CheckResult,
@@ -20,7 +21,6 @@ from .models import (
     EvidenceLink,
     InputFile,
     Quality,
-    Robustness,
     Status,
     Verdict,
 )
@@ -85,6 +85,7 @@ def decide(
         cost=tuple(a.cost for a in analyses),
         quality=tuple(a.quality for a in analyses),
         references=tuple(ref for a in analyses for ref in a.references),
+        public_references=tuple(ref for a in analyses for ref in a.public),
         claims=tuple(claim for a in analyses for claim in a.claims),
         findings=tuple(finding for a in analyses for finding in a.findings),
         robustness=robust,

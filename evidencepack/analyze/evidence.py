@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..inputs.models import ReferencePoint
 from .capacity import RunPoint
 from .models import EvidenceLink, FileProblem, InputFile
 
@@ -153,6 +154,16 @@ class ReferenceEvidence:
         )
 
 
+@dataclass(frozen=True)
+class PublicEvidence:
+    """A public result or estimate cited for a candidate (``evidence.references``): one point
+    of a file, read by the inputs stage, shown beside the candidate and never sizing it."""
+
+    id: str
+    file: InputFile
+    point: ReferencePoint
+
+
 @dataclass
 class CandidateEvidence:
     """Everything read for one candidate: its runs, score sets, MLPerf references and problems."""
@@ -161,6 +172,8 @@ class CandidateEvidence:
     runs: list[RunEvidence] = field(default_factory=list)
     scores: list[ScoreEvidence] = field(default_factory=list)
     references: list[ReferenceEvidence] = field(default_factory=list)
+    public: list[PublicEvidence] = field(default_factory=list)
+    """Public results and estimates cited beside the candidate (never sizing it)."""
     problems: list[FileProblem] = field(default_factory=list)
     """Provenance problems found while reading the candidate's files (PROV-FILES)."""
     cited: list[tuple[str, str, InputFile]] = field(default_factory=list)

@@ -20,8 +20,9 @@ from collections.abc import Mapping, Sequence
 
 from ..spec import Candidate, PackSpec
 from .evidence import Conditions, RunEvidence, ScoreEvidence
+from .judgements import EvidenceFit
 from .layout import per_replica_accelerators, replicas_of
-from .models import ComparabilityRow, EvidenceFit
+from .models import ComparabilityRow
 
 IDENTITY = ("model_name", "model_digest", "precision", "runtime", "runtime_version", "hardware")
 """What says which model and stack a piece of evidence is of (observed or declared)."""

@@ -13,6 +13,7 @@ from typing import Literal
 from .. import progress
 from ..errors import InputError
 from ..inputs.base import ParsedInput
+from ..inputs.clients import is_client
 from ..inputs.collect import Collector, portable
 from ..inputs.crosscheck import loadgen_pair
 from ..inputs.load import load_input
@@ -42,7 +43,7 @@ from .evidence import (
 )
 from .layout import layout_of
 from .models import FileProblem, InputFile, in_spec
-from .normalise import is_client
+from .public_read import public_points
 from .references import MlperfImports, gather_reference
 from .run_folder import FolderRows, folder_rows, reconcile
 
@@ -65,6 +66,8 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
         ev = CandidateEvidence(candidate.id, problems=list(shared_problems))
         for ref in candidate.evidence.mlperf:
             gather_reference(loaded, store, collector, imports, candidate, ref, ev)
+        for ref in candidate.evidence.references:
+            ev.public += public_points(loaded, collector, candidate.id, ref, ev.problems)
         read: list[tuple[EvidenceRef, InputFile]] = []
         beside: dict[str, FolderRows] = {}
         for ref in candidate.evidence.runs:

@@ -15,14 +15,16 @@ from pydantic import Field
 from .._models import Sha256Hex, StrictModel
 from ..provenance import FileRecord
 from ..spec import PackSpec
+from .judgements import EvidenceFit, PublicReference, Robustness
 
 DECISION_API_VERSION: Literal["evidencepack/decision/v1"] = "evidencepack/decision/v1"
 
 Status = Literal["PASS", "WARN", "FAIL"]
 Verdict = Literal["PASS", "PASS WITH WAIVERS", "FAIL"]
-ClaimKind = Literal["measured", "proxy", "inherited"]
+ClaimKind = Literal["measured", "proxy", "inherited", "simulated"]
 """measured: the team's own runs/scores of the candidate; proxy: the reference model on the
-candidate's hardware (MLPerf); inherited: a vendor's or MLPerf's figure taken as given."""
+candidate's hardware (MLPerf); inherited: a vendor's, MLPerf's or another publisher's figure
+taken as given; simulated: a model's estimate (aiconfigurator), never a measurement."""
 
 
 class InputFile(StrictModel):
@@ -30,7 +32,7 @@ class InputFile(StrictModel):
 
     pack_path: str = Field(description="relative POSIX path inside the pack (inputs/...)")
     spec_path: str = Field(description="the path as the spec names it")
-    role: Literal["spec", "dataset", "mlperf", "runs", "scores"]
+    role: Literal["spec", "dataset", "mlperf", "runs", "scores", "references"]
     candidate: str | None = None
     sha256: Sha256Hex
     size_bytes: int = Field(ge=0)
@@ -145,38 +147,13 @@ class ComparabilityRow(StrictModel):
     """One run, score set or MLPerf reference against the frozen envelope."""
 
     subject: str = Field(description="run id, score-set id or MLPerf result key")
-    kind: Literal["run", "scores", "mlperf"]
+    kind: Literal["run", "scores", "mlperf", "reference"]
     candidate: str
     like_for_like: bool
     differences: tuple[FieldDifference, ...] = ()
     unknown: tuple[str, ...] = Field(default=(), description="envelope fields nobody states")
     declared: tuple[str, ...] = Field(
         default=(), description="fields taken from the spec's declared conditions, not the file"
-    )
-
-
-class EvidenceFit(StrictModel):
-    """Whether one run or score set describes this candidate and this question.
-
-    Evidence that does not fit is shown with its reasons and never sizes or judges anything.
-    """
-
-    subject: str = Field(description="run id or score-set id")
-    kind: Literal["run", "scores"]
-    candidate: str
-    fits: bool = Field(description="true when the evidence may size capacity or judge quality")
-    reasons: tuple[str, ...] = Field(
-        default=(), description="why it does not fit (empty when it fits)"
-    )
-    notes: tuple[str, ...] = Field(
-        default=(), description="what nobody states, or only the spec declares"
-    )
-    replicas: int | None = Field(
-        default=None, description="replicas a run served side by side; its rates are divided by it"
-    )
-    basis: Literal["observed", "declared", "mixed", "unknown"] = Field(
-        description="where its model and stack identity comes from: the file (observed), the "
-        "spec's declared values, both, or nowhere"
     )
 
 
@@ -375,45 +352,6 @@ class CandidateVerdict(StrictModel):
     )
 
 
-class Flip(StrictModel):
-    """The smallest change of one disputable input that changes the recommendation."""
-
-    input: str = Field(description='what is changed, e.g. "mi325x-vllm\'s price"')
-    change: str = Field(
-        description="the smallest change that flips the call ('rises 6%', 'billed per "
-        "server'), or 'none' / 'none within +-50%'"
-    )
-    becomes: str | None = Field(
-        description="the recommendation after the change (None: unchanged, or no candidate)"
-    )
-    relative: float | None = Field(
-        description="the change as a signed fraction (0.06 for +6%); None for a basis switch"
-    )
-
-
-class Robustness(StrictModel):
-    """How close the call is: the margin to the runner-up and what would flip it."""
-
-    recommendation: str | None
-    runner_up: str | None = Field(description="the next eligible candidate by the objective")
-    margin: float | None = Field(
-        description="the runner-up's cost per month over the recommendation's, minus 1"
-    )
-    billing: dict[str, str] = Field(
-        description="each candidate's billing basis (server or accelerator)"
-    )
-    common_basis: dict[str, tuple[str, ...]] = Field(
-        description="the ranking (best first) if every candidate were billed on one basis"
-    )
-    flips: tuple[Flip, ...]
-    sentence: str = Field(description="the margin and the nearest flips in one sentence")
-
-    @property
-    def mixed_billing(self) -> bool:
-        """Whether the candidates are billed on different bases."""
-        return len(set(self.billing.values())) > 1
-
-
 class DecisionDocument(StrictModel):
     """decision.json: the complete analysis result and decision."""
 
@@ -447,6 +385,11 @@ class DecisionDocument(StrictModel):
     cost: tuple[Cost, ...]
     quality: tuple[Quality, ...]
     references: tuple[MlperfReference, ...]
+    public_references: tuple[PublicReference, ...] = Field(
+        default=(),
+        description="public results (measured elsewhere) and estimates (simulated) cited beside "
+        "the candidates; they never size capacity",
+    )
     claims: tuple[Claim, ...]
     findings: tuple[Finding, ...] = Field(
         default=(), description="every data finding the PROV-DATA checks rest on"

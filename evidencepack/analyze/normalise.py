@@ -33,31 +33,6 @@ SERVING_RUNTIMES = ("tensorrt-llm", "vllm", "sglang", "tensorrt", "dynamo", "llm
 (vLLM on PyTorch, TensorRT-LLM with TensorRT), the first listed here is the one that serves."""
 
 
-HTTP_CLIENTS = (
-    "local-completions",
-    "local-chat-completions",
-    "openai-completions",
-    "openai-chat-completions",
-    "openai",
-    "openai-chat",
-    "openai-api",
-    "http",
-    "https",
-    "requests",
-    "aiohttp",
-    "httpx",
-    "litellm",
-    "dummy",
-)
-"""Names a file may give for the client that sent the requests, not the engine that served
-them (lm-eval's ``model`` type, a benchmark's backend): never taken for a runtime."""
-
-
-def is_client(name: str | None) -> bool:
-    """Whether ``name`` is an HTTP client or API adapter rather than a serving runtime."""
-    return name is not None and name.strip().lower() in HTTP_CLIENTS
-
-
 def normalise_precision(value: str | None) -> str | None:
     """The canonical precision ("bf16" for "bfloat16" or "torch.bfloat16"); unknown: lower-cased."""
     if value is None:

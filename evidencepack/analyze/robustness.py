@@ -17,7 +17,8 @@ from ..spec import Candidate, PackSpec
 from .candidate import CandidateAnalysis
 from .capacity import size_candidate
 from .cost import cost_of
-from .models import CheckResult, Flip, Robustness
+from .judgements import Flip, Robustness
+from .models import CheckResult
 from .ranking import Standing, ranked
 
 STEPS = tuple(range(1, 51))

@@ -75,3 +75,14 @@ def test_serving_rank_picks_the_engine_over_its_framework() -> None:
     names = sorted((c.name for c in stack.of_kind("runtime")), key=serving_rank)
     assert names == ["vLLM", "PyTorch"]
     assert serving_rank("TensorRT-LLM") < serving_rank("TensorRT") < serving_rank("Saxml") == 99
+
+
+def test_an_http_client_is_never_the_runtime() -> None:
+    """lm-eval's local-completions client sent the requests; it served nothing."""
+    from evidencepack.analyze.gather import _observed
+    from evidencepack.inputs.models import Identity
+
+    seen = _observed(Identity(runtime_name="local-completions", runtime_version="0.4.8"))
+    assert (seen.runtime, seen.runtime_version) == (None, None)
+    served = _observed(Identity(runtime_name="vllm", runtime_version="0.9.2"))
+    assert (served.runtime, served.runtime_version) == ("vllm", "0.9.2")

@@ -22,7 +22,7 @@ from .comparability import compare, envelope_for
 from .cost import cost_of
 from .evidence import CandidateEvidence, Conditions, ReferenceEvidence
 from .fit import judge_run, judge_scores
-from .judgements import EvidenceFit, PublicReference
+from .judgements import EvidenceFit, PublicReference, TrainingReference
 from .models import (
     Capacity,
     CheckResult,
@@ -39,6 +39,7 @@ from .price import PriceTerms, price_terms
 from .provenance_checks import data_findings
 from .public import public_claims, public_references
 from .quality import judge_score_sets
+from .training import training_claims, training_references
 
 IDENTITY_CHECKS = ("C2", "C4", "C5", "PROV-MODEL", "FIT")
 """Checks whose PASS rests on which model and stack the evidence is of: marked ``declared``
@@ -62,6 +63,7 @@ class CandidateAnalysis:
     quality: Quality
     references: tuple[MlperfReference, ...]
     public: tuple[PublicReference, ...]
+    training: tuple[TrainingReference, ...]
     findings: tuple[Finding, ...]
     checks: tuple[CheckResult, ...]
     claims: tuple[Claim, ...]
@@ -148,6 +150,9 @@ def analyse_candidate(
     checks = _with_basis(spec, candidate, run_checks(context), fits)
     claims = claims_for(candidate, fitting, capacity, cost, quality, spec_link)
     claims += public_claims(public)
+    training = training_references(spec, candidate, ev)
+    claims += training_claims(ev, training)
+    claims += energy_claims(candidate.id, ev, references)
     if terms.rate is not None:
         claims.append(
             Claim(
@@ -174,6 +179,7 @@ def analyse_candidate(
         quality=quality,
         references=references,
         public=tuple(public),
+        training=tuple(training),
         findings=tuple(found),
         checks=tuple(checks),
         claims=tuple(claims),
@@ -295,7 +301,35 @@ def _reference(
         discounted_per_accelerator_value=discounted,
         measured_ratio=(value / per_acc) if value is not None and per_acc else None,
         accuracy=dict(ref.accuracy),
+        average_watts=ref.energy.average_watts if ref.energy else None,
+        kwh_per_million_output_tokens=ref.energy.kwh_per_million_tokens if ref.energy else None,
+        energy_scope=ref.energy.scope if ref.energy else None,
+        design_power_watts=ref.design_power_watts,
     )
+
+
+def energy_claims(
+    cid: str, ev: CandidateEvidence, references: Sequence[MlperfReference]
+) -> list[Claim]:
+    """MLPerf Power's energy per 1M output tokens of each cited result: inherited, with the
+    wattage's scope (the whole system), linked to the result's files."""
+    out = []
+    for ref, seen in zip(references, ev.references, strict=True):
+        if ref.kwh_per_million_output_tokens is None:
+            continue
+        out.append(
+            Claim(
+                id=f"energy.{cid}.{ref.key}",
+                kind="inherited",
+                candidate=cid,
+                statement=f"MLPerf Power energy per 1M output tokens of {ref.key} "
+                f"({ref.average_watts:,.0f} W average; {ref.energy_scope})",
+                value=ref.kwh_per_million_output_tokens,
+                unit="kWh per 1M output tokens",
+                evidence=(seen.link(),),
+            )
+        )
+    return out
 
 
 def waiver_names(spec: PackSpec, check_id: str, candidate: str, as_of: dt.date) -> bool:

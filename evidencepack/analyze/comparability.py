@@ -62,7 +62,7 @@ def _differs(name: str, envelope: Value, value: Value, tolerance: float) -> str 
         if float(value) > float(envelope):
             return f"concurrency {value} exceeds the frozen maximum {envelope}"
     elif name == "hardware":
-        if _hardware_key(str(value)) != _hardware_key(str(envelope)):
+        if hardware_key(str(value)) != hardware_key(str(envelope)):
             return f"hardware {value!r}, candidate {envelope!r}"
     elif name in ("input_tokens_mean", "output_tokens_mean"):
         change = (float(value) - float(envelope)) / float(envelope)
@@ -74,7 +74,7 @@ def _differs(name: str, envelope: Value, value: Value, tolerance: float) -> str 
     return None
 
 
-def _hardware_key(name: str) -> str:
+def hardware_key(name: str) -> str:
     """A coarse accelerator identity: vendor-neutral model token such as 'h200' or 'mi325x'."""
     tokens = re.findall(r"[a-z]*\d+[a-z0-9]*", name.lower())
     return tokens[0] if tokens else name.lower()

@@ -86,6 +86,7 @@ def decide(
         quality=tuple(a.quality for a in analyses),
         references=tuple(ref for a in analyses for ref in a.references),
         public_references=tuple(ref for a in analyses for ref in a.public),
+        training_references=tuple(ref for a in analyses for ref in a.training),
         claims=tuple(claim for a in analyses for claim in a.claims),
         findings=tuple(finding for a in analyses for finding in a.findings),
         robustness=robust,

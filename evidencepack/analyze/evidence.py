@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..inputs.models import ReferencePoint
+from ..mlperf.energy import EnergyFigures
+from ..mlperf.training_import import TrainingResult
 from .capacity import RunPoint
 from .models import EvidenceLink, FileProblem, InputFile
 
@@ -143,6 +145,10 @@ class ReferenceEvidence:
     accuracy: dict[str, float]
     ttft_limit_ms: float | None
     tpot_limit_ms: float | None
+    energy: EnergyFigures | None = None
+    """The result's MLPerf Power figures (whole system at the wall), if it has them."""
+    design_power_watts: float | None = None
+    """The system's rated (design) power, where the submission states it."""
 
     def link(self) -> EvidenceLink:
         """The evidence link of this MLPerf reference: its key and first file."""
@@ -164,6 +170,14 @@ class PublicEvidence:
     point: ReferencePoint
 
 
+@dataclass(frozen=True)
+class TrainingEvidence:
+    """An MLPerf Training result cited as a situational reference, with the files it rests on."""
+
+    result: TrainingResult
+    files: tuple[InputFile, ...]
+
+
 @dataclass
 class CandidateEvidence:
     """Everything read for one candidate: its runs, score sets, MLPerf references and problems."""
@@ -173,6 +187,8 @@ class CandidateEvidence:
     scores: list[ScoreEvidence] = field(default_factory=list)
     references: list[ReferenceEvidence] = field(default_factory=list)
     public: list[PublicEvidence] = field(default_factory=list)
+    training: list[TrainingEvidence] = field(default_factory=list)
+    """MLPerf Training results cited as situational references (never serving capacity)."""
     """Public results and estimates cited beside the candidate (never sizing it)."""
     problems: list[FileProblem] = field(default_factory=list)
     """Provenance problems found while reading the candidate's files (PROV-FILES)."""

@@ -103,3 +103,28 @@ class Robustness(StrictModel):
     def mixed_billing(self) -> bool:
         """Whether the candidates are billed on different bases."""
         return len(set(self.billing.values())) > 1
+
+
+class TrainingReference(StrictModel):
+    """An MLPerf Training result cited as a situational reference (time to train, where the same
+    hardware will also fine-tune or pre-train), read with the checklist: never serving capacity."""
+
+    candidate: str
+    key: str = Field(description="training/<round>/<division>/<submitter>/<system>/<benchmark>")
+    benchmark: str
+    model: str | None = None
+    dataset: str | None = None
+    quality_target: str | None = Field(default=None, description="the metric and its target")
+    time_to_train_min: float | None = Field(
+        description="the round's score: the olympic mean of the converged runs x the scaling"
+    )
+    runs_used: int = Field(description="runs the score averages")
+    runs_total: int
+    scaling_factor: float
+    system: str
+    accelerator: str | None = None
+    accelerators_total: int | None = None
+    stack: str | None = None
+    reading: tuple[str, ...] = Field(
+        default=(), description="how it differs from the candidate (model, hardware)"
+    )

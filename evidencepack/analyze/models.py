@@ -15,7 +15,7 @@ from pydantic import Field
 from .._models import Sha256Hex, StrictModel
 from ..provenance import FileRecord
 from ..spec import PackSpec
-from .judgements import EvidenceFit, PublicReference, Robustness
+from .judgements import EvidenceFit, PublicReference, Robustness, TrainingReference
 
 DECISION_API_VERSION: Literal["evidencepack/decision/v1"] = "evidencepack/decision/v1"
 
@@ -308,6 +308,20 @@ class MlperfReference(StrictModel):
         description="reference per-accelerator output tokens/s over the candidate's measured value"
     )
     accuracy: dict[str, float] = Field(default_factory=dict)
+    average_watts: float | None = Field(
+        default=None, description="MLPerf Power: the average system watts over the run"
+    )
+    kwh_per_million_output_tokens: float | None = Field(
+        default=None,
+        description="MLPerf Power: energy per 1M output tokens, watts / tokens per s x 1e6 / "
+        "3.6e6 (inherited, whole system)",
+    )
+    energy_scope: str | None = Field(
+        default=None, description="what the wattage covers (MLPerf Power: the whole system)"
+    )
+    design_power_watts: float | None = Field(
+        default=None, description="the system's rated (design) power, where stated"
+    )
 
 
 class Claim(StrictModel):
@@ -385,6 +399,11 @@ class DecisionDocument(StrictModel):
     cost: tuple[Cost, ...]
     quality: tuple[Quality, ...]
     references: tuple[MlperfReference, ...]
+    training_references: tuple[TrainingReference, ...] = Field(
+        default=(),
+        description="MLPerf Training results cited as situational references: never serving "
+        "capacity",
+    )
     public_references: tuple[PublicReference, ...] = Field(
         default=(),
         description="public results (measured elsewhere) and estimates (simulated) cited beside "

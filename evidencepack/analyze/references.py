@@ -11,12 +11,14 @@ from pathlib import Path
 from .. import progress
 from ..errors import InputError
 from ..inputs.collect import Collector, portable, scan_tree
+from ..mlperf.energy import energy_figures
 from ..mlperf.importer import import_path
 from ..mlperf.models import ImportReport, MlperfResult
 from ..mlperf.query import load_results
+from ..mlperf.training_import import load_training
 from ..spec import Candidate, LoadedSpec, MlperfRef
 from ..store import Store
-from .evidence import CandidateEvidence, ReferenceEvidence
+from .evidence import CandidateEvidence, ReferenceEvidence, TrainingEvidence
 from .models import FileProblem, InputFile
 from .normalise import serving_rank
 
@@ -111,6 +113,9 @@ def gather_reference(
         ev.problems.append(FileProblem(f"{ref.path}: {portable(exc.message, path, ref.path)}"))
         return
     keys = sorted({*report.imported, *report.unchanged})
+    if ref.result is not None and ref.result.startswith("training/"):
+        _training(store, collector, ref, ev)
+        return
     results = load_results(store, keys)
     if ref.result is not None:
         chosen = [r for r in results if r.key == ref.result]
@@ -163,6 +168,28 @@ def gather_reference(
     ev.references.append(reference_view(result, files))
 
 
+def _training(store: Store, collector: Collector, ref: MlperfRef, ev: CandidateEvidence) -> None:
+    """A cited MLPerf Training result: a situational reference, its files packed."""
+    found = load_training(store, [ref.result or ""])
+    if not found:
+        ev.problems.append(FileProblem(f"{ref.path}: no MLPerf Training result {ref.result!r}"))
+        return
+    result = found[0]
+    files = tuple(
+        collector.add_file(
+            collector.source_of(s.path),
+            s.path,
+            role="mlperf",
+            spec_path=ref.path,
+            candidate=ev.candidate,
+            fmt=f"mlperf-training-{s.role}",
+            tool="mlperf-training",
+        )
+        for s in sorted(result.sources, key=lambda s: s.path)
+    )
+    ev.training.append(TrainingEvidence(result, files))
+
+
 def reference_view(result: MlperfResult, files: list[InputFile]) -> ReferenceEvidence:
     """An MLPerf result as the analysis sees it; the serving runtime picked from its stack."""
     runtimes = sorted(result.runtime, key=lambda c: serving_rank(c.name))
@@ -193,4 +220,6 @@ def reference_view(result: MlperfResult, files: list[InputFile]) -> ReferenceEvi
         accuracy=dict(result.accuracy),
         ttft_limit_ms=result.ttft_limit_ms,
         tpot_limit_ms=result.tpot_limit_ms,
+        energy=energy_figures(result),
+        design_power_watts=result.design_power_watts,
     )

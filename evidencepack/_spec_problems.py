@@ -77,6 +77,16 @@ def semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
                 f"{hw.accelerators_per_replica} accelerators per replica exceed the "
                 f"{total} the candidate has ({hw.nodes} node(s) x {hw.accelerators_per_node})",
             )
+    if spec.cost_basis != "price":
+        for index, candidate in enumerate(spec.candidates):
+            stated = {r.kind for r in candidate.rent} | ({"own"} if candidate.own else set())
+            if spec.cost_basis not in stated:
+                yield (
+                    ("candidates", index),
+                    f"cost_basis is {spec.cost_basis} but candidate {candidate.id} states no "
+                    f"{'own' if spec.cost_basis == 'own' else 'rent of kind ' + spec.cost_basis}"
+                    " cost: every candidate is ranked on the same basis",
+                )
     if spec.dataset.digest is None and spec.dataset.path is None:
         yield ("dataset",), "give the dataset's digest, its path, or both"
     for index, candidate in enumerate(spec.candidates):

@@ -19,6 +19,7 @@ from ._spec_problems import by_position, id_problems, path_problem, raw_paths, s
 from ._validation import located_problem, validate_located
 from ._yaml import Loc, load_located
 from .errors import SpecError
+from .spec_cost import Basis, Facility, Own, Power, Rent
 from .spec_fit import DeclaredConditions, ExchangeRate, FitPolicy
 from .spec_types import (
     CheckId,
@@ -308,6 +309,12 @@ class Candidate(SpecModel):
     """The software stack the candidate runs in production."""
     price: Price
     """The price of an accelerator-hour."""
+    rent: list[Rent] = Field(default_factory=list)
+    """Other rental terms (on-demand, reserved, spot), each computed and shown."""
+    own: Own | None = None
+    """Buying the servers: purchase price, life, residual value, financing rate."""
+    power: Power | None = None
+    """Rated watts per server, for the energy bill where no measured power is cited."""
     evidence: Evidence = Field(default_factory=Evidence)
     """The files the candidate's case rests on."""
 
@@ -370,6 +377,13 @@ class PackSpec(SpecModel):
     currency: Currency | None = None
     """The currency the decision compares costs in (default: the candidates' price currency, when
     they all share one)."""
+    cost_basis: Basis = "price"
+    """The cost basis the recommendation ranks on: ``price`` (each candidate's quoted price), a
+    rental term (``on_demand``, ``reserved``, ``spot``) or ``own``; every basis a candidate
+    states is computed and shown."""
+    facility: Facility | None = None
+    """What owning needs besides the servers: power price and PUE, colocation, licences,
+    operations."""
     exchange_rates: list[ExchangeRate] = Field(default_factory=list)
     """Dated rates for prices in another currency than ``currency``; without one, such a candidate's
     cost cannot be compared (the PRICE check fails naming both currencies)."""

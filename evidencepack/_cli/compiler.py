@@ -128,6 +128,7 @@ def _decision_text(decision: DecisionDocument) -> str:
             f"  {v.id:<20} {state:<13} accelerators {accel:<5} {cost:<22} runs fit {good}/{total}"
         )
         lines.extend(f"    waived: {text}" for text in v.waivers)
+        lines.extend(_basis_lines(decision, v.id))
     notable = [c for c in decision.checks if c.status != "PASS" or c.basis == "declared"]
     if notable:
         lines.append("")
@@ -137,6 +138,30 @@ def _decision_text(decision: DecisionDocument) -> str:
         lines.append(f"  {c.shown} {c.id}{who}{flag}: {c.reason}")
     lines.extend(f"  waiver rejected: {text}" for text in decision.waivers_rejected)
     return "\n".join(lines)
+
+
+def _basis_lines(decision: DecisionDocument, candidate: str) -> list[str]:
+    """A candidate's annual cost on each stated basis and its energy, one line each."""
+    bases = decision.cost_bases
+    if bases is None:
+        return []
+    out = []
+    for b in bases.costs:
+        if b.candidate != candidate:
+            continue
+        mark = " (ranked on)" if b.basis == bases.basis else ""
+        if b.per_year is None:
+            out.append(f"    {b.label}{mark}: no figure ({b.reason})")
+            continue
+        term = f", {b.whole_term:,.0f} {b.currency} over the term" if b.whole_term else ""
+        out.append(f"    {b.label}{mark}: {b.per_year:,.0f} {b.currency}/year{term}")
+    out.extend(
+        f"    energy: {e.kwh_per_million_output_tokens:.3f} kWh per 1M output tokens "
+        f"({e.provenance}: {e.source}; {e.scope})"
+        for e in bases.energy
+        if e.candidate == candidate and e.kwh_per_million_output_tokens is not None
+    )
+    return out
 
 
 def _cmd_check(args: argparse.Namespace) -> int:

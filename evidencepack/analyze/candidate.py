@@ -22,7 +22,7 @@ from .comparability import compare, envelope_for
 from .cost import cost_of
 from .evidence import CandidateEvidence, Conditions, ReferenceEvidence
 from .fit import judge_run, judge_scores
-from .judgements import EvidenceFit, PublicReference, TrainingReference
+from .judgements import BasisCost, EnergyUse, EvidenceFit, PublicReference, TrainingReference
 from .models import (
     Capacity,
     CheckResult,
@@ -39,6 +39,7 @@ from .price import PriceTerms, price_terms
 from .provenance_checks import data_findings
 from .public import public_claims, public_references
 from .quality import judge_score_sets
+from .tco import basis_costs, energy_use, price_basis, tco_claims
 from .training import training_claims, training_references
 
 IDENTITY_CHECKS = ("C2", "C4", "C5", "PROV-MODEL", "FIT")
@@ -60,6 +61,9 @@ class CandidateAnalysis:
     capacity: Capacity
     price: PriceTerms
     cost: Cost
+    energy: EnergyUse | None
+    bases: tuple[BasisCost, ...]
+    """The cost on every basis the candidate states, the quoted price's first."""
     quality: Quality
     references: tuple[MlperfReference, ...]
     public: tuple[PublicReference, ...]
@@ -140,6 +144,8 @@ def analyse_candidate(
     cost = cost_of(spec, candidate, capacity, repeats, terms)
     quality = judge_score_sets(spec, candidate.id, fitting.scores)
     references = tuple(_reference(spec, candidate, ref, capacity) for ref in ev.references)
+    energy = energy_use(candidate, capacity, references)
+    bases = (price_basis(candidate, cost), *basis_costs(spec, candidate, capacity, energy))
     public, public_rows = public_references(spec, candidate, ev, envelope, capacity)
     rows += public_rows
     found = data_findings(candidate.id, ev)
@@ -153,6 +159,7 @@ def analyse_candidate(
     training = training_references(spec, candidate, ev)
     claims += training_claims(ev, training)
     claims += energy_claims(candidate.id, ev, references)
+    claims += tco_claims(candidate.id, energy, bases, spec_link)
     if terms.rate is not None:
         claims.append(
             Claim(
@@ -176,6 +183,8 @@ def analyse_candidate(
         capacity=capacity,
         price=terms,
         cost=cost,
+        energy=energy,
+        bases=bases,
         quality=quality,
         references=references,
         public=tuple(public),

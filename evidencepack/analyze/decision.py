@@ -26,6 +26,7 @@ from .models import (
 )
 from .ranking import Standing, ranked
 from .robustness import robustness
+from .tco import on_basis, summarise
 from .waivers import apply_waivers, rejected_waivers
 
 
@@ -55,8 +56,14 @@ def decide(
     checks = [check for a in analyses for check in a.checks]
     used: set[int] = set()
     checks, applied = apply_waivers(spec, checks, as_of, used)
-    verdicts = [_verdict(a, checks) for a in analyses]
+    verdicts = [_verdict(spec, a, checks) for a in analyses]
     recommendation = _recommend(spec, verdicts, [a.quality for a in analyses])
+    bases = summarise(
+        spec,
+        [b for a in analyses for b in a.bases],
+        [a.energy for a in analyses if a.energy is not None],
+        [v.id for v in verdicts if v.eligible],
+    )
     robust = robustness(spec, analyses, checks, recommendation)
     decision_check = _decision_check(spec, verdicts, recommendation, robust)
     waived_decision, more_applied = apply_waivers(spec, [decision_check], as_of, used)
@@ -90,6 +97,7 @@ def decide(
         claims=tuple(claim for a in analyses for claim in a.claims),
         findings=tuple(finding for a in analyses for finding in a.findings),
         robustness=robust,
+        cost_bases=bases,
         waivers_applied=tuple(applied),
         waivers_rejected=tuple(rejected),
         inputs=tuple(sorted(inputs, key=lambda f: f.pack_path)),
@@ -110,7 +118,9 @@ def _overall(spec: PackSpec, checks: Sequence[CheckResult], recommendation: str 
     return "PASS"
 
 
-def _verdict(analysis: CandidateAnalysis, checks: Sequence[CheckResult]) -> CandidateVerdict:
+def _verdict(
+    spec: PackSpec, analysis: CandidateAnalysis, checks: Sequence[CheckResult]
+) -> CandidateVerdict:
     candidate, capacity, cost, quality = (
         analysis.candidate,
         analysis.capacity,
@@ -124,6 +134,7 @@ def _verdict(analysis: CandidateAnalysis, checks: Sequence[CheckResult]) -> Cand
     if capacity.accelerators is None and not any(c.id == "SLO-MET" for c in failed):
         reasons.append(capacity.reason)
     waived = [_waiver_note(c, quality) for c in mine if c.status == "FAIL" and c.waived]
+    basis = on_basis(analysis.bases, spec.cost_basis)
     return CandidateVerdict(
         id=candidate.id,
         accelerator=candidate.hardware.accelerator,
@@ -131,11 +142,11 @@ def _verdict(analysis: CandidateAnalysis, checks: Sequence[CheckResult]) -> Cand
         eligible=eligible,
         accelerators_needed=capacity.accelerators,
         servers_needed=capacity.servers,
-        cost_per_million_output_tokens=cost.per_million_output_tokens,
-        cost_per_month=cost.per_month,
-        cost_per_year=cost.per_year,
+        cost_per_million_output_tokens=basis.per_million_output_tokens if basis else None,
+        cost_per_month=basis.per_month if basis else None,
+        cost_per_year=basis.per_year if basis else None,
         accelerators_billed=cost.accelerators_billed,
-        currency=cost.currency,
+        currency=basis.currency if basis else cost.currency,
         quality_estimate=quality.estimate,
         quality_meets_bar=quality.meets_bar,
         failed_checks=tuple(sorted({c.id for c in failed})),

@@ -128,3 +128,66 @@ class TrainingReference(StrictModel):
     reading: tuple[str, ...] = Field(
         default=(), description="how it differs from the candidate (model, hardware)"
     )
+
+
+class EnergyUse(StrictModel):
+    """A candidate's energy at its operating point, and where the watts come from."""
+
+    candidate: str
+    watts_per_accelerator: float = Field(description="the power drawn per accelerator")
+    provenance: Literal["inherited", "rated"] = Field(
+        description="inherited: an MLPerf Power measurement of another system at its load; "
+        "rated: a design or nameplate figure"
+    )
+    source: str = Field(description="the result key or the figure's source")
+    scope: str = Field(description="what the watts cover (whole system, accelerator only)")
+    kwh_per_million_output_tokens: float | None = Field(
+        default=None,
+        description="at the operating point: watts x accelerators per replica / "
+        "output tok/s per replica x 1e6 / 3.6e6",
+    )
+    kwh_per_year: float | None = Field(
+        default=None, description="the servers needed at full draw all year (8,760 h)"
+    )
+
+
+class BasisCost(StrictModel):
+    """One candidate's cost on one basis: renting on a term, or owning."""
+
+    candidate: str
+    basis: Literal["price", "on_demand", "reserved", "spot", "own"]
+    label: str = Field(description="the basis in words, e.g. 'own over 5 years'")
+    currency: str
+    per_month: float | None
+    per_year: float | None
+    whole_term: float | None = Field(description="over the reserved term or the owned life")
+    term_months: float | None = None
+    per_million_output_tokens: float | None = Field(
+        description="per month over the output tokens served in a month at the utilisation"
+    )
+    capital: float | None = Field(default=None, description="owning: the purchase, all servers")
+    breakdown: dict[str, float] = Field(
+        default_factory=dict,
+        description="per month: rental, capital, colocation, licences, operations, energy",
+    )
+    arithmetic: str
+    source: str | None = None
+    as_of: str | None = None
+    valid_until: str | None = None
+    reason: str | None = Field(default=None, description="why no figure, where there is none")
+
+
+class CostBases(StrictModel):
+    """Every stated basis of every candidate, the ranking under each, and owning's break-even."""
+
+    basis: str = Field(description="the basis the recommendation ranks on (spec.cost_basis)")
+    costs: tuple[BasisCost, ...]
+    energy: tuple[EnergyUse, ...]
+    rankings: dict[str, tuple[str, ...]] = Field(
+        description="per basis, the eligible candidates that state it, cheapest per month first"
+    )
+    break_even: dict[str, float] = Field(
+        default_factory=dict,
+        description="per candidate: owning's monthly cost over renting on demand's; renting is "
+        "cheaper when the capacity is used less than this share of the time",
+    )

@@ -15,7 +15,13 @@ from pydantic import Field
 from .._models import Sha256Hex, StrictModel
 from ..provenance import FileRecord
 from ..spec import PackSpec
-from .judgements import EvidenceFit, PublicReference, Robustness, TrainingReference
+from .judgements import (
+    CostBases,
+    EvidenceFit,
+    PublicReference,
+    Robustness,
+    TrainingReference,
+)
 
 DECISION_API_VERSION: Literal["evidencepack/decision/v1"] = "evidencepack/decision/v1"
 
@@ -412,6 +418,11 @@ class DecisionDocument(StrictModel):
     claims: tuple[Claim, ...]
     findings: tuple[Finding, ...] = Field(
         default=(), description="every data finding the PROV-DATA checks rest on"
+    )
+    cost_bases: CostBases | None = Field(
+        default=None,
+        description="every cost basis each candidate states (rent, own), the energy, the "
+        "ranking under each basis and owning's break-even",
     )
     robustness: Robustness | None = Field(
         default=None, description="how close the call is and what would flip it"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..spec import Candidate, PackSpec
+from ..spec_cost import Sourced
 from ..spec_fit import ExchangeRate
 from .check_base import CandidateContext, Check
 from .fit import time_reason
@@ -40,6 +41,25 @@ def decision_currency(spec: PackSpec) -> str | None:
         return spec.currency
     currencies = {c.price.currency for c in spec.candidates}
     return currencies.pop() if len(currencies) == 1 else None
+
+
+def convert(spec: PackSpec, amount: float, currency: str) -> tuple[float | None, str, str | None]:
+    """``amount`` in the decision's currency: (value or None, that currency, why not)."""
+    target = decision_currency(spec)
+    if target is None:
+        return None, currency, "the candidates price in different currencies and the spec states "
+        "no decision `currency`"
+    if currency == target:
+        return amount, target, None
+    rate = next((r for r in spec.exchange_rates if r.currency == currency), None)
+    if rate is None:
+        return (
+            None,
+            target,
+            f"quoted in {currency} but the decision compares costs in {target}, and the spec "
+            f"states no exchange rate for {currency} (exchange_rates)",
+        )
+    return amount * rate.rate, target, None
 
 
 def price_terms(spec: PackSpec, candidate: Candidate) -> PriceTerms:
@@ -98,6 +118,16 @@ def price_check(context: CandidateContext) -> CheckResult:
     if terms.rate is not None and (late := time_reason("dated", terms.rate.as_of, spec)):
         target = fails if terms.rate.as_of > spec.decision.date else warns
         target.append(f"the exchange rate is {late}")
+    for label, figure in _other_figures(spec, candidate):
+        if figure.as_of is not None and figure.as_of > spec.decision.date:
+            target = fails if label == spec.cost_basis else warns
+            target.append(f"the {label} figures were quoted {figure.as_of}, after the decision")
+        if figure.valid_until is not None and figure.valid_until < spec.decision.date:
+            target = fails if label == spec.cost_basis else warns
+            target.append(f"the {label} quote expired on {figure.valid_until}")
+        _, _, problem = convert(spec, 1.0, figure.currency)
+        if problem is not None:
+            (fails if label == spec.cost_basis else warns).append(f"{label}: {problem}")
     text = f"{terms.quoted_currency} {terms.quoted:g} per accelerator-hour"
     if terms.rate is not None and terms.per_accelerator_hour is not None:
         text += (
@@ -113,6 +143,16 @@ def price_check(context: CandidateContext) -> CheckResult:
     if warns:
         return PRICE.result(candidate.id, "WARN", f"{text}: {'; '.join(warns)}", link)
     return PRICE.result(candidate.id, "PASS", text, link)
+
+
+def _other_figures(spec: PackSpec, candidate: Candidate) -> list[tuple[str, Sourced]]:
+    """The candidate's other cost figures (rent terms, owning, the facility) by basis name."""
+    out: list[tuple[str, Sourced]] = [(r.kind, r) for r in candidate.rent]
+    if candidate.own is not None:
+        out.append(("own", candidate.own))
+        if spec.facility is not None:
+            out.append(("own", spec.facility))
+    return out
 
 
 PRICE = Check(

@@ -20,6 +20,7 @@ from .cost import cost_of
 from .judgements import Flip, Robustness
 from .models import CheckResult
 from .ranking import Standing, ranked
+from .tco import basis_costs, on_basis
 
 STEPS = tuple(range(1, 51))
 """Relative changes tried, in percent, each way."""
@@ -32,6 +33,37 @@ Variant = Callable[[PackSpec], PackSpec]
 def _with_candidate(spec: PackSpec, cid: str, change: Callable[[Candidate], Candidate]) -> PackSpec:
     candidates = [change(c) if c.id == cid else c for c in spec.candidates]
     return spec.model_copy(update={"candidates": candidates})
+
+
+def scaled_prices(candidate: Candidate, factor: float) -> Candidate:
+    """The candidate with every price it states (quoted, rent terms, purchase and residual)
+    scaled by ``factor``."""
+    update: dict[str, object] = {
+        "price": candidate.price.model_copy(
+            update={"per_accelerator_hour": candidate.price.per_accelerator_hour * factor}
+        ),
+        "rent": [
+            r.model_copy(
+                update={
+                    "per_accelerator_hour": None
+                    if r.per_accelerator_hour is None
+                    else r.per_accelerator_hour * factor,
+                    "per_server_hour": None
+                    if r.per_server_hour is None
+                    else r.per_server_hour * factor,
+                }
+            )
+            for r in candidate.rent
+        ],
+    }
+    if candidate.own is not None:
+        update["own"] = candidate.own.model_copy(
+            update={
+                "purchase_price_per_server": candidate.own.purchase_price_per_server * factor,
+                "residual_value_per_server": candidate.own.residual_value_per_server * factor,
+            }
+        )
+    return candidate.model_copy(update=update)
 
 
 def _standings(
@@ -64,6 +96,13 @@ def _standings(
             ),
         )
         cost = cost_of(spec, candidate, capacity, (), terms)
+        per_month, per_million = cost.per_month, cost.per_million_output_tokens
+        if spec.cost_basis != "price":
+            basis = on_basis(
+                basis_costs(spec, candidate, capacity, analysis.energy), spec.cost_basis
+            )
+            per_month = basis.per_month if basis else None
+            per_million = basis.per_million_output_tokens if basis else None
         judged = analysis.quality.judged_value
         bar = spec.scoring.bar.threshold
         higher = spec.scoring.direction == "higher_is_better"
@@ -73,8 +112,8 @@ def _standings(
                 candidate.id,
                 not blocked and capacity.accelerators is not None and (meets or quality_waived),
                 capacity.accelerators,
-                cost.per_month,
-                cost.per_million_output_tokens,
+                per_month,
+                per_million,
                 judged,
             )
         )
@@ -97,17 +136,7 @@ def _continuous(spec: PackSpec) -> list[tuple[str, Callable[[PackSpec, float], P
 
     def price(cid: str) -> Callable[[PackSpec, float], PackSpec]:
         def apply(s: PackSpec, f: float) -> PackSpec:
-            return _with_candidate(
-                s,
-                cid,
-                lambda c: c.model_copy(
-                    update={
-                        "price": c.price.model_copy(
-                            update={"per_accelerator_hour": c.price.per_accelerator_hour * f}
-                        )
-                    }
-                ),
-            )
+            return _with_candidate(s, cid, lambda c: scaled_prices(c, f))
 
         return apply
 

@@ -32,7 +32,7 @@ from ..analyze.models import (
 from ..errors import RenderError
 from ..resources import templates_dir
 from ..spec import Candidate
-from . import charts
+from . import charts, plain
 from .evidence import EvidenceList, InputGroup, evidence_list, group_inputs, split_common_folder
 from .formatting import FILTERS
 from .signing_plan import SigningPlan
@@ -389,6 +389,7 @@ def render_html(
             v=build_view(decision),
             evidence_digest=evidence_digest,
             signer=signer,
+            plain=plain,
         )
     except jinja2.TemplateError as exc:
         where = (

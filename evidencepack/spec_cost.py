@@ -1,0 +1,107 @@
+"""What a candidate costs besides its quoted rental price: renting on other terms, owning, and
+the facility owning needs.
+
+A candidate may state any of ``rent`` (on-demand, reserved with a term, spot; per
+accelerator-hour or per server-hour), ``own`` (purchase price per server, life, residual value,
+financing rate) and ``power`` (rated watts per server, for the energy bill where no measured
+power is cited); the spec's ``facility`` holds what owning needs besides the servers (power
+price and PUE, colocation, licences, operations). The spec's ``cost_basis`` picks the basis the
+decision ranks on; every stated basis is computed and shown. Each figure carries a source and a
+date, and a quote its expiry.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Literal
+
+from pydantic import Field, Strict, model_validator
+
+from ._models import NonEmptyStr
+from .spec_types import Currency, PositiveInt, SpecModel
+
+Money = Annotated[float, Strict(), Field(ge=0, le=1e12, allow_inf_nan=False)]
+"""An amount of money: zero or more, finite."""
+Basis = Literal["price", "on_demand", "reserved", "spot", "own"]
+"""A cost basis: the quoted ``price`` (the default), a ``rent`` term, or ``own``."""
+
+
+class Sourced(SpecModel):
+    """Where a figure comes from and until when it holds."""
+
+    currency: Currency = "USD"
+    """ISO 4217 currency code of the figures (default USD)."""
+    source: NonEmptyStr | None = None
+    """Where the figures come from (a quote, a price list, a contract, a cloud bill)."""
+    as_of: dt.date | None = None
+    """The date the figures were quoted."""
+    valid_until: dt.date | None = None
+    """The last date a quote holds (a decision dated later warns)."""
+
+
+class Rent(Sourced):
+    """Renting on one term: a rate per accelerator-hour or per server-hour."""
+
+    kind: Literal["on_demand", "reserved", "spot"]
+    """``on_demand``, ``reserved`` (with ``term_months``) or ``spot``."""
+    per_accelerator_hour: Money | None = None
+    """The rate per accelerator-hour (give it or ``per_server_hour``)."""
+    per_server_hour: Money | None = None
+    """The rate per server-hour: whole servers are paid for (give it or
+    ``per_accelerator_hour``)."""
+    term_months: PositiveInt | None = None
+    """The commitment of a reserved rate, in months (required for ``reserved``)."""
+
+    @model_validator(mode="after")
+    def _one_rate(self) -> Rent:
+        if (self.per_accelerator_hour is None) == (self.per_server_hour is None):
+            raise ValueError("give exactly one of per_accelerator_hour and per_server_hour")
+        if self.kind == "reserved" and self.term_months is None:
+            raise ValueError("a reserved rate needs term_months")
+        return self
+
+
+class Own(Sourced):
+    """Buying the servers: the capital spread over their life, less what they resell for."""
+
+    purchase_price_per_server: Annotated[float, Strict(), Field(gt=0, le=1e9)]
+    """What one server costs to buy."""
+    life_years: Annotated[float, Strict(), Field(gt=0, le=15, allow_inf_nan=False)]
+    """Years the servers serve before they are replaced (over 0, at most 15)."""
+    residual_value_per_server: Money = 0.0
+    """What one server resells for at the end of its life (less than the purchase price)."""
+    financing_rate: Annotated[float, Strict(), Field(ge=0, le=1, allow_inf_nan=False)] = 0.0
+    """The annual cost of the capital (0.06 for 6%); 0 spreads the capital evenly."""
+
+    @model_validator(mode="after")
+    def _residual_below_price(self) -> Own:
+        if self.residual_value_per_server >= self.purchase_price_per_server:
+            raise ValueError(
+                f"residual_value_per_server {self.residual_value_per_server:g} is not below "
+                f"purchase_price_per_server {self.purchase_price_per_server:g}"
+            )
+        return self
+
+
+class Power(SpecModel):
+    """A candidate's rated power, for the energy bill where no measured power is cited."""
+
+    watts_per_server: Annotated[float, Strict(), Field(gt=0, le=1e6, allow_inf_nan=False)]
+    """A server's rated (nameplate or vendor) power in watts."""
+    source: NonEmptyStr | None = None
+    """Where the figure comes from (a data sheet, the vendor)."""
+
+
+class Facility(Sourced):
+    """What owning needs besides the servers; shared by every candidate."""
+
+    power_price_per_kwh: Money | None = None
+    """What a kWh costs at the facility."""
+    pue: Annotated[float, Strict(), Field(ge=1, le=5, allow_inf_nan=False)] = 1.0
+    """Power usage effectiveness: facility power over IT power (at least 1)."""
+    colocation_per_server_month: Money = 0.0
+    """Rack space, per server and month."""
+    licences_per_accelerator_year: Money = 0.0
+    """Software licences, per accelerator and year."""
+    operations_per_server_year: Money = 0.0
+    """Operations (staff, support contracts), per server and year."""

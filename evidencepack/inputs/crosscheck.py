@@ -23,7 +23,7 @@ from ..errors import InputError
 from ..mlperf.loadgen_log import parse_detail
 from ..mlperf.loadgen_summary import cross_check, parse_summary_raw
 from ..store import Store
-from ..store.runs import insert_check, load_runs
+from ..store.runs import insert_check, pairing_candidates
 from ._runs import disagreement, same_meaning
 from .models import AggregateCheck, LatencyStats, RunFinding, ServingRun
 from .stage import EMPTY_OUTPUT, compare
@@ -99,14 +99,18 @@ def _inherit(store: Store, detail: ServingRun, summary: ServingRun) -> None:
 
 def _pairs(store: Store, run: ServingRun) -> list[tuple[ServingRun, ServingRun]]:
     completed = _tool_completed(store, run)
+    if not completed:
+        return []
     others = [
         r
-        for r in load_runs(store, candidate=run.candidate)
-        if r.run_id != run.run_id
-        and r.tool == run.tool
-        and bool(r.per_request_rows) != bool(run.per_request_rows)
-        and _tool_completed(store, r) == completed
-        and completed
+        for r in pairing_candidates(
+            store,
+            candidate=run.candidate,
+            tool=run.tool,
+            with_rows=not run.per_request_rows,
+            exclude=run.run_id,
+        )
+        if _tool_completed(store, r) == completed
     ]
     timed = [r for r in others if _close(r.timestamp, run.timestamp)]
     untimed = [r for r in others if _start(r.timestamp) is None or _start(run.timestamp) is None]

@@ -387,6 +387,20 @@ def load_runs(
     return [ServingRun.model_validate_json(row["document"]) for row in rows]
 
 
+def pairing_candidates(
+    store: Store, *, candidate: str | None, tool: str, with_rows: bool, exclude: str
+) -> list[ServingRun]:
+    """The candidate's stored runs of ``tool`` that have per-request rows (``with_rows``) or
+    none, other than ``exclude``: a keyed lookup, so pairing a new file never re-reads every
+    stored run."""
+    rows = store.rows(
+        "SELECT document FROM serving_runs WHERE candidate IS NOT DISTINCT FROM ? AND tool = ? "
+        "AND (per_request_rows > 0) = ? AND run_id <> ? ORDER BY run_id",
+        [candidate, tool, with_rows, exclude],
+    )
+    return [ServingRun.model_validate_json(row["document"]) for row in rows]
+
+
 def runs_of_file(store: Store, sha256: str, candidate: str | None) -> list[ServingRun]:
     """The stored runs read from one file for one candidate, in file order."""
     rows = store.rows(

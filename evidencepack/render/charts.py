@@ -18,8 +18,6 @@ from .formatting import money, ms, score
 PALETTE = ("#1f5f99", "#c4661f", "#2f7d3b", "#7a3e9d", "#a8323e", "#4f6b75")
 """Candidate colours, by position in the decision's candidate list (never by a value)."""
 
-MISS_COLOUR = "#b3261e"
-
 
 def colour(index: int) -> str:
     """The palette colour of the ``index``-th candidate (cycling)."""

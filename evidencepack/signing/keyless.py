@@ -16,9 +16,6 @@ from typing import Literal
 from cryptography import x509
 from cryptography.x509 import ExtensionNotFound
 from sigstore import dsse
-from sigstore._internal.fulcio.client import ExpiredCertificate, FulcioClientError
-from sigstore._internal.rekor import RekorClientError
-from sigstore._internal.timestamp import TimestampSource, TimestampVerificationResult
 from sigstore.errors import Error as SigstoreError
 from sigstore.hashes import Hashed
 from sigstore.models import Bundle, ClientTrustConfig, TrustedRoot
@@ -30,8 +27,18 @@ from sigstore_models.common.v1 import HashAlgorithm
 
 from .._text import unprintable_characters
 from ..errors import CouldNotRun, InputError, SigningError, VerificationError
+from ._sigstore_private import (
+    ExpiredCertificate,
+    FulcioClientError,
+    RekorClientError,
+    TimestampSource,
+    TimestampVerificationResult,
+    established_times,
+    signing_certificate,
+)
 from .bundle import CheckedSignature, ParsedBundle, SignerInfo, TrustRootInfo
 from .sign import SignerIdentity
+from .statement import PAYLOAD_TYPE
 
 IDENTITY_TOKEN_ENV = "SIGSTORE_IDENTITY_TOKEN"
 _CONFIG_MEDIA_TYPE = "application/vnd.dev.sigstore.clienttrustconfig.v0.1+json"
@@ -128,9 +135,9 @@ class KeylessSigner:
         try:
             token = IdentityToken(raw_token)
             # cache=True: the Signer requests the certificate now and signs with it until it
-            # expires (``_signing_cert()`` returns it; private, pinned by sigstore~=4.5).
+            # expires (read through the fence around sigstore's private API).
             with context.signer(token, cache=True) as signer:
-                certificate = signer._signing_cert()
+                certificate = signing_certificate(signer)
         except _SIGNING_ERRORS as exc:
             detail = str(exc) or type(exc).__name__
             raise SigningError(f"keyless signing failed: {detail}") from exc
@@ -334,7 +341,7 @@ def verify_keyless_bundle(
         verifier = Verifier(trusted_root=trust_root.root)
         if bundle.is_dsse:
             payload_type, payload = verifier.verify_dsse(sigstore_bundle, policy)
-            if payload_type != dsse.Envelope._TYPE:
+            if payload_type != PAYLOAD_TYPE:
                 raise VerificationError(f"{bundle.source}: payload type {payload_type!r}")
             signed: bytes | None = payload
         elif artifact_sha256 is None:
@@ -347,8 +354,8 @@ def verify_keyless_bundle(
             verifier.verify_artifact(digest, sigstore_bundle, policy)
             signed = None
         # The verified times (log integration time with its signed promise, or RFC 3161
-        # timestamps that chain to the trusted root); a private helper, pinned by sigstore~=4.5.
-        times = verifier._establish_time(sigstore_bundle)
+        # timestamps that chain to the trusted root), through the fence.
+        times = established_times(verifier, sigstore_bundle)
     except _VERIFY_ERRORS as exc:
         raise VerificationError(f"{bundle.source}: {exc}") from exc
     signed_at, source = _earliest(times)

@@ -166,6 +166,7 @@ def _read_ref(
             tool=(parsed.runs or parsed.score_sets)[0].tool,
             tool_version=(parsed.runs or parsed.score_sets)[0].tool_version,
             warnings=parsed.warnings,
+            plugin=parsed.plugin,
         )
         out.append((parsed, [collector.result.files[target.pack_path]]))
     if role == "runs" and source.is_dir():

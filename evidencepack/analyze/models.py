@@ -46,6 +46,11 @@ class InputFile(StrictModel):
     tool: str | None = None
     tool_version: str | None = None
     warnings: tuple[str, ...] = ()
+    plugin: str | None = Field(
+        default=None,
+        description="name and version of the plug-in whose format read the file (None: a "
+        "built-in reader)",
+    )
 
     def as_read(self) -> FileRecord:
         """The file as a reader is handed it: named by its pack path, with the digest and size

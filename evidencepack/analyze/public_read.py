@@ -38,6 +38,7 @@ def public_points(
             tool=parsed.references[0].source_tool,
             tool_version=parsed.references[0].tool_version,
             warnings=parsed.warnings,
+            plugin=parsed.plugin,
         )
         base = in_spec(file) if several else ref.path
         for point in parsed.references:

@@ -57,6 +57,8 @@ class ParsedInput:
     requests: Columns | None = field(default=None, repr=False)
     items: Columns | None = field(default=None, repr=False)
     references: tuple[ReferencePoint, ...] = ()
+    plugin: str | None = None
+    """``name version`` of the plug-in whose format read the file (None: a built-in reader)."""
 
     @property
     def kind(self) -> Literal["runs", "scores", "references"]:
@@ -91,6 +93,9 @@ class Format:
     tool: str
     detect: Detector
     parse: Parser
+    plugin: str | None = None
+    """``name version`` of the installed plug-in that registered this format (None: built in);
+    a pack read by a plug-in says so in its inputs and its report."""
 
 
 def item_id(record: FileRecord, index: int) -> str:

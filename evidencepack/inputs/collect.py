@@ -278,11 +278,18 @@ class Collector:
         tool: str | None,
         tool_version: str | None,
         warnings: tuple[str, ...] = (),
+        plugin: str | None = None,
     ) -> None:
-        """Record what a reader found a file to be."""
+        """Record what a reader found a file to be (and the plug-in that read it, if any)."""
         current = self.result.files[pack_path]
         self.result.files[pack_path] = current.model_copy(
-            update={"format": fmt, "tool": tool, "tool_version": tool_version, "warnings": warnings}
+            update={
+                "format": fmt,
+                "tool": tool,
+                "tool_version": tool_version,
+                "warnings": warnings,
+                "plugin": plugin,
+            }
         )
 
 

@@ -3,6 +3,12 @@
 ``read_input(path)`` hashes the file (unless given its record), probes its content and hands it
 to the first format whose detector accepts it; a file no detector accepts is an ``unknown
 format`` error.
+
+The registry is open: ``register_format(fmt)`` adds a reader at run time, and an installed
+distribution adds one through the ``evidencepack.formats`` entry-point group (each entry point
+names a ``Format``, or a callable returning one or several). A plug-in's formats are tried after
+the built-in ones, they may not reuse a built-in id, and every file one of them reads records the
+plug-in's name and version (``InputFile.plugin``), which the manifest and the report show.
 """
 
 from __future__ import annotations
@@ -77,9 +83,66 @@ FORMATS: tuple[Format, ...] = (
 )
 
 
+ENTRY_POINT_GROUP = "evidencepack.formats"
+_registered: list[Format] = []
+_loaded_entry_points = False
+
+
+def register_format(fmt: Format, *, plugin: str | None = None) -> Format:
+    """Add a reader after the built-in ones; ``plugin`` (``name version``) is recorded on every
+    file it reads. A format id may be registered once; a built-in id never."""
+    if any(f.id == fmt.id for f in (*FORMATS, *_registered)):
+        raise ValueError(f"a format with id {fmt.id!r} is already registered")
+    named = replace(fmt, plugin=plugin or fmt.plugin or "unnamed plug-in")
+    _registered.append(named)
+    return named
+
+
+def unregister_format(format_id: str) -> None:
+    """Remove a format registered at run time (tests and embedding applications)."""
+    _registered[:] = [f for f in _registered if f.id != format_id]
+
+
+def _load_entry_points() -> None:
+    """Register every installed plug-in's formats, once per process."""
+    global _loaded_entry_points
+    if _loaded_entry_points:
+        return
+    _loaded_entry_points = True
+    from importlib.metadata import entry_points
+
+    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+        dist = point.dist
+        plugin = f"{dist.name} {dist.version}" if dist is not None else point.name
+        try:
+            loaded = point.load()
+            formats = loaded() if callable(loaded) and not isinstance(loaded, Format) else loaded
+            for fmt in formats if isinstance(formats, list | tuple) else [formats]:
+                if not isinstance(fmt, Format):
+                    raise TypeError(f"{point.value} gave {type(fmt).__name__}, not a Format")
+                register_format(fmt, plugin=plugin)
+        except Exception as exc:  # a broken plug-in must not stop the built-in readers
+            _broken.append(f"{plugin} ({point.value}): {type(exc).__name__}: {exc}")
+
+
+_broken: list[str] = []
+
+
+def all_formats() -> tuple[Format, ...]:
+    """The built-in formats, then those plug-ins registered."""
+    _load_entry_points()
+    return (*FORMATS, *_registered)
+
+
+def broken_plugins() -> tuple[str, ...]:
+    """Plug-ins that failed to load, with the reason (``inspect`` and ``check`` show them)."""
+    _load_entry_points()
+    return tuple(_broken)
+
+
 def format_by_id(format_id: str) -> Format:
     """The registered format with this id (KeyError if none)."""
-    for fmt in FORMATS:
+    for fmt in all_formats():
         if fmt.id == format_id:
             return fmt
     raise KeyError(format_id)
@@ -87,10 +150,13 @@ def format_by_id(format_id: str) -> Format:
 
 def detect_format(probe: Probe) -> Format:
     """The first format whose detector accepts the probe; InputError naming them all if none."""
-    for fmt in FORMATS:
+    formats = all_formats()
+    for fmt in formats:
         if fmt.detect(probe):
             return fmt
-    known = ", ".join(f.id for f in FORMATS)
+    known = ", ".join(f.id for f in formats)
+    if _broken:
+        known += f"; plug-ins that failed to load: {'; '.join(_broken)}"
     raise InputError(
         f"{probe.path}: unknown format: the content ({_describe(probe)}) matches none of the "
         f"formats evidencepack reads ({known})"
@@ -106,9 +172,13 @@ def read_input(path: Path, *, record: FileRecord | None = None) -> ParsedInput:
     probe = probe_file(path)
     if record is None:
         record = file_record(path)
-    parsed = detect_format(probe).parse(probe, record)
+    fmt = detect_format(probe)
+    parsed = fmt.parse(probe, record)
     runs = tuple(_with_findings(_with_concurrency(run)) for run in parsed.runs)
-    return replace(parsed, runs=runs, warnings=parsed.warnings + _misleading_text(parsed))
+    warnings = parsed.warnings + _misleading_text(parsed)
+    if fmt.plugin is not None:
+        warnings += (f"read by the plug-in {fmt.plugin} (format {fmt.id}), not a built-in reader",)
+    return replace(parsed, runs=runs, warnings=warnings, plugin=fmt.plugin)
 
 
 def _misleading_text(parsed: ParsedInput) -> tuple[str, ...]:

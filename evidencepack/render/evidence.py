@@ -86,6 +86,11 @@ class InputGroup:
         return tuple(dict.fromkeys(f.format for f in self.files if f.format))
 
     @property
+    def plugins(self) -> tuple[str, ...]:
+        """Distinct plug-ins (``name version``) that read the files, in file order."""
+        return tuple(dict.fromkeys(f.plugin for f in self.files if f.plugin))
+
+    @property
     def tools(self) -> tuple[str, ...]:
         """Distinct ``tool version`` of the files, in file order."""
         return tuple(

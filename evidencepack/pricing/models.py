@@ -186,7 +186,8 @@ class QuoteFile(StrictModel):
     valid_until: dt.date = Field(
         description="The last date the quote holds (YYYY-MM-DD), on or after issued."
     )
-    lines: tuple[QuoteLine, ...] = Field(
+    # A list: pydantic adds a spurious "at least 1 item" to a tuple whose item is invalid.
+    lines: list[QuoteLine] = Field(
         min_length=1, description="The priced lines, each item named once."
     )
 
@@ -200,7 +201,7 @@ class QuoteFile(StrictModel):
 
     @field_validator("lines")
     @classmethod
-    def _items_unique(cls, value: tuple[QuoteLine, ...]) -> tuple[QuoteLine, ...]:
+    def _items_unique(cls, value: list[QuoteLine]) -> list[QuoteLine]:
         seen: set[str] = set()
         for line in value:
             if line.item in seen:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 from pathlib import Path
 
+import jsonschema
 import pytest
+import yaml
 
 from evidencepack.errors import InputError
 from evidencepack.pricing.quote import (
@@ -16,6 +19,7 @@ from evidencepack.pricing.quote import (
     rate_per_server_hour,
     read_quote,
 )
+from evidencepack.resources import schemas_dir
 
 QUOTE_YAML = """\
 supplier: Example Compute Ltd
@@ -171,3 +175,31 @@ def test_csv_header_and_shape_problems(tmp_path: Path) -> None:
 def test_other_suffix_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"a quote is a .yaml, .yml or .csv file, not .json"):
         read_quote(_write(tmp_path, "{}", "quote.json"))
+
+
+@pytest.mark.parametrize(
+    ("edit", "ok"),
+    [
+        (("", ""), True),
+        (("currency: USD", "currency: US$"), False),
+        (("price: 52", "price: 0"), False),
+        (("unit: server-hour", "unit: rack"), False),
+        (("reference: Q-2026-0117\n", ""), False),
+    ],
+)
+def test_json_schema_agrees_with_the_reader(
+    tmp_path: Path, edit: tuple[str, str], ok: bool
+) -> None:
+    text = QUOTE_YAML.replace(*edit) if edit[0] else QUOTE_YAML
+    path = _write(tmp_path, text, "quote.yaml")
+    schema = json.loads((schemas_dir() / "quote.v1.schema.json").read_text(encoding="utf-8"))
+    data = yaml.safe_load(text)
+    data = {k: v.isoformat() if isinstance(v, dt.date) else v for k, v in data.items()}
+    validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+    assert (not list(validator.iter_errors(data))) is ok
+    try:
+        read_quote(path)
+    except InputError:
+        assert not ok
+    else:
+        assert ok

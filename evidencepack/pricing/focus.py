@@ -18,7 +18,7 @@ import duckdb
 from ..errors import InputError
 from ..provenance import FileRecord, file_record
 from ..store.connection import Connection
-from .focus_checks import check_kept, unit_price_range, zero_cost_warning
+from .focus_checks import check_kept, csv_damage, unit_price_range, zero_cost_warning
 from .models import FilterCount, FocusFilter, FocusRate, utc
 
 REQUIRED = (
@@ -76,7 +76,11 @@ _PROVIDER_COLUMNS = ("ServiceProviderName", "ProviderName")
 _REGION_COLUMNS = ("RegionId", "RegionName")
 _X_COLUMN = re.compile(r"x_[A-Za-z0-9_]{1,64}")
 
-_CSV = "read_csv(?, header = true, all_varchar = true, nullstr = ['NULL', ''])"
+_CSV = (
+    "read_csv(?, header = true, all_varchar = true, delim = ',', quote = '\"', escape = '\"', "
+    "nullstr = ['NULL', ''])"
+)
+"""FOCUS CSV is RFC 4180: the dialect is pinned, never sniffed (a damaged file is an error)."""
 _PARQUET = "read_parquet(?)"
 
 
@@ -90,6 +94,10 @@ class _FocusDb(Connection):
 
     def _error(self, exc: duckdb.Error, doing: str) -> InputError:
         text = str(exc).split("\n")[0]
+        if "CSV" in str(exc) or "sniffing" in text:
+            damage = csv_damage(self.path)
+            if damage:
+                return InputError(f"{self.path}: not a readable CSV: {damage}")
         return InputError(f"{self.path}: cannot read it as a FOCUS export (CSV or Parquet): {text}")
 
 

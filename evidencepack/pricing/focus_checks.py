@@ -6,6 +6,7 @@ the first row after the header, ``period_start``/``period_end`` parsed), in SQL 
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -117,3 +118,29 @@ def zero_cost_warning(db: _Db, rows: int) -> str | None:
         f"{zero} of the {rows} kept row(s) have EffectiveCost 0 (covered by a commitment, a "
         "credit or a free tier?); they count their hours at no cost in the rate"
     )
+
+
+def csv_damage(path: Path) -> str | None:
+    """Where a CSV the bulk reader refused is damaged: ``line N: ...``, or None if not found.
+
+    Only run once DuckDB has failed, to name the line: one streamed pass with the csv module
+    (RFC 4180, as FOCUS writes it) to the first record whose cell count differs from the
+    header's, or that the csv module cannot parse.
+    """
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            reader = csv.reader(handle, strict=True)
+            width = len(next(reader, []))
+            for row in reader:
+                if len(row) != width:
+                    return (
+                        f"line {reader.line_num}: {len(row)} cell(s) where the header has "
+                        f"{width} (a truncated file, or a quote left open?)"
+                    )
+    except csv.Error as exc:
+        return f"line {reader.line_num}: {exc} (a truncated file, or a quote left open?)"
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text (byte {exc.start}: {exc.reason})"
+    except OSError:
+        return None
+    return None

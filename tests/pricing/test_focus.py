@@ -274,3 +274,18 @@ def test_filter_is_strict() -> None:
         FocusFilter(period_start=dt.datetime(2024, 9, 2), period_end=dt.datetime(2024, 9, 1))
     with pytest.raises(ValidationError, match="Extra inputs"):
         FocusFilter.model_validate({"instance": "g5.4xlarge"})
+
+
+def test_a_truncated_export_names_its_line(focus_csv: Path, tmp_path: Path) -> None:
+    lines = focus_csv.read_bytes().split(b"\n")
+    # Cut the sixth data row in the middle of a quoted field: the file ends inside a quote.
+    cut = lines[6].index(b'"2024-09-27')
+    truncated = tmp_path / "focus.csv"
+    truncated.write_bytes(b"\n".join(lines[:6]) + b"\n" + lines[6][: cut + 5])
+    with pytest.raises(InputError, match=r"focus.csv: not a readable CSV: line 7: unexpected end"):
+        read_focus(truncated, G5)
+    # A row with cells missing (no open quote) is named with its cell count.
+    short = tmp_path / "short.csv"
+    short.write_bytes(b"\n".join([*lines[:3], b'NULL,"0.1"', *lines[3:5]]))
+    with pytest.raises(InputError, match="line 4: 2 cell\\(s\\) where the header has 44"):
+        read_focus(short, G5)

@@ -134,22 +134,23 @@ def read_focus(path: Path, filters: FocusFilter, *, record: FileRecord | None = 
             if name in present
         ]
         select = ", ".join(f"CAST({_quote(name)} AS VARCHAR) AS {_quote(name)}" for name in wanted)
-        db.execute(f"CREATE TABLE focus AS SELECT {select} FROM {source}", [str(path)])
-        db.execute(
-            "CREATE TABLE rows AS SELECT rowid + 1 AS data_row, *, "
-            "TRY_CAST(ChargePeriodStart AS TIMESTAMPTZ) AS period_start, "
-            "TRY_CAST(ChargePeriodEnd AS TIMESTAMPTZ) AS period_end FROM focus"
+        # Streamed, never stored whole: only the kept rows become a table. row_number() over
+        # the file's rows in order (insertion order is preserved) is the data row.
+        rows = (
+            "(SELECT *, TRY_CAST(ChargePeriodStart AS TIMESTAMPTZ) AS period_start, "
+            "TRY_CAST(ChargePeriodEnd AS TIMESTAMPTZ) AS period_end FROM "
+            f"(SELECT row_number() OVER () AS data_row, {select} FROM {source}))"
         )
         conditions = _conditions(filters, present, instance_columns)
         if filters.period_start is not None or filters.period_end is not None:
-            _check_period_parses(db, path)
-        kept = _count(db, conditions)
+            _check_period_parses(db, path, rows)
+        kept = _count(db, path, rows, conditions)
         if kept[-1].rows == 0:
             steps = "; ".join(f"{step.filter}: {step.rows}" for step in kept)
             raise InputError(f"{path}: no row matches the filter (rows left: {steps})")
-        where = " AND ".join(c.sql for c in conditions) or "true"
-        params = [p for c in conditions for p in c.params]
-        db.execute(f"CREATE TABLE kept AS SELECT * FROM rows WHERE {where}", params)
+        where = " AND ".join(c.sql for c in conditions)
+        params = [str(path), *(p for c in conditions for p in c.params)]
+        db.execute(f"CREATE TABLE kept AS SELECT * FROM {rows} WHERE {where}", params)
         currency = check_kept(db, path, filters.hour_units)
         total = db.execute(
             "SELECT count(*), sum(CAST(EffectiveCost AS DOUBLE)), "
@@ -304,11 +305,12 @@ def _conditions(
     return out
 
 
-def _check_period_parses(db: Connection, path: Path) -> None:
+def _check_period_parses(db: Connection, path: Path, rows: str) -> None:
     """Every row's ChargePeriodStart must be a timestamp before a period filter drops rows."""
     bad = db.execute(
-        "SELECT data_row, ChargePeriodStart FROM rows WHERE period_start IS NULL "
-        "ORDER BY data_row LIMIT 1"
+        f"SELECT data_row, ChargePeriodStart FROM {rows} WHERE period_start IS NULL "
+        "ORDER BY data_row LIMIT 1",
+        [str(path)],
     ).fetchone()
     if bad is not None:
         raise InputError(
@@ -316,15 +318,18 @@ def _check_period_parses(db: Connection, path: Path) -> None:
         )
 
 
-def _count(db: Connection, conditions: list[_Condition]) -> tuple[FilterCount, ...]:
-    """The rows left after each filter, cumulatively, in one scan."""
+def _count(
+    db: Connection, path: Path, rows: str, conditions: list[_Condition]
+) -> tuple[FilterCount, ...]:
+    """The rows left after each filter, cumulatively, in one scan of ``rows``."""
     parts = ["count(*)"]
     params: list[Any] = []
     for index in range(len(conditions)):
         upto = conditions[: index + 1]
         parts.append(f"count(*) FILTER (WHERE {' AND '.join(c.sql for c in upto)})")
         params.extend(p for c in upto for p in c.params)
-    counts = db.execute(f"SELECT {', '.join(parts)} FROM rows", params).fetchone()
+    # The FILTER clauses come before FROM in the text, so their values before the path.
+    counts = db.execute(f"SELECT {', '.join(parts)} FROM {rows}", [*params, str(path)]).fetchone()
     labels = ["all rows", *(c.label for c in conditions)]
     return tuple(
         FilterCount(filter=label, rows=int(n)) for label, n in zip(labels, counts, strict=True)

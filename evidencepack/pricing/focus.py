@@ -3,7 +3,8 @@
 DuckDB's bulk readers scan the file (``read_csv`` / ``read_parquet`` with the path bound as a
 parameter); every filter value travels as a parameter too. The SQL text is this module's own:
 column names in it come from FOCUS's fixed names, or from the file's ``x_`` columns once they
-are checked to be plain identifiers. Rows are never looped over in Python.
+are checked to be plain identifiers. Rows are never looped over in Python (but for naming the
+line of a CSV file DuckDB refused, in ``focus_checks.csv_damage``).
 """
 
 from __future__ import annotations

@@ -289,3 +289,14 @@ def test_a_truncated_export_names_its_line(focus_csv: Path, tmp_path: Path) -> N
     short.write_bytes(b"\n".join([*lines[:3], b'NULL,"0.1"', *lines[3:5]]))
     with pytest.raises(InputError, match="line 4: 2 cell\\(s\\) where the header has 44"):
         read_focus(short, G5)
+
+
+def test_data_rows_are_counted_in_file_order_in_a_large_export(
+    focus_csv: Path, tmp_path: Path
+) -> None:
+    rows = _rows(focus_csv) * 60  # 60,000 rows, 45 MB: DuckDB reads it in parallel chunks
+    target = max(i for i, row in enumerate(rows) if _g5(row))
+    rows[target] = {**rows[target], "BillingCurrency": "EUR"}
+    path = _write(rows, tmp_path / "focus.csv")
+    with pytest.raises(InputError, match=f"EUR \\(1 rows, first at data row {target + 1}\\)"):
+        read_focus(path, G5)

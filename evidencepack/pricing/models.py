@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints, ValidationInfo, field_validator, model_validator
+from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 
 from .._models import NonEmptyStr, NonNegativeFloat, PositiveFloat, StrictModel
 from ..provenance import FileRecord
@@ -73,12 +73,15 @@ class FocusFilter(StrictModel):
         "case-insensitively; a kept row in any other unit is an error.",
     )
 
-    @model_validator(mode="after")
-    def _period_in_order(self) -> FocusFilter:
-        start, end = self.period_start, self.period_end
-        if start is not None and end is not None and _utc(start) >= _utc(end):
-            raise ValueError("period_start must be before period_end")
-        return self
+    @field_validator("period_end")
+    @classmethod
+    def _period_in_order(
+        cls, value: dt.datetime | None, info: ValidationInfo
+    ) -> dt.datetime | None:
+        start = info.data.get("period_start")
+        if value is not None and isinstance(start, dt.datetime) and _utc(start) >= _utc(value):
+            raise ValueError(f"{value} is not after period_start {start}")
+        return value
 
 
 def _utc(moment: dt.datetime) -> dt.datetime:

@@ -16,6 +16,8 @@ import duckdb
 import pytest
 from pydantic import ValidationError
 
+from evidencepack._validation import validate_located
+from evidencepack._yaml import load_located
 from evidencepack.errors import InputError
 from evidencepack.pricing.focus import read_focus
 from evidencepack.pricing.models import FocusFilter
@@ -269,11 +271,21 @@ def test_not_focus_at_all(tmp_path: Path) -> None:
         read_focus(binary, G5)
 
 
-def test_filter_is_strict() -> None:
-    with pytest.raises(ValidationError, match="period_start must be before period_end"):
+def test_filter_is_strict_and_its_errors_are_located(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match="is not after period_start"):
         FocusFilter(period_start=dt.datetime(2024, 9, 2), period_end=dt.datetime(2024, 9, 1))
-    with pytest.raises(ValidationError, match="Extra inputs"):
-        FocusFilter.model_validate({"instance": "g5.4xlarge"})
+    spec = tmp_path / "price.yaml"
+    spec.write_text(
+        "provider: AWS\ninstance: g5.4xlarge\nperiod_start: 2024-09-30\nperiod_end: 2024-09-01\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        validate_located(FocusFilter, load_located(spec), spec)
+    assert caught.value.problems == (
+        f"{spec}:2:1: instance: unknown key; did you mean 'instance_type'?",
+        f"{spec}:4:13: period_end: Value error, 2024-09-01 00:00:00 is not after period_start "
+        "2024-09-30 00:00:00",
+    )
 
 
 def test_a_truncated_export_names_its_line(focus_csv: Path, tmp_path: Path) -> None:

@@ -137,62 +137,76 @@ def read_focus(path: Path, filters: FocusFilter, *, record: FileRecord | None = 
         select = ", ".join(f"CAST({_quote(name)} AS VARCHAR) AS {_quote(name)}" for name in wanted)
         # Streamed, never stored whole: only the kept rows become a table. row_number() over
         # the file's rows in order (insertion order is preserved) is the data row.
-        rows = (
+        rows_sql = (
             "(SELECT *, TRY_CAST(ChargePeriodStart AS TIMESTAMPTZ) AS period_start, "
             "TRY_CAST(ChargePeriodEnd AS TIMESTAMPTZ) AS period_end FROM "
             f"(SELECT row_number() OVER () AS data_row, {select} FROM {source}))"
         )
         conditions = _conditions(filters, present, instance_columns)
         if filters.period_start is not None or filters.period_end is not None:
-            _check_period_parses(db, path, rows)
-        kept = _count(db, path, rows, conditions)
+            _check_period_parses(db, path, rows_sql)
+        kept = _count(db, path, rows_sql, conditions)
         if kept[-1].rows == 0:
             steps = "; ".join(f"{step.filter}: {step.rows}" for step in kept)
             raise InputError(f"{path}: no row matches the filter (rows left: {steps})")
         where = " AND ".join(c.sql for c in conditions)
         params = [str(path), *(p for c in conditions for p in c.params)]
-        db.execute(f"CREATE TABLE kept AS SELECT * FROM {rows} WHERE {where}", params)
+        db.execute(f"CREATE TABLE kept AS SELECT * FROM {rows_sql} WHERE {where}", params)
         currency = check_kept(db, path, filters.hour_units)
-        total = db.execute(
-            "SELECT count(*), sum(CAST(EffectiveCost AS DOUBLE)), "
-            "sum(CAST(ConsumedQuantity AS DOUBLE)), min(period_start), max(period_end) FROM kept"
-        ).fetchone()
-        rows, cost, hours, first, last = total
-        if hours <= 0:
-            raise InputError(
-                f"{path}: ConsumedQuantity: the {rows} kept row(s) sum to {hours:g} hours; "
-                "a rate needs hours"
-            )
-        if cost <= 0:
-            why = (
-                "every one costs nothing (covered by a commitment bought elsewhere, or a credit)"
-                if cost == 0
-                else "a negative cost (credits kept by the filter?)"
-            )
-            raise InputError(
-                f"{path}: EffectiveCost: the {rows} kept row(s) sum to {cost:g} {currency}: "
-                f"{why}; no rate can be derived from them"
-            )
-        warning = zero_cost_warning(db, rows)
-        return FocusRate(
-            file=record,
-            focus_version=focus_version(present),
-            filter=filters,
-            rate_per_hour=cost / hours,
-            currency=currency,
-            rows=rows,
-            hours=hours,
-            effective_cost=cost,
-            period_start=utc(first),
-            period_end=utc(last),
-            list_unit_price=unit_price_range(db, present, "ListUnitPrice", filters.hour_units),
-            contracted_unit_price=unit_price_range(
-                db, present, "ContractedUnitPrice", filters.hour_units
-            ),
-            instance_type_columns=instance_columns,
-            kept=kept,
-            warnings=(warning,) if warning else (),
+        return _rate(db, path, currency, record, filters, present, instance_columns, kept)
+
+
+def _rate(
+    db: Connection,
+    path: Path,
+    currency: str,
+    record: FileRecord,
+    filters: FocusFilter,
+    present: set[str],
+    instance_columns: tuple[str, ...],
+    kept: tuple[FilterCount, ...],
+) -> FocusRate:
+    """The rate of the checked ``kept`` table: its sums, period and stated unit prices."""
+    total = db.execute(
+        "SELECT count(*), sum(CAST(EffectiveCost AS DOUBLE)), "
+        "sum(CAST(ConsumedQuantity AS DOUBLE)), min(period_start), max(period_end) FROM kept"
+    ).fetchone()
+    rows, cost, hours, first, last = total
+    if hours <= 0:
+        raise InputError(
+            f"{path}: ConsumedQuantity: the {rows} kept row(s) sum to {hours:g} hours; "
+            "a rate needs hours"
         )
+    if cost <= 0:
+        why = (
+            "every one costs nothing (covered by a commitment bought elsewhere, or a credit)"
+            if cost == 0
+            else "a negative cost (credits kept by the filter?)"
+        )
+        raise InputError(
+            f"{path}: EffectiveCost: the {rows} kept row(s) sum to {cost:g} {currency}: "
+            f"{why}; no rate can be derived from them"
+        )
+    warning = zero_cost_warning(db, rows)
+    return FocusRate(
+        file=record,
+        focus_version=focus_version(present),
+        filter=filters,
+        rate_per_hour=cost / hours,
+        currency=currency,
+        rows=rows,
+        hours=hours,
+        effective_cost=cost,
+        period_start=utc(first),
+        period_end=utc(last),
+        list_unit_price=unit_price_range(db, present, "ListUnitPrice", filters.hour_units),
+        contracted_unit_price=unit_price_range(
+            db, present, "ContractedUnitPrice", filters.hour_units
+        ),
+        instance_type_columns=instance_columns,
+        kept=kept,
+        warnings=(warning,) if warning else (),
+    )
 
 
 def focus_version(columns: set[str]) -> str:

@@ -52,7 +52,11 @@ def check_kept(db: _Db, path: Path, hour_units: tuple[str, ...]) -> str:
             "hour_units if it means hours"
         )
     for column, rule in (
-        ("ConsumedQuantity", "TRY_CAST(ConsumedQuantity AS DOUBLE) >= 0"),
+        (
+            "ConsumedQuantity",
+            "isfinite(TRY_CAST(ConsumedQuantity AS DOUBLE)) "
+            "AND TRY_CAST(ConsumedQuantity AS DOUBLE) >= 0",
+        ),
         ("EffectiveCost", "isfinite(TRY_CAST(EffectiveCost AS DOUBLE))"),
     ):
         bad = db.execute(

@@ -312,3 +312,36 @@ def test_data_rows_are_counted_in_file_order_in_a_large_export(
     path = _write(rows, tmp_path / "focus.csv")
     with pytest.raises(InputError, match=f"EUR \\(1 rows, first at data row {target + 1}\\)"):
         read_focus(path, G5)
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        ("ConsumedQuantity", "inf", "ConsumedQuantity 'inf' is not a number of hours"),
+        ("ConsumedQuantity", "-1", "ConsumedQuantity '-1' is not a number of hours at or above 0"),
+        ("ConsumedQuantity", "NULL", "ConsumedQuantity is empty"),
+        ("EffectiveCost", "NaN", "EffectiveCost 'NaN' is not a number"),
+        ("EffectiveCost", "2,00", "EffectiveCost '2,00' is not a number"),
+        ("ChargePeriodEnd", "soon", "ChargePeriodStart/ChargePeriodEnd"),
+    ],
+)
+def test_a_bad_value_on_a_kept_row_is_located(
+    focus_csv: Path, tmp_path: Path, column: str, value: str, message: str
+) -> None:
+    rows = _rows(focus_csv)
+    index = [i for i, row in enumerate(rows) if _g5(row)][3]
+    rows[index][column] = value
+    path = _write(rows, tmp_path / "focus.csv")
+    with pytest.raises(InputError, match=re.escape(f"data row {index + 1}: {message}")):
+        read_focus(path, G5)
+
+
+def test_a_bad_period_start_is_located_before_a_period_filter(
+    focus_csv: Path, tmp_path: Path
+) -> None:
+    rows = _rows(focus_csv)
+    rows[499]["ChargePeriodStart"] = "2024-13-01 00:00:00"
+    path = _write(rows, tmp_path / "focus.csv")
+    since = FocusFilter(instance_type="g5.4xlarge", period_start=dt.datetime(2024, 9, 20))
+    with pytest.raises(InputError, match="data row 500: ChargePeriodStart '2024-13-01 00:00:00'"):
+        read_focus(path, since)

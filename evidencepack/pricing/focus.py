@@ -301,22 +301,16 @@ def _conditions(
                 (f"(^|[^a-z0-9.\\-]){word}($|[^a-z0-9.\\-])",),
             )
         )
-    if filters.period_start is not None:
-        out.append(
-            _Condition(
-                f"ChargePeriodStart >= {utc(filters.period_start).isoformat()}",
-                "period_start >= ?",
-                (utc(filters.period_start),),
+    for bound, operator in ((filters.period_start, ">="), (filters.period_end, "<")):
+        if bound is not None:
+            moment = utc(bound)
+            out.append(
+                _Condition(
+                    f"ChargePeriodStart {operator} {moment.isoformat()}",
+                    f"period_start {operator} ?",
+                    (moment,),
+                )
             )
-        )
-    if filters.period_end is not None:
-        out.append(
-            _Condition(
-                f"ChargePeriodStart < {utc(filters.period_end).isoformat()}",
-                "period_start < ?",
-                (utc(filters.period_end),),
-            )
-        )
     return out
 
 

@@ -117,14 +117,14 @@ class FocusRate(StrictModel):
         "(the earliest version that has every versioned column seen)."
     )
     filter: FocusFilter = Field(description="The filter that selected the rows.")
-    rate_per_hour: NonNegativeFloat = Field(
+    rate_per_hour: PositiveFloat = Field(
         description="sum(EffectiveCost) / sum(ConsumedQuantity) over the kept rows, in currency "
         "per hour."
     )
     currency: CurrencyCode = Field(description="The BillingCurrency of every kept row.")
     rows: int = Field(ge=1, description="The rows kept and summed.")
     hours: PositiveFloat = Field(description="sum(ConsumedQuantity) over the kept rows.")
-    effective_cost: NonNegativeFloat = Field(description="sum(EffectiveCost) over the kept rows.")
+    effective_cost: PositiveFloat = Field(description="sum(EffectiveCost) over the kept rows.")
     period_start: dt.datetime = Field(description="The earliest ChargePeriodStart kept (UTC).")
     period_end: dt.datetime = Field(description="The latest ChargePeriodEnd kept (UTC).")
     list_unit_price: UnitPriceRange | None = Field(

@@ -123,7 +123,7 @@ def read_focus(path: Path, filters: FocusFilter, *, record: FileRecord | None = 
     record = record or file_record(path)
     with _FocusDb(path) as db:
         source = _PARQUET if _is_parquet(path) else _CSV
-        described = db.execute(f"DESCRIBE SELECT * FROM {source}", [str(path)]).fetchall()
+        described = db.execute(f"DESCRIBE SELECT * FROM {source}", [_literal(path)]).fetchall()
         columns = tuple(str(row[0]) for row in described)
         present = set(columns)
         _require(path, present, filters)
@@ -150,7 +150,7 @@ def read_focus(path: Path, filters: FocusFilter, *, record: FileRecord | None = 
             steps = "; ".join(f"{step.filter}: {step.rows}" for step in kept)
             raise InputError(f"{path}: no row matches the filter (rows left: {steps})")
         where = " AND ".join(c.sql for c in conditions)
-        params = [str(path), *(p for c in conditions for p in c.params)]
+        params = [_literal(path), *(p for c in conditions for p in c.params)]
         db.execute(f"CREATE TABLE kept AS SELECT * FROM {rows_sql} WHERE {where}", params)
         currency = check_kept(db, path, filters.hour_units)
         return _rate(db, path, currency, record, filters, present, instance_columns, kept)
@@ -224,6 +224,15 @@ def _is_parquet(path: Path) -> bool:
             return handle.read(4) == b"PAR1"
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc}") from exc
+
+
+def _literal(path: Path) -> str:
+    """``path`` as a DuckDB file pattern that matches only itself.
+
+    DuckDB's readers expand glob characters: ``bill [2024].csv`` would read ``bill 2.csv``, and
+    ``bill*.csv`` every bill. Each ``*``, ``?`` and ``[`` is put in brackets, matching itself.
+    """
+    return re.sub(r"([*?\[])", r"[\1]", str(path))
 
 
 def _quote(name: str) -> str:
@@ -319,7 +328,7 @@ def _check_period_parses(db: Connection, path: Path, rows: str) -> None:
     bad = db.execute(
         f"SELECT data_row, ChargePeriodStart FROM {rows} WHERE period_start IS NULL "
         "ORDER BY data_row LIMIT 1",
-        [str(path)],
+        [_literal(path)],
     ).fetchone()
     if bad is not None:
         raise InputError(
@@ -338,7 +347,9 @@ def _count(
         parts.append(f"count(*) FILTER (WHERE {' AND '.join(c.sql for c in upto)})")
         params.extend(p for c in upto for p in c.params)
     # The FILTER clauses come before FROM in the text, so their values before the path.
-    counts = db.execute(f"SELECT {', '.join(parts)} FROM {rows}", [*params, str(path)]).fetchone()
+    counts = db.execute(
+        f"SELECT {', '.join(parts)} FROM {rows}", [*params, _literal(path)]
+    ).fetchone()
     labels = ["all rows", *(c.label for c in conditions)]
     return tuple(
         FilterCount(filter=label, rows=int(n)) for label, n in zip(labels, counts, strict=True)

@@ -345,3 +345,20 @@ def test_a_bad_period_start_is_located_before_a_period_filter(
     since = FocusFilter(instance_type="g5.4xlarge", period_start=dt.datetime(2024, 9, 20))
     with pytest.raises(InputError, match="data row 500: ChargePeriodStart '2024-13-01 00:00:00'"):
         read_focus(path, since)
+
+
+def test_a_file_name_with_glob_characters_reads_only_that_file(
+    focus_csv: Path, tmp_path: Path
+) -> None:
+    rows = _rows(focus_csv)
+    named = _write(rows, tmp_path / "bill [2024].csv")
+    starred = _write(rows, tmp_path / "bill*.csv")
+    # As globs, "bill [2024].csv" names "bill 2.csv" and "bill*.csv" names every bill.
+    for row in rows:
+        if _g5(row):
+            row["EffectiveCost"] = "9.00000000000"
+    _write(rows, tmp_path / "bill 2.csv")
+    for path in (named, starred):
+        rate = read_focus(path, G5)
+        assert rate.rows == 8
+        assert rate.effective_cost == pytest.approx(11.0)

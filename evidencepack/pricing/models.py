@@ -6,11 +6,13 @@ No DuckDB here: a spec may hold a ``FocusFilter`` or cite a quote without loadin
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 
 from .._models import NonEmptyStr, NonNegativeFloat, PositiveFloat, StrictModel
+from .._numbers import plain
 from ..provenance import FileRecord
 
 CurrencyCode = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
@@ -147,6 +149,18 @@ class FocusRate(StrictModel):
         default=(), description="What a reader of the rate should know (zero-cost rows, ...)."
     )
 
+    def summary(self) -> str:
+        """The rate and where it comes from, in one sentence for a claim ledger."""
+        start = self.period_start.strftime("%Y-%m-%d %H:%M")
+        end = self.period_end.strftime("%Y-%m-%d %H:%M")
+        return (
+            f"{plain(self.rate_per_hour)} {self.currency} per hour: EffectiveCost "
+            f"{plain(self.effective_cost)} {self.currency} over {plain(self.hours)} hours in "
+            f"{self.rows} row(s) of the FOCUS {self.focus_version} export "
+            f"{Path(self.file.path).name} (sha256 {self.file.sha256[:12]}), charge periods "
+            f"{start} to {end} UTC"
+        )
+
 
 QuoteUnit = Literal[
     "accelerator-hour",
@@ -217,3 +231,10 @@ class Quote(QuoteFile):
     """A quote as read, with the file it came from (its digest goes to the ledger)."""
 
     file: FileRecord = Field(description="The quote file: path, size and sha256.")
+
+    def summary(self) -> str:
+        """Who quoted, when, until when, and the file, in one phrase for a claim ledger."""
+        return (
+            f"quote {self.reference} from {self.supplier}, issued {self.issued}, valid until "
+            f"{self.valid_until} ({Path(self.file.path).name}, sha256 {self.file.sha256[:12]})"
+        )

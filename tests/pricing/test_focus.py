@@ -100,6 +100,11 @@ def test_g5_rate_as_counted_by_hand(focus_csv: Path) -> None:
     manifest = (focus_csv.parent / "MANIFEST.tsv").read_text(encoding="utf-8")
     assert rate.file.sha256 in manifest
     assert rate.file.size_bytes == 755423
+    assert rate.summary() == (
+        "1.75074 USD per hour: EffectiveCost 11 USD over 6.28306 hours in 8 row(s) of the FOCUS "
+        "1.0 export focus-1.0_sample_1000rows.csv (sha256 e91e5ac7edf0), charge periods "
+        "2024-09-12 01:00 to 2024-09-29 22:00 UTC"
+    )
 
 
 @pytest.mark.parametrize(

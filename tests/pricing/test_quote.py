@@ -65,6 +65,10 @@ def test_yaml_quote_and_its_rates(tmp_path: Path) -> None:
     assert rate_per_accelerator_hour(quote, "B200 GPU reserved") == pytest.approx(5.0)
     assert rate_per_server_hour(quote, "B200 GPU reserved") == pytest.approx(40.0)
     assert purchase_price_per_server(quote, "8x B200 server bought") == 390000
+    assert quote.summary() == (
+        "quote Q-2026-0117 from Example Compute Ltd, issued 2026-11-01, valid until 2026-12-31 "
+        f"(quote.yaml, sha256 {quote.file.sha256[:12]})"
+    )
 
 
 def test_rates_that_cannot_be_derived_are_refused(tmp_path: Path) -> None:

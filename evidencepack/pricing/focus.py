@@ -19,7 +19,7 @@ import duckdb
 from ..errors import InputError
 from ..provenance import FileRecord, file_record
 from ..store.connection import Connection
-from .focus_checks import check_kept, csv_damage, unit_price_range, zero_cost_warning
+from .focus_checks import check_kept, csv_damage, row_warnings, unit_price_range
 from .models import FilterCount, FocusFilter, FocusRate, utc
 
 REQUIRED = (
@@ -187,7 +187,6 @@ def _rate(
             f"{path}: EffectiveCost: the {rows} kept row(s) sum to {cost:g} {currency}: "
             f"{why}; no rate can be derived from them"
         )
-    warning = zero_cost_warning(db, rows)
     return FocusRate(
         file=record,
         focus_version=focus_version(present),
@@ -205,7 +204,7 @@ def _rate(
         ),
         instance_type_columns=instance_columns,
         kept=kept,
-        warnings=(warning,) if warning else (),
+        warnings=row_warnings(db, rows),
     )
 
 

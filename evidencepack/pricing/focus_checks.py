@@ -29,8 +29,9 @@ def check_kept(db: _Db, path: Path, hour_units: tuple[str, ...]) -> str:
     """The one currency of the kept rows, after checking each is summable in hours.
 
     Raises ``InputError`` for the first kept row (by data row) whose ConsumedUnit is not an
-    hour unit, whose ConsumedQuantity or EffectiveCost is missing or not a number, whose
-    ConsumedQuantity is negative, or whose charge period is not a timestamp; and for kept rows
+    hour unit, whose ConsumedQuantity or EffectiveCost is missing or not a finite number, or
+    whose charge period is not a timestamp (a negative quantity, a correction or refund, is
+    netted: the sums are checked by the caller); and for kept rows
     in several currencies, naming each with its row count.
     """
     units = _hour_units(hour_units)
@@ -51,22 +52,13 @@ def check_kept(db: _Db, path: Path, hour_units: tuple[str, ...]) -> str:
             f"(the kept rows' units: {listing}); narrow the filter, or add the unit to "
             "hour_units if it means hours"
         )
-    for column, rule in (
-        (
-            "ConsumedQuantity",
-            "isfinite(TRY_CAST(ConsumedQuantity AS DOUBLE)) "
-            "AND TRY_CAST(ConsumedQuantity AS DOUBLE) >= 0",
-        ),
-        ("EffectiveCost", "isfinite(TRY_CAST(EffectiveCost AS DOUBLE))"),
-    ):
+    for column in ("ConsumedQuantity", "EffectiveCost"):
         bad = db.execute(
-            f"SELECT data_row, {column} FROM kept WHERE ({rule}) IS NOT TRUE "
-            "ORDER BY data_row LIMIT 1"
+            f"SELECT data_row, {column} FROM kept "
+            f"WHERE isfinite(TRY_CAST({column} AS DOUBLE)) IS NOT TRUE ORDER BY data_row LIMIT 1"
         ).fetchone()
         if bad is not None:
             what = "is empty" if bad[1] is None else f"{bad[1]!r} is not a number"
-            if bad[1] is not None and column == "ConsumedQuantity":
-                what = f"{bad[1]!r} is not a number of hours at or above 0"
             raise InputError(f"{path}: data row {bad[0]}: {column} {what}")
     bad_period = db.execute(
         "SELECT data_row, ChargePeriodStart, ChargePeriodEnd FROM kept "
@@ -111,17 +103,25 @@ def unit_price_range(
     return UnitPriceRange(low=float(low), high=float(high))
 
 
-def zero_cost_warning(db: _Db, rows: int) -> str | None:
-    """A note when some kept rows cost nothing (a commitment, credit or free tier covers them)."""
-    (zero,) = db.execute(
-        "SELECT count(*) FROM kept WHERE CAST(EffectiveCost AS DOUBLE) = 0"
+def row_warnings(db: _Db, rows: int) -> tuple[str, ...]:
+    """Notes on the kept rows a reader of the rate should see: rows that cost nothing (a
+    commitment, credit or free tier covers them) and negative rows (corrections, refunds)."""
+    zero, negative = db.execute(
+        "SELECT count(*) FILTER (WHERE CAST(EffectiveCost AS DOUBLE) = 0), "
+        "count(*) FILTER (WHERE CAST(ConsumedQuantity AS DOUBLE) < 0) FROM kept"
     ).fetchone()
-    if not zero:
-        return None
-    return (
-        f"{zero} of the {rows} kept row(s) have EffectiveCost 0 (covered by a commitment, a "
-        "credit or a free tier?); they count their hours at no cost in the rate"
-    )
+    out = []
+    if zero:
+        out.append(
+            f"{zero} of the {rows} kept row(s) have EffectiveCost 0 (covered by a commitment, "
+            "a credit or a free tier?); they count their hours at no cost in the rate"
+        )
+    if negative:
+        out.append(
+            f"{negative} of the {rows} kept row(s) have a negative ConsumedQuantity "
+            "(corrections or refunds); they are netted against the others"
+        )
+    return tuple(out)
 
 
 def csv_damage(path: Path) -> str | None:

@@ -322,8 +322,8 @@ def test_data_rows_are_counted_in_file_order_in_a_large_export(
 @pytest.mark.parametrize(
     ("column", "value", "message"),
     [
-        ("ConsumedQuantity", "inf", "ConsumedQuantity 'inf' is not a number of hours"),
-        ("ConsumedQuantity", "-1", "ConsumedQuantity '-1' is not a number of hours at or above 0"),
+        ("ConsumedQuantity", "inf", "ConsumedQuantity 'inf' is not a number"),
+        ("ConsumedQuantity", "1 h", "ConsumedQuantity '1 h' is not a number"),
         ("ConsumedQuantity", "NULL", "ConsumedQuantity is empty"),
         ("EffectiveCost", "NaN", "EffectiveCost 'NaN' is not a number"),
         ("EffectiveCost", "2,00", "EffectiveCost '2,00' is not a number"),
@@ -367,3 +367,21 @@ def test_a_file_name_with_glob_characters_reads_only_that_file(
         rate = read_focus(path, G5)
         assert rate.rows == 8
         assert rate.effective_cost == pytest.approx(11.0)
+
+
+def test_a_net_negative_quantity_is_refused(focus_csv: Path) -> None:
+    # The sample's one Azure VM row is a refund: -1 hour, -0.149 USD.
+    with pytest.raises(InputError, match=r"the 1 kept row\(s\) sum to -1 hours"):
+        read_focus(focus_csv, FocusFilter(provider="Microsoft", instance_type="DS11"))
+
+
+def test_a_refund_row_is_netted(focus_csv: Path, tmp_path: Path) -> None:
+    rows = _rows(focus_csv)
+    refund = dict(next(row for row in rows if _g5(row) and row["EffectiveCost"] != "0.00000000000"))
+    refund["ConsumedQuantity"] = "-1.0"
+    refund["EffectiveCost"] = "-2.0"
+    rate = read_focus(_write([*rows, refund], tmp_path / "focus.csv"), G5)
+    assert rate.rows == 9
+    assert rate.hours == pytest.approx(5.283056)
+    assert rate.rate_per_hour == pytest.approx(9.0 / 5.283056)
+    assert "1 of the 9 kept row(s) have a negative ConsumedQuantity" in rate.warnings[1]

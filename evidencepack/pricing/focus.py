@@ -88,15 +88,18 @@ _PARQUET = "read_parquet(?)"
 class _FocusDb(Connection):
     """A private in-memory DuckDB for one FOCUS export; a failure names the file."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, read_from: Path) -> None:
         self.path = path
+        self.read_from = read_from
+        self.pattern = _literal(read_from)
+        """The file as a parameter of ``read_csv``/``read_parquet``: itself, never a glob."""
         super().__init__()
         self.execute("SET TimeZone = 'UTC'")
 
     def _error(self, exc: duckdb.Error, doing: str) -> InputError:
         text = str(exc).split("\n")[0]
         if "CSV" in str(exc) or "sniffing" in text:
-            damage = csv_damage(self.path)
+            damage = csv_damage(self.read_from)
             if damage:
                 return InputError(f"{self.path}: not a readable CSV: {damage}")
         return InputError(f"{self.path}: cannot read it as a FOCUS export (CSV or Parquet): {text}")
@@ -111,7 +114,13 @@ class _Condition:
     params: tuple[Any, ...]
 
 
-def read_focus(path: Path, filters: FocusFilter, *, record: FileRecord | None = None) -> FocusRate:
+def read_focus(
+    path: Path,
+    filters: FocusFilter,
+    *,
+    record: FileRecord | None = None,
+    read_from: Path | None = None,
+) -> FocusRate:
     """The effective hourly rate of the rows of the FOCUS export at ``path`` that ``filters`` keep.
 
     ``record`` is the file's provenance when the caller already has it (its sha256 and size
@@ -119,11 +128,17 @@ def read_focus(path: Path, filters: FocusFilter, *, record: FileRecord | None = 
     row (1 = the first row after the header) for: a file that is not FOCUS, a column the filter
     or the rate needs and the file lacks, no row kept (with the rows each filter left), a kept
     row not in hours, zero hours, or kept rows in several currencies.
+
+    ``read_from`` (default ``path``) is the file whose bytes are read, such as a build's private
+    snapshot of ``path``; messages and the record still name ``path``.
     """
-    record = record or file_record(path)
-    with _FocusDb(path) as db:
-        source = _PARQUET if _is_parquet(path) else _CSV
-        described = db.execute(f"DESCRIBE SELECT * FROM {source}", [_literal(path)]).fetchall()
+    source_file = read_from or path
+    if record is None:
+        record = file_record(source_file).model_copy(update={"path": str(path)})
+    db = _FocusDb(path, source_file)
+    with db:
+        source = _PARQUET if _is_parquet(source_file) else _CSV
+        described = db.execute(f"DESCRIBE SELECT * FROM {source}", [db.pattern]).fetchall()
         columns = tuple(str(row[0]) for row in described)
         present = set(columns)
         _require(path, present, filters)
@@ -144,13 +159,13 @@ def read_focus(path: Path, filters: FocusFilter, *, record: FileRecord | None = 
         )
         conditions = _conditions(filters, present, instance_columns)
         if filters.period_start is not None or filters.period_end is not None:
-            _check_period_parses(db, path, rows_sql)
-        kept = _count(db, path, rows_sql, conditions)
+            _check_period_parses(db, rows_sql)
+        kept = _count(db, rows_sql, conditions)
         if kept[-1].rows == 0:
             steps = "; ".join(f"{step.filter}: {step.rows}" for step in kept)
             raise InputError(f"{path}: no row matches the filter (rows left: {steps})")
         where = " AND ".join(c.sql for c in conditions)
-        params = [_literal(path), *(p for c in conditions for p in c.params)]
+        params = [db.pattern, *(p for c in conditions for p in c.params)]
         db.execute(f"CREATE TABLE kept AS SELECT * FROM {rows_sql} WHERE {where}", params)
         currency = check_kept(db, path, filters.hour_units)
         return _rate(db, path, currency, record, filters, present, instance_columns, kept)
@@ -217,7 +232,8 @@ def focus_version(columns: set[str]) -> str:
 
 
 def _is_parquet(path: Path) -> bool:
-    """A Parquet file starts with ``PAR1``; anything else is read as CSV."""
+    """A Parquet file starts with ``PAR1``; anything else is read as CSV (``path`` was hashed
+    already, so it can be opened)."""
     try:
         with path.open("rb") as handle:
             return handle.read(4) == b"PAR1"
@@ -322,22 +338,20 @@ def _conditions(
     return out
 
 
-def _check_period_parses(db: Connection, path: Path, rows: str) -> None:
+def _check_period_parses(db: _FocusDb, rows: str) -> None:
     """Every row's ChargePeriodStart must be a timestamp before a period filter drops rows."""
     bad = db.execute(
         f"SELECT data_row, ChargePeriodStart FROM {rows} WHERE period_start IS NULL "
         "ORDER BY data_row LIMIT 1",
-        [_literal(path)],
+        [db.pattern],
     ).fetchone()
     if bad is not None:
         raise InputError(
-            f"{path}: data row {bad[0]}: ChargePeriodStart {bad[1]!r} is not a timestamp"
+            f"{db.path}: data row {bad[0]}: ChargePeriodStart {bad[1]!r} is not a timestamp"
         )
 
 
-def _count(
-    db: Connection, path: Path, rows: str, conditions: list[_Condition]
-) -> tuple[FilterCount, ...]:
+def _count(db: _FocusDb, rows: str, conditions: list[_Condition]) -> tuple[FilterCount, ...]:
     """The rows left after each filter, cumulatively, in one scan of ``rows``."""
     parts = ["count(*)"]
     params: list[Any] = []
@@ -346,9 +360,7 @@ def _count(
         parts.append(f"count(*) FILTER (WHERE {' AND '.join(c.sql for c in upto)})")
         params.extend(p for c in upto for p in c.params)
     # The FILTER clauses come before FROM in the text, so their values before the path.
-    counts = db.execute(
-        f"SELECT {', '.join(parts)} FROM {rows}", [*params, _literal(path)]
-    ).fetchone()
+    counts = db.execute(f"SELECT {', '.join(parts)} FROM {rows}", [*params, db.pattern]).fetchone()
     labels = ["all rows", *(c.label for c in conditions)]
     return tuple(
         FilterCount(filter=label, rows=int(n)) for label, n in zip(labels, counts, strict=True)

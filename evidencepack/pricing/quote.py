@@ -32,18 +32,23 @@ _OPTIONAL = frozenset({"quantity", "accelerators_per_server"})
 _NUMBERS = {"price": float, "quantity": int, "accelerators_per_server": int}
 
 
-def read_quote(path: Path, *, record: FileRecord | None = None) -> Quote:
+def read_quote(
+    path: Path, *, record: FileRecord | None = None, read_from: Path | None = None
+) -> Quote:
     """The quote in ``path`` (``.yaml``/``.yml`` or ``.csv``) with the file's provenance.
 
-    ``record`` is the file's provenance when the caller already has it. Raises ``InputError``
-    listing every problem as ``file:line:col: field: message``.
+    ``record`` is the file's provenance when the caller already has it; ``read_from`` (default
+    ``path``) is the file whose bytes are read, such as a build's private snapshot of ``path``
+    (messages and the record still name ``path``). Raises ``InputError`` listing every problem
+    as ``file:line:col: field: message``.
     """
+    source_file = read_from or path
     suffix = path.suffix.lower()
     problems: list[str] = []
     if suffix in (".yaml", ".yml"):
-        doc = load_located(path)
+        doc = load_located(path, read_from=source_file)
     elif suffix == ".csv":
-        doc = _csv_document(path, problems)
+        doc = _csv_document(path, source_file, problems)
     else:
         raise InputError(f"{path}: a quote is a .yaml, .yml or .csv file, not {suffix or 'this'}")
     content: QuoteFile | None = None
@@ -56,7 +61,9 @@ def read_quote(path: Path, *, record: FileRecord | None = None) -> Quote:
     if problems or content is None:
         ordered = sorted(set(problems), key=_position)
         raise InputError(f"{path}: {len(ordered)} problem(s) in the quote", ordered) from cause
-    return Quote(**dict(content), file=record or file_record(path))
+    if record is None:
+        record = file_record(source_file).model_copy(update={"path": str(path)})
+    return Quote(**dict(content), file=record)
 
 
 def _position(problem: str) -> tuple[int, int, str]:
@@ -68,12 +75,12 @@ def _position(problem: str) -> tuple[int, int, str]:
         return 0, 0, problem
 
 
-def _csv_document(path: Path, problems: list[str]) -> LocatedDocument:
+def _csv_document(path: Path, source_file: Path, problems: list[str]) -> LocatedDocument:
     """A CSV quote as the mapping a YAML quote would hold, each cell's line and column kept.
 
     Problems only CSV can have (cells differing between rows, unknown columns) are added to
     ``problems``; validation adds the rest, so every problem is reported at once."""
-    raw = read_limited(path, MAX_SPEC_BYTES, what="quote", label=str(path))
+    raw = read_limited(source_file, MAX_SPEC_BYTES, what="quote", label=str(path))
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

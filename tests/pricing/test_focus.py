@@ -385,3 +385,14 @@ def test_a_refund_row_is_netted(focus_csv: Path, tmp_path: Path) -> None:
     assert rate.hours == pytest.approx(5.283056)
     assert rate.rate_per_hour == pytest.approx(9.0 / 5.283056)
     assert "1 of the 9 kept row(s) have a negative ConsumedQuantity" in rate.warnings[1]
+
+
+def test_read_from_a_private_copy_names_the_cited_path(focus_csv: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "input"
+    copy.write_bytes(focus_csv.read_bytes())
+    cited = Path("evidence/bill.csv")
+    rate = read_focus(cited, G5, read_from=copy)
+    assert rate.file.path == "evidence/bill.csv"
+    assert rate.file.sha256 == read_focus(focus_csv, G5).file.sha256
+    with pytest.raises(InputError, match=r"^evidence/bill.csv: no row matches"):
+        read_focus(cited, FocusFilter(instance_type="p5.48xlarge"), read_from=copy)

@@ -207,3 +207,15 @@ def test_json_schema_agrees_with_the_reader(
         assert not ok
     else:
         assert ok
+
+
+def test_read_from_a_private_copy_names_the_cited_path(tmp_path: Path) -> None:
+    copy = _write(tmp_path, QUOTE_CSV.replace(",52,", ",lots,"), "input.csv")
+    cited = Path("quotes/q7.csv")
+    with pytest.raises(InputError) as caught:
+        read_quote(cited, read_from=copy)
+    assert caught.value.problems[0].startswith("quotes/q7.csv:2:8: lines[0].price: ")
+    good = _write(tmp_path, QUOTE_YAML, "input.yaml")
+    quote = read_quote(Path("quotes/q.yaml"), read_from=good)
+    assert quote.file.path == "quotes/q.yaml"
+    assert quote.file.sha256 == hashlib.sha256(good.read_bytes()).hexdigest()

@@ -33,6 +33,7 @@ def _documents() -> dict[str, type[BaseModel]]:
     from .mlperf.training_import import TrainingResult
     from .pack.manifest import EvidenceManifest
     from .pack.predicate import PackPredicate
+    from .pricing.models import QuoteFile
     from .signing.statement import Statement
     from .signing.verify import VerifyReport
 
@@ -49,6 +50,7 @@ def _documents() -> dict[str, type[BaseModel]]:
         "mlperf-training-result.v1.schema.json": TrainingResult,
         "pack-predicate.v1.schema.json": PackPredicate,
         "pack-statement.v1.schema.json": Statement,
+        "quote.v1.schema.json": QuoteFile,
         "verify-report.v1.schema.json": VerifyReport,
     }
 

@@ -1,0 +1,367 @@
+"""The effective hourly rate in a FinOps FOCUS cost-and-usage export (CSV or Parquet, 1.0+).
+
+DuckDB's bulk readers scan the file (``read_csv`` / ``read_parquet`` with the path bound as a
+parameter); every filter value travels as a parameter too. The SQL text is this module's own:
+column names in it come from FOCUS's fixed names, or from the file's ``x_`` columns once they
+are checked to be plain identifiers. Rows are never looped over in Python (but for naming the
+line of a CSV file DuckDB refused, in ``focus_checks.csv_damage``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..errors import InputError
+from ..provenance import FileRecord, file_record
+from ..store.connection import Connection
+from .focus_checks import check_kept, csv_damage, row_warnings, unit_price_range
+from .models import FilterCount, FocusFilter, FocusRate, utc
+
+REQUIRED = (
+    "BilledCost",
+    "BillingCurrency",
+    "BillingPeriodEnd",
+    "BillingPeriodStart",
+    "ChargeCategory",
+    "ChargePeriodEnd",
+    "ChargePeriodStart",
+    "EffectiveCost",
+)
+"""Columns every FOCUS cost-and-usage dataset has since 1.0: without them it is not FOCUS."""
+
+RATE_COLUMNS = ("ConsumedQuantity", "ConsumedUnit")
+"""The columns an hourly rate is computed from (conditional in FOCUS, needed here)."""
+
+PRICE_COLUMNS = ("ListUnitPrice", "ContractedUnitPrice", "PricingUnit")
+"""Read when present, to state the list and contracted unit prices beside the rate."""
+
+VERSION_MARKERS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("1.3", frozenset({"ServiceProviderName", "HostProviderName"})),
+    (
+        "1.2",
+        frozenset(
+            {
+                "BillingAccountType",
+                "SubAccountType",
+                "InvoiceId",
+                "PricingCurrency",
+                "PricingCurrencyContractedUnitPrice",
+                "PricingCurrencyEffectiveCost",
+                "PricingCurrencyListUnitPrice",
+            }
+        ),
+    ),
+    (
+        "1.1",
+        frozenset(
+            {
+                "SkuPriceDetails",
+                "SkuMeter",
+                "ServiceSubcategory",
+                "CapacityReservationId",
+                "CapacityReservationStatus",
+                "CommitmentDiscountQuantity",
+                "CommitmentDiscountUnit",
+            }
+        ),
+    ),
+)
+"""The columns each FOCUS version added, latest first; a file with none of them is 1.0."""
+
+_PROVIDER_COLUMNS = ("ServiceProviderName", "ProviderName")
+_REGION_COLUMNS = ("RegionId", "RegionName")
+_X_COLUMN = re.compile(r"x_[A-Za-z0-9_]{1,64}")
+
+_CSV = (
+    "read_csv(?, header = true, all_varchar = true, delim = ',', quote = '\"', escape = '\"', "
+    "nullstr = ['NULL', ''])"
+)
+"""FOCUS CSV is RFC 4180: the dialect is pinned, never sniffed (a damaged file is an error)."""
+_PARQUET = "read_parquet(?)"
+
+
+class _FocusDb(Connection):
+    """A private in-memory DuckDB for one FOCUS export; a failure names the file."""
+
+    def __init__(self, path: Path, read_from: Path) -> None:
+        self.path = path
+        self.read_from = read_from
+        self.pattern = _literal(read_from)
+        """The file as a parameter of ``read_csv``/``read_parquet``: itself, never a glob."""
+        super().__init__()
+        self.execute("SET TimeZone = 'UTC'")
+
+    def _error(self, exc: duckdb.Error, doing: str) -> InputError:
+        text = str(exc).split("\n")[0]
+        if "CSV" in str(exc) or "sniffing" in text:
+            damage = csv_damage(self.read_from)
+            if damage:
+                return InputError(f"{self.path}: not a readable CSV: {damage}")
+        return InputError(f"{self.path}: cannot read it as a FOCUS export (CSV or Parquet): {text}")
+
+
+@dataclass(frozen=True)
+class _Condition:
+    """One filter as SQL of this module's own and the values bound to it."""
+
+    label: str
+    sql: str
+    params: tuple[Any, ...]
+
+
+def read_focus(
+    path: Path,
+    filters: FocusFilter,
+    *,
+    record: FileRecord | None = None,
+    read_from: Path | None = None,
+) -> FocusRate:
+    """The effective hourly rate of the rows of the FOCUS export at ``path`` that ``filters`` keep.
+
+    ``record`` is the file's provenance when the caller already has it (its sha256 and size
+    are then not computed again). Raises ``InputError`` naming the file and the column or data
+    row (1 = the first row after the header) for: a file that is not FOCUS, a column the filter
+    or the rate needs and the file lacks, no row kept (with the rows each filter left), a kept
+    row not in hours, zero hours, or kept rows in several currencies.
+
+    ``read_from`` (default ``path``) is the file whose bytes are read, such as a build's private
+    snapshot of ``path``; messages and the record still name ``path``.
+    """
+    source_file = read_from or path
+    if record is None:
+        record = file_record(source_file).model_copy(update={"path": str(path)})
+    db = _FocusDb(path, source_file)
+    with db:
+        source = _PARQUET if _is_parquet(source_file) else _CSV
+        described = db.execute(f"DESCRIBE SELECT * FROM {source}", [db.pattern]).fetchall()
+        columns = tuple(str(row[0]) for row in described)
+        present = set(columns)
+        _require(path, present, filters)
+        instance_columns = _instance_columns(columns) if filters.instance_type else ()
+        wanted = [
+            name
+            for name in (*REQUIRED, *RATE_COLUMNS, *PRICE_COLUMNS, *_PROVIDER_COLUMNS)
+            + (*_REGION_COLUMNS, "SkuId", "PricingCategory", *instance_columns)
+            if name in present
+        ]
+        select = ", ".join(f"CAST({_quote(name)} AS VARCHAR) AS {_quote(name)}" for name in wanted)
+        # Streamed, never stored whole: only the kept rows become a table. row_number() over
+        # the file's rows in order (insertion order is preserved) is the data row.
+        rows_sql = (
+            "(SELECT *, TRY_CAST(ChargePeriodStart AS TIMESTAMPTZ) AS period_start, "
+            "TRY_CAST(ChargePeriodEnd AS TIMESTAMPTZ) AS period_end FROM "
+            f"(SELECT row_number() OVER () AS data_row, {select} FROM {source}))"
+        )
+        conditions = _conditions(filters, present, instance_columns)
+        if filters.period_start is not None or filters.period_end is not None:
+            _check_period_parses(db, rows_sql)
+        kept = _count(db, rows_sql, conditions)
+        if kept[-1].rows == 0:
+            steps = "; ".join(f"{step.filter}: {step.rows}" for step in kept)
+            raise InputError(f"{path}: no row matches the filter (rows left: {steps})")
+        where = " AND ".join(c.sql for c in conditions)
+        params = [db.pattern, *(p for c in conditions for p in c.params)]
+        db.execute(f"CREATE TABLE kept AS SELECT * FROM {rows_sql} WHERE {where}", params)
+        currency = check_kept(db, path, filters.hour_units)
+        return _rate(db, path, currency, record, filters, present, instance_columns, kept)
+
+
+def _rate(
+    db: Connection,
+    path: Path,
+    currency: str,
+    record: FileRecord,
+    filters: FocusFilter,
+    present: set[str],
+    instance_columns: tuple[str, ...],
+    kept: tuple[FilterCount, ...],
+) -> FocusRate:
+    """The rate of the checked ``kept`` table: its sums, period and stated unit prices."""
+    total = db.execute(
+        "SELECT count(*), sum(CAST(EffectiveCost AS DOUBLE)), "
+        "sum(CAST(ConsumedQuantity AS DOUBLE)), min(period_start), max(period_end) FROM kept"
+    ).fetchone()
+    rows, cost, hours, first, last = total
+    if hours <= 0:
+        raise InputError(
+            f"{path}: ConsumedQuantity: the {rows} kept row(s) sum to {hours:g} hours; "
+            "a rate needs hours"
+        )
+    if cost <= 0:
+        why = (
+            "every one costs nothing (covered by a commitment bought elsewhere, or a credit)"
+            if cost == 0
+            else "a negative cost (credits kept by the filter?)"
+        )
+        raise InputError(
+            f"{path}: EffectiveCost: the {rows} kept row(s) sum to {cost:g} {currency}: "
+            f"{why}; no rate can be derived from them"
+        )
+    return FocusRate(
+        file=record,
+        focus_version=focus_version(present),
+        filter=filters,
+        rate_per_hour=cost / hours,
+        currency=currency,
+        rows=rows,
+        hours=hours,
+        effective_cost=cost,
+        period_start=utc(first),
+        period_end=utc(last),
+        list_unit_price=unit_price_range(db, present, "ListUnitPrice", filters.hour_units),
+        contracted_unit_price=unit_price_range(
+            db, present, "ContractedUnitPrice", filters.hour_units
+        ),
+        instance_type_columns=instance_columns,
+        kept=kept,
+        warnings=row_warnings(db, rows),
+    )
+
+
+def focus_version(columns: set[str]) -> str:
+    """The FOCUS version the columns show: the latest whose added columns appear, else 1.0."""
+    for version, markers in VERSION_MARKERS:
+        if markers & columns:
+            return version
+    return "1.0"
+
+
+def _is_parquet(path: Path) -> bool:
+    """A Parquet file starts with ``PAR1``; anything else is read as CSV (``path`` was hashed
+    already, so it can be opened)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(4) == b"PAR1"
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc
+
+
+def _literal(path: Path) -> str:
+    """``path`` as a DuckDB file pattern that matches only itself.
+
+    DuckDB's readers expand glob characters: ``bill [2024].csv`` would read ``bill 2.csv``, and
+    ``bill*.csv`` every bill. Each ``*``, ``?`` and ``[`` is put in brackets, matching itself.
+    """
+    return re.sub(r"([*?\[])", r"[\1]", str(path))
+
+
+def _quote(name: str) -> str:
+    """A column name as a SQL identifier (names are FOCUS's own or checked ``x_`` names)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _require(path: Path, present: set[str], filters: FocusFilter) -> None:
+    """Refuse a file that is not FOCUS, or lacks a column the rate or the filter needs."""
+    missing = [name for name in REQUIRED if name not in present]
+    if missing:
+        raise InputError(
+            f"{path}: not a FOCUS cost-and-usage export: the required column(s) "
+            f"{', '.join(missing)} are missing (it has {len(present)} column(s): "
+            f"{', '.join(sorted(present)[:8])}{', ...' if len(present) > 8 else ''})"
+        )
+    needs: list[str] = [f"{name} (for the rate)" for name in RATE_COLUMNS if name not in present]
+    alternatives = {
+        "provider": (filters.provider, _PROVIDER_COLUMNS),
+        "region": (filters.region, _REGION_COLUMNS),
+        "sku": (filters.sku, ("SkuId",)),
+        "pricing_category": (filters.pricing_category, ("PricingCategory",)),
+    }
+    for field, (value, names) in alternatives.items():
+        if value is not None and not present & set(names):
+            needs.append(f"{' or '.join(names)} (for {field})")
+    if filters.instance_type is not None and not _instance_columns(tuple(sorted(present))):
+        needs.append("SkuPriceDetails, an x_ column or ChargeDescription (for instance_type)")
+    if needs:
+        raise InputError(f"{path}: missing column(s) the filter needs: {'; '.join(needs)}")
+
+
+def _instance_columns(columns: tuple[str, ...]) -> tuple[str, ...]:
+    """The columns an instance type may be named in, in the file's order."""
+    return tuple(
+        name
+        for name in columns
+        if name in ("SkuPriceDetails", "ChargeDescription") or _X_COLUMN.fullmatch(name)
+    )
+
+
+def _conditions(
+    filters: FocusFilter, present: set[str], instance_columns: tuple[str, ...]
+) -> list[_Condition]:
+    """The filters that are set, in the order they are applied and counted."""
+    out = [
+        _Condition(
+            f"ChargeCategory = {filters.charge_category}",
+            "lower(trim(ChargeCategory)) = lower(?)",
+            (filters.charge_category,),
+        )
+    ]
+
+    def any_of(names: tuple[str, ...], value: str) -> tuple[str, tuple[Any, ...]]:
+        used = [name for name in names if name in present]
+        sql = " OR ".join(f"lower(trim({_quote(name)})) = lower(?)" for name in used)
+        return f"({sql})", (value,) * len(used)
+
+    for label, value, names in (
+        ("provider", filters.provider, _PROVIDER_COLUMNS),
+        ("pricing_category", filters.pricing_category, ("PricingCategory",)),
+        ("sku", filters.sku, ("SkuId",)),
+        ("region", filters.region, _REGION_COLUMNS),
+    ):
+        if value is not None:
+            sql, params = any_of(names, value)
+            out.append(_Condition(f"{label} = {value}", sql, params))
+    if filters.instance_type is not None:
+        text = ", ".join(_quote(name) for name in instance_columns)
+        word = re.escape(filters.instance_type.lower())
+        out.append(
+            _Condition(
+                f"instance_type = {filters.instance_type}",
+                f"regexp_matches(lower(concat_ws(' | ', {text})), ?)",
+                (f"(^|[^a-z0-9.\\-]){word}($|[^a-z0-9.\\-])",),
+            )
+        )
+    for bound, operator in ((filters.period_start, ">="), (filters.period_end, "<")):
+        if bound is not None:
+            moment = utc(bound)
+            out.append(
+                _Condition(
+                    f"ChargePeriodStart {operator} {moment.isoformat()}",
+                    f"period_start {operator} ?",
+                    (moment,),
+                )
+            )
+    return out
+
+
+def _check_period_parses(db: _FocusDb, rows: str) -> None:
+    """Every row's ChargePeriodStart must be a timestamp before a period filter drops rows."""
+    bad = db.execute(
+        f"SELECT data_row, ChargePeriodStart FROM {rows} WHERE period_start IS NULL "
+        "ORDER BY data_row LIMIT 1",
+        [db.pattern],
+    ).fetchone()
+    if bad is not None:
+        raise InputError(
+            f"{db.path}: data row {bad[0]}: ChargePeriodStart {bad[1]!r} is not a timestamp"
+        )
+
+
+def _count(db: _FocusDb, rows: str, conditions: list[_Condition]) -> tuple[FilterCount, ...]:
+    """The rows left after each filter, cumulatively, in one scan of ``rows``."""
+    parts = ["count(*)"]
+    params: list[Any] = []
+    for index in range(len(conditions)):
+        upto = conditions[: index + 1]
+        parts.append(f"count(*) FILTER (WHERE {' AND '.join(c.sql for c in upto)})")
+        params.extend(p for c in upto for p in c.params)
+    # The FILTER clauses come before FROM in the text, so their values before the path.
+    counts = db.execute(f"SELECT {', '.join(parts)} FROM {rows}", [*params, db.pattern]).fetchone()
+    labels = ["all rows", *(c.label for c in conditions)]
+    return tuple(
+        FilterCount(filter=label, rows=int(n)) for label, n in zip(labels, counts, strict=True)
+    )

@@ -1,0 +1,240 @@
+"""The models of prices as evidence: a FOCUS row filter and the rate it yields, and a quote.
+
+No DuckDB here: a spec may hold a ``FocusFilter`` or cite a quote without loading the store.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints, ValidationInfo, field_validator
+
+from .._models import NonEmptyStr, NonNegativeFloat, PositiveFloat, StrictModel
+from .._numbers import plain
+from ..provenance import FileRecord
+
+CurrencyCode = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
+"""An ISO 4217 currency code, upper case (``USD``, ``EUR``)."""
+
+DEFAULT_HOUR_UNITS: tuple[str, ...] = ("Hours", "Hour", "Hrs", "Hr")
+"""The ``ConsumedUnit`` values read as hours unless a filter names others."""
+
+HOURS_PER_MONTH = 730.0
+"""Hours in a month for a per-month quote line: 8,760 hours a year over 12 months."""
+
+
+class FocusFilter(StrictModel):
+    """Which rows of a FOCUS export make up one rate: every stated field must match a row."""
+
+    provider: NonEmptyStr | None = Field(
+        default=None,
+        description="The provider, matched case-insensitively against ProviderName (FOCUS 1.0 "
+        "to 1.2) or ServiceProviderName (1.3 and later), e.g. AWS.",
+    )
+    sku: NonEmptyStr | None = Field(
+        default=None, description="The SkuId of the priced offering, matched exactly."
+    )
+    instance_type: NonEmptyStr | None = Field(
+        default=None,
+        description="The instance type, e.g. p5.48xlarge. FOCUS has no standard column for it, so "
+        "it is matched as a whole word (case-insensitively) in SkuPriceDetails (1.1 and later), "
+        "in the provider's x_ columns (x_UsageType, x_SkuDetails, ...) and in ChargeDescription, "
+        "whichever the file has; the columns searched are stated in the rate.",
+    )
+    region: NonEmptyStr | None = Field(
+        default=None,
+        description="The region, matched case-insensitively against RegionId or RegionName "
+        "(us-east-1 or US East (N. Virginia)).",
+    )
+    period_start: dt.datetime | None = Field(
+        default=None,
+        description="Keep rows whose ChargePeriodStart is at or after this instant (UTC when no "
+        "zone is given).",
+    )
+    period_end: dt.datetime | None = Field(
+        default=None,
+        description="Keep rows whose ChargePeriodStart is before this instant (exclusive; UTC "
+        "when no zone is given).",
+    )
+    charge_category: NonEmptyStr = Field(
+        default="Usage",
+        description="The ChargeCategory to keep (Usage, Purchase, Tax, Credit, Adjustment), "
+        "case-insensitively.",
+    )
+    pricing_category: NonEmptyStr | None = Field(
+        default=None,
+        description="The PricingCategory to keep, case-insensitively: Standard (on-demand), "
+        "Committed (reserved, savings plan), Dynamic (spot) or Other.",
+    )
+    hour_units: tuple[NonEmptyStr, ...] = Field(
+        default=DEFAULT_HOUR_UNITS,
+        min_length=1,
+        description="The ConsumedUnit (and PricingUnit) values that mean hours, compared "
+        "case-insensitively; a kept row in any other unit is an error.",
+    )
+
+    @field_validator("period_end")
+    @classmethod
+    def _period_in_order(
+        cls, value: dt.datetime | None, info: ValidationInfo
+    ) -> dt.datetime | None:
+        start = info.data.get("period_start")
+        if value is not None and isinstance(start, dt.datetime) and _utc(start) >= _utc(value):
+            raise ValueError(f"{value} is not after period_start {start}")
+        return value
+
+
+def _utc(moment: dt.datetime) -> dt.datetime:
+    """``moment`` as an aware UTC instant (a naive one is read as UTC)."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=dt.UTC)
+    return moment.astimezone(dt.UTC)
+
+
+utc = _utc
+
+
+class FilterCount(StrictModel):
+    """How many rows were left after one filter (the filters apply one after another)."""
+
+    filter: str = Field(description="The filter applied, e.g. 'region = us-east-1'.")
+    rows: int = Field(ge=0, description="The rows left after it and every filter before it.")
+
+
+class UnitPriceRange(StrictModel):
+    """The lowest and highest unit price stated on the kept rows, per pricing unit (hour)."""
+
+    low: NonNegativeFloat = Field(description="The lowest unit price on a kept row.")
+    high: NonNegativeFloat = Field(description="The highest unit price on a kept row.")
+
+
+class FocusRate(StrictModel):
+    """The effective hourly rate a FOCUS export gives for the rows one filter keeps."""
+
+    file: FileRecord = Field(description="The export read: path, size and sha256.")
+    focus_version: str = Field(
+        description="The FOCUS version told from the columns present: 1.0, 1.1, 1.2 or 1.3 "
+        "(the earliest version that has every versioned column seen)."
+    )
+    filter: FocusFilter = Field(description="The filter that selected the rows.")
+    rate_per_hour: PositiveFloat = Field(
+        description="sum(EffectiveCost) / sum(ConsumedQuantity) over the kept rows, in currency "
+        "per hour."
+    )
+    currency: CurrencyCode = Field(description="The BillingCurrency of every kept row.")
+    rows: int = Field(ge=1, description="The rows kept and summed.")
+    hours: PositiveFloat = Field(description="sum(ConsumedQuantity) over the kept rows.")
+    effective_cost: PositiveFloat = Field(description="sum(EffectiveCost) over the kept rows.")
+    period_start: dt.datetime = Field(description="The earliest ChargePeriodStart kept (UTC).")
+    period_end: dt.datetime = Field(description="The latest ChargePeriodEnd kept (UTC).")
+    list_unit_price: UnitPriceRange | None = Field(
+        default=None,
+        description="ListUnitPrice on the kept rows, when the file has it and every kept row is "
+        "priced per hour.",
+    )
+    contracted_unit_price: UnitPriceRange | None = Field(
+        default=None,
+        description="ContractedUnitPrice on the kept rows, when the file has it and every kept "
+        "row is priced per hour.",
+    )
+    instance_type_columns: tuple[str, ...] = Field(
+        default=(), description="The columns the instance type was matched in."
+    )
+    kept: tuple[FilterCount, ...] = Field(
+        description="The rows left after each filter, from the whole file to the kept rows."
+    )
+    warnings: tuple[str, ...] = Field(
+        default=(), description="What a reader of the rate should know (zero-cost rows, ...)."
+    )
+
+    def summary(self) -> str:
+        """The rate and where it comes from, in one sentence for a claim ledger."""
+        start = self.period_start.strftime("%Y-%m-%d %H:%M")
+        end = self.period_end.strftime("%Y-%m-%d %H:%M")
+        return (
+            f"{plain(self.rate_per_hour)} {self.currency} per hour: EffectiveCost "
+            f"{plain(self.effective_cost)} {self.currency} over {plain(self.hours)} hours in "
+            f"{self.rows} row(s) of the FOCUS {self.focus_version} export "
+            f"{Path(self.file.path).name} (sha256 {self.file.sha256[:12]}), charge periods "
+            f"{start} to {end} UTC"
+        )
+
+
+QuoteUnit = Literal[
+    "accelerator-hour",
+    "server-hour",
+    "accelerator-month",
+    "server-month",
+    "accelerator",
+    "server",
+]
+"""What one quoted price buys: an hour or a month of use, or one unit outright."""
+
+
+class QuoteLine(StrictModel):
+    """One priced line of a quote."""
+
+    item: NonEmptyStr = Field(description="What is priced, e.g. '8x B200 server'.")
+    unit: QuoteUnit = Field(
+        description="What the price buys: an accelerator-hour, a server-hour, an "
+        "accelerator-month or server-month of use, or one accelerator or server outright."
+    )
+    price: PositiveFloat = Field(description="The price per unit, in the quote's currency.")
+    quantity: int | None = Field(
+        default=None, ge=1, description="How many units the quote offers at this price."
+    )
+    accelerators_per_server: int | None = Field(
+        default=None,
+        ge=1,
+        description="Accelerators in one server, to turn a server price into one per "
+        "accelerator and back.",
+    )
+
+
+class QuoteFile(StrictModel):
+    """A supplier's quote as written in its file: who offers what at which price, until when."""
+
+    supplier: NonEmptyStr = Field(description="The supplier that issued the quote.")
+    reference: NonEmptyStr = Field(description="The supplier's reference for the quote.")
+    currency: CurrencyCode = Field(description="The ISO 4217 currency of every price, e.g. USD.")
+    issued: dt.date = Field(description="The date the quote was issued (YYYY-MM-DD).")
+    valid_until: dt.date = Field(
+        description="The last date the quote holds (YYYY-MM-DD), on or after issued."
+    )
+    # A list: pydantic adds a spurious "at least 1 item" to a tuple whose item is invalid.
+    lines: list[QuoteLine] = Field(
+        min_length=1, description="The priced lines, each item named once."
+    )
+
+    @field_validator("valid_until")
+    @classmethod
+    def _not_before_issued(cls, value: dt.date, info: ValidationInfo) -> dt.date:
+        issued = info.data.get("issued")
+        if isinstance(issued, dt.date) and value < issued:
+            raise ValueError(f"{value} is before the issue date {issued}")
+        return value
+
+    @field_validator("lines")
+    @classmethod
+    def _items_unique(cls, value: list[QuoteLine]) -> list[QuoteLine]:
+        seen: set[str] = set()
+        for line in value:
+            if line.item in seen:
+                raise ValueError(f"the item {line.item!r} is quoted twice")
+            seen.add(line.item)
+        return value
+
+
+class Quote(QuoteFile):
+    """A quote as read, with the file it came from (its digest goes to the ledger)."""
+
+    file: FileRecord = Field(description="The quote file: path, size and sha256.")
+
+    def summary(self) -> str:
+        """Who quoted, when, until when, and the file, in one phrase for a claim ledger."""
+        return (
+            f"quote {self.reference} from {self.supplier}, issued {self.issued}, valid until "
+            f"{self.valid_until} ({Path(self.file.path).name}, sha256 {self.file.sha256[:12]})"
+        )

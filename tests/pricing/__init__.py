@@ -1,0 +1,1 @@
+"""Tests of prices as evidence: FOCUS exports and quotes."""

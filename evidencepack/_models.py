@@ -11,6 +11,7 @@ Sha256Hex = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 
 NonEmptyStr = Annotated[str, StringConstraints(min_length=1, strip_whitespace=True)]
 # Strict: a YAML ``true`` or ``"3"`` is not a number (lax pydantic reads ``true`` as 1.0).
+PositiveFloat = Annotated[float, Strict(), Field(gt=0, allow_inf_nan=False)]
 NonNegativeFloat = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]
 Fraction = Annotated[float, Strict(), Field(ge=0, le=1, allow_inf_nan=False)]
 

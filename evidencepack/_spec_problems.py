@@ -29,8 +29,13 @@ def raw_paths(data: object) -> Iterator[tuple[Loc, str]]:
         yield ("dataset", "path"), dataset["path"]
     candidates = data.get("candidates")
     for ci, candidate in enumerate(candidates if isinstance(candidates, list) else []):
+        price = candidate.get("price") if isinstance(candidate, dict) else None
+        for source in ("focus", "quote"):
+            cited = price.get(source) if isinstance(price, dict) else None
+            if isinstance(cited, dict) and isinstance(cited.get("path"), str) and cited["path"]:
+                yield ("candidates", ci, "price", source, "path"), cited["path"]
         evidence = candidate.get("evidence") if isinstance(candidate, dict) else None
-        for role in ("mlperf", "runs", "scores"):
+        for role in ("mlperf", "runs", "scores", "references"):
             refs = evidence.get(role) if isinstance(evidence, dict) else None
             for ri, ref in enumerate(refs if isinstance(refs, list) else []):
                 if isinstance(ref, dict) and isinstance(ref.get("path"), str) and ref["path"]:

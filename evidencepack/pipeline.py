@@ -20,6 +20,7 @@ from . import __version__, progress
 from .analyze.decision import decide
 from .analyze.gather import gather
 from .analyze.models import DecisionDocument
+from .analyze.price_read import read_prices
 from .inputs.collect import Collected, Collector, copy_inputs
 from .inputs.snapshot import Snapshots
 from .limits import MAX_SPEC_BYTES
@@ -85,10 +86,20 @@ def compile_pack(
     progress.stage(f"reading and hashing the inputs of {spec_path}")
     collector = Collector(loaded, taken)
     evidence = gather(loaded, store, collector)
+    # A price cited as a FOCUS export or a quote is read from that file (packed like evidence).
+    analysed, price_problems, priced = read_prices(loaded, collector)
+    for candidate, problems in price_problems.items():
+        evidence[candidate].problems += problems
     progress.stage("analysing: checks, capacity, cost, quality, decision")
     spec_file = collector.result.files[SPEC_PATH]
     decision = decide(
-        loaded.spec, spec_file.sha256, evidence, collector.result.input_files(), as_of=options.as_of
+        analysed,
+        spec_file.sha256,
+        evidence,
+        collector.result.input_files(),
+        as_of=options.as_of,
+        written=loaded.spec,
+        priced=priced,
     )
     save_decision(store, decision)
     return Compiled(loaded=loaded, decision=decision, collected=collector.result)

@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, Strict
+from pydantic import Field, Strict, model_validator
 
 from ._models import Fraction, NonEmptyStr, NonNegativeFloat, Sha256Hex
 from ._spec_problems import by_position, id_problems, path_problem, raw_paths, semantic_problems
 from ._validation import located_problem, validate_located
 from ._yaml import Loc, load_located
 from .errors import SpecError
-from .spec_cost import Basis, Facility, Own, Power, Rent
+from .spec_cost import Basis, Facility, FocusPrice, Own, Power, QuotePrice, Rent
 from .spec_fit import DeclaredConditions, ExchangeRate, FitPolicy
 from .spec_types import (
     CheckId,
@@ -233,9 +233,14 @@ class Stack(SpecModel):
 class Price(SpecModel):
     """What an accelerator-hour costs, where that figure comes from and how it is billed."""
 
-    """What one accelerator-hour costs."""
-    per_accelerator_hour: PricePerHour
-    """What one accelerator-hour costs."""
+    per_accelerator_hour: PricePerHour | None = None
+    """What one accelerator-hour costs (give it, or cite ``focus`` or ``quote``)."""
+    focus: FocusPrice | None = None
+    """A FOCUS cost-and-usage export the rate is read from (its rows are evidence)."""
+    quote: QuotePrice | None = None
+    """A supplier's quote file the rate is read from (one of its lines)."""
+    valid_until: dt.date | None = None
+    """The last date the price holds (a quote's validity; a decision dated later warns)."""
     currency: Currency = "USD"
     """ISO 4217 currency code (default USD)."""
     source: NonEmptyStr | None = Field(
@@ -249,6 +254,20 @@ class Price(SpecModel):
         description="server: whole servers are bought or rented, so the idle accelerator slots "
         "of the last server are paid for; accelerator: accelerators are billed one by one",
     )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Price:
+        stated = [
+            name
+            for name in ("per_accelerator_hour", "focus", "quote")
+            if getattr(self, name) is not None
+        ]
+        if len(stated) != 1:
+            raise ValueError(
+                "give the price one way: per_accelerator_hour, focus (a FOCUS export) or quote "
+                f"(a quote file); found {', '.join(stated) or 'none'}"
+            )
+        return self
 
 
 class EvidenceRef(SpecModel):

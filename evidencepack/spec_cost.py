@@ -17,7 +17,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, Strict, model_validator
 
-from ._models import NonEmptyStr
+from ._models import NonEmptyStr, Sha256Hex
+from .pricing.models import FocusFilter
 from .spec_types import Currency, PositiveInt, SpecModel
 
 Money = Annotated[float, Strict(), Field(ge=0, le=1e12, allow_inf_nan=False)]
@@ -105,3 +106,26 @@ class Facility(Sourced):
     """Software licences, per accelerator and year."""
     operations_per_server_year: Money = 0.0
     """Operations (staff, support contracts), per server and year."""
+
+
+class FocusPrice(FocusFilter):
+    """A price read from a FinOps FOCUS cost-and-usage export: the effective hourly rate of the
+    rows the filter keeps (sum of EffectiveCost over sum of consumed hours)."""
+
+    path: NonEmptyStr
+    """The export (CSV or Parquet), relative to the spec: packed and hashed like evidence."""
+    sha256: Sha256Hex | None = None
+    """The export's sha256: the build fails (PROV-FILES) if the bytes differ."""
+    accelerators_per_instance: PositiveInt = 1
+    """Accelerators one billed instance holds: the hourly rate is divided by it."""
+
+
+class QuotePrice(SpecModel):
+    """A price read from a supplier's quote file (YAML or CSV): one named line of it."""
+
+    path: NonEmptyStr
+    """The quote, relative to the spec: packed and hashed like evidence."""
+    sha256: Sha256Hex | None = None
+    """The quote's sha256: the build fails (PROV-FILES) if the bytes differ."""
+    item: NonEmptyStr
+    """The quote line that prices the candidate (per accelerator- or server-hour or -month)."""

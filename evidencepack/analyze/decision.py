@@ -17,6 +17,7 @@ from .judgements import Robustness
 from .models import (
     CandidateVerdict,
     CheckResult,
+    Claim,
     DecisionDocument,
     EvidenceLink,
     InputFile,
@@ -24,6 +25,7 @@ from .models import (
     Status,
     Verdict,
 )
+from .price_read import PricedFrom
 from .ranking import Standing, ranked
 from .robustness import robustness
 from .tco import on_basis, summarise
@@ -37,8 +39,12 @@ def decide(
     inputs: Sequence[InputFile],
     *,
     as_of: dt.date | None = None,
+    written: PackSpec | None = None,
+    priced: Mapping[str, PricedFrom] | None = None,
 ) -> DecisionDocument:
-    """The whole analysis of a pack. ``as_of`` (default: the decision date) dates the waivers."""
+    """The whole analysis of a pack. ``as_of`` (default: the decision date) dates the waivers;
+    ``written`` is the spec as the pack records it when ``spec`` carries rates read from cited
+    price files (``priced``: the file each was read from)."""
     as_of = as_of or spec.decision.date
     spec_link = EvidenceLink(row="spec", file_sha256=spec_sha256, pack_path=SPEC_PATH)
     shared = shared_files(evidence)
@@ -94,15 +100,41 @@ def decide(
         references=tuple(ref for a in analyses for ref in a.references),
         public_references=tuple(ref for a in analyses for ref in a.public),
         training_references=tuple(ref for a in analyses for ref in a.training),
-        claims=tuple(claim for a in analyses for claim in a.claims),
+        claims=tuple(claim for a in analyses for claim in a.claims)
+        + tuple(_price_claims(spec, priced or {})),
         findings=tuple(finding for a in analyses for finding in a.findings),
         robustness=robust,
         cost_bases=bases,
         waivers_applied=tuple(applied),
         waivers_rejected=tuple(rejected),
         inputs=tuple(sorted(inputs, key=lambda f: f.pack_path)),
-        spec=spec,
+        spec=written or spec,
     )
+
+
+def _price_claims(spec: PackSpec, priced: Mapping[str, PricedFrom]) -> list[Claim]:
+    """Each rate read from a cited price file, linked to that file's digest."""
+    out = []
+    for cid, source in sorted(priced.items()):
+        price = spec.candidate(cid).price
+        out.append(
+            Claim(
+                id=f"cost.{cid}.price_file",
+                kind="inherited",
+                candidate=cid,
+                statement=f"price per accelerator-hour read from {source.summary}",
+                value=price.per_accelerator_hour,
+                unit=f"{price.currency}/accelerator-hour",
+                evidence=(
+                    EvidenceLink(
+                        row=source.file.spec_path,
+                        file_sha256=source.file.sha256,
+                        pack_path=source.file.pack_path,
+                    ),
+                ),
+            )
+        )
+    return out
 
 
 def _overall(spec: PackSpec, checks: Sequence[CheckResult], recommendation: str | None) -> Verdict:

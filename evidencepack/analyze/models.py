@@ -38,7 +38,7 @@ class InputFile(StrictModel):
 
     pack_path: str = Field(description="relative POSIX path inside the pack (inputs/...)")
     spec_path: str = Field(description="the path as the spec names it")
-    role: Literal["spec", "dataset", "mlperf", "runs", "scores", "references"]
+    role: Literal["spec", "dataset", "mlperf", "runs", "scores", "references", "prices"]
     candidate: str | None = None
     sha256: Sha256Hex
     size_bytes: int = Field(ge=0)
@@ -241,7 +241,7 @@ class Cost(StrictModel):
 
     candidate: str
     currency: str
-    price_per_accelerator_hour: float
+    price_per_accelerator_hour: float | None
     utilisation: float
     per_million_output_tokens: float | None
     per_request: float | None

@@ -28,7 +28,7 @@ class PriceTerms:
 
     currency: str
     per_accelerator_hour: float | None
-    quoted: float
+    quoted: float | None
     quoted_currency: str
     rate: ExchangeRate | None
     problem: str | None
@@ -66,6 +66,16 @@ def price_terms(spec: PackSpec, candidate: Candidate) -> PriceTerms:
     """The candidate's price in the decision's currency, converted at a stated rate if needed."""
     price = candidate.price
     currency = decision_currency(spec)
+    if price.per_accelerator_hour is None:
+        cited = price.focus or price.quote
+        return PriceTerms(
+            price.currency,
+            None,
+            None,
+            price.currency,
+            None,
+            f"no rate could be read from {cited.path if cited else 'the spec'}: see PROV-FILES",
+        )
     if currency is None:
         shown = ", ".join(sorted({f"{c.id} {c.price.currency}" for c in spec.candidates}))
         return PriceTerms(
@@ -128,12 +138,14 @@ def price_check(context: CandidateContext) -> CheckResult:
         _, _, problem = convert(spec, 1.0, figure.currency)
         if problem is not None:
             (fails if label == spec.cost_basis else warns).append(f"{label}: {problem}")
-    text = f"{terms.quoted_currency} {terms.quoted:g} per accelerator-hour"
+    text = f"{terms.quoted_currency} {terms.quoted or 0:g} per accelerator-hour"
     if terms.rate is not None and terms.per_accelerator_hour is not None:
         text += (
             f" = {terms.currency} {terms.per_accelerator_hour:.4g} at {terms.rate.rate:g} "
             f"{terms.currency}/{terms.rate.currency} ({terms.rate.source}, {terms.rate.as_of})"
         )
+    if price.valid_until is not None and price.valid_until < spec.decision.date:
+        warns.append(f"the price was valid until {price.valid_until}, before the decision")
     if price.as_of is None:
         warns.append("the price states no date (price.as_of)")
     else:

@@ -40,7 +40,11 @@ def scaled_prices(candidate: Candidate, factor: float) -> Candidate:
     scaled by ``factor``."""
     update: dict[str, object] = {
         "price": candidate.price.model_copy(
-            update={"per_accelerator_hour": candidate.price.per_accelerator_hour * factor}
+            update={
+                "per_accelerator_hour": None
+                if candidate.price.per_accelerator_hour is None
+                else candidate.price.per_accelerator_hour * factor
+            }
         ),
         "rent": [
             r.model_copy(
@@ -85,14 +89,16 @@ def _standings(
             for c in checks
         )
         capacity = size_candidate(spec, candidate, analysis.points)
+        scaled, base = (
+            candidate.price.per_accelerator_hour,
+            analysis.candidate.price.per_accelerator_hour,
+        )
         terms = dataclasses.replace(
             analysis.price,
             per_accelerator_hour=(
-                None
-                if analysis.price.per_accelerator_hour is None
-                else analysis.price.per_accelerator_hour
-                * candidate.price.per_accelerator_hour
-                / analysis.candidate.price.per_accelerator_hour
+                analysis.price.per_accelerator_hour * scaled / base
+                if analysis.price.per_accelerator_hour is not None and scaled and base
+                else None
             ),
         )
         cost = cost_of(spec, candidate, capacity, (), terms)

@@ -29,7 +29,7 @@ from ..provenance import sha256_file
 from ..spec import EvidenceRef, LoadedSpec
 from .snapshot import Snapshots, require_regular
 
-Role = Literal["spec", "dataset", "mlperf", "runs", "scores", "references"]
+Role = Literal["spec", "dataset", "mlperf", "runs", "scores", "references", "prices"]
 
 
 @dataclass

@@ -41,7 +41,10 @@ class PackSide(StrictModel):
     evidence_digest: Sha256Hex | None = Field(
         default=None, description="sha256 of the pack's manifest.json"
     )
-    verdict: Literal["PASS", "FAIL"] | None = None
+    verdict: str | None = Field(
+        default=None,
+        description="the decision's verdict as the pack states it (unset when not read)",
+    )
     recommendation: str | None = None
     chosen: str | None = None
 
@@ -143,8 +146,8 @@ class Outcome(StrictModel):
     chosen_eligible: bool | None = Field(
         description="the new pack's chosen (else recommended) candidate is eligible in it"
     )
-    old_verdict: Literal["PASS", "FAIL"]
-    new_verdict: Literal["PASS", "FAIL"]
+    old_verdict: str = Field(description="the OLD decision's verdict as its pack states it")
+    new_verdict: str = Field(description="the NEW decision's verdict as its pack states it")
     newly_blocking: tuple[str, ...] = Field(description="hard checks newly failing, id[candidate]")
     thresholds: tuple[Threshold, ...] = ()
 
@@ -158,7 +161,18 @@ class DiffDocument(StrictModel):
     old: PackSide
     new: PackSide
     compared: bool = Field(
-        description="False when a pack failed verification: then nothing else is filled in"
+        description="False when a pack failed verification or the packs are of different "
+        "decisions: then nothing else is filled in"
+    )
+    not_compared_because: Literal["verification failed", "different decisions"] | None = Field(
+        default=None,
+        description="why nothing was compared: a pack failed verification, or the two packs "
+        "decide different questions (another decision_id) and --allow-other-decision was not given",
+    )
+    other_decision: bool = Field(
+        default=False,
+        description="the packs are of different decisions (another decision_id), compared "
+        "because --allow-other-decision was given",
     )
     problems: tuple[str, ...] = Field(default=(), description="why the packs were not compared")
     identical: bool = Field(

@@ -296,3 +296,23 @@ def test_a_pack_whose_spec_cites_paths_outside_it_does_not_rebuild(
     assert document["rebuild"]["ok"] is False
     assert document["checks"]["rebuild"] == "failed"
     assert str(tmp_path) not in "".join(document["rebuild"]["problems"])
+
+
+def test_text_from_the_pack_reaches_the_terminal_visibly(
+    signed: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bidi override and a terminal escape written into decision.json's summary are shown
+    as escapes in the contradiction, never raw."""
+    forged = _copy(signed, tmp_path)
+    _edit(forged / "decision.json", '  "summary": "Recommend ', '  "summary": "\\u202e\\u001b[2J')
+    _resign(forged, signed, monkeypatch)
+    capsys.readouterr()
+    assert main(["verify", str(forged), "--key", str(signed["pub"])]) == 1
+    out = capsys.readouterr().out
+    (line,) = [line for line in out.splitlines() if "predicate.json: decision.summary" in line]
+    assert line.startswith("  contradicts  decision.json: summary is \\u202e\\u001b[2J")
+    for char in ("\u202e", "\x1b"):
+        assert char not in out

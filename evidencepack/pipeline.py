@@ -296,7 +296,9 @@ def rebuild(pack_dir: Path, *, bundle: Path | None = None) -> RebuildOutcome:
         options = BuildOptions(compile=CompileOptions(as_of=predicate.decision.as_of))
         out = Path(tmp) / "pack"
         build(spec, out, options, signing=plan)
-        return compare_rebuilt(pack_dir, out, (DECISION_NAME, MANIFEST_NAME, *predicate.rendered))
+        # The four documents a pack always holds, whatever its predicate lists as rendered.
+        names = (DECISION_NAME, MANIFEST_NAME, REPORT_HTML_NAME, REPORT_PDF_NAME)
+        return compare_rebuilt(pack_dir, out, (*names, *predicate.rendered))
 
 
 def outside_paths(spec: Path, label: str) -> list[str]:

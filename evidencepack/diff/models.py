@@ -41,10 +41,7 @@ class PackSide(StrictModel):
     evidence_digest: Sha256Hex | None = Field(
         default=None, description="sha256 of the pack's manifest.json"
     )
-    verdict: str | None = Field(
-        default=None,
-        description="the decision's verdict as the pack states it (unset when not read)",
-    )
+    verdict: Literal["PASS", "PASS WITH WAIVERS", "FAIL"] | None = None
     recommendation: str | None = None
     chosen: str | None = None
 
@@ -146,8 +143,8 @@ class Outcome(StrictModel):
     chosen_eligible: bool | None = Field(
         description="the new pack's chosen (else recommended) candidate is eligible in it"
     )
-    old_verdict: str = Field(description="the OLD decision's verdict as its pack states it")
-    new_verdict: str = Field(description="the NEW decision's verdict as its pack states it")
+    old_verdict: Literal["PASS", "PASS WITH WAIVERS", "FAIL"]
+    new_verdict: Literal["PASS", "PASS WITH WAIVERS", "FAIL"]
     newly_blocking: tuple[str, ...] = Field(description="hard checks newly failing, id[candidate]")
     thresholds: tuple[Threshold, ...] = ()
 

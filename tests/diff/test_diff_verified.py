@@ -98,8 +98,10 @@ def test_diff_and_verify_agree_on_a_resigned_edited_pack(
     new = tmp_path / "new"
     shutil.copytree(signed["pack"], new)
     path = new / "decision.json"
-    line = '  "recommendation": "mi325x-vllm",\n'
-    path.write_text(path.read_text().replace(line, line.replace("mi325x", "h200")))
+    line = '\n  "recommendation": "mi325x-vllm",\n'  # the top-level field only
+    text = path.read_text()
+    assert text.count(line) == 1
+    path.write_text(text.replace(line, line.replace("mi325x", "h200")))
     monkeypatch.setenv("EVIDENCEPACK_KEY_PASSPHRASE", PASSPHRASE)
     assert main(["sign", str(new), "--key", str(signed["key"]), "--force"]) == 0
     assert main(["verify", str(new), "--key", str(signed["pub"])]) == 1

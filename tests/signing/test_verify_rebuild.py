@@ -30,7 +30,7 @@ from evidencepack.signing.verify import VerifyReport, format_report
 from ..conftest import REPO_ROOT, SAMPLE_SPEC
 
 PASSPHRASE = "rebuild test passphrase"
-RECOMMENDATION = '  "recommendation": "mi325x-vllm",\n'  # decision.json's top-level field
+RECOMMENDATION = '\n  "recommendation": "mi325x-vllm",\n'  # decision.json's top-level field
 FORGED_LINE = "decision.json: recommendation is h200-vllm; recomputed: mi325x-vllm"
 SCHEMA = json.loads((REPO_ROOT / "schemas" / "verify-report.v1.schema.json").read_text())
 
@@ -196,21 +196,21 @@ def test_a_consistent_forgery_passes_every_level_but_the_rebuild(
         ),
         (
             "decision.json",
-            '  "verdict": "PASS",\n',
-            '  "verdict": "PASS WITH WAIVERS",\n',
+            '\n  "verdict": "PASS",\n',
+            '\n  "verdict": "PASS WITH WAIVERS",\n',
             "decision.json: verdict is PASS WITH WAIVERS; manifest.json: decision.verdict is PASS",
         ),
         (
             "manifest.json",
-            '    "recommendation": "mi325x-vllm",\n',
-            '    "recommendation": "b200-trtllm",\n',
+            '\n    "recommendation": "mi325x-vllm",\n',
+            '\n    "recommendation": "b200-trtllm",\n',
             "decision.json: recommendation is mi325x-vllm; "
             "manifest.json: decision.recommendation is b200-trtllm",
         ),
         (
             "predicate.json",
-            '    "chosen": "mi325x-vllm",\n',
-            '    "chosen": "h200-vllm",\n',
+            '\n    "chosen": "mi325x-vllm",\n',
+            '\n    "chosen": "h200-vllm",\n',
             "decision.json: chosen is mi325x-vllm; predicate.json: decision.chosen is h200-vllm",
         ),
         (
@@ -307,7 +307,11 @@ def test_text_from_the_pack_reaches_the_terminal_visibly(
     """A bidi override and a terminal escape written into decision.json's summary are shown
     as escapes in the contradiction, never raw."""
     forged = _copy(signed, tmp_path)
-    _edit(forged / "decision.json", '  "summary": "Recommend ', '  "summary": "\\u202e\\u001b[2J')
+    _edit(
+        forged / "decision.json",
+        '\n  "summary": "Recommend ',
+        '\n  "summary": "\\u202e\\u001b[2J',
+    )
     _resign(forged, signed, monkeypatch)
     capsys.readouterr()
     assert main(["verify", str(forged), "--key", str(signed["pub"])]) == 1

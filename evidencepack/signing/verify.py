@@ -280,7 +280,8 @@ def _verify_folder(
     }
     scan = scan_pack(root)
     expected = statement.digests()
-    # The documents are read once, before hashing: the bytes kept are the bytes hashed below.
+    # Read once, kept only if their sha256 is the signed one: the cross-check (and diff) use
+    # these bytes and never the file again, so a file swapped after this read is never used.
     documents = read_documents(scan.files, expected, (*DOCUMENTS, predicate.spec.pack_path))
     actual = hash_files(scan.files)
     mismatches = _mismatches(expected, actual)

@@ -14,6 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+import evidencepack.signing.verify as verify_module
 from evidencepack._cli import main
 from evidencepack.analyze.models import DecisionDocument
 from evidencepack.pack.archive import write_archive
@@ -320,3 +321,31 @@ def test_text_from_the_pack_reaches_the_terminal_visibly(
     assert line.startswith("  contradicts  decision.json: summary is \\u202e\\u001b[2J")
     for char in ("\u202e", "\x1b"):
         assert char not in out
+
+
+def test_the_rebuild_reads_the_verified_copy_not_the_folder_again(
+    signed: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Right after verification hashes the pack, the folder's spec is changed (a dearer
+    MI325X, another recommendation): the rebuild recomputes from the bytes verified."""
+    pack = _copy(signed, tmp_path)
+    spec = pack / "inputs" / "pack.yaml"
+    real_hash = verify_module.hash_files
+    swapped: list[bool] = []
+
+    def hash_then_swap(files: dict[str, Path]) -> dict[str, str]:
+        digests = real_hash(files)
+        if not swapped:
+            _edit(spec, "per_accelerator_hour: 2.90", "per_accelerator_hour: 5.00")
+            swapped.append(True)
+        return digests
+
+    monkeypatch.setattr(verify_module, "hash_files", hash_then_swap)
+    code, text, document = _verify(capsys, pack, signed["pub"], "--rebuild")
+    assert swapped
+    assert "per_accelerator_hour: 5.00" in spec.read_text(encoding="utf-8")
+    assert code == 0, text
+    assert document["rebuild"]["ok"] is True

@@ -349,3 +349,27 @@ def test_the_rebuild_reads_the_verified_copy_not_the_folder_again(
     assert "per_accelerator_hour: 5.00" in spec.read_text(encoding="utf-8")
     assert code == 0, text
     assert document["rebuild"]["ok"] is True
+
+
+def test_a_lone_file_that_fails_carries_no_verdict(
+    signed: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pdf = tmp_path / "report.pdf"
+    data = bytearray((signed["pack"] / "report.pdf").read_bytes())
+    data[len(data) // 2] ^= 0x01
+    pdf.write_bytes(bytes(data))
+    bundle = ["--bundle", str(signed["pack"] / "pack.sigstore.json")]
+    code, text, document = _verify(capsys, pdf, signed["pub"], *bundle)
+    assert code == 1
+    assert document["ok"] is False
+    assert document["decision"] is None
+    assert document["checks"] == {
+        "signature": "passed",
+        "files": "failed",
+        "documents": "not run",
+        "rebuild": "not run",
+    }
+    assert "pack says" not in text
+    code, text, document = _verify(capsys, signed["pack"] / "report.pdf", signed["pub"], *bundle)
+    assert code == 0
+    assert document["decision"]["verdict"] == "PASS"

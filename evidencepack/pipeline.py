@@ -322,7 +322,6 @@ def verify_rebuild(path: Path, policy: VerifyPolicy, *, bundle: Path | None = No
         # rebuild then says which of them the evidence supports).
         if report.checks.files != "passed" or root is None:
             skipped = RebuildOutcome(
-                ok=False,
                 compared=(),
                 problems=("the pack's files are not as signed: nothing is recomputed from them",),
             )
@@ -334,7 +333,7 @@ def verify_rebuild(path: Path, policy: VerifyPolicy, *, bundle: Path | None = No
             problems = [exc.message, *(p for p in found if p != exc.message)]
             private = f"{root}/"
             outcome = RebuildOutcome(
-                ok=False, compared=(), problems=tuple(p.replace(private, "") for p in problems)
+                compared=(), problems=tuple(p.replace(private, "") for p in problems)
             )
     checks = report.checks.model_copy(update={"rebuild": "passed" if outcome.ok else "failed"})
     update: dict[str, object] = {"rebuild": outcome, "checks": checks}

@@ -124,4 +124,4 @@ def compare_rebuilt(pack: Path, rebuilt: Path, names: Iterable[str]) -> RebuildO
         difference = file_difference(name, packed, recomputed)
         if difference is not None:
             differing.append(difference)
-    return RebuildOutcome(ok=not differing, compared=compared, differing=tuple(differing))
+    return RebuildOutcome(compared=compared, differing=tuple(differing))

@@ -72,7 +72,6 @@ class RebuildDifference(StrictModel):
 class RebuildOutcome(StrictModel):
     """``verify --rebuild``: the analysis recomputed from the pack's own inputs and spec."""
 
-    ok: bool = Field(description="every compared file was reproduced byte for byte")
     compared: tuple[str, ...] = Field(description="the pack files compared, by pack path")
     differing: tuple[RebuildDifference, ...] = Field(
         default=(), description="each compared file that differs, with its first difference"
@@ -82,6 +81,12 @@ class RebuildOutcome(StrictModel):
         description="why the rebuild could not run (a spec citing paths outside the pack, a "
         "spec or input that no longer builds)",
     )
+
+    @property
+    def ok(self) -> bool:
+        """Every compared file reproduced byte for byte (``checks.rebuild`` in the report: the
+        report's one ``ok`` covers it)."""
+        return bool(self.compared) and not self.differing and not self.problems
 
 
 class VerifyReport(StrictModel):

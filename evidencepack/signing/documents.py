@@ -114,26 +114,26 @@ def _claims(
     predicate: dict[str, object], docs: Mapping[str, bytes], parsed: Mapping[str, object]
 ) -> Iterator[list[_Claim]]:
     """For each thing several documents state, every document's claim (decision.json first)."""
-    shared = {
-        "decision_id": (True, True, "decision.decision_id"),
-        "recommendation": (True, True, "decision.recommendation"),
-        "verdict": (True, True, "decision.verdict"),
-        "chosen": (True, False, "decision.chosen"),
-        "question": (True, False, "decision.question"),
-        "summary": (True, False, "decision.summary"),
-        "as_of": (True, False, "decision.as_of"),
+    # Each field of the signed one-line decision; True where manifest.json states it too.
+    in_manifest = {
+        "decision_id": True,
+        "recommendation": True,
+        "verdict": True,
+        "chosen": False,
+        "question": False,
+        "summary": False,
+        "as_of": False,
     }
     decision, manifest = parsed.get(DECISION_NAME), parsed.get(MANIFEST_NAME)
-    for key, (in_predicate, in_manifest, predicate_path) in shared.items():
+    for key, also_in_manifest in in_manifest.items():
         claims = []
         if decision is not None:
             claims.append(_Claim(DECISION_NAME, key, _get(decision, key)))
-        if manifest is not None and in_manifest:
+        if manifest is not None and also_in_manifest:
             claims.append(
                 _Claim(MANIFEST_NAME, f"decision.{key}", _get(manifest, f"decision.{key}"))
             )
-        if in_predicate:
-            claims.append(_Claim(PREDICATE_NAME, predicate_path, _get(predicate, predicate_path)))
+        claims.append(_Claim(PREDICATE_NAME, f"decision.{key}", _get(predicate, f"decision.{key}")))
         yield claims
     for key, predicate_path in (("spec_sha256", "spec.sha256"), ("tool_version", "tool.version")):
         claims = [

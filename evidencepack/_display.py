@@ -9,7 +9,11 @@ the reader raw (see ``_text.py`` for the spec's stricter rule: such text is refu
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from ._text import is_misleading
+from .errors import EvidencePackError
 
 
 def _hidden(char: str) -> bool:
@@ -31,3 +35,18 @@ def visible(text: str) -> str:
 def visible_lines(text: str) -> str:
     """``text`` line by line through ``visible``: its own newlines kept, nothing else hidden."""
     return "\n".join(visible(line) for line in text.split("\n"))
+
+
+@contextmanager
+def visible_errors() -> Iterator[None]:
+    """Show an error's message and problems visibly (``visible_lines``/``visible``): a command
+    whose errors quote a pack's or the command line's text (``diff``, ``verify``) prints no
+    hidden character on stderr either."""
+    try:
+        yield
+    except EvidencePackError as exc:
+        exc.message = visible_lines(exc.message)
+        problems = getattr(exc, "problems", None)
+        if isinstance(problems, tuple):
+            exc.problems = tuple(visible_lines(p) for p in problems)  # type: ignore[attr-defined]
+        raise

@@ -46,6 +46,13 @@ DIFF_EXIT_CODES_HELP = """exit codes:
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
+    from .._display import visible_errors
+
+    with visible_errors():  # errors quote paths and pack text: no hidden character on stderr
+        return _diff(args)
+
+
+def _diff(args: argparse.Namespace) -> int:
     from ..diff.compare import Thresholds
     from ..diff.run import DiffOptions, diff_packs
     from ..diff.summary import format_markdown, format_text

@@ -110,6 +110,13 @@ def _cmd_sign(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
+    from .._display import visible_errors
+
+    with visible_errors():  # errors quote paths and pack text: no hidden character on stderr
+        return _verify(args)
+
+
+def _verify(args: argparse.Namespace) -> int:
     from ..pack.archive import is_archive
     from ..signing.verify import format_report, verify_file, verify_pack
 

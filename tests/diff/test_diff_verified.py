@@ -218,3 +218,15 @@ def test_markdown_and_text_carry_no_mention_link_markup_or_hidden_character(
     assert "<script>" not in markdown
     assert "&lt;script&gt;" in markdown
     assert "**bold**" not in markdown
+
+
+def test_errors_quote_paths_with_hidden_characters_visibly(
+    signed: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "new\u202ekcap"
+    capsys.readouterr()
+    assert main(["diff", str(signed["pack"]), str(missing)]) == 2
+    assert main(["verify", str(missing), "--key", str(signed["pub"])]) == 1
+    err = capsys.readouterr().err
+    assert "\u202e" not in err
+    assert err.count("new\\u202ekcap") == 2

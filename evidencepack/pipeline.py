@@ -17,10 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__, progress
+from ._spec_problems import raw_paths
+from ._validation import located_problem
+from ._yaml import load_located
 from .analyze.decision import decide
 from .analyze.gather import gather
 from .analyze.models import DecisionDocument
 from .analyze.price_read import read_prices
+from .errors import CheckFailed, InputError
 from .inputs.collect import Collected, Collector, copy_inputs
 from .inputs.snapshot import Snapshots
 from .limits import MAX_SPEC_BYTES
@@ -48,7 +52,10 @@ from .pack.publish import archive_path, check_target, publish, staged_archive, s
 from .pack.toolchain import rendering_toolchain
 from .render.signing_plan import SigningPlan
 from .signing.bundle import parse_bundle
+from .signing.rebuild_compare import compare_rebuilt
 from .signing.sign import CertifiedSigner, PackSigner, SignerIdentity, sign_pack
+from .signing.verify import VerifyPolicy, verified_copy
+from .signing.verify_report import RebuildOutcome, VerifyReport
 from .spec import LoadedSpec, load_spec
 from .store import Store
 from .store.analysis import save_decision
@@ -276,39 +283,79 @@ def keyless_plan(named: SignerIdentity) -> SigningPlan:
     return SigningPlan("keyless", identity=named.identity, issuer=named.issuer)
 
 
-@dataclass(frozen=True)
-class RebuildReport:
-    """What ``verify --rebuild`` found: the files compared and those that differ."""
+def rebuild(pack_dir: Path, *, bundle: Path | None = None) -> RebuildOutcome:
+    """Re-run the whole analysis on the pack's own inputs and compare ``decision.json``,
+    ``manifest.json`` and the rendered reports byte for byte, naming each first difference.
 
-    ok: bool
-    compared: tuple[str, ...]
-    differing: tuple[str, ...]
-
-
-def rebuild(pack_dir: Path) -> RebuildReport:
-    """Re-run the compiler on the pack's own inputs and compare the rendered files byte for byte.
-
-    Uses the spec copy at ``predicate.spec.pack_path`` (its evidence paths resolve inside the
-    pack's ``inputs/``), the original decision date, and the signer line the bundle implies.
+    Reads only the pack: the spec copy at ``predicate.spec.pack_path`` (its evidence paths
+    resolve inside the pack's ``inputs/``; a spec citing paths outside it is refused, naming
+    them), the original decision date, and the signer line the bundle (default: the pack's)
+    implies. Raises InputError when the pack's spec or inputs do not build.
     """
     predicate = load_predicate(pack_dir)
-    bundle_path = pack_dir / BUNDLE_NAME
+    bundle_path = bundle or pack_dir / BUNDLE_NAME
     plan: SigningPlan | None = None
     if bundle_path.is_file():
-        bundle = parse_bundle(bundle_path.read_bytes(), str(bundle_path))
-        if bundle.mode == "key":
-            plan = SigningPlan("key", bundle.key_hint)
+        parsed = parse_bundle(bundle_path.read_bytes(), str(bundle_path))
+        if parsed.mode == "key":
+            plan = SigningPlan("key", parsed.key_hint)
         else:
             from .signing.keyless import bundle_signer_identity
 
-            plan = keyless_plan(bundle_signer_identity(bundle.raw, str(bundle_path)))
+            plan = keyless_plan(bundle_signer_identity(parsed.raw, str(bundle_path)))
+    spec = pack_dir / predicate.spec.pack_path
+    outside = outside_paths(spec, predicate.spec.pack_path)
+    if outside:
+        raise InputError(
+            f"the pack's spec {predicate.spec.pack_path} cites {len(outside)} path(s) outside "
+            "the pack; a rebuild reads only the pack, so it cannot recompute this decision",
+            outside,
+        )
     with tempfile.TemporaryDirectory(prefix="evidencepack-rebuild-") as tmp:
         options = BuildOptions(compile=CompileOptions(as_of=predicate.decision.as_of))
         out = Path(tmp) / "pack"
-        build(pack_dir / predicate.spec.pack_path, out, options, signing=plan)
-        differing = tuple(
-            name
-            for name in predicate.rendered
-            if (out / name).read_bytes() != (pack_dir / name).read_bytes()
-        )
-    return RebuildReport(ok=not differing, compared=predicate.rendered, differing=differing)
+        build(spec, out, options, signing=plan)
+        # The four documents a pack always holds, whatever its predicate lists as rendered.
+        names = (DECISION_NAME, MANIFEST_NAME, REPORT_HTML_NAME, REPORT_PDF_NAME)
+        return compare_rebuilt(pack_dir, out, (*names, *predicate.rendered))
+
+
+def outside_paths(spec: Path, label: str) -> list[str]:
+    """Each evidence path of ``spec`` that is absolute or leaves the spec's folder, located
+    (``inputs/pack.yaml:12:15: candidates[0].evidence.runs[0].path: ...``)."""
+    doc = load_located(spec)
+    base = spec.resolve().parent
+    return [
+        located_problem(doc, Path(label), loc, f"{relative!r} is outside the pack")
+        for loc, relative in raw_paths(doc.data)
+        if Path(relative).is_absolute() or not (base / relative).resolve().is_relative_to(base)
+    ]
+
+
+def verify_rebuild(path: Path, policy: VerifyPolicy, *, bundle: Path | None = None) -> VerifyReport:
+    """``verify --rebuild``: verify a private copy of the pack (folder or archive), then
+    recompute the decision from that copy alone; ``ok`` only if both pass."""
+    with verified_copy(path, policy, bundle=bundle) as (verified, root):
+        report = verified.report
+        # Files as signed: recompute, even if its documents contradict each other (the
+        # rebuild then says which of them the evidence supports).
+        if report.checks.files != "passed" or root is None:
+            skipped = RebuildOutcome(
+                compared=(),
+                problems=("the pack's files are not as signed: nothing is recomputed from them",),
+            )
+            return report.model_copy(update={"rebuild": skipped})
+        try:
+            outcome = rebuild(root, bundle=bundle)
+        except (InputError, CheckFailed) as exc:
+            found: tuple[str, ...] = getattr(exc, "problems", ())
+            problems = [exc.message, *(p for p in found if p != exc.message)]
+            private = f"{root}/"
+            outcome = RebuildOutcome(
+                compared=(), problems=tuple(p.replace(private, "") for p in problems)
+            )
+    checks = report.checks.model_copy(update={"rebuild": "passed" if outcome.ok else "failed"})
+    update: dict[str, object] = {"rebuild": outcome, "checks": checks}
+    if not outcome.ok:
+        update |= {"ok": False, "decision": None}
+    return report.model_copy(update=update)

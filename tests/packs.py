@@ -95,11 +95,17 @@ def build_pack(
         (folder / target).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(shared_data / source, folder / target)
     spec = load_spec(SAMPLE_SPEC).spec
-    decision = {"decision_id": spec.decision.id, "candidates": [c.id for c in spec.candidates]}
+    predicate = predicate_for(folder, toolchain)
+    # The one-line decision as decision.json states it, so that the documents agree.
+    decision = {
+        **predicate.decision.model_dump(mode="json"),
+        "spec_sha256": predicate.spec.sha256,
+        "tool_version": predicate.tool.version,
+        "candidates": [c.id for c in spec.candidates],
+    }
     (folder / "decision.json").write_text(json.dumps(decision, indent=2, sort_keys=True) + "\n")
     (folder / "report.html").write_bytes(report[0])
     (folder / "report.pdf").write_bytes(report[1])
-    predicate = predicate_for(folder, toolchain)
     write_predicate(folder, predicate)
     return folder, predicate
 

@@ -37,14 +37,22 @@ def _percent(value: str) -> float:
 DIFF_EXIT_CODES_HELP = """exit codes:
   0  the decision holds
   1  it does not (recommendation or chosen candidate changed, chosen candidate no longer
-     eligible, a hard check newly failing, a --fail-on-* limit passed), or a pack failed
-     verification (then nothing is compared)
+     eligible, a hard check newly failing, a --fail-on-* limit passed), a pack failed
+     verification, or the packs are of different decisions without --allow-other-decision
+     (then nothing is compared)
   2  usage error (bad command-line arguments)
   3  could not run (a pack without a valid, consistent decision.json and manifest.json,
      a NEW spec that does not build, I/O error)"""
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
+    from .._display import visible_errors
+
+    with visible_errors():  # errors quote paths and pack text: no hidden character on stderr
+        return _diff(args)
+
+
+def _diff(args: argparse.Namespace) -> int:
     from ..diff.compare import Thresholds
     from ..diff.run import DiffOptions, diff_packs
     from ..diff.summary import format_markdown, format_text
@@ -71,6 +79,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         thresholds=Thresholds(opts.cost_increase, opts.capacity_loss),
         allow_outside=args.allow_outside_paths,
         as_of=compile_options(args).as_of,
+        allow_other_decision=args.allow_other_decision,
     )
     result = diff_packs(opts.old, opts.new, options)
     document = result.document
@@ -121,5 +130,10 @@ def register(command: Command) -> None:
         help="also write a change note (HTML, PDF, diff.json) into OUTDIR, signable like a pack",
     )
     p.add_argument("--force", action="store_true", help="replace an existing --report OUTDIR")
+    p.add_argument(
+        "--allow-other-decision",
+        action="store_true",
+        help="compare packs of different decisions (another decision id); refused otherwise",
+    )
     compile_arguments(p)
     p.epilog = DIFF_EXIT_CODES_HELP

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ..analyze.models import CandidateVerdict, CheckResult, DecisionDocument, Quality
 from ..spec import Candidate, PackSpec
@@ -359,6 +359,7 @@ def compare(
         old=old_side,
         new=new_side,
         compared=True,
+        other_decision=old.decision_id != new.decision_id,
         identical=not (inputs or envelope or spec or stacks or checks) and figures_same,
         inputs=inputs,
         spec=spec,
@@ -370,6 +371,17 @@ def compare(
     )
 
 
-def not_compared(old_side: PackSide, new_side: PackSide, problems: Iterable[str]) -> DiffDocument:
-    """The diff when a pack failed verification: the sides, and why nothing was compared."""
-    return DiffDocument(old=old_side, new=new_side, compared=False, problems=tuple(problems))
+def not_compared(
+    old_side: PackSide,
+    new_side: PackSide,
+    problems: Iterable[str],
+    reason: Literal["verification failed", "different decisions"] = "verification failed",
+) -> DiffDocument:
+    """The diff when nothing was compared: the sides, and why."""
+    return DiffDocument(
+        old=old_side,
+        new=new_side,
+        compared=False,
+        not_compared_because=reason,
+        problems=tuple(problems),
+    )

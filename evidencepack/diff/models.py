@@ -158,7 +158,18 @@ class DiffDocument(StrictModel):
     old: PackSide
     new: PackSide
     compared: bool = Field(
-        description="False when a pack failed verification: then nothing else is filled in"
+        description="False when a pack failed verification or the packs are of different "
+        "decisions: then nothing else is filled in"
+    )
+    not_compared_because: Literal["verification failed", "different decisions"] | None = Field(
+        default=None,
+        description="why nothing was compared: a pack failed verification, or the two packs "
+        "decide different questions (another decision_id) and --allow-other-decision was not given",
+    )
+    other_decision: bool = Field(
+        default=False,
+        description="the packs are of different decisions (another decision_id), compared "
+        "because --allow-other-decision was given",
     )
     problems: tuple[str, ...] = Field(default=(), description="why the packs were not compared")
     identical: bool = Field(

@@ -101,14 +101,17 @@ def note_predicate(doc: DiffDocument, spec_sha256: str, created: dt.datetime) ->
     return PackPredicate(
         tool=ToolInfo(version=__version__),
         spec=SpecRef(pack_path=SPEC_PATH, sha256=spec_sha256),
-        decision=DecisionSummary(
-            decision_id=new.decision_id,
-            question=f"change note: {doc.old.source} -> {doc.new.source}",
-            as_of=new.as_of,
-            recommendation=new.recommendation,
-            chosen=new.chosen,
-            verdict=new.verdict,
-            summary=f"against the pack of {doc.old.as_of}, the decision {holds}",
+        # Validated at run time: the verdict is the text the NEW pack states.
+        decision=DecisionSummary.model_validate(
+            {
+                "decision_id": new.decision_id,
+                "question": f"change note: {doc.old.source} -> {doc.new.source}",
+                "as_of": new.as_of,
+                "recommendation": new.recommendation,
+                "chosen": new.chosen,
+                "verdict": new.verdict,
+                "summary": f"against the pack of {doc.old.as_of}, the decision {holds}",
+            }
         ),
         toolchain=rendering_toolchain(),
         created_at=created.strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -1,8 +1,11 @@
 """Open the two sides of a diff: a pack folder, a ``PACK.tar.gz`` or (NEW only) a spec.
 
-Each side is verified first when a policy is given; a side that fails verification is not read.
-Archives are extracted with the pack's safe extraction, a spec is built into a temporary pack;
-both live in temporary folders that the caller's ``ExitStack`` removes.
+Each side is read once. With a policy it is verified first, and what the diff compares are the
+bytes verification read and checked against the signed statement (``verify_pack_documents``):
+a ``decision.json`` swapped after verification is never read; a side that fails verification
+is not read at all. Without a policy, ``decision.json``, ``manifest.json`` and the spec are
+read once from the folder, or from the archive extracted with the pack's safe extraction. A
+spec is built into a temporary pack; temporary folders live in the caller's ``ExitStack``.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import tempfile
 from collections.abc import Callable
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -23,7 +26,7 @@ from ..errors import CouldNotRun, InputError, UsageError, VerificationError
 from ..pack.archive import extract_archive, is_archive
 from ..pack.layout import BUNDLE_NAME, DECISION_NAME, MANIFEST_NAME
 from ..pack.manifest import EvidenceManifest
-from ..signing.verify import VerifyPolicy, VerifyReport, verify_pack
+from ..signing.verify import VerifyPolicy, VerifyReport, verify_pack_documents
 from .models import PackSide
 
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -47,13 +50,13 @@ BuildSpec = Callable[[Path, Path], Path]
 @dataclass(frozen=True)
 class OpenedPack:
     """One side: what the command line named, and (when it verified or was not asked to) its
-    decision and manifest."""
+    decision, manifest and spec copy, each parsed from the one read of the pack."""
 
     side: PackSide
     decision: DecisionDocument | None
     manifest: EvidenceManifest | None
-    folder: Path | None
-    """The pack folder (temporary for an archive or a spec); None when verification failed."""
+    spec: bytes | None = None
+    """The pack's copy of its spec, when it holds the spec the decision names."""
 
 
 def pack_kind(path: Path, label: str, *, allow_spec: bool) -> Literal["folder", "archive", "spec"]:
@@ -76,6 +79,7 @@ def pack_kind(path: Path, label: str, *, allow_spec: bool) -> Literal["folder", 
 def verification_problems(report: VerifyReport) -> tuple[str, ...]:
     """Every reason ``report`` is not OK, one line each."""
     lines = list(report.problems)
+    lines += [f"contradicts: {c.message}" for c in report.contradictions]
     lines += [f"changed: {m.path}" for m in report.changed]
     lines += [f"missing: {m.path}" for m in report.missing]
     lines += [f"extra: {m.path}" for m in report.extra]
@@ -94,6 +98,25 @@ def _verified_text(report: VerifyReport) -> str:
     return f"verified: {report.files_checked} file(s), signed by {who}"
 
 
+def _documents(folder: Path, where: str) -> dict[str, bytes]:
+    """decision.json and manifest.json read once from an unverified folder, and the spec the
+    decision names (when it is there)."""
+    documents = {name: _read(folder, name, where) for name in (DECISION_NAME, MANIFEST_NAME)}
+    spec = _spec_path(documents[DECISION_NAME])
+    if spec is not None:
+        with suppress(OSError):
+            documents[spec] = (folder / spec).read_bytes()
+    return documents
+
+
+def _spec_path(raw_decision: bytes) -> str | None:
+    try:
+        inputs = DecisionDocument.model_validate_json(raw_decision).inputs
+    except pydantic.ValidationError:
+        return None
+    return next((f.pack_path for f in inputs if f.role == "spec"), None)
+
+
 def open_pack(
     path: Path,
     label: str,
@@ -102,28 +125,35 @@ def open_pack(
     policy: VerifyPolicy | None,
     build_spec: BuildSpec | None = None,
 ) -> OpenedPack:
-    """Verify (with ``policy``) and read one side; a spec is built with ``build_spec``."""
+    """Verify (with ``policy``) and read one side, once; a spec is built with ``build_spec``."""
     kind = pack_kind(path, label, allow_spec=build_spec is not None)
     signer = None
     verified = False
+    where = f"{label} {path}"
     if kind == "spec":
         assert build_spec is not None
         folder = build_spec(path, Path(stack.enter_context(_tempdir("evidencepack-diff-"))))
         text = "built for this diff (unsigned, not verified)"
+        documents = _documents(folder, where)
+    elif policy is not None:
+        checked = verify_pack_documents(path, policy)
+        report = checked.report
+        if not report.ok:
+            side = PackSide(
+                source=str(path),
+                kind=kind,
+                verified=False,
+                verification="verification FAILED: the pack was not read",
+                signer=report.signer,
+                problems=verification_problems(report),
+            )
+            return OpenedPack(side=side, decision=None, manifest=None)
+        verified, signer, text = True, report.signer, _verified_text(report)
+        documents = dict(checked.documents)
+        for name in (DECISION_NAME, MANIFEST_NAME):
+            if name not in documents:
+                raise PackUnreadable(f"{where}: no {name} (is it a pack built by evidencepack?)")
     else:
-        if policy is not None:
-            report = verify_pack(path, policy)
-            if not report.ok:
-                side = PackSide(
-                    source=str(path),
-                    kind=kind,
-                    verified=False,
-                    verification="verification FAILED: the pack was not read",
-                    signer=report.signer,
-                    problems=verification_problems(report),
-                )
-                return OpenedPack(side=side, decision=None, manifest=None, folder=None)
-            verified, signer, text = True, report.signer, _verified_text(report)
         folder = path
         if kind == "archive":
             try:
@@ -131,15 +161,17 @@ def open_pack(
                     path, Path(stack.enter_context(_tempdir("evidencepack-diff-")))
                 )
             except (VerificationError, InputError) as exc:
-                raise PackUnreadable(f"{label} {path}: {exc.message}", exc.problems) from exc
-        if policy is None:
-            signed = (folder / BUNDLE_NAME).is_file()
-            text = (
-                "not verified (signed; pass --key or --cert-identity/--cert-oidc-issuer)"
-                if signed
-                else "not verified (the pack is unsigned)"
-            )
-    decision, manifest, decision_sha, evidence_digest = read_pack(folder, f"{label} {path}")
+                raise PackUnreadable(f"{where}: {exc.message}", exc.problems) from exc
+        signed = (folder / BUNDLE_NAME).is_file()
+        text = (
+            "not verified (signed; pass --key or --cert-identity/--cert-oidc-issuer)"
+            if signed
+            else "not verified (the pack is unsigned)"
+        )
+        documents = _documents(folder, where)
+    decision, manifest, decision_sha, evidence_digest = parse_pack(
+        documents[DECISION_NAME], documents[MANIFEST_NAME], where
+    )
     side = PackSide(
         source=str(path),
         kind=kind,
@@ -156,7 +188,16 @@ def open_pack(
         recommendation=decision.recommendation,
         chosen=decision.chosen,
     )
-    return OpenedPack(side=side, decision=decision, manifest=manifest, folder=folder)
+    return OpenedPack(side, decision, manifest, _spec_copy(documents, decision))
+
+
+def _spec_copy(documents: dict[str, bytes], decision: DecisionDocument) -> bytes | None:
+    """The pack's copy of its spec, if it is there and is the spec the decision names."""
+    spec = next((f for f in decision.inputs if f.role == "spec"), None)
+    data = documents.get(spec.pack_path) if spec is not None else None
+    if data is None or hashlib.sha256(data).hexdigest() != decision.spec_sha256:
+        return None
+    return data
 
 
 def _tempdir(prefix: str) -> tempfile.TemporaryDirectory[str]:
@@ -192,11 +233,11 @@ def _parse(model: type[M], raw: bytes, where: str) -> M:
         ) from exc
 
 
-def read_pack(folder: Path, where: str) -> tuple[DecisionDocument, EvidenceManifest, str, str]:
+def parse_pack(
+    raw_decision: bytes, raw_manifest: bytes, where: str
+) -> tuple[DecisionDocument, EvidenceManifest, str, str]:
     """The pack's decision and manifest, checked against each other; with the sha256 of
     ``decision.json`` and of ``manifest.json`` (the evidence digest)."""
-    raw_decision = _read(folder, DECISION_NAME, where)
-    raw_manifest = _read(folder, MANIFEST_NAME, where)
     decision = _parse(DecisionDocument, raw_decision, f"{where}/{DECISION_NAME}")
     manifest = _parse(EvidenceManifest, raw_manifest, f"{where}/{MANIFEST_NAME}")
     decision_sha = hashlib.sha256(raw_decision).hexdigest()

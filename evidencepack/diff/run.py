@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,8 @@ class DiffOptions:
     """For a spec given as NEW: allow evidence paths outside its folder."""
     as_of: dt.date | None = None
     """For a spec given as NEW: judge waivers on this date."""
+    allow_other_decision: bool = False
+    """Compare packs of different decisions (another ``decision_id``); refused otherwise."""
 
 
 @dataclass(frozen=True)
@@ -65,32 +66,28 @@ def _builder(options: DiffOptions) -> BuildSpec:
 def diff_packs(old: Path, new: Path, options: DiffOptions) -> DiffResult:
     """Open, verify (with ``options.policy``) and compare two packs; NEW may be a spec.
 
-    A pack that fails verification is not read: the result says why and compares nothing.
+    Each pack is read once, and a pack that fails verification is not read: the result says
+    why and compares nothing. Packs of different decisions are compared only when
+    ``options.allow_other_decision``.
     """
     with ExitStack() as stack:
         a = open_pack(old, "OLD", stack, policy=options.policy)
         b = open_pack(new, "NEW", stack, policy=options.policy, build_spec=_builder(options))
-        if a.decision is None or b.decision is None:
-            problems = [
-                f"{label} {side.source}: {problem}"
-                for label, side in (("OLD", a.side), ("NEW", b.side))
-                for problem in side.problems
-            ]
-            return DiffResult(not_compared(a.side, b.side, problems), None, None, None)
-        new_spec = _spec_bytes(b.folder, b.decision)
-        document = compare(a.decision, b.decision, a.side, b.side, options.thresholds)
-        return DiffResult(document, a.decision, b.decision, new_spec)
-
-
-def _spec_bytes(folder: Path | None, decision: DecisionDocument) -> bytes | None:
-    """The pack's copy of its spec, if it is there and is the spec the decision names."""
-    if folder is None:
-        return None
-    spec = next((f for f in decision.inputs if f.role == "spec"), None)
-    if spec is None:
-        return None
-    try:
-        data = (folder / spec.pack_path).read_bytes()
-    except OSError:
-        return None
-    return data if hashlib.sha256(data).hexdigest() == decision.spec_sha256 else None
+    if a.decision is None or b.decision is None:
+        problems = [
+            f"{label} {side.source}: {problem}"
+            for label, side in (("OLD", a.side), ("NEW", b.side))
+            for problem in side.problems
+        ]
+        return DiffResult(not_compared(a.side, b.side, problems), None, None, None)
+    other = a.decision.decision_id != b.decision.decision_id
+    if other and not options.allow_other_decision:
+        problem = (
+            f"OLD decides {a.decision.decision_id}, NEW decides {b.decision.decision_id}: packs "
+            "of different decisions are not compared (pass --allow-other-decision to compare "
+            "them anyway)"
+        )
+        document = not_compared(a.side, b.side, [problem], reason="different decisions")
+        return DiffResult(document, None, None, None)
+    document = compare(a.decision, b.decision, a.side, b.side, options.thresholds)
+    return DiffResult(document, a.decision, b.decision, b.spec)

@@ -2,6 +2,9 @@
 
 Both are built from the same rows. Markdown cells escape everything that comes from a pack
 (``|``, ``<``, ``>``, ``&``, backticks, brackets): a reason or a file name cannot add markup.
+Mentions (``@someone``, ``@org/team``), e-mail addresses and URLs are set in code spans, which
+GitHub neither links nor turns into notifications. In both outputs every control, bidi and
+invisible character is shown as a visible ``\\uXXXX`` escape (``_display.visible``).
 """
 
 from __future__ import annotations
@@ -10,18 +13,34 @@ import posixpath
 import re
 from collections.abc import Sequence
 
+from .._display import visible, visible_lines
 from ..render.formatting import MISSING
 from .models import Change, DiffDocument, FieldChange, PackSide
 
 ARROW = "\u2192"
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#!~])")
+_LINKED = re.compile(
+    # URLs GitHub would autolink (ending before trailing punctuation, as GitHub does)
+    r"((?:[A-Za-z][A-Za-z0-9+.-]{0,30}://|www\.)(?:[^\s`|<>()\[\]]*[^\s`|<>()\[\].,;:!?'\"])?"
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # e-mail addresses
+    r"|(?<![\w`])@[A-Za-z0-9][\w.-]*(?:/[\w.-]+)?)"  # @user and @org/team mentions
+)
+
+
+def _escape(text: str) -> str:
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", text)
 
 
 def md(text: str) -> str:
-    """``text`` safe inside a Markdown table cell: no markup, no HTML, one line."""
-    text = " ".join(str(text).split())
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """``text`` safe inside a Markdown table cell: no markup, no HTML, no mention, no link,
+    no hidden character, one line."""
+    parts = _LINKED.split(visible(" ".join(str(text).split())))
+    # split() with one group alternates: plain text, a linked token, plain text, ...
+    return "".join(
+        _escape(part) if index % 2 == 0 else "`" + part.replace("|", "\\|") + "`"
+        for index, part in enumerate(parts)
+    )
 
 
 def _number(value: float | None, kind: str) -> str:
@@ -89,13 +108,28 @@ def threshold_lines(doc: DiffDocument) -> list[str]:
 
 
 def headline(doc: DiffDocument) -> str:
-    """The one-line outcome: the decision holds, does not hold, or was not compared."""
+    """The one-line outcome: the decision holds, does not hold, or was not compared; a failing
+    diff never reads as holding, and packs of different decisions say so."""
     if not doc.compared:
+        if doc.not_compared_because == "different decisions":
+            return (
+                f"NOT COMPARED: the packs are of different decisions ({doc.old.decision_id}, "
+                f"{doc.new.decision_id}); pass --allow-other-decision to compare them"
+            )
         return "NOT COMPARED: a pack failed verification"
     assert doc.outcome is not None
-    if doc.identical:
-        return "the decision holds: no change"
-    return "the decision holds" if doc.outcome.holds else "the decision does NOT hold"
+    if doc.outcome.holds:
+        said = "the decision holds: no change" if doc.identical else "the decision holds"
+    else:
+        said = "the decision does NOT hold"
+        if doc.identical:
+            said += " (no change between the packs: it did not hold before either)"
+    if doc.other_decision:
+        said += (
+            f" (different decisions compared as asked: {doc.old.decision_id} -> "
+            f"{doc.new.decision_id})"
+        )
+    return said
 
 
 def _side_text(side: PackSide) -> str:
@@ -245,7 +279,7 @@ def format_text(doc: DiffDocument) -> str:
     lines += [f"  old  {_side_text(doc.old)}", f"  new  {_side_text(doc.new)}"]
     if not doc.compared:
         lines += [f"  problem: {p}" for p in doc.problems]
-        return "\n".join(lines)
+        return visible_lines("\n".join(lines))
     assert doc.outcome is not None
     lines += [f"  why: {reason}" for reason in doc.outcome.reasons]
     lines += [f"  {line}" for line in threshold_lines(doc)]
@@ -253,7 +287,7 @@ def format_text(doc: DiffDocument) -> str:
     lines += _table(("", "old", "new"), decision_rows(doc))
     if doc.identical:
         lines += ["", "no change: same inputs, run conditions, checks and figures"]
-        return "\n".join(lines)
+        return visible_lines("\n".join(lines))
     lines += ["", "candidates:"] + _table(CANDIDATE_HEADER, candidate_rows(doc))
     if condition_rows(doc):
         lines += ["", "run conditions and spec:"]
@@ -264,7 +298,7 @@ def format_text(doc: DiffDocument) -> str:
     if doc.inputs:
         lines += ["", f"inputs ({len(doc.inputs)} changed):"]
         lines += _table(INPUT_HEADER, input_rows(doc))
-    return "\n".join(lines)
+    return visible_lines("\n".join(lines))
 
 
 # --- markdown -----------------------------------------------------------------------------------

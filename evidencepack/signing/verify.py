@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -16,7 +18,6 @@ import pydantic
 from cryptography.hazmat.primitives.asymmetric import ec
 from pydantic import Field
 
-from .._models import Sha256Hex, StrictModel
 from ..errors import InputError, UsageError, VerificationError
 from ..limits import regular_file_problem
 from ..pack.archive import ArchiveLimits, extract_archive, is_archive
@@ -31,19 +32,41 @@ from ..pack.layout import (
 )
 from ..pack.predicate import PREDICATE_TYPE, DecisionSummary, PackPredicate, predicate_problems
 from ..provenance import sha256_file
-from .bundle import (
-    CheckedSignature,
-    SignerInfo,
-    TrustRootInfo,
-    parse_bundle,
-    read_bundle,
-)
+from .bundle import CheckedSignature, TrustRootInfo, parse_bundle, read_bundle
+from .documents import DOCUMENTS, cross_check, read_documents
+from .json_diff import parse_object
+from .private_copy import copy_pack
 from .statement import Statement, hash_files, parse_statement
+from .verify_report import (
+    VERIFY_API_VERSION,
+    FileMismatch,
+    RebuildDifference,
+    RebuildOutcome,
+    VerifyChecks,
+    VerifyReport,
+)
+from .verify_text import format_report
 
 if TYPE_CHECKING:
     from .keyless import TrustRoot
 
-VERIFY_API_VERSION: Literal["evidencepack/verify/v1"] = "evidencepack/verify/v1"
+__all__ = [
+    "VERIFY_API_VERSION",
+    "FileMismatch",
+    "KeyPolicy",
+    "KeylessPolicy",
+    "RebuildDifference",
+    "RebuildOutcome",
+    "VerifiedPack",
+    "VerifyChecks",
+    "VerifyPolicy",
+    "VerifyReport",
+    "format_report",
+    "verified_copy",
+    "verify_file",
+    "verify_pack",
+    "verify_pack_documents",
+]
 
 
 @dataclass(frozen=True)
@@ -71,38 +94,6 @@ class KeyPolicy:
 VerifyPolicy = KeylessPolicy | KeyPolicy
 
 
-class FileMismatch(StrictModel):
-    """A pack file whose digest differs from the statement (None: missing or extra)."""
-
-    path: str
-    expected_sha256: Sha256Hex | None
-    actual_sha256: Sha256Hex | None
-
-
-class VerifyReport(StrictModel):
-    """The outcome of ``evidencepack verify``: OK only with no problem and no file mismatch."""
-
-    api_version: Literal["evidencepack/verify/v1"] = Field(
-        default=VERIFY_API_VERSION, alias="apiVersion"
-    )
-    ok: bool
-    target: str
-    target_kind: Literal["pack", "archive", "file"]
-    bundle: str
-    bundle_sha256: Sha256Hex | None = None
-    signer: SignerInfo | None = None
-    trust_root: TrustRootInfo | None = None
-    predicate_type: str | None = None
-    decision: DecisionSummary | None = None
-    created_at: str | None = None
-    files_checked: int = 0
-    matched_subjects: tuple[str, ...] = ()
-    missing: tuple[FileMismatch, ...] = ()
-    extra: tuple[FileMismatch, ...] = ()
-    changed: tuple[FileMismatch, ...] = ()
-    problems: tuple[str, ...] = ()
-
-
 def _check_signature(
     raw: bytes, source: str, policy: VerifyPolicy, artifact_sha256: bytes | None = None
 ) -> CheckedSignature:
@@ -126,6 +117,20 @@ def _trust_info(policy: VerifyPolicy) -> TrustRootInfo | None:
     return policy.trust_root.info if isinstance(policy, KeylessPolicy) else None
 
 
+@dataclass(frozen=True)
+class VerifiedPack:
+    """A pack's verification report, and the verified bytes of its documents.
+
+    ``documents`` holds, by pack path, the bytes of ``decision.json``, ``manifest.json``,
+    the reports and the packed spec exactly as they were read and checked against the signed
+    statement; empty unless ``report.ok``. A reader (``diff``) uses these bytes, never the
+    file again: a file swapped after verification is never read.
+    """
+
+    report: VerifyReport
+    documents: Mapping[str, bytes] = field(default_factory=dict)
+
+
 def verify_pack(
     path: Path,
     policy: VerifyPolicy,
@@ -134,29 +139,103 @@ def verify_pack(
     limits: ArchiveLimits | None = None,
 ) -> VerifyReport:
     """Verify a pack folder or a ``.tar.gz`` of one; never raises for a failed check."""
-    if path.is_dir():
-        return _verify_folder(path, str(path), "pack", policy, bundle)
+    return verify_pack_documents(path, policy, bundle=bundle, limits=limits).report
+
+
+def _target_problem(path: Path) -> None:
     if not path.exists():
         raise InputError(f"{path}: no such file or folder")
-    if not is_archive(path):
+    if not path.is_dir() and not is_archive(path):
         raise UsageError(
             f"{path}: not a pack folder or .tar.gz archive; to verify one file of a pack, "
             "pass its bundle with --bundle"
         )
+
+
+def _archive_failed(
+    path: Path, policy: VerifyPolicy, bundle: Path | None, exc: VerificationError
+) -> VerifiedPack:
+    label = str(bundle or f"{path}!{BUNDLE_NAME}")
+    report = VerifyReport(
+        ok=False,
+        target=str(path),
+        target_kind="archive",
+        bundle=label,
+        trust_root=_trust_info(policy),
+        problems=tuple(exc.problems),
+    )
+    return VerifiedPack(report)
+
+
+def verify_pack_documents(
+    path: Path,
+    policy: VerifyPolicy,
+    *,
+    bundle: Path | None = None,
+    limits: ArchiveLimits | None = None,
+) -> VerifiedPack:
+    """Verify a pack folder or archive and keep the verified bytes of its documents."""
+    _target_problem(path)
+    if path.is_dir():
+        return _verify_folder(path, str(path), "pack", policy, bundle)
     with tempfile.TemporaryDirectory(prefix="evidencepack-verify-") as tmp:
         try:
             root = extract_archive(path, Path(tmp), limits)
         except VerificationError as exc:
-            label = str(bundle or f"{path}!{BUNDLE_NAME}")
-            return VerifyReport(
-                ok=False,
-                target=str(path),
-                target_kind="archive",
-                bundle=label,
-                trust_root=_trust_info(policy),
-                problems=tuple(exc.problems),
-            )
+            return _archive_failed(path, policy, bundle, exc)
         return _verify_folder(root, str(path), "archive", policy, bundle)
+
+
+@contextmanager
+def verified_copy(
+    path: Path,
+    policy: VerifyPolicy,
+    *,
+    bundle: Path | None = None,
+    limits: ArchiveLimits | None = None,
+) -> Iterator[tuple[VerifiedPack, Path | None]]:
+    """Verify a private copy of the pack (an archive extracted, a folder copied) and yield the
+    result with the copy's folder (None when nothing could be extracted).
+
+    The copy is what was verified, byte for byte; it lives until the ``with`` block ends.
+    ``verify --rebuild`` recomputes the decision from it, so no file of the original is read
+    after verification.
+    """
+    _target_problem(path)
+    with tempfile.TemporaryDirectory(prefix="evidencepack-verify-") as tmp:
+        if path.is_dir():
+            root = Path(tmp) / "pack"
+            problems = copy_pack(path, root)
+            yield _verify_folder(root, str(path), "pack", policy, bundle, problems), root
+            return
+        try:
+            root = extract_archive(path, Path(tmp), limits)
+        except VerificationError as exc:
+            yield _archive_failed(path, policy, bundle, exc), None
+            return
+        yield _verify_folder(root, str(path), "archive", policy, bundle), root
+
+
+def _mismatches(
+    expected: Mapping[str, str], actual: Mapping[str, str]
+) -> dict[str, list[FileMismatch]]:
+    return {
+        "missing": [
+            FileMismatch(path=n, expected_sha256=d, actual_sha256=None)
+            for n, d in expected.items()
+            if n not in actual
+        ],
+        "extra": [
+            FileMismatch(path=n, expected_sha256=None, actual_sha256=d)
+            for n, d in actual.items()
+            if n not in expected
+        ],
+        "changed": [
+            FileMismatch(path=n, expected_sha256=d, actual_sha256=actual[n])
+            for n, d in expected.items()
+            if n in actual and actual[n] != d
+        ],
+    }
 
 
 def _verify_folder(
@@ -165,11 +244,12 @@ def _verify_folder(
     kind: Literal["pack", "archive"],
     policy: VerifyPolicy,
     bundle_path: Path | None,
-) -> VerifyReport:
+    copy_problems: tuple[str, ...] = (),
+) -> VerifiedPack:
     if bundle_path is None:
         bundle_path = root / BUNDLE_NAME
-        # A bundle inside an extracted archive is named by its place in the archive.
-        label = f"{target}!{BUNDLE_NAME}" if kind == "archive" else str(bundle_path)
+        # A bundle inside an archive or a private copy is named by its place in the target.
+        label = f"{target}!{BUNDLE_NAME}" if kind == "archive" else str(Path(target) / BUNDLE_NAME)
     else:
         label = str(bundle_path)
     report: dict[str, object] = {
@@ -185,47 +265,67 @@ def _verify_folder(
         report["signer"] = checked.signer
         statement = parse_statement(checked.payload or b"")
     except VerificationError as exc:
-        return VerifyReport.model_validate({**report, "ok": False, "problems": list(exc.problems)})
+        checks = VerifyChecks(signature="failed")
+        return VerifiedPack(
+            VerifyReport.model_validate(
+                {**report, "ok": False, "problems": list(exc.problems), "checks": checks}
+            )
+        )
 
     predicate = statement.predicate
     report |= {
         "predicate_type": statement.predicate_type,
-        "decision": predicate.decision,
+        "claimed_decision_id": predicate.decision.decision_id,
         "created_at": predicate.created_at,
     }
     scan = scan_pack(root)
     expected = statement.digests()
+    # Read once, kept only if their sha256 is the signed one: the cross-check (and diff) use
+    # these bytes and never the file again, so a file swapped after this read is never used.
+    documents = read_documents(scan.files, expected, (*DOCUMENTS, predicate.spec.pack_path))
     actual = hash_files(scan.files)
-    missing = [
-        FileMismatch(path=n, expected_sha256=d, actual_sha256=None)
-        for n, d in expected.items()
-        if n not in actual
-    ]
-    extra = [
-        FileMismatch(path=n, expected_sha256=None, actual_sha256=d)
-        for n, d in actual.items()
-        if n not in expected
-    ]
-    changed = [
-        FileMismatch(path=n, expected_sha256=d, actual_sha256=actual[n])
-        for n, d in expected.items()
-        if n in actual and actual[n] != d
-    ]
-    problems = list(scan.problems) + list(predicate_problems(predicate, expected))
+    mismatches = _mismatches(expected, actual)
+    problems = [*copy_problems, *scan.problems, *predicate_problems(predicate, expected)]
     if PREDICATE_NAME in actual and actual[PREDICATE_NAME] == expected.get(PREDICATE_NAME):
         problems.extend(_predicate_file_problems(scan.files[PREDICATE_NAME], predicate))
-    ok = not (problems or missing or extra or changed)
-    return VerifyReport.model_validate(
-        {
-            **report,
-            "ok": ok,
-            "files_checked": len(actual),
-            "missing": missing,
-            "extra": extra,
-            "changed": changed,
-            "problems": problems,
-        }
+    files_ok = not (problems or any(mismatches.values()))
+    contradictions = cross_check(predicate, documents) if files_ok else []
+    ok = files_ok and not contradictions
+    checks = VerifyChecks(
+        signature="passed",
+        files="passed" if files_ok else "failed",
+        documents=("failed" if contradictions else "passed") if files_ok else "not run",
     )
+    return VerifiedPack(
+        VerifyReport.model_validate(
+            {
+                **report,
+                "ok": ok,
+                "decision": _decision(predicate, documents) if ok else None,
+                "files_checked": len(actual),
+                **mismatches,
+                "problems": problems,
+                "checks": checks,
+                "documents_checked": sorted(n for n in documents if n in DOCUMENTS)
+                + [PREDICATE_NAME]
+                if files_ok
+                else [],
+                "contradictions": contradictions,
+            }
+        ),
+        documents if ok else {},
+    )
+
+
+def _decision(predicate: PackPredicate, documents: Mapping[str, bytes]) -> DecisionSummary:
+    """The one-line decision as ``decision.json`` states it (the signed predicate's when the
+    pack holds no decision.json, as a change note does). Called only once the documents agree."""
+    summary = predicate.decision
+    decision = parse_object(documents[DECISION_NAME]) if DECISION_NAME in documents else None
+    if decision is None:
+        return summary
+    fields = ("recommendation", "chosen", "verdict", "summary", "question")
+    return summary.model_copy(update={k: decision[k] for k in fields if k in decision})
 
 
 def _predicate_file_problems(path: Path, signed: PackPredicate) -> list[str]:
@@ -302,7 +402,16 @@ def verify_file(
             )
     except VerificationError as exc:
         problems += list(exc.problems)
-    return VerifyReport.model_validate({**report, "ok": not problems, "problems": problems})
+    signed = "signer" in report
+    checks = VerifyChecks(
+        signature="passed" if signed else "failed",
+        files=("failed" if problems else "passed") if signed else "not run",
+    )
+    if problems:
+        report.pop("decision", None)  # a failed file's pack verdict is no result
+    return VerifyReport.model_validate(
+        {**report, "ok": not problems, "problems": problems, "checks": checks}
+    )
 
 
 def _match_statement(
@@ -324,6 +433,7 @@ def _match_statement(
     if statement.predicate_type == PREDICATE_TYPE:
         ours: Statement = parse_statement(payload)
         report["decision"] = ours.predicate.decision
+        report["claimed_decision_id"] = ours.predicate.decision.decision_id
         report["created_at"] = ours.predicate.created_at
     matched = tuple(s.name or "" for s in statement.subject if s.digest.get("sha256") == digest)
     report["matched_subjects"] = matched
@@ -348,83 +458,3 @@ def _match_statement(
         if "sha256" in s.digest
     ]
     return [f"{file.name}: sha256 {digest} is not a subject of the signed statement"]
-
-
-def format_report(report: VerifyReport) -> str:
-    """The human-readable report, in plain words: OK or FAIL first and what it means, then the
-    signer, time and the pack's own (signed) decision, then every finding.
-
-    On a FAIL the pack's own verdict is not shown as a result: it names the decision only,
-    marked as not verified, so "PASS" never reads as the outcome of a failed verification.
-    """
-    checked = report.signer is not None and report.target_kind != "file"
-    files = f" ({report.files_checked} file(s))" if checked else ""
-    lines = [f"{'OK' if report.ok else 'FAIL'}: {report.target_kind} {report.target}{files}"]
-
-    def row(label: str, value: str) -> None:
-        lines.append(f"  {label:<13}{value}")
-
-    row("result", _result_words(report))
-    signer = report.signer
-    if signer and signer.mode == "keyless":
-        row("signer", signer.identity or "?")
-        row("issuer", signer.issuer or "?")
-        when = signer.signed_at.isoformat() if signer.signed_at else "no verified time"
-        source = (signer.time_source or "").replace("_", " ")
-        row("signed at", f"{when} ({source})" if source else when)
-        if signer.log_index is not None:
-            row("log index", str(signer.log_index))
-    elif signer:
-        row("key", f"sha256:{signer.key_fingerprint}")
-        row("signed at", "not recorded (a key-signed bundle carries no trusted time)")
-    if report.decision and report.ok:
-        d = report.decision
-        recommendation = d.recommendation or "no candidate"
-        row(
-            "pack says",
-            f"decision {d.decision_id}: recommends {recommendation}; "
-            f"its own checks gave {d.verdict}",
-        )
-    elif report.decision:
-        row("pack claims", f"decision {report.decision.decision_id} (not verified: see above)")
-    if report.created_at:
-        row("created at", report.created_at)
-    if report.matched_subjects:
-        row("subject", ", ".join(report.matched_subjects))
-    if report.trust_root:
-        t = report.trust_root
-        row("trust root", f"{t.path} (sha256 {t.sha256})" if t.path else f"Sigstore {t.source}")
-    row(
-        "bundle",
-        f"{report.bundle}" + (f" (sha256 {report.bundle_sha256})" if report.bundle_sha256 else ""),
-    )
-    for problem in report.problems:
-        row("problem", problem)
-    for m in report.changed:
-        row("changed", f"{m.path}  expected {m.expected_sha256}  actual {m.actual_sha256}")
-    for m in report.missing:
-        row("missing", f"{m.path}  expected {m.expected_sha256}")
-    for m in report.extra:
-        row("extra", f"{m.path}  actual {m.actual_sha256}")
-    return "\n".join(lines)
-
-
-def _result_words(report: VerifyReport) -> str:
-    """One sentence a non-engineer can act on."""
-    if report.ok:
-        if report.target_kind == "file":
-            where = ", ".join(report.matched_subjects) or "a file"
-            return f"this file is exactly the pack's {where} as signed, by the signer below"
-        return f"the signature is valid and all {report.files_checked} files are exactly as signed"
-    damaged = [p for p in report.problems if "damaged archive" in p]
-    if damaged:
-        return "the archive is damaged or was altered; do not use anything in it"
-    if report.signer is None:
-        return "the signature is missing or did not verify; do not rely on this pack"
-    altered = len(report.changed) + len(report.missing) + len(report.extra)
-    if altered:
-        return (
-            f"{altered} file(s) differ from what was signed ({len(report.changed)} changed, "
-            f"{len(report.missing)} missing, {len(report.extra)} added); do not rely on it"
-        )
-    return "the pack is not as signed (see the problems below); do not rely on it"

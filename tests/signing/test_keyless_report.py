@@ -128,8 +128,9 @@ def test_report_names_the_certificates_signer_and_its_commands_verify(
         assert capsys.readouterr().out.startswith("OK: ")
     # The rebuild states the same signer, read from the bundle: byte-identical report.
     assert _run_printed(box["Reproduce the report"], built.out, built.trusted_root) == 0
-    assert "rebuild      OK: report.html, report.pdf reproduced byte for byte" in (
-        capsys.readouterr().out
+    assert (
+        "rebuild      OK: decision.json, manifest.json, report.html, report.pdf reproduced "
+        "byte for byte" in (capsys.readouterr().out)
     )
 
     # A bundle whose certificate names a bidi-laden issuer is refused by the rebuild, not shown.

@@ -97,7 +97,10 @@ def test_cli_verify_and_rebuild(
     pack, public = signed
     assert main(["verify", str(pack), "--key", str(public), "--rebuild"]) == 0
     out = capsys.readouterr().out
-    assert "rebuild      OK: report.html, report.pdf reproduced byte for byte" in out
+    assert (
+        "rebuild      OK: decision.json, manifest.json, report.html, report.pdf reproduced "
+        "byte for byte" in out
+    )
     assert (
         main(
             [

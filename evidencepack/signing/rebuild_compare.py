@@ -1,0 +1,127 @@
+"""A pack's files against the same files recomputed by ``verify --rebuild``: where they differ.
+
+Each compared file that differs is named with its first difference: for JSON the first
+differing field by JSON path with both values (``decision.json: recommendation is h200-vllm;
+recomputed: mi325x-vllm``), for the HTML report the first differing line, for anything else
+(the PDF) the first differing byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from .documents import MAX_DOCUMENT_BYTES
+from .json_diff import first_difference, parse_object, show
+from .verify_report import RebuildDifference, RebuildOutcome
+
+
+def _first_byte(a: bytes, b: bytes) -> int:
+    for index, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return index
+    return min(len(a), len(b))
+
+
+def _json_difference(name: str, packed: bytes, recomputed: bytes) -> RebuildDifference | None:
+    old, new = parse_object(packed), parse_object(recomputed)
+    if old is None or new is None:
+        return None
+    difference = first_difference(old, new)
+    if difference is None:
+        offset = _first_byte(packed, recomputed)
+        return RebuildDifference(
+            file=name,
+            field=f"byte {offset}",
+            pack_value=None,
+            recomputed_value=None,
+            message=f"{name}: the same values, written differently (from byte {offset})",
+        )
+    old_value, new_value = show(difference.left), show(difference.right)
+    return RebuildDifference(
+        file=name,
+        field=difference.path,
+        pack_value=old_value,
+        recomputed_value=new_value,
+        message=f"{name}: {difference.path} is {old_value}; recomputed: {new_value}",
+    )
+
+
+def _line_difference(name: str, packed: bytes, recomputed: bytes) -> RebuildDifference | None:
+    try:
+        old, new = packed.decode("utf-8").splitlines(), recomputed.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return None
+    for number in range(max(len(old), len(new))):
+        a = old[number] if number < len(old) else None
+        b = new[number] if number < len(new) else None
+        if a != b:
+            shown_a, shown_b = (
+                show(a.strip() if a is not None else "(no line)"),
+                show(b.strip() if b is not None else "(no line)"),
+            )
+            return RebuildDifference(
+                file=name,
+                field=f"line {number + 1}",
+                pack_value=shown_a,
+                recomputed_value=shown_b,
+                message=f"{name}: line {number + 1} is {shown_a!r}; recomputed: {shown_b!r}",
+            )
+    return None
+
+
+def file_difference(name: str, packed: bytes, recomputed: bytes) -> RebuildDifference | None:
+    """The first difference between the pack's ``name`` and the recomputed one, or None."""
+    if packed == recomputed:
+        return None
+    found = None
+    if name.endswith(".json"):
+        found = _json_difference(name, packed, recomputed)
+    elif name.endswith((".html", ".htm", ".yaml", ".txt")):
+        found = _line_difference(name, packed, recomputed)
+    if found is not None:
+        return found
+    offset = _first_byte(packed, recomputed)
+    return RebuildDifference(
+        file=name,
+        field=f"byte {offset}",
+        pack_value=f"{len(packed)} bytes",
+        recomputed_value=f"{len(recomputed)} bytes",
+        message=(
+            f"{name}: differs from byte {offset} ({len(packed):,} bytes; recomputed: "
+            f"{len(recomputed):,} bytes)"
+        ),
+    )
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_DOCUMENT_BYTES:
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def compare_rebuilt(pack: Path, rebuilt: Path, names: Iterable[str]) -> RebuildOutcome:
+    """``names`` in the pack folder against the same names in the rebuilt folder."""
+    compared = tuple(dict.fromkeys(names))
+    differing = []
+    for name in compared:
+        packed, recomputed = _read(pack / name), _read(rebuilt / name)
+        if packed is None or recomputed is None:
+            where = "the pack" if packed is None else "the rebuild"
+            differing.append(
+                RebuildDifference(
+                    file=name,
+                    field=None,
+                    pack_value=None,
+                    recomputed_value=None,
+                    message=f"{name}: missing from {where} (or unreadable)",
+                )
+            )
+            continue
+        difference = file_difference(name, packed, recomputed)
+        if difference is not None:
+            differing.append(difference)
+    return RebuildOutcome(compared=compared, differing=tuple(differing))

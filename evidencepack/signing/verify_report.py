@@ -1,0 +1,135 @@
+"""``verify --json`` (``evidencepack/verify/v1``): what was checked, what passed, what differs.
+
+One ``ok`` says whether every check asked for passed: the signature, every file's digest, the
+pack's documents against each other and (with ``--rebuild``) the recomputed decision and
+report. The pack's own decision is carried only when ``ok``: a failed pack's verdict is never
+repeated as if it were a result.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from .._models import Sha256Hex, StrictModel
+from ..pack.predicate import DecisionSummary
+from .bundle import SignerInfo, TrustRootInfo
+from .documents import Contradiction
+
+VERIFY_API_VERSION: Literal["evidencepack/verify/v1"] = "evidencepack/verify/v1"
+
+CheckState = Literal["passed", "failed", "not run"]
+
+
+class FileMismatch(StrictModel):
+    """A pack file whose digest differs from the statement (None: missing or extra)."""
+
+    path: str
+    expected_sha256: Sha256Hex | None
+    actual_sha256: Sha256Hex | None
+
+
+class VerifyChecks(StrictModel):
+    """Each level of verification and how it ended; ``not run`` when not asked for, or when
+    an earlier level failed (nothing is recomputed from a pack that is not as signed)."""
+
+    signature: CheckState = Field(
+        default="not run", description="the bundle verifies for the key or identity given"
+    )
+    files: CheckState = Field(
+        default="not run",
+        description="every file has the signed sha256; none missing, none added",
+    )
+    documents: CheckState = Field(
+        default="not run",
+        description="decision.json, manifest.json, predicate.json and the report's embedded "
+        "metadata agree with each other",
+    )
+    rebuild: CheckState = Field(
+        default="not run",
+        description="with --rebuild: the decision, manifest and report recomputed from the "
+        "packed inputs and spec alone are byte for byte the pack's",
+    )
+
+
+class RebuildDifference(StrictModel):
+    """A pack file that the rebuild recomputed differently, and the first place it differs."""
+
+    file: str = Field(description="the pack file, by pack path (decision.json, report.pdf, ...)")
+    field: str | None = Field(
+        description="the first differing JSON path (JSON files), line (HTML) or byte offset "
+        "(other files); null when the file is missing on one side"
+    )
+    pack_value: str | None = Field(description="what the pack holds there (cut short)")
+    recomputed_value: str | None = Field(description="what the rebuild computed there")
+    message: str = Field(
+        description="one line, e.g. 'decision.json: recommendation is h200-vllm; recomputed: "
+        "mi325x-vllm'"
+    )
+
+
+class RebuildOutcome(StrictModel):
+    """``verify --rebuild``: the analysis recomputed from the pack's own inputs and spec."""
+
+    compared: tuple[str, ...] = Field(description="the pack files compared, by pack path")
+    differing: tuple[RebuildDifference, ...] = Field(
+        default=(), description="each compared file that differs, with its first difference"
+    )
+    problems: tuple[str, ...] = Field(
+        default=(),
+        description="why the rebuild could not run (a spec citing paths outside the pack, a "
+        "spec or input that no longer builds)",
+    )
+
+    @property
+    def ok(self) -> bool:
+        """Every compared file reproduced byte for byte (``checks.rebuild`` in the report: the
+        report's one ``ok`` covers it)."""
+        return bool(self.compared) and not self.differing and not self.problems
+
+
+class VerifyReport(StrictModel):
+    """The outcome of ``evidencepack verify``: OK only when every check asked for passed."""
+
+    api_version: Literal["evidencepack/verify/v1"] = Field(
+        default=VERIFY_API_VERSION, alias="apiVersion"
+    )
+    ok: bool = Field(description="every check asked for passed (see `checks`)")
+    target: str
+    target_kind: Literal["pack", "archive", "file"]
+    bundle: str
+    bundle_sha256: Sha256Hex | None = None
+    signer: SignerInfo | None = None
+    trust_root: TrustRootInfo | None = None
+    predicate_type: str | None = None
+    decision: DecisionSummary | None = Field(
+        default=None,
+        description="the pack's decision in one line, read from decision.json (from the signed "
+        "predicate for a lone file); null unless `ok`: a failed pack's verdict is no result",
+    )
+    claimed_decision_id: str | None = Field(
+        default=None,
+        description="the decision id the signed predicate names, also when the pack failed "
+        "(to say which pack failed; not verified)",
+    )
+    created_at: str | None = None
+    files_checked: int = 0
+    matched_subjects: tuple[str, ...] = ()
+    missing: tuple[FileMismatch, ...] = ()
+    extra: tuple[FileMismatch, ...] = ()
+    changed: tuple[FileMismatch, ...] = ()
+    problems: tuple[str, ...] = ()
+    checks: VerifyChecks = Field(
+        default_factory=VerifyChecks, description="each level of verification and its result"
+    )
+    documents_checked: tuple[str, ...] = Field(
+        default=(),
+        description="the pack documents cross-checked against each other and the predicate",
+    )
+    contradictions: tuple[Contradiction, ...] = Field(
+        default=(), description="two documents of the pack that state different values"
+    )
+    rebuild: RebuildOutcome | None = Field(
+        default=None, description="with --rebuild: what the recomputation found"
+    )

@@ -1,0 +1,134 @@
+"""``verify``'s report for a person: OK or FAIL first and what it means, then every finding.
+
+The first line says OK only when every check asked for passed (signature, files, the pack's
+documents against each other, the rebuild). On a FAIL the pack's own verdict is not shown: the
+decision is named by its id only, marked as not verified, so a "PASS" inside a failed pack
+never reads as the verification result. Every value from the pack is shown visibly
+(``_display.visible``): no control, bidi or invisible character reaches the terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .._display import visible_lines
+from .verify_report import VerifyReport
+
+_Row = Callable[[str, str], None]
+
+
+def format_report(report: VerifyReport) -> str:
+    """The human-readable report, in plain words: OK or FAIL first and what it means, then the
+    signer, time and the pack's own decision (from ``decision.json``), then every finding."""
+    checked = report.signer is not None and report.target_kind != "file"
+    files = f" ({report.files_checked} file(s))" if checked else ""
+    lines = [f"{'OK' if report.ok else 'FAIL'}: {report.target_kind} {report.target}{files}"]
+
+    def row(label: str, value: str) -> None:
+        lines.append(f"  {label:<13}{value}")
+
+    row("result", _result_words(report))
+    c = report.checks
+    row(
+        "checks",
+        f"signature {c.signature}, files {c.files}, documents {c.documents}, rebuild {c.rebuild}",
+    )
+    _signer_rows(report, row)
+    if report.decision and report.ok:
+        d = report.decision
+        recommendation = d.recommendation or "no candidate"
+        row(
+            "pack says",
+            f"decision {d.decision_id}: recommends {recommendation}; "
+            f"its own checks gave {d.verdict}",
+        )
+    elif report.claimed_decision_id:
+        row("pack claims", f"decision {report.claimed_decision_id} (not verified: see above)")
+    if report.created_at:
+        row("created at", report.created_at)
+    if report.matched_subjects:
+        row("subject", ", ".join(report.matched_subjects))
+    if report.trust_root:
+        t = report.trust_root
+        row("trust root", f"{t.path} (sha256 {t.sha256})" if t.path else f"Sigstore {t.source}")
+    row(
+        "bundle",
+        f"{report.bundle}" + (f" (sha256 {report.bundle_sha256})" if report.bundle_sha256 else ""),
+    )
+    if report.documents_checked and not report.contradictions:
+        row("documents", f"{', '.join(report.documents_checked)} agree with each other")
+    for problem in report.problems:
+        row("problem", problem)
+    for contradiction in report.contradictions:
+        row("contradicts", contradiction.message)
+    for m in report.changed:
+        row("changed", f"{m.path}  expected {m.expected_sha256}  actual {m.actual_sha256}")
+    for m in report.missing:
+        row("missing", f"{m.path}  expected {m.expected_sha256}")
+    for m in report.extra:
+        row("extra", f"{m.path}  actual {m.actual_sha256}")
+    _rebuild_rows(report, row)
+    return visible_lines("\n".join(lines))
+
+
+def _signer_rows(report: VerifyReport, row: _Row) -> None:
+    signer = report.signer
+    if signer and signer.mode == "keyless":
+        row("signer", signer.identity or "?")
+        row("issuer", signer.issuer or "?")
+        when = signer.signed_at.isoformat() if signer.signed_at else "no verified time"
+        source = (signer.time_source or "").replace("_", " ")
+        row("signed at", f"{when} ({source})" if source else when)
+        if signer.log_index is not None:
+            row("log index", str(signer.log_index))
+    elif signer:
+        row("key", f"sha256:{signer.key_fingerprint}")
+        row("signed at", "not recorded (a key-signed bundle carries no trusted time)")
+
+
+def _rebuild_rows(report: VerifyReport, row: _Row) -> None:
+    rebuilt = report.rebuild
+    if rebuilt is None:
+        return
+    if rebuilt.ok:
+        row("rebuild", f"OK: {', '.join(rebuilt.compared)} reproduced byte for byte")
+        return
+    state = "FAIL" if report.checks.rebuild == "failed" else "skipped"
+    for problem in rebuilt.problems:
+        row("rebuild", f"{state}: {problem}")
+    for difference in rebuilt.differing:
+        row("rebuild", f"FAIL: {difference.message}")
+
+
+def _result_words(report: VerifyReport) -> str:
+    """One sentence a non-engineer can act on."""
+    if report.ok:
+        if report.target_kind == "file":
+            where = ", ".join(report.matched_subjects) or "a file"
+            return f"this file is exactly the pack's {where} as signed, by the signer below"
+        said = f"the signature is valid and all {report.files_checked} files are exactly as signed"
+        if report.rebuild is not None:
+            said += "; the decision and report recompute from its own inputs"
+        return said
+    damaged = [p for p in report.problems if "damaged archive" in p]
+    if damaged:
+        return "the archive is damaged or was altered; do not use anything in it"
+    if report.signer is None:
+        return "the signature is missing or did not verify; do not rely on this pack"
+    altered = len(report.changed) + len(report.missing) + len(report.extra)
+    if altered:
+        return (
+            f"{altered} file(s) differ from what was signed ({len(report.changed)} changed, "
+            f"{len(report.missing)} missing, {len(report.extra)} added); do not rely on it"
+        )
+    if report.contradictions:
+        return (
+            "the signed files contradict each other (the decision was edited after it was "
+            "made); do not rely on it"
+        )
+    if report.rebuild is not None and not report.rebuild.ok:
+        return (
+            "the signed decision does not follow from the signed evidence (the rebuild "
+            "differs); do not rely on it"
+        )
+    return "the pack is not as signed (see the problems below); do not rely on it"

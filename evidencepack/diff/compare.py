@@ -327,6 +327,9 @@ def outcome(
         new_verdict=new.verdict,
         newly_blocking=blocking,
         thresholds=applied,
+        old_margin=old.robustness.margin if old.robustness else None,
+        new_margin=new.robustness.margin if new.robustness else None,
+        new_holds_unless=new.robustness.sentence if new.robustness else None,
     )
 
 

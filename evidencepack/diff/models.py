@@ -147,6 +147,15 @@ class Outcome(StrictModel):
     new_verdict: Literal["PASS", "PASS WITH WAIVERS", "FAIL"]
     newly_blocking: tuple[str, ...] = Field(description="hard checks newly failing, id[candidate]")
     thresholds: tuple[Threshold, ...] = ()
+    old_margin: float | None = Field(
+        default=None,
+        description="how close the old call was: the runner-up's cost per month over the "
+        "recommendation's, minus 1 (decision.json robustness.margin)",
+    )
+    new_margin: float | None = Field(default=None, description="the same of the new pack")
+    new_holds_unless: str | None = Field(
+        default=None, description="the new pack's robustness sentence: what would flip it"
+    )
 
 
 class DiffDocument(StrictModel):

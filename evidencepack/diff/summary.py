@@ -244,6 +244,10 @@ def input_group_rows(doc: DiffDocument, digits: int = 12) -> list[tuple[str, ...
     return rows
 
 
+def _margin(value: float | None) -> str:
+    return MISSING if value is None else f"{value:+.1%}"
+
+
 def decision_rows(doc: DiffDocument) -> list[tuple[str, str, str]]:
     """The decision's id, verdict and recommendation, old against new."""
     o, n = doc.old, doc.new
@@ -252,6 +256,13 @@ def decision_rows(doc: DiffDocument) -> list[tuple[str, str, str]]:
         ("verdict", o.verdict or MISSING, n.verdict or MISSING),
         ("recommendation", o.recommendation or "none", n.recommendation or "none"),
         ("chosen", o.chosen or "none", n.chosen or "none"),
+    ]
+    outcome = doc.outcome
+    if outcome is not None and (outcome.old_margin is not None or outcome.new_margin is not None):
+        rows.append(
+            ("margin to the runner-up", _margin(outcome.old_margin), _margin(outcome.new_margin))
+        )
+    rows += [
         (
             "evidence digest",
             (o.evidence_digest or MISSING)[:16],

@@ -200,7 +200,8 @@ def test_predicate_file_round_trips_and_bad_ones_name_the_json_path(pack: Pack) 
     with pytest.raises(InputError) as info:
         load_predicate(folder)
     assert sorted(info.value.problems) == [
-        f"{folder / PREDICATE_NAME}: decision.verdict: Input should be 'PASS', 'PASS WITH WAIVERS' or 'FAIL'",
+        f"{folder / PREDICATE_NAME}: decision.verdict: Input should be 'PASS', "
+        "'PASS WITH WAIVERS' or 'FAIL'",
         f"{folder / PREDICATE_NAME}: extra: Extra inputs are not permitted",
     ]
     (folder / PREDICATE_NAME).unlink()

@@ -112,12 +112,18 @@ class FocusPrice(FocusFilter):
     """A price read from a FinOps FOCUS cost-and-usage export: the effective hourly rate of the
     rows the filter keeps (sum of EffectiveCost over sum of consumed hours)."""
 
-    path: NonEmptyStr
-    """The export (CSV or Parquet), relative to the spec: packed and hashed like evidence."""
-    sha256: Sha256Hex | None = None
-    """The export's sha256: the build fails (PROV-FILES) if the bytes differ."""
-    accelerators_per_instance: PositiveInt = 1
-    """Accelerators one billed instance holds: the hourly rate is divided by it."""
+    path: NonEmptyStr = Field(
+        description="the export (CSV or Parquet), relative to the spec: packed and hashed like "
+        "evidence"
+    )
+    sha256: Sha256Hex | None = Field(
+        default=None,
+        description="the export's sha256: the build fails (PROV-FILES) if the bytes differ",
+    )
+    accelerators_per_instance: PositiveInt = Field(
+        default=1,
+        description="accelerators one billed instance holds: the hourly rate is divided by it",
+    )
 
 
 class QuotePrice(SpecModel):

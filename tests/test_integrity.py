@@ -22,13 +22,16 @@ from evidencepack import pipeline as pipeline_module
 from evidencepack._cli import main
 from evidencepack.analyze import gather as gather_module
 from evidencepack.analyze import references as references_module
-from evidencepack.analyze.models import CheckResult
+from evidencepack.analyze.models import CheckResult, DecisionDocument, Quality
+from evidencepack.analyze.quality import judge_score_sets
 from evidencepack.errors import InputError
 from evidencepack.inputs import registry as registry_module
-from evidencepack.inputs.collect import copy_inputs
+from evidencepack.inputs.collect import Collector, copy_inputs
+from evidencepack.inputs.snapshot import Snapshots
 from evidencepack.mlperf import build as build_module
 from evidencepack.pack.layout import STORE_NAME
 from evidencepack.pipeline import BuildOptions, CompileOptions, build, check, compile_pack
+from evidencepack.spec import load_spec
 from evidencepack.store import Store
 
 from .inputs.builders import requests, vllm_result, write_json
@@ -284,6 +287,11 @@ def _aiperf_pair(samples: Path, shared_data: Path, *, double_p99: bool, empty: i
     return spec
 
 
+def _aiperf_runs(decision: DecisionDocument) -> list[str]:
+    """The AIPerf runs of h200-vllm, as the fit list names them (fitting or not)."""
+    return [f.subject for f in decision.fit if f.candidate == "h200-vllm" and "aiperf" in f.subject]
+
+
 def test_a_doubled_summary_p99_beside_its_rows_fails_prov_data(
     samples: Path, shared_data: Path
 ) -> None:
@@ -294,19 +302,19 @@ def test_a_doubled_summary_p99_beside_its_rows_fails_prov_data(
     assert "evidence/aiperf/profile_export_aiperf.json" in result.reason
     assert "TTFT p99 68.4" in result.reason  # the doubled figure, named
     assert decision.verdict == "FAIL"
-    capacity = next(c for c in decision.capacity if c.candidate == "h200-vllm")
-    aiperf = [lp for lp in capacity.load_points if "aiperf" in lp.run]
-    # one run, one load point (the per-request file), kept from being an operating point
-    assert [lp.run for lp in aiperf] == ["evidence/aiperf/profile_export.jsonl"]
-    assert not aiperf[0].meets_slo
-    assert any("PROV-DATA" in m for m in aiperf[0].misses)
+    # one run (the per-request file, its summary cross-checked against it)
+    assert _aiperf_runs(decision) == ["evidence/aiperf/profile_export.jsonl"]
 
 
 def test_a_summary_and_its_rows_are_one_load_point(samples: Path, shared_data: Path) -> None:
     spec = _aiperf_pair(samples, shared_data, double_p99=False)
     decision = check(spec, CompileOptions())
-    capacity = next(c for c in decision.capacity if c.candidate == "h200-vllm")
-    assert len(capacity.load_points) == 6  # the five LoadGen runs and one AIPerf run
+    runs = [f for f in decision.fit if f.candidate == "h200-vllm" and f.kind == "run"]
+    assert len(runs) == 6  # the five LoadGen runs and one AIPerf run
+    # the AIPerf run measured another model: shown, never sizing the candidate
+    (aiperf,) = [f for f in runs if "aiperf" in f.subject]
+    assert not aiperf.fits
+    assert any(r.startswith("model ") for r in aiperf.reasons)
     result = next(c for c in decision.checks if c.id == "PROV-DATA" and c.candidate == "h200-vllm")
     # the sweep now mixes LoadGen and AIPerf: said, with the runs of each
     assert "mixes tools" in result.reason
@@ -320,10 +328,10 @@ def test_a_summary_stays_paired_with_rows_that_had_empty_outputs(
     still one run, the empty outputs said."""
     spec = _aiperf_pair(samples, shared_data, double_p99=False, empty=3)
     decision = check(spec, CompileOptions())
-    capacity = next(c for c in decision.capacity if c.candidate == "h200-vllm")
-    aiperf = [lp for lp in capacity.load_points if "aiperf" in lp.run]
-    assert [lp.run for lp in aiperf] == ["evidence/aiperf/profile_export.jsonl"]
-    assert aiperf[0].error_rate == pytest.approx(3 / 40)
+    assert _aiperf_runs(decision) == ["evidence/aiperf/profile_export.jsonl"]
+    empty = [f for f in decision.findings if "aiperf" in f.subject and f.kind == "empty-output"]
+    assert empty
+    assert "3 of 40 requests" in empty[0].detail
     kinds = {f.kind for f in decision.findings if "aiperf" in f.subject}
     assert "empty-output" in kinds
 
@@ -448,9 +456,26 @@ def _three_score_sets(samples: Path, shared_data: Path) -> Path:
     return spec
 
 
-def test_score_sets_of_different_scorers_are_never_pooled(samples: Path, shared_data: Path) -> None:
-    decision = check(_three_score_sets(samples, shared_data), CompileOptions())
-    quality = next(q for q in decision.quality if q.candidate == "h200-vllm")
+def _judged(spec: Path, tmp: Path) -> Quality:
+    """The bar judged on h200-vllm's score sets as read (before the fit rules, which keep the
+    eval harness's sets of other models from judging the candidate at all)."""
+    loaded = load_spec(spec)
+    with Store() as store:
+        evidence = gather_module.gather(loaded, store, Collector(loaded, Snapshots(tmp)))
+    return judge_score_sets(
+        loaded.spec.model_copy(
+            update={"fit": loaded.spec.fit.model_copy(update={"min_score_items": 1})}
+        ),
+        "h200-vllm",
+        evidence["h200-vllm"].scores,
+    )
+
+
+def test_score_sets_of_different_scorers_are_never_pooled(
+    samples: Path, shared_data: Path, tmp_path: Path
+) -> None:
+    spec = _three_score_sets(samples, shared_data)
+    quality = _judged(spec, tmp_path)
     assert quality.n_items == 5  # not 13
     assert quality.judged_set == "inspect-ai/arith/includes/accuracy"
     assert "because its metric is the spec's accuracy and it has the most items" in quality.reason
@@ -462,7 +487,7 @@ def test_score_sets_of_different_scorers_are_never_pooled(samples: Path, shared_
 
 
 def test_the_spec_names_the_score_set_the_bar_is_judged_on(
-    samples: Path, shared_data: Path
+    samples: Path, shared_data: Path, tmp_path: Path
 ) -> None:
     spec = _three_score_sets(samples, shared_data)
     _edit(
@@ -470,8 +495,7 @@ def test_the_spec_names_the_score_set_the_bar_is_judged_on(
         "  direction: higher_is_better\n",
         "  direction: higher_is_better\n  score_set: {scorer: match}\n",
     )
-    decision = check(spec, CompileOptions())
-    quality = next(q for q in decision.quality if q.candidate == "h200-vllm")
+    quality = _judged(spec, tmp_path)
     assert quality.judged_set == "inspect-ai/arith/match/accuracy"
     assert "named by the spec's scoring.score_set" in quality.reason
 
@@ -509,11 +533,20 @@ def test_an_item_scored_twice_differently_refuses_the_set(samples: Path) -> None
 # -- 5. every check names its model, file and figure ---------------------------------------------
 
 
-def test_c2_names_the_score_sets_own_models(samples: Path, shared_data: Path) -> None:
-    result = _check(_three_score_sets(samples, shared_data), "h200-vllm", "C2")
-    assert result.status == "PASS"
-    assert "of echo-baseline, mockllm/model in evidence/evals/arith.eval" in result.reason
-    assert "acme/contract-summariser" not in result.reason.split(";")[0]
+def test_scores_of_other_models_are_named_and_never_claim_quality(
+    samples: Path, shared_data: Path
+) -> None:
+    """The eval harness scored echo-baseline and mockllm/model, not the envelope's model: FIT
+    names each set's model, and C2 finds no scores of the candidate model to rest on."""
+    decision = check(_three_score_sets(samples, shared_data), CompileOptions())
+    fits = [f for f in decision.fit if f.candidate == "h200-vllm" and f.kind == "scores"]
+    assert fits
+    assert not any(f.fits for f in fits)
+    models = " ".join(r for f in fits for r in f.reasons)
+    assert "model 'echo-baseline'" in models or "model 'mockllm/model'" in models
+    c2 = next(c for c in decision.checks if c.id == "C2" and c.candidate == "h200-vllm")
+    assert c2.status == "FAIL"
+    assert "no scores of the candidate model" in c2.reason
 
 
 def _vllm_with_empty_outputs(samples: Path, empty: int) -> Path:
@@ -526,6 +559,7 @@ def _vllm_with_empty_outputs(samples: Path, empty: int) -> Path:
     r = dataclasses.replace(r, output_lens=lens, ttfts=ttfts, itls=itls, latencies=lat)
     result = vllm_result(r, request_rate=2.0)
     result["generated_texts"] = ["" if n == 0 else "x" * n for n in lens]
+    result["model_id"] = "acme/contract-summariser-70b-fp8 (sample)"
     write_json(samples / "evidence" / "vllm-run.json", result)
     spec = samples / "pack.yaml"
     _edit(
@@ -533,6 +567,8 @@ def _vllm_with_empty_outputs(samples: Path, empty: int) -> Path:
         "        - path: evidence/h200-vllm/runs/qps_5.5\n",
         "        - path: evidence/h200-vllm/runs/qps_5.5\n        - path: evidence/vllm-run.json\n",
     )
+    # the synthetic requests are short: this test lets their token lengths fit
+    _edit(spec, "headroom: 0.25\n", "headroom: 0.25\nfit: {token_tolerance: 1.0}\n")
     return spec
 
 
@@ -542,7 +578,7 @@ def test_empty_successful_requests_count_as_errors(samples: Path) -> None:
     point = next(lp for lp in capacity.load_points if lp.run == "evidence/vllm-run.json")
     assert point.error_rate == pytest.approx(10 / 40)
     result = next(c for c in decision.checks if c.id == "PROV-DATA" and c.candidate == "h200-vllm")
-    assert "evidence/vllm-run.json (acme/contract-summariser-70b)" in result.reason
+    assert "evidence/vllm-run.json (acme/contract-summariser-70b-fp8 (sample))" in result.reason
     assert "10 of 40 requests the tool counted as successful produced no output token" in (
         result.reason
     )

@@ -34,6 +34,7 @@ def _documents() -> dict[str, type[BaseModel]]:
     from .pack.manifest import EvidenceManifest
     from .pack.predicate import PackPredicate
     from .pricing.models import QuoteFile
+    from .problems import ValidationReport
     from .signing.statement import Statement
     from .signing.verify import VerifyReport
 
@@ -51,6 +52,7 @@ def _documents() -> dict[str, type[BaseModel]]:
         "pack-predicate.v1.schema.json": PackPredicate,
         "pack-statement.v1.schema.json": Statement,
         "quote.v1.schema.json": QuoteFile,
+        "validation-report.v1.schema.json": ValidationReport,
         "verify-report.v1.schema.json": VerifyReport,
     }
 

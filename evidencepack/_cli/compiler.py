@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._atomic import atomic_write
 from ..errors import EXIT_FAILED, EXIT_OK, InputError
 from ._common import (
     Command,
@@ -22,6 +23,8 @@ from ._signers import SignerOptions, keyless_arguments, make_signer, signer_opti
 from .export import oscal_argument
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from ..analyze.models import DecisionDocument
 
 
@@ -36,6 +39,7 @@ class ValidateOptions:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    from ..problems import ValidationReport, report_of
     from ..spec import load_spec
 
     opts = ValidateOptions(Path(args.spec), args.allow_outside_paths, args.json)
@@ -44,28 +48,30 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     except InputError as exc:
         if not opts.json:
             raise
-        emit(
-            {"spec": str(opts.spec), "valid": False, "problems": list(exc.problems)},
-            as_json=True,
-            text="",
-        )
+        _print_model(report_of(str(opts.spec), exc.message, exc.problems))
         return exc.exit_code
     spec = loaded.spec
     refs = sum(1 for _ in loaded.evidence_refs())
-    emit(
-        {
-            "spec": str(opts.spec),
-            "valid": True,
-            "decision": spec.decision.id,
-            "candidates": [c.id for c in spec.candidates],
-            "evidence_files": refs,
-            "problems": [],
-        },
-        as_json=opts.json,
-        text=f"{opts.spec}: OK ({spec.decision.id}: {len(spec.candidates)} candidate(s), "
-        f"{refs} evidence reference(s))",
+    report = ValidationReport(
+        spec=str(opts.spec),
+        valid=True,
+        decision=spec.decision.id,
+        candidates=tuple(c.id for c in spec.candidates),
+        evidence_files=refs,
     )
+    if opts.json:
+        _print_model(report)
+    else:
+        print(
+            f"{opts.spec}: OK ({spec.decision.id}: {len(spec.candidates)} candidate(s), "
+            f"{refs} evidence reference(s))"
+        )
     return EXIT_OK
+
+
+def _print_model(model: BaseModel) -> None:
+    """A document model as the JSON ``--json`` prints: by alias, sorted keys, two-space indent."""
+    emit(json.loads(model.model_dump_json(by_alias=True)), as_json=True, text="")
 
 
 # --- init ---------------------------------------------------------------------------------------
@@ -164,24 +170,71 @@ def _basis_lines(decision: DecisionDocument, candidate: str) -> list[str]:
     return out
 
 
-def _cmd_check(args: argparse.Namespace) -> int:
-    from ..pipeline import check
+@dataclass(frozen=True)
+class CheckOptions:
+    spec: Path
+    json: bool
+    markdown: bool
+    junit: Path | None
 
-    decision = check(Path(args.spec), compile_options(args))
-    text = _decision_text(decision)
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from ..spec import load_spec
+
+    opts = CheckOptions(Path(args.spec), args.json, args.markdown, optional_path(args.junit))
+    compile_with = compile_options(args)
+    try:
+        # The spec phase first: a bad spec is reported before DuckDB or numpy is imported.
+        load_spec(opts.spec, allow_outside=compile_with.allow_outside)
+        from ..pipeline import check
+
+        decision = check(opts.spec, compile_with)
+    except InputError as exc:
+        if not (opts.json or opts.markdown or opts.junit):
+            raise
+        return _check_problems(opts, exc)
+    from ..check_outputs import junit_xml, markdown
+
     allow = not args.no_waivers
-    if not decision.gate_passes(allow_waivers=allow):
-        waived = decision.waived_failures()
-        if not allow and waived:
-            text += "\n\n--no-waivers: the gate allows no waived failure: " + ", ".join(
-                f"{c.id}" + (f" [{c.candidate}]" if c.candidate else "") for c in waived
-            )
-    emit(
-        json.loads(decision.model_dump_json(by_alias=True)),
-        as_json=args.json,
-        text=text,
-    )
+    if opts.junit:
+        atomic_write(opts.junit, junit_xml(decision))
+    if opts.markdown:
+        print(markdown(decision, allow_waivers=allow), end="")
+    else:
+        emit(
+            json.loads(decision.model_dump_json(by_alias=True)),
+            as_json=opts.json,
+            text=_gate_text(decision, allow),
+        )
     return EXIT_OK if decision.gate_passes(allow_waivers=allow) else EXIT_FAILED
+
+
+def _gate_text(decision: DecisionDocument, allow_waivers: bool) -> str:
+    """The decision's text, and with ``--no-waivers`` the waived failures that fail the gate."""
+    text = _decision_text(decision)
+    waived = decision.waived_failures()
+    if not decision.gate_passes(allow_waivers=allow_waivers) and not allow_waivers and waived:
+        text += "\n\n--no-waivers: the gate allows no waived failure: " + ", ".join(
+            f"{c.id}" + (f" [{c.candidate}]" if c.candidate else "") for c in waived
+        )
+    return text
+
+
+def _check_problems(opts: CheckOptions, exc: InputError) -> int:
+    """An invalid spec or input, in the forms asked for: every problem located, exit 1."""
+    from ..check_outputs import problems_junit_xml, problems_markdown
+    from ..problems import report_of
+
+    report = report_of(str(opts.spec), exc.message, exc.problems)
+    if opts.junit:
+        atomic_write(opts.junit, problems_junit_xml(report))
+    if opts.json:
+        _print_model(report)
+    elif opts.markdown:
+        print(problems_markdown(report), end="")
+    else:
+        raise exc
+    return exc.exit_code
 
 
 @dataclass(frozen=True)
@@ -299,7 +352,20 @@ def register(command: Command) -> None:
         action="store_true",
         help="fail (exit 1) on any waived failure: for gates that allow no waiver",
     )
-    json_argument(p, "print decision.json instead")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--json",
+        action="store_true",
+        help="print decision.json instead (an invalid spec or input: its problems as JSON)",
+    )
+    shown.add_argument(
+        "--markdown", action="store_true", help="print a Markdown summary (for a CI job summary)"
+    )
+    p.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="also write JUnit XML to FILE: one test case per check and candidate",
+    )
 
     p = command("build", _cmd_build, "compile a spec into an evidence pack folder (and sign it)")
     p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml)")

@@ -18,6 +18,7 @@ from ._common import (
     emit,
     json_argument,
     optional_path,
+    parse_as_of,
 )
 from ._signers import SignerOptions, keyless_arguments, make_signer, signer_options
 from .export import oscal_argument
@@ -179,16 +180,13 @@ class CheckOptions:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from ..spec import load_spec
+    from ..api import check
 
     opts = CheckOptions(Path(args.spec), args.json, args.markdown, optional_path(args.junit))
-    compile_with = compile_options(args)
+    as_of = parse_as_of(args.as_of)
     try:
-        # The spec phase first: a bad spec is reported before DuckDB or numpy is imported.
-        load_spec(opts.spec, allow_outside=compile_with.allow_outside)
-        from ..pipeline import check
-
-        decision = check(opts.spec, compile_with)
+        # api.check reads and validates the spec before it imports DuckDB or numpy.
+        decision = check(opts.spec, allow_outside=args.allow_outside_paths, as_of=as_of)
     except InputError as exc:
         if not (opts.json or opts.markdown or opts.junit):
             raise

@@ -20,6 +20,7 @@ from .diff.summary import md
 
 if TYPE_CHECKING:
     from .analyze.models import CheckResult, DecisionDocument
+    from .pipeline import BuildResult
     from .problems import ValidationReport
 
 DECISION_SUITE = "decision"
@@ -85,15 +86,30 @@ def _waiver_note(result: CheckResult) -> str:
     return f"\nwaived by {w.approver} until {w.expires.isoformat()}: {w.reason}"
 
 
-def markdown(decision: DecisionDocument, *, allow_waivers: bool = True) -> str:
-    """The decision as a Markdown job summary: verdict, candidates, and every non-PASS check.
-    The mark says whether the gate passes (``allow_waivers`` False: ``check --no-waivers``)."""
+def markdown(
+    decision: DecisionDocument, built: BuildResult | None = None, *, allow_waivers: bool = True
+) -> str:
+    """The decision as a Markdown job summary: verdict, candidates, and every non-PASS check;
+    with ``built``, the pack written (folder, signature, evidence digest, archive). The mark says
+    whether the gate passes (``allow_waivers`` False: ``check --no-waivers``)."""
     mark = "\u2705" if decision.gate_passes(allow_waivers=allow_waivers) else "\u274c"
+    command = "build" if built else "check"
     lines = [
-        f"### {mark} evidencepack check: {md(decision.decision_id)}: {md(decision.verdict)}",
+        f"### {mark} evidencepack {command}: {md(decision.decision_id)}: {md(decision.verdict)}",
         "",
         md(decision.summary),
         "",
+    ]
+    if built is not None:
+        signed = "signed" if built.signed else "not signed"
+        lines += [
+            f"Pack {md(str(built.out_dir))} ({signed}), evidence digest "
+            f"{md(built.evidence_digest)}"
+            + (f", archive {md(str(built.archive))}" if built.archive else "")
+            + ".",
+            "",
+        ]
+    lines += [
         "| candidate | eligible | accelerators | cost per month |",
         "|---|---|---|---|",
     ]

@@ -176,3 +176,15 @@ def test_markdown_and_junit_escape_every_value_from_the_pack() -> None:
     failure = root.find(".//failure")
     assert failure is not None
     assert failure.get("message") == hostile
+
+
+def test_summary_is_appended_beside_the_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n", encoding="utf-8")
+    assert main(["check", str(SAMPLE_SPEC), "--json", "--summary", str(summary)]) == 0
+    decision = DecisionDocument.model_validate_json(capsys.readouterr().out)
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("earlier step\n### ")
+    assert text.endswith(markdown(decision) + "\n")

@@ -177,18 +177,25 @@ class CheckOptions:
     json: bool
     markdown: bool
     junit: Path | None
+    summary: Path | None
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from ..api import check
 
-    opts = CheckOptions(Path(args.spec), args.json, args.markdown, optional_path(args.junit))
+    opts = CheckOptions(
+        Path(args.spec),
+        args.json,
+        args.markdown,
+        optional_path(args.junit),
+        optional_path(args.summary),
+    )
     as_of = parse_as_of(args.as_of)
     try:
         # api.check reads and validates the spec before it imports DuckDB or numpy.
         decision = check(opts.spec, allow_outside=args.allow_outside_paths, as_of=as_of)
     except InputError as exc:
-        if not (opts.json or opts.markdown or opts.junit):
+        if not (opts.json or opts.markdown or opts.junit or opts.summary):
             raise
         return _check_problems(opts, exc)
     from ..check_outputs import junit_xml, markdown
@@ -196,6 +203,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     allow = not args.no_waivers
     if opts.junit:
         atomic_write(opts.junit, junit_xml(decision))
+    if opts.summary:
+        append_text(opts.summary, markdown(decision, allow_waivers=allow))
     if opts.markdown:
         print(markdown(decision, allow_waivers=allow), end="")
     else:
@@ -226,6 +235,8 @@ def _check_problems(opts: CheckOptions, exc: InputError) -> int:
     report = report_of(str(opts.spec), exc.message, exc.problems)
     if opts.junit:
         atomic_write(opts.junit, problems_junit_xml(report))
+    if opts.summary:
+        append_text(opts.summary, problems_markdown(report))
     if opts.json:
         _print_model(report)
     elif opts.markdown:
@@ -244,6 +255,7 @@ class BuildCommandOptions:
     signer: SignerOptions
     archive: bool
     json: bool
+    summary: Path | None
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
@@ -257,6 +269,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         signer_options(args),
         args.archive,
         args.json,
+        optional_path(args.summary),
     )
     signer = make_signer(opts.signer) if opts.sign else None
     result = build(
@@ -266,6 +279,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         signer,
         archive=opts.archive,
     )
+
     decision = result.decision
     signed = (
         f"signed: {result.out_dir / 'pack.sigstore.json'}"
@@ -277,6 +291,10 @@ def _cmd_build(args: argparse.Namespace) -> int:
     if result.archive:
         lines.append(f"  archive: {result.archive}")
     text = "\n".join(lines)
+    if opts.summary:
+        from ..check_outputs import markdown
+
+        append_text(opts.summary, markdown(decision, built=result))
     emit(
         {
             "pack": str(result.out_dir),
@@ -323,6 +341,21 @@ def _cmd_schemas(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def summary_argument(p: argparse.ArgumentParser) -> None:
+    """Add ``--summary FILE``: append the Markdown summary to FILE ($GITHUB_STEP_SUMMARY)."""
+    p.add_argument(
+        "--summary",
+        metavar="FILE",
+        help="also append a Markdown summary to FILE (e.g. $GITHUB_STEP_SUMMARY)",
+    )
+
+
+def append_text(path: Path, text: str) -> None:
+    """Append ``text`` to ``path`` (a job summary file collects several steps' summaries)."""
+    with path.open("a", encoding="utf-8") as out:
+        out.write(text + "\n")
+
+
 def register(command: Command) -> None:
     """Add this group's subcommands, in the order ``--help`` lists them."""
     p = command("validate", _cmd_validate, "check a pack spec and report every problem")
@@ -364,6 +397,7 @@ def register(command: Command) -> None:
         metavar="FILE",
         help="also write JUnit XML to FILE: one test case per check and candidate",
     )
+    summary_argument(p)
 
     p = command("build", _cmd_build, "compile a spec into an evidence pack folder (and sign it)")
     p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml)")
@@ -375,6 +409,7 @@ def register(command: Command) -> None:
     keyless_arguments(p)
     p.add_argument("--archive", action="store_true", help="also write OUTDIR.tar.gz")
     oscal_argument(p)
+    summary_argument(p)
     json_argument(p)
 
     p = command("schemas", _cmd_schemas, "write (or --check) the JSON Schemas in schemas/")

@@ -30,12 +30,6 @@ def _modules_after(code: str) -> list[str]:
     return modules
 
 
-def test_importing_evidencepack_loads_nothing_of_its_own_and_nothing_heavy() -> None:
-    modules = _modules_after("import evidencepack")
-    assert [m for m in modules if m.startswith("evidencepack")] == ["evidencepack"]
-    assert not {m.split(".")[0] for m in modules} & set(HEAVY)
-
-
 def test_check_reads_the_spec_before_the_compile_pipeline(tmp_path: Path) -> None:
     (tmp_path / "pack.yaml").write_text("apiVersion: evidencepack/v1\n", encoding="utf-8")
     code = (

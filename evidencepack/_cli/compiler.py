@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._atomic import atomic_write
 from ..errors import EXIT_FAILED, EXIT_OK, InputError
 from ._common import (
     Command,
@@ -198,6 +197,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         if not (opts.json or opts.markdown or opts.junit or opts.summary):
             raise
         return _check_problems(opts, exc)
+    from .._atomic import atomic_write
     from ..check_outputs import junit_xml, markdown
 
     allow = not args.no_waivers
@@ -229,6 +229,7 @@ def _gate_text(decision: DecisionDocument, allow_waivers: bool) -> str:
 
 def _check_problems(opts: CheckOptions, exc: InputError) -> int:
     """An invalid spec or input, in the forms asked for: every problem located, exit 1."""
+    from .._atomic import atomic_write
     from ..check_outputs import problems_junit_xml, problems_markdown
     from ..problems import report_of
 

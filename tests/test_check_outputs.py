@@ -188,3 +188,43 @@ def test_summary_is_appended_beside_the_json(
     text = summary.read_text(encoding="utf-8")
     assert text.startswith("earlier step\n### ")
     assert text.endswith(markdown(decision) + "\n")
+
+
+OUR_DOCUMENTS = (
+    "validation-report.v1.schema.json",
+    "build-result.v1.schema.json",
+    "init-result.v1.schema.json",
+    "schemas-result.v1.schema.json",
+)
+
+
+@pytest.mark.parametrize("name", OUR_DOCUMENTS)
+def test_every_field_of_the_command_documents_is_described(name: str) -> None:
+    schema = json.loads((schemas_dir() / name).read_text(encoding="utf-8"))
+    shapes = {"": schema, **schema.get("$defs", {})}
+    undescribed = [
+        f"{shape_name}.{key}"
+        for shape_name, shape in shapes.items()
+        for key, prop in shape.get("properties", {}).items()
+        if not prop.get("description")
+    ]
+    assert schema["properties"]
+    assert undescribed == []
+
+
+def test_init_and_schemas_json_match_their_schemas(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    evidence = tmp_path / "evidence"
+    for candidate in ("h200-vllm", "b200-trtllm"):
+        source = REPO_ROOT / "samples" / "evidence" / candidate / "scores.jsonl"
+        (evidence / candidate).mkdir(parents=True)
+        (evidence / candidate / "scores.jsonl").write_bytes(source.read_bytes())
+    assert main(["init", str(evidence), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert _schema_errors("init-result.v1.schema.json", report) == []
+    assert report["candidates"] == ["b200-trtllm", "h200-vllm"]
+    assert main(["schemas", "--check", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert _schema_errors("schemas-result.v1.schema.json", report) == []
+    assert set(OUR_DOCUMENTS) <= set(report["checked"])

@@ -5,11 +5,13 @@ in a clean environment, the way a runner runs them."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
 from lxml import etree
@@ -162,6 +164,11 @@ def test_the_actions_steps_run_check_build_verify_and_diff(repo_copy: Path, tmp_
     assert (repo_copy / "pack" / "pack.sigstore.json").is_file()
     assert "evidencepack build: contract-summariser-2026q4: PASS" in build.summary
     assert build.outputs["evidence-digest"] in build.summary
+    build_json = json.loads(Path(build.outputs["result"]).read_text(encoding="utf-8"))
+    schema_file = REPO_ROOT / "schemas" / "build-result.v1.schema.json"
+    build_schema = json.loads(schema_file.read_text(encoding="utf-8"))
+    assert list(jsonschema.Draft202012Validator(build_schema).iter_errors(build_json)) == []
+    assert build_json["signed"] is True
 
     verify_inputs = {k: v for k, v in verify_step.items() if not k.startswith("cert-")}
     verify = _run(repo_copy, tmp_path / "verify", **verify_inputs, key="pub.pem")

@@ -101,16 +101,19 @@ def _cmd_init(args: argparse.Namespace) -> int:
         if len(result.skipped) > 10:
             lines.append(f"  ... and {len(result.skipped) - 10} more")
     lines.append(f"next: fill the TODO values, then `evidencepack validate {result.path}`")
-    emit(
-        {
-            "spec": str(result.path),
-            "candidates": list(result.candidates),
-            "evidence_references": result.references,
-            "todos": result.todos,
-            "not_cited": list(result.skipped),
-        },
-        as_json=opts.json,
-        text="\n".join(lines),
+    if not opts.json:
+        print("\n".join(lines))
+        return EXIT_OK
+    from ..command_reports import InitReport
+
+    _print_model(
+        InitReport(
+            spec=str(result.path),
+            candidates=tuple(result.candidates),
+            evidence_references=result.references,
+            todos=result.todos,
+            not_cited=tuple(result.skipped),
+        )
     )
     return EXIT_OK
 
@@ -296,18 +299,21 @@ def _cmd_build(args: argparse.Namespace) -> int:
         from ..check_outputs import markdown
 
         append_text(opts.summary, markdown(decision, built=result))
-    emit(
-        {
-            "pack": str(result.out_dir),
-            "evidence_digest": result.evidence_digest,
-            "signed": result.signed,
-            "archive": str(result.archive) if result.archive else None,
-            "verdict": decision.verdict,
-            "recommendation": decision.recommendation,
-        },
-        as_json=opts.json,
-        text=text,
-    )
+    if opts.json:
+        from ..command_reports import BuildReport
+
+        _print_model(
+            BuildReport(
+                pack=str(result.out_dir),
+                evidence_digest=result.evidence_digest,
+                signed=result.signed,
+                archive=str(result.archive) if result.archive else None,
+                verdict=decision.verdict,
+                recommendation=decision.recommendation,
+            )
+        )
+    else:
+        print(text)
     return EXIT_OK if decision.gate_passes() else EXIT_FAILED
 
 
@@ -322,23 +328,22 @@ class SchemasOptions:
 
 
 def _cmd_schemas(args: argparse.Namespace) -> int:
+    from ..command_reports import SchemasReport
     from ..schemas import check_schemas, write_schemas
 
     opts = SchemasOptions(args.check, optional_path(args.out), args.json)
     if opts.check:
-        report = check_schemas(opts.out)
-        emit(
-            {"ok": True, "checked": list(report.checked)},
-            as_json=opts.json,
-            text=f"schemas up to date ({len(report.checked)} document(s))",
-        )
+        checked = check_schemas(opts.out).checked
+        report = SchemasReport(ok=True, checked=checked)
+        text = f"schemas up to date ({len(checked)} document(s))"
     else:
-        report = write_schemas(opts.out)
-        emit(
-            {"ok": True, "written": list(report.written)},
-            as_json=opts.json,
-            text="\n".join(f"wrote {name}" for name in report.written),
-        )
+        written = write_schemas(opts.out).written
+        report = SchemasReport(ok=True, written=written)
+        text = "\n".join(f"wrote {name}" for name in written)
+    if opts.json:
+        _print_model(report)
+    else:
+        print(text)
     return EXIT_OK
 
 

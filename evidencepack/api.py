@@ -73,7 +73,8 @@ def check(
     spec: PathLike, *, allow_outside: bool = False, as_of: dt.date | None = None
 ) -> DecisionDocument:
     """The release gate: analyse the spec's evidence in memory and return the decision
-    (``decision.json``); its ``verdict`` is the gate. ``as_of`` judges waiver expiry on that
+    (``decision.json``); ``decision.gate_passes()`` is the gate (``allow_waivers=False``:
+    ``check --no-waivers``). ``as_of`` judges waiver expiry on that
     date (default: the spec's decision date). Raises ``SpecError`` or ``InputError`` for a bad
     spec or input, before DuckDB or numpy is imported when the spec is the problem."""
     load_spec(spec, allow_outside=allow_outside)
@@ -124,17 +125,21 @@ def build(
     force: bool = False,
     allow_outside: bool = False,
     as_of: dt.date | None = None,
+    oscal: str | None = None,
 ) -> BuildResult:
     """Compile the spec into a pack folder ``out`` (report, decision, manifest, store, inputs),
     signed with ``key`` or ``keyless`` (see ``signer``), with ``out.tar.gz`` if ``archive``.
-    ``force`` replaces an existing pack at ``out``. A failed check still builds: see
+    ``force`` replaces an existing pack at ``out``; ``oscal`` (an OSCAL version such as
+    ``"1.2.3"``) also writes the OSCAL export into the pack. A failed check still builds: see
     ``BuildResult.decision.verdict``."""
     load_spec(spec, allow_outside=allow_outside)
     from .pipeline import BuildOptions
     from .pipeline import build as run_build
 
     chosen = signer(key=key, passphrase=passphrase, keyless=keyless, identity_token=identity_token)
-    options = BuildOptions(compile=_compile_options(allow_outside, as_of), force=force)
+    options = BuildOptions(
+        compile=_compile_options(allow_outside, as_of), force=force, oscal_version=oscal
+    )
     return run_build(Path(spec), Path(out), options, chosen, archive=archive)
 
 

@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 DECISION_SUITE = "decision"
 
 
-def junit_xml(decision: DecisionDocument) -> bytes:
-    """The decision's check results as JUnit XML (UTF-8, with an XML declaration)."""
+def junit_xml(decision: DecisionDocument, *, allow_waivers: bool = True) -> bytes:
+    """The decision's check results as JUnit XML (UTF-8, with an XML declaration). Without
+    ``allow_waivers`` (``check --no-waivers``) a waived FAIL is a failure too."""
     suites: dict[str, list[CheckResult]] = {}
     for result in decision.checks:
         suites.setdefault(result.candidate or DECISION_SUITE, []).append(result)
@@ -37,7 +38,7 @@ def junit_xml(decision: DecisionDocument) -> bytes:
         suite = ET.SubElement(root, "testsuite", name=name, package=decision.decision_id)
         failures = 0
         for result in results:
-            failures += _testcase(suite, decision.decision_id, name, result)
+            failures += _testcase(suite, decision.decision_id, name, result, allow_waivers)
         suite.set("tests", str(len(results)))
         suite.set("failures", str(failures))
         suite.set("errors", "0")
@@ -59,7 +60,9 @@ def _xml_bytes(root: ET.Element) -> bytes:
     return data + b"\n"
 
 
-def _testcase(suite: ET.Element, decision_id: str, name: str, result: CheckResult) -> int:
+def _testcase(
+    suite: ET.Element, decision_id: str, name: str, result: CheckResult, allow_waivers: bool
+) -> int:
     """Add one result's ``<testcase>``; return 1 if it is a failure."""
     case = ET.SubElement(
         suite,
@@ -68,10 +71,12 @@ def _testcase(suite: ET.Element, decision_id: str, name: str, result: CheckResul
         name=f"{result.id}: {result.title}",
         time="0",
     )
-    if result.status == "FAIL" and result.waived is None:
+    if result.status == "FAIL" and (result.waived is None or not allow_waivers):
         kind = "hard check failed" if result.hard else "soft check failed (does not block)"
+        if result.waived is not None:
+            kind = "waived failure (--no-waivers)"
         failure = ET.SubElement(case, "failure", message=result.reason, type=kind)
-        failure.text = result.reason
+        failure.text = result.reason + _waiver_note(result)
         return 1
     if result.status != "PASS" or result.waived is not None:
         out = ET.SubElement(case, "system-out")

@@ -158,6 +158,17 @@ def test_waived_fail_is_a_passed_case_with_the_waiver(
     assert out.startswith("FAIL: ")
     assert "waived by A. Example until 2027-01-31: accepted <b>" in out
     assert "| FAIL (waived) | C1 | mi325x-vllm |" in capsys.readouterr().out
+    # A gate that allows no waiver (--no-waivers): the waived FAIL is a failure, exit 1.
+    assert main(["check", str(spec), "--junit", str(junit), "--no-waivers", "--markdown"]) == 1
+    assert _junit_errors(junit) == []
+    c1 = etree.parse(str(junit)).find(
+        ".//testsuite[@name='mi325x-vllm']/testcase[@name='C1: Scenario matches traffic']"
+    )
+    assert c1 is not None
+    failure = c1.find("failure")
+    assert failure is not None
+    assert failure.get("type") == "waived failure (--no-waivers)"
+    assert capsys.readouterr().out.startswith("### \u274c evidencepack check: ")
 
 
 def test_markdown_and_junit_escape_every_value_from_the_pack() -> None:

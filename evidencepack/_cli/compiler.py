@@ -205,7 +205,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     allow = not args.no_waivers
     if opts.junit:
-        atomic_write(opts.junit, junit_xml(decision))
+        atomic_write(opts.junit, junit_xml(decision, allow_waivers=allow))
     if opts.summary:
         append_text(opts.summary, markdown(decision, allow_waivers=allow))
     if opts.markdown:

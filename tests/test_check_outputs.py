@@ -239,3 +239,14 @@ def test_init_and_schemas_json_match_their_schemas(
     report = json.loads(capsys.readouterr().out)
     assert _schema_errors("schemas-result.v1.schema.json", report) == []
     assert set(OUR_DOCUMENTS) <= set(report["checked"])
+
+
+def test_a_yaml_syntax_error_is_a_located_problem_too(
+    write_spec, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_spec("apiVersion: evidencepack/v1\ndecision: [unclosed\n")
+    assert main(["check", str(path), "--json"]) == 1
+    (problem,) = json.loads(capsys.readouterr().out)["problems"]
+    assert (problem["file"], problem["line"], problem["code"]) == (str(path), 3, "yaml_syntax")
+    assert problem["field"] is None
+    assert problem["message"].startswith("YAML syntax error: ")

@@ -211,3 +211,28 @@ def test_the_action_reports_an_invalid_spec_and_fails_the_step(
     assert "did you mean 'utilisation'?" in run.summary
     report = yaml.safe_load(Path(run.outputs["result"]).read_text(encoding="utf-8"))
     assert report["problems"][0]["field"] == "traffic.utilisaton"
+
+
+@pytest.mark.slow
+def test_the_actions_no_waivers_input_fails_a_waived_gate(repo_copy: Path, tmp_path: Path) -> None:
+    server = "no-round/closed/SampleVendor/8xMI325X_vLLM/llama2-70b-99/Server"
+    text = (repo_copy / "samples" / "pack.yaml").read_text(encoding="utf-8")
+    assert server in text
+    text = text.replace(server, server.replace("/Server", "/Offline")) + (
+        "\nwaivers:\n  - check: C1\n    candidate: mi325x-vllm\n    reason: accepted\n"
+        "    approver: A. Example\n    expires: 2027-01-31\n"
+    )
+    (repo_copy / "samples" / "waived.yaml").write_text(text, encoding="utf-8")
+    waived = _run(repo_copy, tmp_path / "allowed", command="check", spec="samples/waived.yaml")
+    assert waived.ok, waived.stderr
+    assert waived.outputs["verdict"] == "PASS WITH WAIVERS"
+    refused = _run(
+        repo_copy,
+        tmp_path / "refused",
+        command="check",
+        spec="samples/waived.yaml",
+        **{"no-waivers": "true"},
+    )
+    assert refused.returncodes == [0, 1]
+    assert refused.outputs["verdict"] == "PASS WITH WAIVERS"
+    assert refused.summary.startswith("### \u274c evidencepack check: ")

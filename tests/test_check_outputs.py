@@ -181,7 +181,9 @@ def test_markdown_and_junit_escape_every_value_from_the_pack() -> None:
     decision = DecisionDocument.model_validate(base)
     text = markdown(decision)
     assert "<script>" not in text
-    assert not re.search(r"(?<!\\)[\[\]`*]", text.replace("\\\\", ""))  # every one escaped
+    # Every special character is escaped, outside the code spans md() wraps links in.
+    plain = re.sub(r"`[^`]*`", "", text.replace("\\\\", "").replace("\\`", ""))
+    assert not re.search(r"(?<!\\)[\[\]`*]", plain)
     assert "&lt;script&gt;x&lt;/script&gt; \\| \\[link\\]" in text
     root = etree.fromstring(junit_xml(decision))
     failure = root.find(".//failure")

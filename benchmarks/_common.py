@@ -22,8 +22,11 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-CACHE = Path(__file__).resolve().parent / ".cache"
-SHARED = REPO.parent / "shared" / "data"
+# Generated inputs; EVIDENCEPACK_BENCH_CACHE puts them elsewhere (the tests use a temporary folder).
+CACHE = Path(
+    os.environ.get("EVIDENCEPACK_BENCH_CACHE") or Path(__file__).resolve().parent / ".cache"
+)
+SHARED = Path(os.environ.get("EVIDENCEPACK_SHARED_DATA") or REPO.parent / "shared" / "data")
 RESULT_PREFIX = "RESULT "
 
 # time this checkout's code, not whichever evidencepack happens to be installed

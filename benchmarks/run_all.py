@@ -33,16 +33,20 @@ NOT_ROWS = {
 RESULT_PREFIX = "RESULT "
 
 
+class RowFailed(Exception):
+    """A benchmark script failed or printed no result: its row is missing from the table."""
+
+
 def run(script: str, quick: bool) -> dict[str, object]:
     argv = [sys.executable, str(HERE / script), *(["--quick"] if quick else [])]
     began = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     print(done.stdout, end="", flush=True)
     if done.returncode != 0:
-        raise SystemExit(f"{script} failed ({done.returncode}):\n{done.stderr}")
+        raise RowFailed(f"{script} failed ({done.returncode}):\n{done.stderr[-4000:]}")
     lines = [x for x in done.stdout.splitlines() if x.startswith(RESULT_PREFIX)]
     if not lines:
-        raise SystemExit(f"{script} printed no {RESULT_PREFIX.strip()} line")
+        raise RowFailed(f"{script} printed no {RESULT_PREFIX.strip()} line")
     result: dict[str, object] = json.loads(lines[-1][len(RESULT_PREFIX) :])
     result["seconds"] = time.perf_counter() - began
     return result
@@ -78,15 +82,23 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown row(s) {unknown}; choose among {', '.join(SCRIPTS)}")
     results = []
+    failed = []
     for name in chosen:
         print(f"== {name} ({SCRIPTS[name]})", flush=True)
-        results.append(run(SCRIPTS[name], args.quick))
+        try:
+            results.append(run(SCRIPTS[name], args.quick))
+        except RowFailed as exc:  # report it, and still run the other rows
+            print(f"run_all: {exc}", file=sys.stderr, flush=True)
+            failed.append(name)
     print()
     print("Medians of paired runs (evidencepack and its floor alternated in the same run);")
     print(
         "ratios by CPU time." + (" QUICK: small inputs, one run: not a measurement." * args.quick)
     )
     print(table(results))
+    if failed:
+        print(f"run_all: failed: {', '.join(failed)} (no row in the table)", file=sys.stderr)
+        return 1
     return 0
 
 

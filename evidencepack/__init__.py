@@ -10,17 +10,145 @@ The compiler runs in stages, data flowing one way::
                                                   v
                                         render (HTML, PDF/A-3b) ──> manifest ──> sign / verify
 
-Library use::
+Library use: the names in ``__all__`` are the stable API (semantic versioning, CHANGELOG.md);
+every other module and name is internal and may change in any release::
 
-    from pathlib import Path
-    from evidencepack.spec import load_spec
+    import evidencepack
 
-    loaded = load_spec(Path("samples/pack.yaml"))
-    print(loaded.spec.decision.question)
+    report = evidencepack.validate("samples/pack.yaml")     # every problem, located
+    decision = evidencepack.check("samples/pack.yaml")      # decision.json as a model
+    print(decision.verdict, decision.recommendation)
+    built = evidencepack.build("samples/pack.yaml", "out/pack", key="out/evidencepack.key.pem")
+    print(evidencepack.verify("out/pack", key="out/evidencepack.pub.pem").ok)
+
+Importing ``evidencepack`` loads nothing heavy: each name is imported when first used (PEP 562).
 """
 
 from __future__ import annotations
 
+# Not ``from typing import TYPE_CHECKING``: importing typing (and re) would double the cost of
+# ``import evidencepack``. Type checkers treat any ``TYPE_CHECKING`` as true.
+TYPE_CHECKING = False
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+# name -> the module that defines it; resolved on first use by ``__getattr__``.
+_API: dict[str, str] = {
+    # functions
+    "load_spec": "evidencepack.api",
+    "validate": "evidencepack.api",
+    "check": "evidencepack.api",
+    "build": "evidencepack.api",
+    "rebuild": "evidencepack.api",
+    "read_input": "evidencepack.api",
+    "verify": "evidencepack.api",
+    "diff_packs": "evidencepack.api",
+    "signer": "evidencepack.api",
+    "verify_policy": "evidencepack.api",
+    # results
+    "LoadedSpec": "evidencepack.spec",
+    "PackSpec": "evidencepack.spec",
+    "ValidationReport": "evidencepack.problems",
+    "Problem": "evidencepack.problems",
+    "DecisionDocument": "evidencepack.analyze.models",
+    "BuildResult": "evidencepack.pipeline",
+    "RebuildOutcome": "evidencepack.signing.verify_report",
+    "ParsedInput": "evidencepack.inputs.base",
+    "VerifyReport": "evidencepack.signing.verify_report",
+    "DiffResult": "evidencepack.diff.run",
+    "DiffDocument": "evidencepack.diff.models",
+    # errors
+    "EvidencePackError": "evidencepack.errors",
+    "UsageError": "evidencepack.errors",
+    "InputError": "evidencepack.errors",
+    "SpecError": "evidencepack.errors",
+    "CheckFailed": "evidencepack.errors",
+    "VerificationError": "evidencepack.errors",
+    "CouldNotRun": "evidencepack.errors",
+    "SigningError": "evidencepack.errors",
+}
+
+__all__ = [
+    "__version__",
+    "load_spec",
+    "validate",
+    "check",
+    "build",
+    "rebuild",
+    "read_input",
+    "verify",
+    "diff_packs",
+    "signer",
+    "verify_policy",
+    "LoadedSpec",
+    "PackSpec",
+    "ValidationReport",
+    "Problem",
+    "DecisionDocument",
+    "BuildResult",
+    "RebuildOutcome",
+    "ParsedInput",
+    "VerifyReport",
+    "DiffResult",
+    "DiffDocument",
+    "EvidencePackError",
+    "UsageError",
+    "InputError",
+    "SpecError",
+    "CheckFailed",
+    "VerificationError",
+    "CouldNotRun",
+    "SigningError",
+]
+"""The stable API; ``_API`` says where each name is defined."""
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .analyze.models import DecisionDocument
+    from .api import (
+        build,
+        check,
+        diff_packs,
+        load_spec,
+        read_input,
+        rebuild,
+        signer,
+        validate,
+        verify,
+        verify_policy,
+    )
+    from .diff.models import DiffDocument
+    from .diff.run import DiffResult
+    from .errors import (
+        CheckFailed,
+        CouldNotRun,
+        EvidencePackError,
+        InputError,
+        SigningError,
+        SpecError,
+        UsageError,
+        VerificationError,
+    )
+    from .inputs.base import ParsedInput
+    from .pipeline import BuildResult
+    from .problems import Problem, ValidationReport
+    from .signing.verify_report import RebuildOutcome, VerifyReport
+    from .spec import LoadedSpec, PackSpec
+
+
+def __getattr__(name: str) -> Any:
+    """Import an API name on first use (PEP 562), so ``import evidencepack`` stays light."""
+    module = _API.get(name)
+    if module is None:
+        raise AttributeError(f"module 'evidencepack' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, the lazily imported API included."""
+    return sorted({*globals(), *_API})

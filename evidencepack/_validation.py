@@ -17,8 +17,9 @@ from typing import Any, TypeVar, Union
 import pydantic
 from pydantic import BaseModel
 
-from ._yaml import Loc, LocatedDocument, dotted
+from ._yaml import Loc, LocatedDocument, Position, dotted
 from .errors import InputError
+from .problems import ProblemText, located, split_hint
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -71,50 +72,82 @@ def _lines(path: Path) -> list[str]:
 
 def _todo_problem(
     doc: LocatedDocument, path: Path, lines: list[str], loc: Loc
-) -> tuple[tuple[int, int], str]:
+) -> tuple[tuple[int, int], ProblemText]:
     """``still TODO``, with the hint the line's comment gives (``# p99 ... in ms``)."""
     position, matched = doc.position(loc)
-    hint = ""
+    hint = None
     line = lines[position.line - 1] if 0 < position.line <= len(lines) else ""
     comment = re.search(r"\bTODO\b[\s}\]]*,?[^#]*#\s*(.+)$", line[position.column - 1 :])
     if comment:
-        hint = f" ({comment.group(1).strip()})"
-    text = f"{path}:{position}: {dotted(matched)}: still TODO: fill in this value{hint}"
+        hint = comment.group(1).strip()
+    text = _at(
+        path, position, dotted(matched), "todo", "still TODO: fill in this value", hint, paren=True
+    )
     return (position.line, position.column), text
 
 
-def located_problem(doc: LocatedDocument, path: Path, loc: Loc, message: str) -> str:
+def _at(
+    path: Path,
+    position: Position,
+    field: str,
+    code: str,
+    message: str,
+    hint: str | None = None,
+    *,
+    paren: bool = False,
+) -> ProblemText:
+    """The problem at ``position``: ``; hint`` after the message, or `` (hint)`` with ``paren``."""
+    return located(
+        str(path), position.line, position.column, field, code, message, hint, paren=paren
+    )
+
+
+def located_problem(doc: LocatedDocument, path: Path, loc: Loc, message: str) -> ProblemText:
     """One problem line for a check made after validation (semantic rules, file paths)."""
     position, matched = doc.position(loc)
-    return f"{path}:{position}: {dotted(loc if loc else matched)}: {message}"
+    text, hint = split_hint(message)
+    return _at(path, position, dotted(loc if loc else matched), "spec_rule", text, hint)
 
 
 def _format(
     model: type[BaseModel], doc: LocatedDocument, path: Path, error: Any
-) -> tuple[tuple[int, int], str]:
+) -> tuple[tuple[int, int], ProblemText]:
     loc: Loc = tuple(error["loc"])
     kind = error["type"]
     if kind == "extra_forbidden":
         position, matched = doc.position(loc, prefer_key=True)
-        message = "unknown key"
+        hint = None
         allowed = _allowed_keys(model, loc[:-1])
         if allowed and isinstance(loc[-1], str):
             close = difflib.get_close_matches(loc[-1], allowed, n=1, cutoff=0.6)
             if close:
-                message += f"; did you mean {close[0]!r}?"
+                hint = f"did you mean {close[0]!r}?"
             else:
-                message += f"; expected one of: {', '.join(sorted(allowed))}"
-        return (position.line, position.column), f"{path}:{position}: {dotted(matched)}: {message}"
+                hint = f"expected one of: {', '.join(sorted(allowed))}"
+        text = _at(path, position, dotted(matched), kind, "unknown key", hint)
+        return (position.line, position.column), text
     position, matched = doc.position(loc)
-    message = error["msg"]
     if kind == "missing":
         # The key is absent, so point at the mapping that should hold it.
-        text = f"{path}:{position}: {dotted((*matched, loc[-1]))}: required field is missing"
-        return (position.line, position.column), text
+        field = dotted((*matched, loc[-1]))
+        return (position.line, position.column), _at(
+            path, position, field, kind, "required field is missing"
+        )
+    message = error["msg"]
     if kind == "string_type" and isinstance(error.get("input"), int | float):
-        message += ' (quote the value in YAML, e.g. "0.9")'
-    message += _form_hint(kind, error.get("input"))
-    return (position.line, position.column), f"{path}:{position}: {dotted(matched)}: {message}"
+        text = _at(
+            path,
+            position,
+            dotted(matched),
+            kind,
+            message,
+            'quote the value in YAML, e.g. "0.9"',
+            paren=True,
+        )
+        return (position.line, position.column), text
+    hint = _form_hint(kind, error.get("input")) or None
+    text = _at(path, position, dotted(matched), kind, message, hint)
+    return (position.line, position.column), text
 
 
 def _allowed_keys(model: type[BaseModel], loc: Loc) -> list[str]:
@@ -175,13 +208,13 @@ def _form_hint(kind: str, value: Any) -> str:
             try:
                 number = float(text[:-1])
             except ValueError:
-                return "; write a plain number"
-            return f"; write a fraction without %: {text} is {number / 100:g}"
+                return "write a plain number"
+            return f"write a fraction without %: {text} is {number / 100:g}"
         if re.fullmatch(r"[0-9][0-9,_ ]*(\.[0-9]+)?", text) and re.search(r"[,_ ]", text):
-            return f"; write the number without separators: {re.sub(r'[,_ ]', '', text)}"
-        return "; write a plain number, e.g. 0.6 or 2000"
+            return f"write the number without separators: {re.sub(r'[,_ ]', '', text)}"
+        return "write a plain number, e.g. 0.6 or 2000"
     if kind in _DATE_KINDS:
-        return "; write the date as YYYY-MM-DD" + _date_guess(value)
+        return "write the date as YYYY-MM-DD" + _date_guess(value)
     return ""
 
 

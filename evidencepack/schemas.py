@@ -26,6 +26,7 @@ SCHEMA_ID_BASE = "https://evidencepack.dev/schemas/"
 def _documents() -> dict[str, type[BaseModel]]:
     """File name -> model. Imported lazily so adding a stage does not slow start-up."""
     from .analyze.models import DecisionDocument
+    from .command_reports import BuildReport, InitReport, SchemasReport
     from .diff.models import DiffDocument
     from .inputs.formats.generic_scores import ScoreLine, ScoresHeader
     from .mlperf.models import ImportReport, MlperfResult
@@ -34,10 +35,13 @@ def _documents() -> dict[str, type[BaseModel]]:
     from .pack.manifest import EvidenceManifest
     from .pack.predicate import PackPredicate
     from .pricing.models import QuoteFile
+    from .problems import ValidationReport
     from .signing.statement import Statement
     from .signing.verify import VerifyReport
 
     return {
+        "build-result.v1.schema.json": BuildReport,
+        "init-result.v1.schema.json": InitReport,
         "pack-spec.v1.schema.json": PackSpec,
         "decision.v1.schema.json": DecisionDocument,
         "diff.v1.schema.json": DiffDocument,
@@ -51,6 +55,8 @@ def _documents() -> dict[str, type[BaseModel]]:
         "pack-predicate.v1.schema.json": PackPredicate,
         "pack-statement.v1.schema.json": Statement,
         "quote.v1.schema.json": QuoteFile,
+        "schemas-result.v1.schema.json": SchemasReport,
+        "validation-report.v1.schema.json": ValidationReport,
         "verify-report.v1.schema.json": VerifyReport,
     }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -48,3 +49,24 @@ def test_every_benchmark_script_is_a_row_of_run_all_or_listed_as_not_one() -> No
     scripts = {p.name for p in BENCHMARKS.glob("bench_*.py")}
     assert scripts
     assert scripts == listed
+
+
+@pytest.mark.slow
+def test_run_all_quick_runs_every_row(tmp_path: Path) -> None:
+    """Every script of the table runs to its RESULT line (the verify row once stopped the run:
+    it signed its cached pack twice without force)."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "run_all.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+        env={**os.environ, "EVIDENCEPACK_BENCH_CACHE": str(tmp_path / "cache")},
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    started = [line for line in done.stdout.splitlines() if line.startswith("== ")]
+    table = done.stdout.split("| what | evidencepack |", 1)[1].splitlines()[2:]
+    assert len(started) == 6
+    assert [line.startswith("| ") for line in table] == [True] * 6
+    assert "QUICK: small inputs" in done.stdout
+    assert (tmp_path / "cache").is_dir()  # the generated inputs went to the temporary folder

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -22,24 +25,108 @@ try:
     main(sys.argv[1:])
 except SystemExit:
     pass
-print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))
+print(json.dumps(sorted(sys.modules)))
 """
 
+# What compiles a spec: the pipeline, the store, the input readers, the analysis (the models of
+# decision.json aside: diff and verify read it), the report renderers, the measure client.
+COMPILE_PIPELINE = ("pipeline", "store", "inputs", "analyze", "render", "measure")
+_DOCUMENT_PROBE = (
+    "import sys, json, evidencepack.analyze.models, evidencepack.render.formatting; "
+    "print(json.dumps(sorted(sys.modules)))"
+)
 
-def _imported(*argv: str) -> set[str]:
+
+def _modules(*argv: str) -> list[str]:
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, check=False
     )
     modules: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
-    return set(modules) & set(HEAVY)
+    return modules
+
+
+def _imported(*argv: str) -> set[str]:
+    return {m.split(".")[0] for m in _modules(*argv)} & set(HEAVY)
+
+
+@functools.cache
+def _document_modules() -> frozenset[str]:
+    """What reading decision.json needs: its models and what they import (and the number
+    formatting the summaries share), however the models are split into modules."""
+    done = subprocess.run(
+        [sys.executable, "-c", _DOCUMENT_PROBE], capture_output=True, text=True, check=True
+    )
+    return frozenset(json.loads(done.stdout))
+
+
+def _compile_modules(*argv: str) -> list[str]:
+    """The evidencepack modules of the compile pipeline that running ``argv`` imported."""
+    allowed = _document_modules()
+    return [
+        m
+        for m in _modules(*argv)
+        if m.startswith("evidencepack.")
+        and m.split(".")[1] in COMPILE_PIPELINE
+        and m not in allowed
+    ]
 
 
 def test_help_imports_no_heavy_library() -> None:
     assert _imported("--help") == set()
+    ours = {m for m in _modules("--help") if m.startswith("evidencepack")}
+    assert ours == {
+        "evidencepack",
+        "evidencepack._cli",
+        *(f"evidencepack._cli.{m}" for m in ("_common", "_signers", "compiler", "diff")),
+        *(f"evidencepack._cli.{m}" for m in ("export", "inspect", "measure", "mlperf", "signing")),
+        "evidencepack.errors",
+        "evidencepack.export",
+        "evidencepack.export.versions",  # the OSCAL version names --help lists
+        "evidencepack.progress",
+    }
 
 
 def test_validate_imports_neither_the_store_nor_rendering_nor_signing() -> None:
     assert _imported("validate", str(SAMPLE_SPEC)) == {"pydantic"}
+    assert _compile_modules("validate", str(SAMPLE_SPEC)) == []
+
+
+def test_check_validates_the_spec_before_it_imports_the_compile_pipeline(tmp_path: Path) -> None:
+    spec = tmp_path / "pack.yaml"
+    spec.write_text("apiVersion: evidencepack/v1\ncandidates: []\n", encoding="utf-8")
+    assert _imported("check", str(spec)) == {"pydantic"}
+    assert _compile_modules("check", str(spec)) == []
+
+
+def test_importing_evidencepack_loads_nothing_but_itself() -> None:
+    probe = "import sys, json, evidencepack; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    before = subprocess.run(
+        [sys.executable, "-c", probe.replace(", evidencepack", "")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    added = set(json.loads(done.stdout)) - set(json.loads(before.stdout))
+    assert added == {"evidencepack", "__future__"}
+
+
+def _fastest(argv: list[str], runs: int = 9) -> float:
+    times = []
+    for _ in range(runs):
+        began = time.perf_counter()
+        subprocess.run(argv, check=True, capture_output=True)
+        times.append(time.perf_counter() - began)
+    return min(times)
+
+
+def test_importing_evidencepack_costs_under_twice_python_itself() -> None:
+    # Interleaved, fastest of several: the machine's load moves both the same way.
+    bare, imported = [], []
+    for _ in range(3):
+        bare.append(_fastest([sys.executable, "-c", "pass"], 3))
+        imported.append(_fastest([sys.executable, "-c", "import evidencepack"], 3))
+    assert min(imported) < 2 * min(bare), (statistics.median(imported), statistics.median(bare))
 
 
 def test_check_imports_no_renderer_and_no_sigstore() -> None:
@@ -54,9 +141,35 @@ def test_verify_with_a_key_imports_no_store_renderer_or_numpy(tmp_path: Path) ->
     (tmp_path / "pub.pem").write_bytes(pem)
     (tmp_path / "pack").mkdir()
     (tmp_path / "pack" / "a.txt").write_text("a")  # unsigned: verify runs and reports FAIL
-    imported = _imported("verify", str(tmp_path / "pack"), "--key", str(tmp_path / "pub.pem"))
+    argv = ("verify", str(tmp_path / "pack"), "--key", str(tmp_path / "pub.pem"))
+    imported = _imported(*argv)
     assert {"cryptography", "pydantic"} <= imported
     assert not imported & {"duckdb", "weasyprint", "jinja2", "numpy", "sigstore"}
+    assert _compile_modules(*argv) == []
+
+
+@pytest.fixture(scope="module")
+def built_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample built once, unsigned, with its archive."""
+    from evidencepack import build
+
+    out = tmp_path_factory.mktemp("startup") / "pack"
+    build(SAMPLE_SPEC, out, archive=True)
+    return out
+
+
+def test_diff_imports_nothing_of_the_compile_pipeline(built_pack: Path) -> None:
+    argv = (
+        "diff",
+        str(built_pack),
+        str(built_pack.with_name("pack.tar.gz")),
+        "--as-of",
+        "2026-12-01",
+    )
+    imported = _imported(*argv)
+    assert "pydantic" in imported  # it read both decisions: the probe saw it run
+    assert not imported & {"duckdb", "numpy", "weasyprint", "jinja2", "sigstore"}
+    assert _compile_modules(*argv) == []
 
 
 @pytest.mark.parametrize("command", ["mlperf", "inspect", "build", "sign", "keygen", "schemas"])

@@ -1,18 +1,29 @@
-"""The example workflow: the release job signs keyless with id-token: write, the pull-request job
-diffs against the last released pack and gates on it, and every evidencepack command parses."""
+"""The example workflow and the action it uses: the release job signs keyless with id-token:
+write, the pull-request job diffs against the last released pack and gates on it, and the
+action's own steps (action.yml's shell) run check, a signed build, verify and diff of the sample
+in a clean environment, the way a runner runs them."""
 
 from __future__ import annotations
 
-import shlex
+import json
+import re
+import shutil
+from pathlib import Path
 from typing import Any
 
+import jsonschema
+import pytest
 import yaml
+from lxml import etree
 
-from evidencepack._cli import build_parser
+from evidencepack.signing.keys import generate_keypair
 
+from .action_runner import SYSTEM_PATH, ActionRun, load_action, run_action
 from .conftest import REPO_ROOT
 
 WORKFLOW = REPO_ROOT / ".github" / "workflows" / "evidence-pack.yml"
+ACTION = load_action(REPO_ROOT / "action.yml")
+PASSPHRASE = "action-passphrase"
 
 
 def _workflow() -> dict[str, Any]:
@@ -25,15 +36,9 @@ def _job(name: str) -> dict[str, Any]:
     return job
 
 
-def _commands(job: dict[str, Any]) -> list[list[str]]:
-    """Every ``evidencepack ...`` line of the job's run scripts, split as the shell would
-    (without an output redirection)."""
-    lines = [line for step in job["steps"] for line in step.get("run", "").splitlines()]
-    return [
-        shlex.split(line.split(" > ", 1)[0])
-        for line in lines
-        if line.strip().startswith("evidencepack ")
-    ]
+def _action_steps(job: dict[str, Any]) -> list[dict[str, str]]:
+    """The ``with:`` of each step of the job that uses this repository's action."""
+    return [step.get("with", {}) for step in job["steps"] if step.get("uses") == "./"]
 
 
 def test_keyless_signing_needs_only_the_id_token_permission() -> None:
@@ -47,18 +52,18 @@ def test_keyless_signing_needs_only_the_id_token_permission() -> None:
     assert _job("release")["needs"] == "pack"
 
 
-def test_every_evidencepack_command_parses() -> None:
-    commands = _commands(_job("pack"))
-    assert [c[1] for c in commands] == ["check", "build", "verify"]
-    parser = build_parser()
-    for command in commands:
-        args = parser.parse_args(command[1:])
-        if command[1] == "build":
-            assert args.sign
-            assert args.archive
-            assert args.key is None  # keyless
-        if command[1] == "verify":
-            assert (args.cert_identity, args.cert_oidc_issuer) == ("$SIGNER", "$ISSUER")
+def test_the_release_job_checks_builds_keyless_and_verifies_with_the_action() -> None:
+    check, build, verify = _action_steps(_job("pack"))
+    assert (check["command"], build["command"], verify["command"]) == ("check", "build", "verify")
+    assert (build["sign"], build["archive"], build["pack"]) == ("keyless", "true", "pack")
+    assert (verify["cert-identity"], verify["cert-oidc-issuer"]) == (
+        "${{ env.SIGNER }}",
+        "${{ env.ISSUER }}",
+    )
+    for step in (check, build, verify):
+        assert set(step) <= set(ACTION["inputs"]), step
+    # No step runs evidencepack itself: the action installs it and puts it on the PATH.
+    assert not any("evidencepack" in s.get("run", "") for s in _job("pack")["steps"])
 
 
 def test_a_change_to_the_evidence_is_diffed_against_the_last_release() -> None:
@@ -67,22 +72,167 @@ def test_a_change_to_the_evidence_is_diffed_against_the_last_release() -> None:
     job = _job("diff")
     assert job["if"] == "github.event_name == 'pull_request'"
     assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
-    (command,) = _commands(job)
-    args = build_parser().parse_args(command[1:])
-    assert args.command == "diff"
-    assert (args.old, args.new) == ("released/pack.tar.gz", "$SPEC")
-    assert args.markdown
+    (diff,) = _action_steps(job)
+    assert set(diff) <= set(ACTION["inputs"])
+    assert (diff["command"], diff["base"], diff["spec"]) == (
+        "diff",
+        "released/pack.tar.gz",
+        "${{ env.SPEC }}",
+    )
     # The released pack is verified as the release job signed it: this workflow at the tag.
-    assert (args.cert_identity, args.cert_oidc_issuer) == ("$RELEASED_BY", "$ISSUER")
+    assert (diff["cert-identity"], diff["cert-oidc-issuer"]) == (
+        "${{ env.RELEASED_BY }}",
+        "${{ env.ISSUER }}",
+    )
     fetch = "\n".join(step.get("run", "") for step in job["steps"])
     assert "evidence-pack.yml@refs/tags/$tag" in fetch
-    assert (args.fail_on_cost_increase, args.fail_on_capacity_loss) == (0.1, 0.05)
+    assert (diff["fail-on-cost-increase"], diff["fail-on-capacity-loss"]) == ("10%", "5%")
     # The summary is posted whatever the outcome, then the diff's exit code decides the job.
-    script = job["steps"][-1]["run"].splitlines()
-    assert script[0] == "set +e"
-    assert script[2:4] == ["status=$?", "set -e"]
-    assert any(
-        line.startswith("gh pr comment") and "--body-file diff.md" in line for line in script
+    assert diff["fail"] == "false"
+    last = job["steps"][-1]
+    assert last["env"]["SUMMARY"] == "${{ steps.diff.outputs.result }}"
+    assert last["env"]["STATUS"] == "${{ steps.diff.outputs.exit-code }}"
+    script = last["run"].splitlines()
+    assert script[0].startswith("gh pr comment")
+    assert '--body-file "$SUMMARY"' in script[0]
+    assert script[-1] == 'exit "$STATUS"'
+
+
+def test_every_input_and_output_of_the_action_is_described() -> None:
+    for kind in ("inputs", "outputs"):
+        for name, spec in ACTION[kind].items():
+            assert len(spec.get("description", "")) > 20, f"{kind}.{name}"
+    for step in ACTION["runs"]["steps"]:
+        assert step["shell"] == "bash"
+        assert "${{" not in step["run"], "inputs reach the scripts as environment variables"
+
+
+# --- the action's steps, run ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This checkout as `uses: ./` sees it (action path and workspace), without the checkout's
+    virtual environment, caches or outputs."""
+    root = tmp_path_factory.mktemp("action") / "repo"
+    shutil.copytree(
+        REPO_ROOT,
+        root,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "node_modules", "__pycache__", "*_cache", ".cache", "out", "dist"
+        ),
     )
-    assert '>> "$GITHUB_STEP_SUMMARY"' in "\n".join(script)
-    assert script[-1] == 'exit "$status"'
+    generate_keypair(root / "key.pem", root / "pub.pem", PASSPHRASE.encode())
+    return root
+
+
+def _run(repo: Path, tmp_path: Path, **inputs: str) -> ActionRun:
+    shared_venv = repo.parent / "venv"  # installed by the first run, reused by the next ones
+    inputs = {"venv": str(shared_venv), **inputs}
+    return run_action(repo, repo, inputs, tmp_path / "runner")
+
+
+def _with(step: dict[str, str], **changes: str) -> dict[str, str]:
+    """A workflow step's inputs with its ``${{ env.* }}`` values replaced for the test."""
+    env = {"${{ env.SPEC }}": "samples/pack.yaml"}
+    return {k: env.get(v, v) for k, v in step.items()} | changes
+
+
+@pytest.mark.slow
+def test_the_actions_steps_run_check_build_verify_and_diff(repo_copy: Path, tmp_path: Path) -> None:
+    assert shutil.which("evidencepack", path=SYSTEM_PATH) is None  # the action must install it
+    check_step, build_step, verify_step = _action_steps(_job("pack"))
+
+    check = _run(repo_copy, tmp_path / "check", **_with(check_step))
+    assert check.ok, check.stderr
+    assert (check.outputs["verdict"], check.outputs["exit-code"]) == ("PASS", "0")
+    assert check.outputs["recommendation"] == "mi325x-vllm"
+    assert "evidencepack check: contract-summariser-2026q4: PASS" in check.summary
+    schema = etree.XMLSchema(etree.parse(str(REPO_ROOT / "tests" / "junit" / "junit-10.xsd")))
+    assert schema.validate(etree.parse(str(repo_copy / "junit.xml")))
+
+    # Keyless signing needs GitHub's OIDC token: the test signs with a key instead.
+    build = _run(
+        repo_copy,
+        tmp_path / "build",
+        **_with(build_step, sign="key", key="key.pem", **{"key-passphrase": PASSPHRASE}),
+    )
+    assert build.ok, build.stderr
+    assert build.outputs["pack"] == "pack"
+    assert build.outputs["archive"] == "pack.tar.gz"
+    assert re.fullmatch(r"[0-9a-f]{64}", build.outputs["evidence-digest"])
+    assert (repo_copy / "pack" / "pack.sigstore.json").is_file()
+    assert "evidencepack build: contract-summariser-2026q4: PASS" in build.summary
+    assert build.outputs["evidence-digest"] in build.summary
+    build_json = json.loads(Path(build.outputs["result"]).read_text(encoding="utf-8"))
+    schema_file = REPO_ROOT / "schemas" / "build-result.v1.schema.json"
+    build_schema = json.loads(schema_file.read_text(encoding="utf-8"))
+    assert list(jsonschema.Draft202012Validator(build_schema).iter_errors(build_json)) == []
+    assert build_json["signed"] is True
+
+    verify_inputs = {k: v for k, v in verify_step.items() if not k.startswith("cert-")}
+    verify = _run(repo_copy, tmp_path / "verify", **verify_inputs, key="pub.pem")
+    assert verify.ok, verify.stderr
+    assert verify.outputs["ok"] == "true"
+    assert "evidencepack verify: OK" in verify.summary
+
+    (diff_step,) = _action_steps(_job("diff"))
+    diff_inputs = {k: v for k, v in diff_step.items() if not k.startswith("cert-")}
+    diff = _run(
+        repo_copy,
+        tmp_path / "diff",
+        **_with(diff_inputs, base="pack.tar.gz", pack="pack", key="pub.pem"),
+    )
+    assert diff.ok, diff.stderr
+    assert (diff.outputs["holds"], diff.outputs["exit-code"]) == ("true", "0")
+    assert "the decision holds" in diff.summary
+    assert Path(diff.outputs["result"]).read_text(encoding="utf-8") in diff.summary
+
+    # A tampered pack fails verification: the step fails, the outputs say why.
+    (repo_copy / "pack" / "report.html").write_text("changed", encoding="utf-8")
+    tampered = _run(repo_copy, tmp_path / "tampered", **verify_inputs, key="pub.pem")
+    assert tampered.returncodes == [0, 1]
+    assert tampered.outputs["ok"] == "false"
+    assert "evidencepack verify: FAIL" in tampered.summary
+    assert "report.html" in tampered.summary
+
+
+@pytest.mark.slow
+def test_the_action_reports_an_invalid_spec_and_fails_the_step(
+    repo_copy: Path, tmp_path: Path
+) -> None:
+    spec = repo_copy / "samples" / "broken.yaml"
+    text = (repo_copy / "samples" / "pack.yaml").read_text(encoding="utf-8")
+    spec.write_text(text.replace("  utilisation: 0.6", "  utilisaton: 0.6", 1), encoding="utf-8")
+    run = _run(repo_copy, tmp_path, command="check", spec="samples/broken.yaml")
+    assert run.returncodes == [0, 1]
+    assert (run.outputs["exit-code"], run.outputs["verdict"]) == ("1", "")
+    assert "traffic.utilisaton" in run.summary
+    assert "did you mean 'utilisation'?" in run.summary
+    report = yaml.safe_load(Path(run.outputs["result"]).read_text(encoding="utf-8"))
+    assert report["problems"][0]["field"] == "traffic.utilisaton"
+
+
+@pytest.mark.slow
+def test_the_actions_no_waivers_input_fails_a_waived_gate(repo_copy: Path, tmp_path: Path) -> None:
+    server = "no-round/closed/SampleVendor/8xMI325X_vLLM/llama2-70b-99/Server"
+    text = (repo_copy / "samples" / "pack.yaml").read_text(encoding="utf-8")
+    assert server in text
+    text = text.replace(server, server.replace("/Server", "/Offline")) + (
+        "\nwaivers:\n  - check: C1\n    candidate: mi325x-vllm\n    reason: accepted\n"
+        "    approver: A. Example\n    expires: 2027-01-31\n"
+    )
+    (repo_copy / "samples" / "waived.yaml").write_text(text, encoding="utf-8")
+    waived = _run(repo_copy, tmp_path / "allowed", command="check", spec="samples/waived.yaml")
+    assert waived.ok, waived.stderr
+    assert waived.outputs["verdict"] == "PASS WITH WAIVERS"
+    refused = _run(
+        repo_copy,
+        tmp_path / "refused",
+        command="check",
+        spec="samples/waived.yaml",
+        **{"no-waivers": "true"},
+    )
+    assert refused.returncodes == [0, 1]
+    assert refused.outputs["verdict"] == "PASS WITH WAIVERS"
+    assert refused.summary.startswith("### \u274c evidencepack check: ")

@@ -44,13 +44,17 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
     """``--allow-outside-paths`` and ``--as-of`` as the pipeline's CompileOptions."""
     from ..pipeline import CompileOptions
 
-    as_of = None
-    if args.as_of:
-        try:
-            as_of = dt.date.fromisoformat(args.as_of)
-        except ValueError as exc:
-            raise UsageError(f"--as-of {args.as_of!r}: give a date as YYYY-MM-DD") from exc
-    return CompileOptions(allow_outside=args.allow_outside_paths, as_of=as_of)
+    return CompileOptions(allow_outside=args.allow_outside_paths, as_of=parse_as_of(args.as_of))
+
+
+def parse_as_of(value: str | None) -> dt.date | None:
+    """``--as-of YYYY-MM-DD`` as a date (None when not given)."""
+    if not value:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError as exc:
+        raise UsageError(f"--as-of {value!r}: give a date as YYYY-MM-DD") from exc
 
 
 def json_argument(p: argparse.ArgumentParser, help_text: str = "print the result as JSON") -> None:

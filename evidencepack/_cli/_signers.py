@@ -89,30 +89,16 @@ def verify_options(
 
 def verify_policy(opts: VerifyOptions) -> VerifyPolicy:
     """The verification policy the options ask for: a key, or a keyless identity and issuer."""
-    from ..signing.verify import KeylessPolicy, KeyPolicy
+    from ..api import verify_policy as policy
 
-    keyless = opts.cert_identity is not None or opts.cert_oidc_issuer is not None
-    if opts.key is not None:
-        if keyless or opts.trusted_root or opts.staging or opts.offline:
-            raise UsageError(
-                "--key verifies a key-signed pack: drop --cert-identity/--cert-oidc-issuer/"
-                "--trusted-root/--staging/--offline"
-            )
-        from ..signing.keys import load_public_key
-
-        return KeyPolicy(load_public_key(opts.key))
-    if not (opts.cert_identity and opts.cert_oidc_issuer):
-        raise UsageError(
-            "say who must have signed: --cert-identity and --cert-oidc-issuer (both), or --key"
-        )
-    if opts.trusted_root and opts.staging:
-        raise UsageError(
-            "--staging picks Sigstore's staging root; it cannot go with --trusted-root"
-        )
-    from ..signing.keyless import load_trust_root
-
-    root = load_trust_root(opts.trusted_root, staging=opts.staging, offline=opts.offline)
-    return KeylessPolicy(opts.cert_identity, opts.cert_oidc_issuer, root)
+    return policy(
+        key=opts.key,
+        cert_identity=opts.cert_identity,
+        cert_oidc_issuer=opts.cert_oidc_issuer,
+        trusted_root=opts.trusted_root,
+        staging=opts.staging,
+        offline=opts.offline,
+    )
 
 
 def keyless_arguments(p: argparse.ArgumentParser) -> None:

@@ -17,11 +17,14 @@ from ._common import (
     emit,
     json_argument,
     optional_path,
+    parse_as_of,
 )
 from ._signers import SignerOptions, keyless_arguments, make_signer, signer_options
 from .export import oscal_argument
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from ..analyze.models import DecisionDocument
 
 
@@ -36,6 +39,7 @@ class ValidateOptions:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    from ..problems import ValidationReport, report_of
     from ..spec import load_spec
 
     opts = ValidateOptions(Path(args.spec), args.allow_outside_paths, args.json)
@@ -44,28 +48,30 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     except InputError as exc:
         if not opts.json:
             raise
-        emit(
-            {"spec": str(opts.spec), "valid": False, "problems": list(exc.problems)},
-            as_json=True,
-            text="",
-        )
+        _print_model(report_of(str(opts.spec), exc.message, exc.problems))
         return exc.exit_code
     spec = loaded.spec
     refs = sum(1 for _ in loaded.evidence_refs())
-    emit(
-        {
-            "spec": str(opts.spec),
-            "valid": True,
-            "decision": spec.decision.id,
-            "candidates": [c.id for c in spec.candidates],
-            "evidence_files": refs,
-            "problems": [],
-        },
-        as_json=opts.json,
-        text=f"{opts.spec}: OK ({spec.decision.id}: {len(spec.candidates)} candidate(s), "
-        f"{refs} evidence reference(s))",
+    report = ValidationReport(
+        spec=str(opts.spec),
+        valid=True,
+        decision=spec.decision.id,
+        candidates=tuple(c.id for c in spec.candidates),
+        evidence_files=refs,
     )
+    if opts.json:
+        _print_model(report)
+    else:
+        print(
+            f"{opts.spec}: OK ({spec.decision.id}: {len(spec.candidates)} candidate(s), "
+            f"{refs} evidence reference(s))"
+        )
     return EXIT_OK
+
+
+def _print_model(model: BaseModel) -> None:
+    """A document model as the JSON ``--json`` prints: by alias, sorted keys, two-space indent."""
+    emit(json.loads(model.model_dump_json(by_alias=True)), as_json=True, text="")
 
 
 # --- init ---------------------------------------------------------------------------------------
@@ -95,16 +101,19 @@ def _cmd_init(args: argparse.Namespace) -> int:
         if len(result.skipped) > 10:
             lines.append(f"  ... and {len(result.skipped) - 10} more")
     lines.append(f"next: fill the TODO values, then `evidencepack validate {result.path}`")
-    emit(
-        {
-            "spec": str(result.path),
-            "candidates": list(result.candidates),
-            "evidence_references": result.references,
-            "todos": result.todos,
-            "not_cited": list(result.skipped),
-        },
-        as_json=opts.json,
-        text="\n".join(lines),
+    if not opts.json:
+        print("\n".join(lines))
+        return EXIT_OK
+    from ..command_reports import InitReport
+
+    _print_model(
+        InitReport(
+            spec=str(result.path),
+            candidates=tuple(result.candidates),
+            evidence_references=result.references,
+            todos=result.todos,
+            not_cited=tuple(result.skipped),
+        )
     )
     return EXIT_OK
 
@@ -164,24 +173,81 @@ def _basis_lines(decision: DecisionDocument, candidate: str) -> list[str]:
     return out
 
 
-def _cmd_check(args: argparse.Namespace) -> int:
-    from ..pipeline import check
+@dataclass(frozen=True)
+class CheckOptions:
+    spec: Path
+    json: bool
+    markdown: bool
+    junit: Path | None
+    summary: Path | None
 
-    decision = check(Path(args.spec), compile_options(args))
-    text = _decision_text(decision)
-    allow = not args.no_waivers
-    if not decision.gate_passes(allow_waivers=allow):
-        waived = decision.waived_failures()
-        if not allow and waived:
-            text += "\n\n--no-waivers: the gate allows no waived failure: " + ", ".join(
-                f"{c.id}" + (f" [{c.candidate}]" if c.candidate else "") for c in waived
-            )
-    emit(
-        json.loads(decision.model_dump_json(by_alias=True)),
-        as_json=args.json,
-        text=text,
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from ..api import check
+
+    opts = CheckOptions(
+        Path(args.spec),
+        args.json,
+        args.markdown,
+        optional_path(args.junit),
+        optional_path(args.summary),
     )
+    as_of = parse_as_of(args.as_of)
+    try:
+        # api.check reads and validates the spec before it imports DuckDB or numpy.
+        decision = check(opts.spec, allow_outside=args.allow_outside_paths, as_of=as_of)
+    except InputError as exc:
+        if not (opts.json or opts.markdown or opts.junit or opts.summary):
+            raise
+        return _check_problems(opts, exc)
+    from .._atomic import atomic_write
+    from ..check_outputs import junit_xml, markdown
+
+    allow = not args.no_waivers
+    if opts.junit:
+        atomic_write(opts.junit, junit_xml(decision, allow_waivers=allow))
+    if opts.summary:
+        append_text(opts.summary, markdown(decision, allow_waivers=allow))
+    if opts.markdown:
+        print(markdown(decision, allow_waivers=allow), end="")
+    else:
+        emit(
+            json.loads(decision.model_dump_json(by_alias=True)),
+            as_json=opts.json,
+            text=_gate_text(decision, allow),
+        )
     return EXIT_OK if decision.gate_passes(allow_waivers=allow) else EXIT_FAILED
+
+
+def _gate_text(decision: DecisionDocument, allow_waivers: bool) -> str:
+    """The decision's text, and with ``--no-waivers`` the waived failures that fail the gate."""
+    text = _decision_text(decision)
+    waived = decision.waived_failures()
+    if not decision.gate_passes(allow_waivers=allow_waivers) and not allow_waivers and waived:
+        text += "\n\n--no-waivers: the gate allows no waived failure: " + ", ".join(
+            f"{c.id}" + (f" [{c.candidate}]" if c.candidate else "") for c in waived
+        )
+    return text
+
+
+def _check_problems(opts: CheckOptions, exc: InputError) -> int:
+    """An invalid spec or input, in the forms asked for: every problem located, exit 1."""
+    from .._atomic import atomic_write
+    from ..check_outputs import problems_junit_xml, problems_markdown
+    from ..problems import report_of
+
+    report = report_of(str(opts.spec), exc.message, exc.problems)
+    if opts.junit:
+        atomic_write(opts.junit, problems_junit_xml(report))
+    if opts.summary:
+        append_text(opts.summary, problems_markdown(report))
+    if opts.json:
+        _print_model(report)
+    elif opts.markdown:
+        print(problems_markdown(report), end="")
+    else:
+        raise exc
+    return exc.exit_code
 
 
 @dataclass(frozen=True)
@@ -193,6 +259,7 @@ class BuildCommandOptions:
     signer: SignerOptions
     archive: bool
     json: bool
+    summary: Path | None
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
@@ -206,6 +273,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         signer_options(args),
         args.archive,
         args.json,
+        optional_path(args.summary),
     )
     signer = make_signer(opts.signer) if opts.sign else None
     result = build(
@@ -215,6 +283,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         signer,
         archive=opts.archive,
     )
+
     decision = result.decision
     signed = (
         f"signed: {result.out_dir / 'pack.sigstore.json'}"
@@ -226,18 +295,25 @@ def _cmd_build(args: argparse.Namespace) -> int:
     if result.archive:
         lines.append(f"  archive: {result.archive}")
     text = "\n".join(lines)
-    emit(
-        {
-            "pack": str(result.out_dir),
-            "evidence_digest": result.evidence_digest,
-            "signed": result.signed,
-            "archive": str(result.archive) if result.archive else None,
-            "verdict": decision.verdict,
-            "recommendation": decision.recommendation,
-        },
-        as_json=opts.json,
-        text=text,
-    )
+    if opts.summary:
+        from ..check_outputs import markdown
+
+        append_text(opts.summary, markdown(decision, built=result))
+    if opts.json:
+        from ..command_reports import BuildReport
+
+        _print_model(
+            BuildReport(
+                pack=str(result.out_dir),
+                evidence_digest=result.evidence_digest,
+                signed=result.signed,
+                archive=str(result.archive) if result.archive else None,
+                verdict=decision.verdict,
+                recommendation=decision.recommendation,
+            )
+        )
+    else:
+        print(text)
     return EXIT_OK if decision.gate_passes() else EXIT_FAILED
 
 
@@ -252,24 +328,38 @@ class SchemasOptions:
 
 
 def _cmd_schemas(args: argparse.Namespace) -> int:
+    from ..command_reports import SchemasReport
     from ..schemas import check_schemas, write_schemas
 
     opts = SchemasOptions(args.check, optional_path(args.out), args.json)
     if opts.check:
-        report = check_schemas(opts.out)
-        emit(
-            {"ok": True, "checked": list(report.checked)},
-            as_json=opts.json,
-            text=f"schemas up to date ({len(report.checked)} document(s))",
-        )
+        checked = check_schemas(opts.out).checked
+        report = SchemasReport(ok=True, checked=checked)
+        text = f"schemas up to date ({len(checked)} document(s))"
     else:
-        report = write_schemas(opts.out)
-        emit(
-            {"ok": True, "written": list(report.written)},
-            as_json=opts.json,
-            text="\n".join(f"wrote {name}" for name in report.written),
-        )
+        written = write_schemas(opts.out).written
+        report = SchemasReport(ok=True, written=written)
+        text = "\n".join(f"wrote {name}" for name in written)
+    if opts.json:
+        _print_model(report)
+    else:
+        print(text)
     return EXIT_OK
+
+
+def summary_argument(p: argparse.ArgumentParser) -> None:
+    """Add ``--summary FILE``: append the Markdown summary to FILE ($GITHUB_STEP_SUMMARY)."""
+    p.add_argument(
+        "--summary",
+        metavar="FILE",
+        help="also append a Markdown summary to FILE (e.g. $GITHUB_STEP_SUMMARY)",
+    )
+
+
+def append_text(path: Path, text: str) -> None:
+    """Append ``text`` to ``path`` (a job summary file collects several steps' summaries)."""
+    with path.open("a", encoding="utf-8") as out:
+        out.write(text + "\n")
 
 
 def register(command: Command) -> None:
@@ -299,7 +389,21 @@ def register(command: Command) -> None:
         action="store_true",
         help="fail (exit 1) on any waived failure: for gates that allow no waiver",
     )
-    json_argument(p, "print decision.json instead")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--json",
+        action="store_true",
+        help="print decision.json instead (an invalid spec or input: its problems as JSON)",
+    )
+    shown.add_argument(
+        "--markdown", action="store_true", help="print a Markdown summary (for a CI job summary)"
+    )
+    p.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="also write JUnit XML to FILE: one test case per check and candidate",
+    )
+    summary_argument(p)
 
     p = command("build", _cmd_build, "compile a spec into an evidence pack folder (and sign it)")
     p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml)")
@@ -311,6 +415,7 @@ def register(command: Command) -> None:
     keyless_arguments(p)
     p.add_argument("--archive", action="store_true", help="also write OUTDIR.tar.gz")
     oscal_argument(p)
+    summary_argument(p)
     json_argument(p)
 
     p = command("schemas", _cmd_schemas, "write (or --check) the JSON Schemas in schemas/")

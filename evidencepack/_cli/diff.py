@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import EXIT_FAILED, EXIT_OK, UsageError
-from ._common import Command, compile_arguments, compile_options, optional_path
+from ._common import Command, compile_arguments, optional_path, parse_as_of
 from ._signers import verifier_arguments, verify_options, verify_policy
 
 
@@ -78,7 +78,7 @@ def _diff(args: argparse.Namespace) -> int:
         policy=verify_policy(verify_opts) if verifying else None,
         thresholds=Thresholds(opts.cost_increase, opts.capacity_loss),
         allow_outside=args.allow_outside_paths,
-        as_of=compile_options(args).as_of,
+        as_of=parse_as_of(args.as_of),
         allow_other_decision=args.allow_other_decision,
     )
     result = diff_packs(opts.old, opts.new, options)

@@ -247,6 +247,25 @@ def _sweep_job(cid: str, rate: float, spec: dict[str, Any]) -> dict[str, object]
     }
 
 
+def write_prompts(path: Path, rows: Sequence[dict[str, object]]) -> None:
+    """The prompts ``measure`` sends: each dataset item, named ``[ce-0001]`` for the simulated
+    server, with its reference summary length as ``max_tokens``."""
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "prompt": f"{row['prompt']} [{row['id']}]",
+                    "max_tokens": row["reference_summary_tokens"],
+                    "input_tokens": row["input_tokens"],
+                }
+            )
+            + "\n"
+            for row in rows
+        ),
+        encoding="utf-8",
+    )
+
+
 def measure_worker(job: dict[str, Any]) -> None:
     """One candidate run the way a team would make it: ``evidencepack measure`` (the real
     LoadGen driving a streaming HTTP client) against the simulated SUT behind an
@@ -262,20 +281,7 @@ def measure_worker(job: dict[str, Any]) -> None:
     rows = read_dataset()
     with tempfile.TemporaryDirectory() as tmp:
         prompts = Path(tmp) / "prompts.jsonl"
-        prompts.write_text(
-            "".join(
-                json.dumps(
-                    {
-                        "prompt": f"{row['prompt']} [{row['id']}]",
-                        "max_tokens": row["reference_summary_tokens"],
-                        "input_tokens": row["input_tokens"],
-                    }
-                )
-                + "\n"
-                for row in rows
-            ),
-            encoding="utf-8",
-        )
+        write_prompts(prompts, rows)
         inputs = {str(row["id"]): int(str(row["input_tokens"])) for row in rows}
         with SimServer(
             Capacity(**job["capacity"]),

@@ -38,15 +38,17 @@ class SimServer:
         runtime: str,
         version: str,
         seed: int,
+        port: int = 0,
     ) -> None:
         self._model = CapacityModel(capacity, seed)
         self._inputs = dict(input_tokens)
         self.model_name = model
         self._runtime = runtime
         self._version = version
-        self.port = 0
+        self.port = port
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
+        self._failed: OSError | None = None
         self._thread = threading.Thread(target=self._run, name="sim-server", daemon=True)
 
     @property
@@ -57,6 +59,8 @@ class SimServer:
         self._thread.start()
         if not self._ready.wait(10):
             raise RuntimeError("the simulated server did not start")
+        if self._failed is not None:
+            raise self._failed
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -65,9 +69,14 @@ class SimServer:
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
-        server = self._loop.run_until_complete(
-            asyncio.start_server(self._handle, "127.0.0.1", 0, backlog=1024)
-        )
+        try:
+            server = self._loop.run_until_complete(
+                asyncio.start_server(self._handle, "127.0.0.1", self.port, backlog=1024)
+            )
+        except OSError as exc:  # the port is taken
+            self._failed = exc
+            self._ready.set()
+            return
         self.port = server.sockets[0].getsockname()[1]
         self._ready.set()
         self._loop.run_forever()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from . import __version__, progress
 from .analyze.decision import decide
 from .analyze.gather import gather
 from .analyze.models import DecisionDocument
+from .errors import EvidencePackError
 from .inputs.collect import Collected, Collector, copy_inputs
 from .inputs.snapshot import Snapshots
 from .limits import MAX_SPEC_BYTES
@@ -32,6 +32,7 @@ from .pack.layout import (
     REPORT_PDF_NAME,
     SPEC_PATH,
     STORE_NAME,
+    scan_pack,
 )
 from .pack.manifest import document_bytes, manifest_bytes
 from .pack.predicate import (
@@ -43,11 +44,20 @@ from .pack.predicate import (
     source_date_epoch,
     write_predicate,
 )
-from .pack.publish import archive_path, check_target, publish, staged_archive, staging_dir
+from .pack.publish import (
+    archive_path,
+    check_target,
+    discard,
+    publish,
+    staged_archive,
+    staging_dir,
+)
+from .pack.replaceable import replace_problem
 from .pack.toolchain import rendering_toolchain
 from .render.signing_plan import SigningPlan
-from .signing.bundle import parse_bundle
+from .signing.bundle import parse_bundle, read_bundle
 from .signing.sign import CertifiedSigner, PackSigner, SignerIdentity, sign_pack
+from .signing.statement import hash_files, parse_statement
 from .spec import LoadedSpec, load_spec
 from .store import Store
 from .store.analysis import save_decision
@@ -145,7 +155,7 @@ def build(
         # Before anything is built: a folder holding the spec or an input is never replaced.
         loaded = load_spec(spec_path, allow_outside=options.compile.allow_outside)
         protected += [loaded.resolve(ref.path) for _loc, _role, ref in loaded.evidence_refs()]
-    check_target(out_dir, force=options.force, protected=protected)
+    check_target(out_dir, force=options.force, protected=protected, verify=replaceable_pack)
     staging = staging_dir(out_dir)
     staged = staged_archive(staging) if archive else None
     try:
@@ -201,9 +211,7 @@ def build(
             mtime = source_date_epoch(predicate.created_at)
             write_archive(staging, staged, mtime=mtime, root=out_dir.name)
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        if staged is not None:
-            staged.unlink(missing_ok=True)
+        discard(staging)
         raise
     publish(
         staging,
@@ -211,6 +219,7 @@ def build(
         force=options.force,
         archive=staged,
         protected=[spec_path, *compiled.collected.sources.values()],
+        verify=replaceable_pack,
     )
     return BuildResult(
         out_dir=out_dir,
@@ -219,6 +228,24 @@ def build(
         archive=archive_path(out_dir) if archive else None,
         signed=signer is not None,
     )
+
+
+def replaceable_pack(folder: Path, markers: tuple[str, ...]) -> str | None:
+    """Why ``--force`` may not replace ``folder`` (None: it may): ``replace_problem``, and for a
+    signed pack, its signed statement must name exactly its files with their digests."""
+    problem = replace_problem(folder, markers)
+    bundle = folder / BUNDLE_NAME
+    if problem or not (bundle.exists() or bundle.is_symlink()):
+        return problem
+    try:
+        parsed = parse_bundle(read_bundle(bundle), str(bundle))
+        statement = parse_statement(parsed.payload or b"")
+    except EvidencePackError as exc:
+        return f"its signature is not one of a pack ({exc})"
+    files = scan_pack(folder).files
+    if set(statement.digests()) != set(files) or statement.digests() != hash_files(files):
+        return "its files differ from the ones its signed statement lists"
+    return None
 
 
 def pack_predicate(compiled: Compiled, created: dt.datetime) -> PackPredicate:

@@ -133,7 +133,7 @@ def hidden_characters(text: str, path: Path) -> list[str]:
             line, start = line + 1, index + 1
             continue
         if is_hidden(char) and not (index == 0 and char == "\ufeff"):
-            name = unicodedata.name(char, "unnamed control")
+            name = unicodedata.name(char, "CONTROL CHARACTER")
             problems.append(
                 f"{path}:{line}:{index - start + 1}: hidden character U+{ord(char):04X} {name}: "
                 "the file would read differently from what it holds (remove it, or write it "

@@ -234,7 +234,7 @@ def test_tar_bomb_is_refused_before_anything_is_extracted(
     ("pattern", "new", "message"),
     [
         (r"date: 2026-11-30", "date: 2026-02-30", "day is out of range for month"),
-        (r"question: >-", 'question: "nul \x00 here"\n  was: >-', "special characters"),
+        (r"question: >-", 'question: "nul \x00 here"\n  was: >-', "U+0000 CONTROL CHARACTER"),
         (
             r"per_accelerator_hour: [0-9.]+",
             "per_accelerator_hour: 1.0e+308",
@@ -255,8 +255,7 @@ def test_bad_spec_values_are_located_errors(
     spec.write_text(text)
     ran = run(["validate", str(spec)])
     assert_refused(ran, 1, str(spec), message)
-    if "\x00" not in new:
-        assert f"{spec}:" in ran.err  # located: file:line:column
+    assert f"{spec}:" in ran.err  # located: file:line:column
 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity", "1e999"])

@@ -10,6 +10,7 @@ pack all use the copy. ``read_private`` does the same for one file (``evidencepa
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import os
 import re
@@ -45,6 +46,9 @@ class Snapshot:
     copy: Path
     sha256: str
     size_bytes: int
+    links: int = 1
+    """The file's link count when read: more than 1 is a hard link, whose bytes other names
+    (possibly outside the cited folder) share."""
 
     def record(self, name: str) -> FileRecord:
         """The copy's record for a reader, named ``name``: the digest of this one read."""
@@ -64,15 +68,27 @@ class Snapshots:
         self._taken: dict[Path, Snapshot] = {}
         self._by_copy: dict[Path, Snapshot] = {}
         self._folders: dict[Path, Path] = {}
+        self._roots: list[Path] | None = None
+
+    def confine(self, roots: list[Path]) -> None:
+        """From now on, a file is read only by a walk from one of ``roots`` (the spec's folder,
+        and the outside paths ``--allow-outside-paths`` lets it cite) that follows no link."""
+        self._roots = sorted(
+            (Path(os.path.realpath(r)) for r in roots), key=lambda r: -len(r.parts)
+        )
 
     def take(self, source: Path, *, limit: int | None = None) -> Snapshot:
         """The copy of ``source``, made on first use. Files of one source folder share one
         copy folder, so a reader finds a file's companions (``run.json``) beside it. A file
-        larger than ``limit`` bytes is refused before anything is copied."""
+        larger than ``limit`` bytes is refused before anything is copied.
+
+        The file is opened once, by handle: once ``confine``d, by a walk from its root's handle
+        one name at a time with ``O_NOFOLLOW``, so a file or folder swapped for a link to an
+        outside file while the build runs is refused, never read; what is read is checked on
+        the opened handle (a regular file), and its link count is recorded."""
         key = source.absolute()
         if key in self._taken:
             return self._taken[key]
-        require_regular(source)
         folder = self._folders.setdefault(key.parent, self.root / f"{len(self._folders) + 1:05d}")
         copy = folder / _safe_name(source.name)
         n = 1
@@ -83,10 +99,13 @@ class Snapshots:
         size = 0
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            with source.open("rb") as src, copy.open("xb") as dst:
+            fd = self._open(source)
+            with os.fdopen(fd, "rb") as src, copy.open("xb") as dst:
                 info = os.fstat(src.fileno())
                 if not stat.S_ISREG(info.st_mode):
-                    raise InputError(f"{source}: not a regular file")
+                    raise InputError(
+                        f"{source}: not a regular file (a FIFO, socket or device is not evidence)"
+                    )
                 if limit is not None and info.st_size > limit:
                     raise InputError(
                         f"{source}: {info.st_size} bytes, over the limit of {limit} bytes"
@@ -98,12 +117,38 @@ class Snapshots:
         except FileNotFoundError as exc:
             raise InputError(f"{source}: no such file") from exc
         except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise InputError(
+                    f"{source}: a symbolic link (or a folder swapped for one) on the way to the "
+                    "file: links inside evidence are not followed"
+                ) from exc
             raise InputError(f"{source}: cannot read: {exc}") from exc
         copy.chmod(0o400)
-        snap = Snapshot(source=source, copy=copy, sha256=digest.hexdigest(), size_bytes=size)
+        snap = Snapshot(
+            source=source,
+            copy=copy,
+            sha256=digest.hexdigest(),
+            size_bytes=size,
+            links=info.st_nlink,
+        )
         self._taken[key] = snap
         self._by_copy[copy] = snap
         return snap
+
+    def _open(self, source: Path) -> int:
+        """A read handle on ``source``: unconfined, the path opened without blocking (a FIFO
+        is refused by the caller's fstat); confined, a walk from its root that follows no link."""
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+        if self._roots is None:
+            return os.open(source, flags)
+        real = Path(os.path.realpath(source))
+        root = next((r for r in self._roots if real.is_relative_to(r)), None)
+        if root is None:
+            raise InputError(
+                f"{source}: resolves to {real}, outside the spec's folder (it changed since the "
+                "spec was checked, or a link points out): not read"
+            )
+        return open_below(root, real.relative_to(root).parts, flags)
 
     def origin(self, copy: Path) -> Path | None:
         """The source a private copy was taken from."""
@@ -116,6 +161,27 @@ class Snapshots:
         found = {m.group(0) for m in re.finditer(pattern, text)}
         longest_first = sorted(found, key=lambda f: (-len(f), f))  # a.txt2 before a.txt
         return [(f, s.source) for f in longest_first if (s := self._by_copy.get(Path(f)))]
+
+
+def open_below(root: Path, parts: tuple[str, ...], flags: int) -> int:
+    """Open ``root/parts...`` with ``flags`` by a walk from ``root``'s handle: every folder on
+    the way and the file itself opened with ``O_NOFOLLOW`` relative to the one before, so a
+    link anywhere below ``root`` (planted or swapped in during the walk) fails the open (ELOOP
+    or ENOTDIR) instead of leading outside. ``..`` is refused."""
+    if not parts or any(part in ("", ".", "..") for part in parts):
+        raise InputError(f"{root.joinpath(*parts)}: not a file below {root}")
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    folder = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        for part in parts[:-1]:
+            below = os.open(
+                part, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow, dir_fd=folder
+            )
+            os.close(folder)
+            folder = below
+        return os.open(parts[-1], flags | nofollow, dir_fd=folder)
+    finally:
+        os.close(folder)
 
 
 def _safe_name(name: str) -> str:

@@ -35,8 +35,10 @@ def run(
     env: dict[str, str] | None = None,
     file_size: int | None = None,
     memory: int = MEMORY,
+    module: str = "evidencepack",
 ) -> Ran:
-    """``python -m evidencepack ARGS`` under an address-space (and optional file-size) limit."""
+    """``python -m MODULE ARGS`` (default: evidencepack) under an address-space (and optional
+    file-size) limit."""
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
@@ -45,7 +47,7 @@ def run(
 
     start = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "evidencepack", *args],
+        [sys.executable, "-m", module, *args],
         capture_output=True,
         text=True,
         timeout=SECONDS,

@@ -24,6 +24,7 @@ from typing import Literal
 from .. import progress
 from ..analyze.models import FileProblem, InputFile
 from ..errors import CouldNotRun, InputError
+from ..limits import MAX_INPUT_FILE_BYTES
 from ..pack.layout import SPEC_PATH
 from ..provenance import sha256_file
 from ..spec import EvidenceRef, LoadedSpec
@@ -211,13 +212,14 @@ class Collector:
         fmt: str | None = None,
         tool: str | None = None,
         tool_version: str | None = None,
+        limit: int | None = None,
     ) -> InputFile:
         """Record ``source`` at ``pack_path`` (once), from its snapshot: the file is read once,
         and its readers, the pin check and the pack copy all use that copy."""
         existing = self.result.files.get(pack_path)
         if existing is not None:
             return existing
-        snap = self.snapshots.take(source)
+        snap = self.snapshots.take(source, limit=limit)
         progress.count("inputs hashed")
         record = InputFile(
             pack_path=pack_path,
@@ -252,7 +254,13 @@ class Collector:
         try:
             added = [
                 self.add_file(
-                    f, self.pack_path(f), role=role, spec_path=ref.path, candidate=candidate
+                    f,
+                    self.pack_path(f),
+                    role=role,
+                    spec_path=ref.path,
+                    candidate=candidate,
+                    # read whole by a reader: refused by size before a byte is copied
+                    limit=MAX_INPUT_FILE_BYTES if role in ("runs", "scores") else None,
                 )
                 for f in files_under(source)
             ]

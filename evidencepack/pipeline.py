@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from . import __version__, progress
 from .analyze.decision import decide
 from .analyze.gather import gather
 from .analyze.models import DecisionDocument
-from .errors import EvidencePackError
+from .errors import EvidencePackError, UsageError
 from .inputs.collect import Collected, Collector, copy_inputs
 from .inputs.snapshot import Snapshots
 from .limits import MAX_SPEC_BYTES
@@ -150,11 +151,11 @@ def build(
     from .render.html import render_html
     from .render.pdf import Attachment, render_pdf
 
-    protected = [spec_path]
-    if options.force and out_dir.exists():
-        # Before anything is built: a folder holding the spec or an input is never replaced.
-        loaded = load_spec(spec_path, allow_outside=options.compile.allow_outside)
-        protected += [loaded.resolve(ref.path) for _loc, _role, ref in loaded.evidence_refs()]
+    # Before anything is built: a folder holding the spec or an input is never replaced, and
+    # OUTDIR never sits inside a cited folder (the build's own files would be read as evidence).
+    cited = _cited_paths(spec_path, options, strict=options.force and out_dir.exists())
+    check_outside_cited(out_dir, cited)
+    protected = [spec_path, *cited] if options.force and out_dir.exists() else [spec_path]
     check_target(out_dir, force=options.force, protected=protected, verify=replaceable_pack)
     staging = staging_dir(out_dir)
     staged = staged_archive(staging) if archive else None
@@ -228,6 +229,33 @@ def build(
         archive=archive_path(out_dir) if archive else None,
         signed=signer is not None,
     )
+
+
+def _cited_paths(spec_path: Path, options: BuildOptions, *, strict: bool) -> list[Path]:
+    """The evidence paths the spec cites, resolved; an invalid spec is reported by the compile
+    (or here, when ``strict``: before ``--force`` replaces anything)."""
+    try:
+        loaded = load_spec(spec_path, allow_outside=options.compile.allow_outside)
+    except EvidencePackError:
+        if strict:
+            raise
+        return []
+    cited = [ref.path for _loc, _role, ref in loaded.evidence_refs()]
+    if loaded.spec.dataset.path is not None:
+        cited.append(loaded.spec.dataset.path)
+    return [loaded.resolve(path) for path in cited]
+
+
+def check_outside_cited(out_dir: Path, cited: list[Path]) -> None:
+    """UsageError if OUTDIR (or where it would be created) lies inside a cited folder: the
+    pack's staging files (``evidence.duckdb`` and its journal) would be collected as evidence."""
+    real_out = Path(os.path.realpath(out_dir))
+    for folder in cited:
+        if folder.is_dir() and real_out.is_relative_to(folder):
+            raise UsageError(
+                f"{out_dir} is inside {folder}, which the spec cites as evidence: the build's "
+                "own files would be read as evidence; choose an OUTDIR outside every cited folder"
+            )
 
 
 def replaceable_pack(folder: Path, markers: tuple[str, ...]) -> str | None:

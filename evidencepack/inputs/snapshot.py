@@ -18,8 +18,9 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
-from ..errors import InputError
+from ..errors import CouldNotRun, InputError
 from ..provenance import FileRecord
 from .base import ParsedInput
 
@@ -95,25 +96,8 @@ class Snapshots:
         while copy.exists():  # two unplain names in one folder
             n += 1
             copy = folder / f"input-{n}{_safe_name(source.name).removeprefix('input')}"
-        digest = hashlib.sha256()
-        size = 0
         try:
-            folder.mkdir(parents=True, exist_ok=True)
             fd = self._open(source)
-            with os.fdopen(fd, "rb") as src, copy.open("xb") as dst:
-                info = os.fstat(src.fileno())
-                if not stat.S_ISREG(info.st_mode):
-                    raise InputError(
-                        f"{source}: not a regular file (a FIFO, socket or device is not evidence)"
-                    )
-                if limit is not None and info.st_size > limit:
-                    raise InputError(
-                        f"{source}: {info.st_size} bytes, over the limit of {limit} bytes"
-                    )
-                while chunk := src.read(_CHUNK):
-                    digest.update(chunk)
-                    dst.write(chunk)
-                    size += len(chunk)
         except FileNotFoundError as exc:
             raise InputError(f"{source}: no such file") from exc
         except OSError as exc:
@@ -123,17 +107,60 @@ class Snapshots:
                     "file: links inside evidence are not followed"
                 ) from exc
             raise InputError(f"{source}: cannot read: {exc}") from exc
+        with os.fdopen(fd, "rb") as src:
+            info = os.fstat(src.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise InputError(
+                    f"{source}: not a regular file (a FIFO, socket or device is not evidence)"
+                )
+            if limit is not None and info.st_size > limit:
+                raise InputError(f"{source}: {info.st_size} bytes, over the limit of {limit} bytes")
+            sha256, size = self._copy(src, source, folder, copy)
         copy.chmod(0o400)
         snap = Snapshot(
             source=source,
             copy=copy,
-            sha256=digest.hexdigest(),
+            sha256=sha256,
             size_bytes=size,
             links=info.st_nlink,
         )
         self._taken[key] = snap
         self._by_copy[copy] = snap
         return snap
+
+    def _copy(self, src: BinaryIO, source: Path, folder: Path, copy: Path) -> tuple[str, int]:
+        """Copy and hash ``src`` into ``copy``: a failed read is the evidence's problem
+        (InputError), a failed write the tool's own (CouldNotRun: a full TMPDIR is never blamed
+        on the evidence, and nothing is published)."""
+        digest = hashlib.sha256()
+        size = 0
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            dst = copy.open("xb")
+        except OSError as exc:
+            raise CouldNotRun(f"cannot write a private copy in {self.root}: {exc}") from exc
+        try:
+            with dst:
+                while True:
+                    try:
+                        chunk = src.read(_CHUNK)
+                    except OSError as exc:
+                        raise InputError(f"{source}: cannot read: {exc}") from exc
+                    if not chunk:
+                        break
+                    digest.update(chunk)
+                    dst.write(chunk)
+                    size += len(chunk)
+        except OSError as exc:
+            copy.unlink(missing_ok=True)
+            raise CouldNotRun(
+                f"cannot write the private copy of {source} in {self.root} (the tool's own "
+                f"temporary folder: TMPDIR): {exc}"
+            ) from exc
+        except BaseException:
+            copy.unlink(missing_ok=True)
+            raise
+        return digest.hexdigest(), size
 
     def _open(self, source: Path) -> int:
         """A read handle on ``source``: unconfined, the path opened without blocking (a FIFO

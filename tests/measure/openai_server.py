@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
 MODEL = "acme/contract-summariser-70b-fp8 (sample)"
@@ -32,7 +33,10 @@ class OpenAIServer:
         tpot_s: float = 0.0,
         model: str = MODEL,
         include_usage: bool = True,
+        mutate: Callable[[bytes], bytes] | None = None,
     ) -> None:
+        self.mutate = mutate
+        """Applied to each whole response (head and body) before it is sent: a fuzzed server."""
         self.ttft_s = ttft_s
         self.tpot_s = tpot_s
         self.model = model
@@ -120,6 +124,17 @@ class OpenAIServer:
             return await self._complete(json.loads(body), writer, chat="chat" in path)
         return await _json(writer, 404, {"error": {"message": f"no route {path}"}})
 
+    def _whole(self, req: dict[str, Any], prompt: str, tokens: int, chat: bool) -> bytes:
+        """The complete streamed response to ``req``, as one byte string."""
+        out = _SSE
+        for i in range(tokens):
+            text = {"delta": {"content": f" t{i}"}} if chat else {"text": f" t{i}"}
+            choice = {"index": 0, **text, "finish_reason": "length" if i == tokens - 1 else None}
+            out += _event_chunk({"id": "x", "model": self.model, "choices": [choice]})
+        usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": tokens}
+        out += _event_chunk({"id": "x", "model": self.model, "choices": [], "usage": usage})
+        return out + _event_chunk(b"[DONE]") + b"0\r\n\r\n"
+
     async def _complete(
         self, req: dict[str, Any], writer: asyncio.StreamWriter, chat: bool
     ) -> bool:
@@ -135,6 +150,10 @@ class OpenAIServer:
         if (hostile := await _hostile(prompt, writer, self.authorizations)) is not None:
             return hostile
         tokens = 0 if "@empty" in prompt else int(req.get("max_tokens") or 16)
+        if self.mutate is not None:
+            writer.write(self.mutate(self._whole(req, prompt, tokens, chat)))
+            await writer.drain()
+            return False  # mutated framing: the connection cannot be reused
         writer.write(
             b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nServer: openai-test\r\n"
             b"Transfer-Encoding: chunked\r\n\r\n"
@@ -165,6 +184,12 @@ class OpenAIServer:
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return True
+
+
+def _event_chunk(payload: dict[str, Any] | bytes) -> bytes:
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    body = b"data: " + data + b"\n\n"
+    return f"{len(body):x}\r\n".encode() + body + b"\r\n"
 
 
 _SSE = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"

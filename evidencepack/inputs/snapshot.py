@@ -9,6 +9,7 @@ pack all use the copy. ``read_private`` does the same for one file (``evidencepa
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import hashlib
@@ -16,6 +17,7 @@ import os
 import re
 import stat
 import tempfile
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -70,6 +72,7 @@ class Snapshots:
         self._by_copy: dict[Path, Snapshot] = {}
         self._folders: dict[Path, Path] = {}
         self._roots: list[Path] | None = None
+        self._root_fds: dict[Path, tuple[int, tuple[str, ...]]] = {}
 
     def confine(self, roots: list[Path]) -> None:
         """From now on, a file is read only by a walk from one of ``roots`` (the spec's folder,
@@ -77,6 +80,20 @@ class Snapshots:
         self._roots = sorted(
             (Path(os.path.realpath(r)) for r in roots), key=lambda r: -len(r.parts)
         )
+        # Each root is opened once, now: every later read walks from this handle, so even a
+        # root swapped afterwards is read from the folder that was checked.
+        # A cited outside file is reached from its folder's handle, by its one name.
+        directory = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+        handles: dict[Path, tuple[int, tuple[str, ...]]] = {}
+        for root in self._roots:
+            if root in handles or not root.exists():
+                continue
+            if root.is_dir():
+                handles[root] = (os.open(root, directory), ())
+            else:
+                handles[root] = (os.open(root.parent, directory), (root.name,))
+        self._root_fds = handles
+        weakref.finalize(self, _close_all, [fd for fd, _ in handles.values()])
 
     def take(self, source: Path, *, limit: int | None = None) -> Snapshot:
         """The copy of ``source``, made on first use. Files of one source folder share one
@@ -175,7 +192,10 @@ class Snapshots:
                 f"{source}: resolves to {real}, outside the spec's folder (it changed since the "
                 "spec was checked, or a link points out): not read"
             )
-        return open_below(root, real.relative_to(root).parts, flags)
+        if root not in self._root_fds:
+            raise InputError(f"{source}: its folder {root} could not be opened: not read")
+        handle, base = self._root_fds[root]
+        return open_below(handle, (*base, *real.relative_to(root).parts), flags, shown=source)
 
     def origin(self, copy: Path) -> Path | None:
         """The source a private copy was taken from."""
@@ -190,25 +210,33 @@ class Snapshots:
         return [(f, s.source) for f in longest_first if (s := self._by_copy.get(Path(f)))]
 
 
-def open_below(root: Path, parts: tuple[str, ...], flags: int) -> int:
-    """Open ``root/parts...`` with ``flags`` by a walk from ``root``'s handle: every folder on
-    the way and the file itself opened with ``O_NOFOLLOW`` relative to the one before, so a
-    link anywhere below ``root`` (planted or swapped in during the walk) fails the open (ELOOP
-    or ENOTDIR) instead of leading outside. ``..`` is refused."""
+def open_below(root: int, parts: tuple[str, ...], flags: int, *, shown: Path) -> int:
+    """Open ``parts...`` below the folder handle ``root`` with ``flags``: every folder on the
+    way and the file itself opened with ``O_NOFOLLOW`` relative to the one before, so a link
+    anywhere below ``root`` (planted or swapped in during the walk) fails the open (ELOOP or
+    ENOTDIR) instead of leading outside. ``..`` is refused; ``shown`` names the file."""
     if not parts or any(part in ("", ".", "..") for part in parts):
-        raise InputError(f"{root.joinpath(*parts)}: not a file below {root}")
+        raise InputError(f"{shown}: not a file below the folder it is cited in")
     nofollow = getattr(os, "O_NOFOLLOW", 0)
-    folder = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    folder, owned = root, False
     try:
         for part in parts[:-1]:
             below = os.open(
                 part, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow, dir_fd=folder
             )
-            os.close(folder)
-            folder = below
+            if owned:
+                os.close(folder)
+            folder, owned = below, True
         return os.open(parts[-1], flags | nofollow, dir_fd=folder)
     finally:
-        os.close(folder)
+        if owned:
+            os.close(folder)
+
+
+def _close_all(handles: list[int]) -> None:
+    for handle in handles:
+        with contextlib.suppress(OSError):
+            os.close(handle)
 
 
 def _safe_name(name: str) -> str:

@@ -135,7 +135,11 @@ def recover(out_dir: Path) -> None:
     out_dir = Path(os.path.abspath(out_dir))
     journal = _journal(out_dir)
     if journal.exists() or journal.is_symlink():
-        _roll_forward(out_dir, _read_journal(out_dir))
+        plan = _read_journal(out_dir)
+        pid = plan["pid"]
+        if isinstance(pid, int) and pid != os.getpid() and _alive(pid):
+            return  # another build is publishing to this OUTDIR right now: leave it be
+        _roll_forward(out_dir, plan)
     parent = out_dir.parent
     try:
         entries = list(parent.iterdir()) if parent.is_dir() else []

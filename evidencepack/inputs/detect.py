@@ -17,11 +17,11 @@ from ._json import NESTING, load_json_document
 from .base import Probe
 
 HEAD_BYTES = 1 << 16
+_ZIP_MAGIC = b"PK\x03\x04"
+_EMPTY_ZIP = b"PK\x05\x06"
 MAX_PROBE_LINE = 16 << 20
 """The first lines are read at most this long: a longer one is not a JSON line (a huge
 single-line file is then read as one document, within MAX_INPUT_FILE_BYTES)."""
-_ZIP_MAGIC = b"PK\x03\x04"
-_EMPTY_ZIP = b"PK\x05\x06"
 
 
 def probe_file(path: Path) -> Probe:

@@ -7,6 +7,7 @@ same pass.
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import re
 from collections.abc import Iterator
@@ -15,6 +16,11 @@ from typing import TYPE_CHECKING
 
 from ._yaml import Loc
 from .mlperf.rules import KNOWN_ROUNDS
+
+MIN_UTILISATION = 0.01
+"""Below 1% of paid capacity doing useful work, cost per token is past any real figure."""
+EARLIEST_DATE = dt.date(1970, 1, 1)
+"""A decision's date is every pack file's time (tar and PDF): none before the Unix epoch."""
 
 if TYPE_CHECKING:
     from .spec import PackSpec
@@ -94,6 +100,18 @@ def semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
                 )
     if spec.dataset.digest is None and spec.dataset.path is None:
         yield ("dataset",), "give the dataset's digest, its path, or both"
+    if spec.traffic.utilisation < MIN_UTILISATION:
+        yield (
+            ("traffic", "utilisation"),
+            f"{spec.traffic.utilisation:g} is below {MIN_UTILISATION}: give the share of paid "
+            f"capacity doing useful work, from {MIN_UTILISATION} to 1 (cost divides by it)",
+        )
+    if spec.decision.date < EARLIEST_DATE:
+        yield (
+            ("decision", "date"),
+            f"{spec.decision.date} is before {EARLIEST_DATE}: the pack's files and archive carry "
+            "the decision's date as their time; give a date from 1970-01-01 to 9999-12-31",
+        )
     for index, candidate in enumerate(spec.candidates):
         for ri, ref in enumerate(candidate.evidence.mlperf):
             if ref.round is not None and ref.round not in KNOWN_ROUNDS:

@@ -6,17 +6,21 @@ of each mapping key and value so validation errors can say ``pack.yaml:12:5: fie
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ._text import misleading_characters
+from ._text import is_misleading, misleading_characters
 from .errors import InputError
 from .limits import MAX_SPEC_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES, read_limited
 
 Loc = tuple[str | int, ...]
+
+MAX_SHOWN_PROBLEMS = 20
+"""Hidden characters named one by one; past this many the file is refused without the rest."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,9 @@ def load_located(path: Path, *, read_from: Path | None = None) -> LocatedDocumen
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from exc
+    hidden = hidden_characters(text, path)
+    if hidden:
+        raise InputError(f"{path}: {len(hidden)} hidden character(s) in the spec", hidden)
     try:
         _check_shape(text, path)
         loader = yaml.SafeLoader(text)
@@ -101,6 +108,40 @@ def load_located(path: Path, *, read_from: Path | None = None) -> LocatedDocumen
     if problems:
         raise InputError(f"{path}: {len(problems)} YAML problem(s)", problems)
     return doc
+
+
+_LINE_BREAKS = frozenset("\u0085\u2028\u2029")
+"""Line breaks for YAML (1.1: a comment ends there) that editors, ``cat`` and diffs do not show."""
+
+
+def is_hidden(char: str) -> bool:
+    """A character a spec may not hold: a control other than tab and newlines, a format
+    character (bidi, zero-width), or a line break only YAML sees (NEL, U+2028, U+2029)."""
+    return char in _LINE_BREAKS or is_misleading(char)
+
+
+def hidden_characters(text: str, path: Path) -> list[str]:
+    """One located problem per character of ``text`` that makes the file read differently from
+    what the parser sees: NEL, LINE and PARAGRAPH SEPARATOR (they end a YAML comment, so
+    ``# ok\u2028waivers: [...]`` is one comment line on screen and a waiver to the parser),
+    controls other than tab and newlines, and format characters (bidi overrides, zero-width
+    characters), in comments as in values. A byte order mark opening the file is allowed."""
+    problems: list[str] = []
+    line, start = 1, 0
+    for index, char in enumerate(text):
+        if char == "\n":
+            line, start = line + 1, index + 1
+            continue
+        if is_hidden(char) and not (index == 0 and char == "\ufeff"):
+            name = unicodedata.name(char, "CONTROL CHARACTER")
+            problems.append(
+                f"{path}:{line}:{index - start + 1}: hidden character U+{ord(char):04X} {name}: "
+                "the file would read differently from what it holds (remove it, or write it "
+                'as an escape such as "\\u2028" in a quoted value)'
+            )
+            if len(problems) >= MAX_SHOWN_PROBLEMS:
+                break
+    return problems
 
 
 def _one_line(exc: BaseException) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from ._atomic import atomic_write
+from ._yaml import is_hidden
 from .errors import InputError, UsageError
 from .inputs.base import ParsedInput
 from .inputs.clients import is_client
@@ -121,7 +122,15 @@ def _survey(folder: Path, base: Path, out: Path, skipped: list[str]) -> list[Fou
         found.append(Found(_slug(folder.name), loose_refs))
     elif loose_refs:
         skipped += [f"{r.path}: beside the candidate folders; cite it yourself" for r in loose_refs]
-    return found
+    for candidate in found:
+        named = [r for r in candidate.refs if _unsafe(r.path) or _unsafe(r.result or "")]
+        skipped += [
+            f"{r.path}: its name holds hidden characters (the spec refuses them); rename it "
+            "to cite it"
+            for r in named
+        ]
+        candidate.refs = [r for r in candidate.refs if r not in named]
+    return [candidate for candidate in found if candidate.refs]
 
 
 def _refs_in(
@@ -404,6 +413,9 @@ def _candidate(found: Found) -> list[str]:
 
 
 def _field(key: str, value: str | None, hint: str) -> list[str]:
+    if value and _unsafe(value):
+        shown = _comment(value)
+        return [f"{key}: TODO  # {hint}; the evidence records {shown} (hidden characters)"]
     if value:
         return [f"{key}: {_scalar(value)}  # as the evidence records it"]
     return [f"{key}: TODO  # {hint}; the evidence does not record it"]
@@ -425,14 +437,31 @@ def _common(values: Iterable[str | None]) -> str | None:
 
 
 def _scalar(value: str | int) -> str:
-    """A YAML scalar, quoted where needed (file content never breaks the spec's syntax)."""
-    text: str = yaml.safe_dump(value, default_flow_style=True, width=1 << 20, allow_unicode=True)
+    """A YAML scalar, quoted where needed (file content never breaks the spec's syntax); text
+    that holds a hidden character is written with every non-ASCII character escaped."""
+    plain = not (isinstance(value, str) and _unsafe(value))
+    text: str = yaml.safe_dump(value, default_flow_style=True, width=1 << 20, allow_unicode=plain)
     return text.removesuffix("\n...\n").strip()
 
 
+def _unsafe(text: str) -> bool:
+    """Whether ``text`` holds a character the spec refuses (it would read differently on
+    screen from what the parser sees: a line break only YAML sees, a bidi override)."""
+    return any(is_hidden(char) for char in text)
+
+
 def _comment(text: str) -> str:
-    """File-derived text made safe for one comment line."""
-    return re.sub(r"[\x00-\x1f\x7f]", " ", text)[:300]
+    """File-derived text made safe for one comment line: every unprintable character (controls,
+    line and paragraph separators, bidi and zero-width characters) written as ``\\uXXXX``."""
+    return "".join(
+        char if char == " " or (char.isprintable() and not is_hidden(char)) else _escape(char)
+        for char in text[:300]
+    )
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def _why(exc: InputError, path: Path, rel: str) -> str:

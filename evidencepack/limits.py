@@ -26,6 +26,12 @@ MAX_PASSPHRASE_BYTES = 1023
 """OpenSSL's limit on a private key's passphrase."""
 MAX_ZIP_MEMBER_BYTES = 1 << 30
 """One decompressed member of a zip evidence file (an inspect-ai ``.eval``)."""
+MAX_ZIP_RATIO = 200
+"""A zip member may inflate to at most this many times its compressed size ..."""
+MAX_ZIP_RATIO_SLACK = 64 << 20
+"""... plus 64 MiB (a small member of repetitive JSON compresses far better than 200:1)."""
+MAX_INPUT_FILE_BYTES = 1 << 30
+"""A run or score file a reader parses (a cited one, or one given to ``inspect``): 1 GiB."""
 MAX_ARCHIVE_RATIO = 200
 """A pack archive may inflate to at most this many times its size (plus 64 MiB)."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import shutil
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +24,7 @@ from .analyze.decision import decide
 from .analyze.gather import gather
 from .analyze.models import DecisionDocument
 from .analyze.price_read import read_prices
-from .errors import CheckFailed, InputError
+from .errors import CheckFailed, EvidencePackError, InputError, UsageError
 from .inputs.collect import Collected, Collector, copy_inputs
 from .inputs.snapshot import Snapshots
 from .limits import MAX_SPEC_BYTES
@@ -37,6 +37,7 @@ from .pack.layout import (
     REPORT_PDF_NAME,
     SPEC_PATH,
     STORE_NAME,
+    scan_pack,
 )
 from .pack.manifest import document_bytes, manifest_bytes
 from .pack.predicate import (
@@ -48,12 +49,21 @@ from .pack.predicate import (
     source_date_epoch,
     write_predicate,
 )
-from .pack.publish import archive_path, check_target, publish, staged_archive, staging_dir
+from .pack.publish import (
+    archive_path,
+    check_target,
+    discard,
+    publish,
+    staged_archive,
+    staging_dir,
+)
+from .pack.replaceable import replace_problem
 from .pack.toolchain import rendering_toolchain
 from .render.signing_plan import SigningPlan
-from .signing.bundle import parse_bundle
+from .signing.bundle import parse_bundle, read_bundle
 from .signing.rebuild_compare import compare_rebuilt
 from .signing.sign import CertifiedSigner, PackSigner, SignerIdentity, sign_pack
+from .signing.statement import hash_files, parse_statement
 from .signing.verify import VerifyPolicy, verified_copy
 from .signing.verify_report import RebuildOutcome, VerifyReport
 from .spec import LoadedSpec, load_spec
@@ -162,12 +172,12 @@ def build(
     from .render.html import render_html
     from .render.pdf import Attachment, render_pdf
 
-    protected = [spec_path]
-    if options.force and out_dir.exists():
-        # Before anything is built: a folder holding the spec or an input is never replaced.
-        loaded = load_spec(spec_path, allow_outside=options.compile.allow_outside)
-        protected += [loaded.resolve(ref.path) for _loc, _role, ref in loaded.evidence_refs()]
-    check_target(out_dir, force=options.force, protected=protected)
+    # Before anything is built: a folder holding the spec or an input is never replaced, and
+    # OUTDIR never sits inside a cited folder (the build's own files would be read as evidence).
+    cited = _cited_paths(spec_path, options, strict=options.force and out_dir.exists())
+    check_outside_cited(out_dir, cited)
+    protected = [spec_path, *cited] if options.force and out_dir.exists() else [spec_path]
+    check_target(out_dir, force=options.force, protected=protected, verify=replaceable_pack)
     staging = staging_dir(out_dir)
     staged = staged_archive(staging) if archive else None
     try:
@@ -227,9 +237,7 @@ def build(
             mtime = source_date_epoch(predicate.created_at)
             write_archive(staging, staged, mtime=mtime, root=out_dir.name)
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        if staged is not None:
-            staged.unlink(missing_ok=True)
+        discard(staging)
         raise
     publish(
         staging,
@@ -237,6 +245,7 @@ def build(
         force=options.force,
         archive=staged,
         protected=[spec_path, *compiled.collected.sources.values()],
+        verify=replaceable_pack,
     )
     return BuildResult(
         out_dir=out_dir,
@@ -245,6 +254,51 @@ def build(
         archive=archive_path(out_dir) if archive else None,
         signed=signer is not None,
     )
+
+
+def _cited_paths(spec_path: Path, options: BuildOptions, *, strict: bool) -> list[Path]:
+    """The evidence paths the spec cites, resolved; an invalid spec is reported by the compile
+    (or here, when ``strict``: before ``--force`` replaces anything)."""
+    try:
+        loaded = load_spec(spec_path, allow_outside=options.compile.allow_outside)
+    except EvidencePackError:
+        if strict:
+            raise
+        return []
+    cited = [ref.path for _loc, _role, ref in loaded.evidence_refs()]
+    if loaded.spec.dataset.path is not None:
+        cited.append(loaded.spec.dataset.path)
+    return [loaded.resolve(path) for path in cited]
+
+
+def check_outside_cited(out_dir: Path, cited: list[Path]) -> None:
+    """UsageError if OUTDIR (or where it would be created) lies inside a cited folder: the
+    pack's staging files (``evidence.duckdb`` and its journal) would be collected as evidence."""
+    real_out = Path(os.path.realpath(out_dir))
+    for folder in cited:
+        if folder.is_dir() and real_out.is_relative_to(folder):
+            raise UsageError(
+                f"{out_dir} is inside {folder}, which the spec cites as evidence: the build's "
+                "own files would be read as evidence; choose an OUTDIR outside every cited folder"
+            )
+
+
+def replaceable_pack(folder: Path, markers: tuple[str, ...]) -> str | None:
+    """Why ``--force`` may not replace ``folder`` (None: it may): ``replace_problem``, and for a
+    signed pack, its signed statement must name exactly its files with their digests."""
+    problem = replace_problem(folder, markers)
+    bundle = folder / BUNDLE_NAME
+    if problem or not (bundle.exists() or bundle.is_symlink()):
+        return problem
+    try:
+        parsed = parse_bundle(read_bundle(bundle), str(bundle))
+        statement = parse_statement(parsed.payload or b"")
+    except EvidencePackError as exc:
+        return f"its signature is not one of a pack ({exc})"
+    files = scan_pack(folder).files
+    if set(statement.digests()) != set(files) or statement.digests() != hash_files(files):
+        return "its files differ from the ones its signed statement lists"
+    return None
 
 
 def pack_predicate(compiled: Compiled, created: dt.datetime) -> PackPredicate:

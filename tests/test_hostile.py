@@ -10,21 +10,17 @@ from __future__ import annotations
 import contextlib
 import errno
 import gzip
-import hashlib
 import io
 import json
 import os
 import re
-import resource
 import shutil
 import struct
 import subprocess
 import sys
 import tarfile
-import time
 import zipfile
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -37,70 +33,8 @@ from evidencepack.pack.publish import archive_path, publish, recover, staged_arc
 from evidencepack.signing.keys import generate_keypair
 
 from .conftest import REPO_ROOT, SAMPLE_SPEC, without_evidence
+from .hostile.harness import SECONDS, Ran, assert_refused, run, snapshot
 from .sigstore_testing.fixtures import KeyPack
-
-MEMORY = 1536 << 20
-"""Address-space limit for each run: a real build fits in 1 GiB."""
-SECONDS = 120
-"""Wall-clock bound per run (generous: the machine is shared; a hang is forever)."""
-
-
-@dataclass(frozen=True)
-class Ran:
-    code: int
-    out: str
-    err: str
-    seconds: float
-
-
-def run(
-    args: Sequence[str],
-    *,
-    env: dict[str, str] | None = None,
-    file_size: int | None = None,
-    memory: int = MEMORY,
-) -> Ran:
-    """``python -m evidencepack ARGS`` under an address-space (and optional file-size) limit."""
-
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        if file_size is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
-
-    start = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "evidencepack", *args],
-        capture_output=True,
-        text=True,
-        timeout=SECONDS,
-        preexec_fn=limit,
-        cwd=REPO_ROOT,
-        env={**os.environ, **(env or {})},
-        check=False,
-    )
-    return Ran(done.returncode, done.stdout, done.stderr, time.monotonic() - start)
-
-
-def assert_refused(ran: Ran, code: int, *names: str) -> None:
-    """The documented exit code, a clear error naming each of ``names``, no traceback."""
-    shown = ran.err + ran.out
-    assert ran.code == code, shown
-    assert "Traceback" not in shown, shown
-    assert "MemoryError" not in shown, shown
-    assert "RecursionError" not in shown, shown
-    for name in names:
-        assert name in shown, shown
-    assert ran.seconds < SECONDS
-
-
-def snapshot(folder: Path) -> dict[str, str]:
-    """Every file under ``folder`` with its sha256: to prove nothing was lost or changed."""
-    return {
-        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and not p.is_symlink()
-    }
-
 
 # --- 1. resource exhaustion from tiny inputs ---------------------------------------------------
 
@@ -300,7 +234,7 @@ def test_tar_bomb_is_refused_before_anything_is_extracted(
     ("pattern", "new", "message"),
     [
         (r"date: 2026-11-30", "date: 2026-02-30", "day is out of range for month"),
-        (r"question: >-", 'question: "nul \x00 here"\n  was: >-', "special characters"),
+        (r"question: >-", 'question: "nul \x00 here"\n  was: >-', "U+0000 CONTROL CHARACTER"),
         (
             r"per_accelerator_hour: [0-9.]+",
             "per_accelerator_hour: 1.0e+308",
@@ -321,8 +255,7 @@ def test_bad_spec_values_are_located_errors(
     spec.write_text(text)
     ran = run(["validate", str(spec)])
     assert_refused(ran, 1, str(spec), message)
-    if "\x00" not in new:
-        assert f"{spec}:" in ran.err  # located: file:line:column
+    assert f"{spec}:" in ran.err  # located: file:line:column
 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity", "1e999"])
@@ -547,32 +480,14 @@ def test_a_crash_at_any_rename_leaves_old_or_new_outputs(
 
     monkeypatch.setattr(os, "replace", replace)
     with contextlib.suppress(Crash):
-        publish(staging, out, force=True, archive=staged)
+        # fake packs: replaceable for this test, which is about the renames
+        publish(staging, out, force=True, archive=staged, verify=lambda _folder, _markers: None)
     monkeypatch.setattr(os, "replace", real_replace)
     recover(out)  # what the next build to this OUTDIR does first
     assert (out / "report.pdf").read_text() in ("new report.pdf", "old report.pdf")
     together = ((out / "report.pdf").read_text()[:3], archive.read_text()[:3])
     assert together in (("new", "new"), ("old", "old"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pack", "pack.tar.gz"]
-
-
-def test_stale_staging_of_a_dead_process_is_cleaned(tmp_path: Path) -> None:
-    out = tmp_path / "pack"
-    dead = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    pid = int(dead.stdout)
-    stale = tmp_path / f".pack.{pid}-abc123.tmp"
-    stale.mkdir()
-    (stale / "report.pdf").write_text("half")
-    (tmp_path / f".pack.{pid}-abc123.tar.gz.tmp").write_text("half")
-    other = tmp_path / ".unrelated.tmp"
-    other.mkdir()
-    mine = staging_dir(out)
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([mine.name, ".unrelated.tmp"])
 
 
 # --- 5. verification edge cases ---------------------------------------------------------------

@@ -247,8 +247,12 @@ def test_existing_outdir_is_never_half_overwritten(
     assert "not an evidencepack pack" in capsys.readouterr().err
     (out / "manifest.json").write_text("{}")
     (out / "predicate.json").write_text("{}")
+    # Files named like a pack's are not a pack: its own manifest must list every file.
+    assert main(["build", str(SAMPLE_SPEC), "-o", str(out), "--force"]) == 2
+    assert "not an evidencepack pack" in capsys.readouterr().err
     monkeypatch.setattr("evidencepack.render.pdf.render_pdf", broken)  # build imports it late
-    assert main(["build", str(SAMPLE_SPEC), "-o", str(out), "--force"]) == 3
+    assert main(["build", str(SAMPLE_SPEC), "-o", str(out / "new")]) == 3
+    assert not (out / "new").exists()
     assert sorted(p.name for p in out.iterdir()) == [
         "manifest.json",
         "precious.txt",

@@ -20,11 +20,18 @@ def fail(path: Path, where: str, message: str) -> InputError:
     return InputError(f"{path}: {where}: {message}")
 
 
+NESTING = "JSON nested deeper than the parser allows (about 1,000 levels)"
+
+
 def load_json_document(path: Path) -> Any:
     """Parse a whole JSON document; a syntax error names the line and column."""
     try:
         with path.open("rb") as handle:
             return json.load(handle)
+    except RecursionError as exc:
+        raise fail(path, "$", NESTING) from exc
+    except MemoryError as exc:
+        raise fail(path, "$", "too large to parse in memory") from exc
     except json.JSONDecodeError as exc:
         what = "truncated JSON" if exc.pos >= _size(path) - 1 else "malformed JSON"
         raise fail(path, f"line {exc.lineno} column {exc.colno}", f"{what}: {exc.msg}") from exc
@@ -42,11 +49,14 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 if not raw.strip():
                     continue
                 try:
-                    yield number, json.loads(raw)
+                    value = json.loads(raw)
+                except RecursionError as exc:
+                    raise fail(path, f"line {number}", NESTING) from exc
                 except json.JSONDecodeError as exc:
                     truncated = not raw.endswith(b"\n") and exc.pos >= len(raw.rstrip()) - 1
                     what = "truncated JSON" if truncated else "malformed JSON"
                     raise fail(path, f"line {number}", f"{what}: {exc.msg}") from exc
+                yield number, value
     except UnicodeDecodeError as exc:
         raise fail(path, f"byte {exc.start}", "not UTF-8 text") from exc
     except OSError as exc:

@@ -16,7 +16,7 @@ from pathlib import Path
 import zstandard
 
 from ..errors import InputError
-from ..limits import MAX_ZIP_MEMBER_BYTES
+from ..limits import MAX_ZIP_MEMBER_BYTES, MAX_ZIP_RATIO, MAX_ZIP_RATIO_SLACK
 
 ZSTD_METHOD = 93
 _CHUNK = 1 << 20
@@ -58,6 +58,13 @@ class ZipReader:
             raise InputError(
                 f"{self.path}: member {name}: {info.file_size} bytes decompressed, over the "
                 f"limit of {MAX_ZIP_MEMBER_BYTES}"
+            )
+        allowed = MAX_ZIP_RATIO * info.compress_size + MAX_ZIP_RATIO_SLACK
+        if info.file_size > allowed:
+            raise InputError(
+                f"{self.path}: member {name}: {info.compress_size} bytes would inflate to the "
+                f"{info.file_size} the archive directory declares, past {MAX_ZIP_RATIO} times "
+                f"its size plus {MAX_ZIP_RATIO_SLACK >> 20} MiB (a compression bomb?)"
             )
         try:
             if info.compress_type == ZSTD_METHOD:

@@ -24,6 +24,7 @@ from typing import Literal
 from .. import progress
 from ..analyze.models import FileProblem, InputFile
 from ..errors import CouldNotRun, InputError
+from ..limits import MAX_INPUT_FILE_BYTES
 from ..pack.layout import SPEC_PATH
 from ..provenance import sha256_file
 from ..spec import EvidenceRef, LoadedSpec
@@ -51,6 +52,9 @@ class RefFiles:
 
     files: list[InputFile]
     problems: list[FileProblem]
+    hard_links: list[FileProblem] = field(default_factory=list)
+    """Files with more than one name (hard links): their bytes may be another file's, outside
+    the cited folder. A warning, not a failure: for PROV-FILES to name (WARN)."""
 
 
 def folder_digest(entries: Iterable[tuple[str, str]]) -> str:
@@ -66,7 +70,11 @@ def files_under(path: Path) -> list[Path]:
         require_regular(path)
         return [path]
     out = []
-    for child in sorted(path.rglob("*")):
+    try:
+        children = sorted(path.rglob("*"))
+    except OSError as exc:  # the folder changed (or went) while it was listed
+        raise InputError(f"{path}: cannot list: {exc.strerror or exc}") from exc
+    for child in children:
         if child.is_symlink():
             raise InputError(f"{child}: symbolic links inside evidence folders are not followed")
         if child.is_dir():
@@ -123,6 +131,8 @@ class Collector:
         self.loaded = loaded
         self.result = Collected()
         self.snapshots = snapshots
+        self._roots = self.allowed_roots()
+        snapshots.confine(self._roots)
         spec_file = loaded.path.resolve()
         self.add_file(spec_file, SPEC_PATH, role="spec", spec_path=loaded.path.name, candidate=None)
 
@@ -202,13 +212,14 @@ class Collector:
         fmt: str | None = None,
         tool: str | None = None,
         tool_version: str | None = None,
+        limit: int | None = None,
     ) -> InputFile:
         """Record ``source`` at ``pack_path`` (once), from its snapshot: the file is read once,
         and its readers, the pin check and the pack copy all use that copy."""
         existing = self.result.files.get(pack_path)
         if existing is not None:
             return existing
-        snap = self.snapshots.take(source)
+        snap = self.snapshots.take(source, limit=limit)
         progress.count("inputs hashed")
         record = InputFile(
             pack_path=pack_path,
@@ -227,13 +238,29 @@ class Collector:
 
     def add_ref(self, ref: EvidenceRef, role: Role, candidate: str | None) -> RefFiles:
         """Snapshot every file of one evidence reference for the pack and check its pin."""
-        source = self.loaded.resolve(ref.path)
-        if not source.exists():
+        source = self._resolve(ref.path)
+        if source is None or not source.exists():
             return RefFiles([], [FileProblem(f"{ref.path}: missing")])
+        if not any(source.is_relative_to(root) for root in self._roots):
+            return RefFiles(
+                [],
+                [
+                    FileProblem(
+                        f"{ref.path}: now resolves outside the spec's folder (it changed since "
+                        "the spec was checked): not read"
+                    )
+                ],
+            )
         try:
             added = [
                 self.add_file(
-                    f, self.pack_path(f), role=role, spec_path=ref.path, candidate=candidate
+                    f,
+                    self.pack_path(f),
+                    role=role,
+                    spec_path=ref.path,
+                    candidate=candidate,
+                    # read whole by a reader: refused by size before a byte is copied
+                    limit=MAX_INPUT_FILE_BYTES if role in ("runs", "scores") else None,
                 )
                 for f in files_under(source)
             ]
@@ -241,7 +268,24 @@ class Collector:
             return RefFiles(
                 [], [FileProblem(f"{ref.path}: {portable(exc.message, source, ref.path)}")]
             )
-        return RefFiles(added, self.check_pin(ref))
+        linked = []
+        for file in added:
+            links = self.snapshots.take(self.source_of(file.pack_path)).links
+            if links > 1:
+                shown = self.shown(self.result.sources[file.pack_path])
+                reason = (
+                    f"{shown}: a hard link ({links} names): the same bytes can be changed "
+                    "through another name, possibly outside the cited folder"
+                )
+                linked.append(FileProblem(reason, file))
+        return RefFiles(added, self.check_pin(ref), linked)
+
+    def _resolve(self, relative: str) -> Path | None:
+        """The cited path, resolved now; None if it vanished while its links were followed."""
+        try:
+            return self.loaded.resolve(relative)
+        except OSError:
+            return None
 
     def digest(self, path: Path) -> str:
         """The sha256 of ``path`` from its snapshot (a pin check and the pack share the read)."""
@@ -251,8 +295,8 @@ class Collector:
         """Compare a pinned sha256 with the file (or the folder listing digest) it names."""
         if ref.sha256 is None:
             return []
-        source = self.loaded.resolve(ref.path)
-        if not source.exists():
+        source = self._resolve(ref.path)
+        if source is None or not source.exists():
             return [FileProblem(f"{ref.path}: missing")]
         try:
             digests = {f: self.digest(f) for f in files_under(source)}

@@ -13,8 +13,8 @@ import zipfile
 from pathlib import Path
 
 from ..errors import InputError
-from ..limits import regular_file_problem
-from ._json import load_json_document
+from ..limits import MAX_INPUT_FILE_BYTES, regular_file_problem
+from ._json import NESTING, load_json_document
 from .base import Probe
 
 HEAD_BYTES = 1 << 16
@@ -23,6 +23,9 @@ HEAD_BYTES = 1 << 16
 _JSON_ARRAY_START = re.compile(r'^\[\s*(?:$|[\[{"\]\-0-9]|true\b|false\b|null\b)')
 _ZIP_MAGIC = b"PK\x03\x04"
 _EMPTY_ZIP = b"PK\x05\x06"
+MAX_PROBE_LINE = 16 << 20
+"""The first lines are read at most this long: a longer one is not a JSON line (a huge
+single-line file is then read as one document, within MAX_INPUT_FILE_BYTES)."""
 
 
 def probe_file(path: Path) -> Probe:
@@ -32,6 +35,12 @@ def probe_file(path: Path) -> Probe:
     problem = regular_file_problem(path)
     if problem and path.exists():  # a FIFO or device would block or never end
         raise InputError(f"{path}: {problem}")
+    size = path.stat().st_size if not problem else 0
+    if size > MAX_INPUT_FILE_BYTES:  # before reading: a sparse 2 GiB file costs no disk
+        raise InputError(
+            f"{path}: {size} bytes, over the limit of {MAX_INPUT_FILE_BYTES} bytes for an "
+            "evidence file"
+        )
     try:
         with path.open("rb") as handle:
             head = handle.read(HEAD_BYTES)
@@ -59,6 +68,8 @@ def probe_file(path: Path) -> Probe:
     if stripped.startswith(("{", "[")):
         try:
             value = json.loads(stripped)
+        except RecursionError as exc:
+            raise InputError(f"{path}: line 1: {NESTING}") from exc
         except json.JSONDecodeError:
             # Not a complete value on its first line: a (pretty-printed) JSON document.
             return Probe(path, "json", load_json_document(path), head)
@@ -75,7 +86,7 @@ def probe_file(path: Path) -> Probe:
 
 def _next_nonblank(handle: io.BufferedReader) -> bytes | None:
     for _ in range(1000):
-        line = handle.readline()
+        line = handle.readline(MAX_PROBE_LINE)
         if not line:
             return None
         if line.strip():

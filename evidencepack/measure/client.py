@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable
@@ -22,7 +23,18 @@ from ..errors import UsageError
 Api = Literal["completions", "chat"]
 _MAX_ERROR_BODY = 2048
 _MAX_LINE = 1 << 20
+"""A status line, a header, a chunk-size line or one event line (one token): at most 1 MiB."""
+_MAX_HEADERS = 100
+_MAX_HEAD_BYTES = 64 << 10
+_MAX_CHUNK = 16 << 20
+"""One chunk of a chunked body: a server sends events of a few hundred bytes."""
+_MAX_EVENT = 4 << 20
+"""One server-sent event, all its ``data:`` lines together."""
+MAX_USAGE_TOKENS = 10_000_000
+"""A usage count above this is refused: no completion is ten million tokens long."""
 _POOL_SIZE = 1024
+_STATUS = re.compile(rb"HTTP/[0-9]\.[0-9] ([0-9]{3})(?: [^\r\n]*)?\r?\n")
+_REDACTED = "[redacted]"
 
 
 @dataclass(frozen=True)
@@ -218,6 +230,10 @@ class Client:
             out.error = f"network error: {exc.strerror or type(exc).__name__}"
         except _Failed as exc:
             out.error = str(exc)
+        except (ValueError, UnicodeError, RecursionError, OverflowError, MemoryError) as exc:
+            # What the server sent broke a bound or a parser (an over-long line, a number that
+            # is no number, JSON nested past the parser's depth): this request failed.
+            out.error = f"malformed response: {type(exc).__name__}: {str(exc)[:200]}"
         except asyncio.CancelledError:
             out.error = "cancelled: the run was stopped"
             if conn is not None:
@@ -232,7 +248,27 @@ class Client:
                     conn.close()
         if out.error is None and not out.output_tokens:
             out.error = "empty completion: the stream ended without output"
+        self.redact(out)
         return out
+
+    def redact(self, out: Outcome) -> None:
+        """Remove the API key from everything the server sent that is recorded (an error body
+        that echoes the Authorization header, a model name, a finish reason, headers)."""
+        out.error = self.redacted(out.error)
+        out.response_model = self.redacted(out.response_model)
+        out.finish_reason = self.redacted(out.finish_reason)
+        out.headers = {k: self.redacted(v) or "" for k, v in out.headers.items()}
+
+    def redacted(self, text: str | None) -> str | None:
+        """``text`` without the API key, whole or cut short at its end (a truncated echo)."""
+        key = self._api_key
+        if not text or not key:
+            return text
+        text = text.replace(key, _REDACTED)
+        for size in range(min(len(key), len(text)) - 1, 3, -1):
+            if text.endswith(key[:size]):
+                return text[:-size] + _REDACTED
+        return text
 
     async def _read_stream(
         self, conn: _Conn, out: Outcome, on_first_token: Callable[[], None]
@@ -247,6 +283,7 @@ class Client:
             text = body[:200].decode("utf-8", "replace").strip()
             raise _Failed(f"HTTP {status}" + (f": {text}" if text else ""))
         counted = 0
+        text_bytes = 0
         done = False
         async for data in _events(_body(conn.reader, headers, None)):
             if data == "[DONE]":
@@ -263,7 +300,8 @@ class Client:
             if "error" in event:
                 raise _Failed(f"server error in stream: {str(event['error'])[:200]}")
             out.response_model = out.response_model or _str(event.get("model"))
-            if _has_text(event):
+            if (size := _text_bytes(event)) > 0:
+                text_bytes += size
                 now = time.perf_counter_ns()
                 if out.first_token_ns is None:
                     out.first_token_ns = now
@@ -273,14 +311,16 @@ class Client:
             for choice in event.get("choices") or ():
                 if isinstance(choice, dict) and choice.get("finish_reason"):
                     out.finish_reason = str(choice["finish_reason"])
-            usage = event.get("usage")
-            if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
-                out.output_tokens = usage["completion_tokens"]
-                prompt_tokens = usage.get("prompt_tokens")
-                out.input_tokens = prompt_tokens if isinstance(prompt_tokens, int) else None
-                out.tokens_source = "usage"
+            _take_usage(event.get("usage"), out)
         if not done:
             raise _Failed("truncated event stream: the server closed it before [DONE]")
+        if out.tokens_source == "usage" and (out.output_tokens or 0) > _plausible(
+            counted, text_bytes
+        ):
+            raise _Failed(
+                f"usage contradicts the stream: {out.output_tokens:,} completion tokens for "
+                f"{counted} chunk(s) of {text_bytes} byte(s) of text"
+            )
         if out.tokens_source is None:
             out.output_tokens = counted
             out.tokens_source = "counted"
@@ -291,32 +331,74 @@ def _str(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _has_text(event: dict[str, Any]) -> bool:
+def _take_usage(usage: object, out: Outcome) -> None:
+    """Record an event's ``usage`` counts on ``out``; a count out of range fails the request."""
+    if not isinstance(usage, dict) or usage.get("completion_tokens") is None:
+        return
+    completion = _count(usage["completion_tokens"])
+    if completion is None:
+        raise _Failed(
+            "impossible usage count: completion_tokens "
+            f"{str(usage['completion_tokens'])[:40]} (0 to {MAX_USAGE_TOKENS:,} allowed)"
+        )
+    out.output_tokens = completion
+    out.input_tokens = _count(usage.get("prompt_tokens"))
+    out.tokens_source = "usage"
+
+
+def _count(value: object) -> int | None:
+    """A usage count: an integer (not a bool) from 0 to ``MAX_USAGE_TOKENS``, else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_USAGE_TOKENS:
+        return value
+    return None
+
+
+def _plausible(chunks: int, text_bytes: int) -> int:
+    """The most completion tokens a stream of ``chunks`` chunks holding ``text_bytes`` bytes
+    of text can stand for: a token is at least one byte of text (or a chunk of its own), with
+    room for special tokens that print nothing."""
+    return chunks + text_bytes + 16
+
+
+def _text_bytes(event: dict[str, Any]) -> int:
+    """The UTF-8 bytes of output text the event carries (0: no output)."""
+    size = 0
     for choice in event.get("choices") or ():
         if not isinstance(choice, dict):
             continue
-        if choice.get("text"):
-            return True
         delta = choice.get("delta")
-        if isinstance(delta, dict) and (delta.get("content") or delta.get("reasoning_content")):
-            return True
-    return False
+        for text in (
+            choice.get("text"),
+            delta.get("content") if isinstance(delta, dict) else None,
+            delta.get("reasoning_content") if isinstance(delta, dict) else None,
+        ):
+            if isinstance(text, str) and text:
+                size += len(text.encode("utf-8", "replace"))
+    return size
 
 
 async def _read_head(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]]:
+    """The status (three ASCII digits) and headers, each line and the whole head bounded."""
     line = await reader.readline()
     if not line:
         raise ConnectionResetError("the server closed the connection before answering")
-    parts = line.decode("latin-1").split(None, 2)
-    if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
-        raise _Failed(f"malformed HTTP response: {line[:80]!r}")
+    status = _STATUS.fullmatch(line)
+    if status is None:
+        raise _Failed(f"malformed HTTP response: status line {line[:80]!r}")
     headers: dict[str, str] = {}
+    size = len(line)
     while True:
         line = await reader.readline()
+        size += len(line)
         if not line:
             raise ConnectionResetError("the server closed the connection in the headers")
         if line in (b"\r\n", b"\n"):
-            return int(parts[1]), headers
+            return int(status[1]), headers
+        if len(headers) >= _MAX_HEADERS or size > _MAX_HEAD_BYTES:
+            raise _Failed(
+                f"malformed HTTP response: more than {_MAX_HEADERS} headers or "
+                f"{_MAX_HEAD_BYTES} bytes of them"
+            )
         name, _, value = line.decode("latin-1").partition(":")
         headers[name.strip().lower()] = value.strip()
 
@@ -329,12 +411,16 @@ async def _body(
     if "chunked" in headers.get("transfer-encoding", "").lower():
         while True:
             size_line = await reader.readline()
-            try:
-                size = int(size_line.split(b";")[0].strip(), 16)
-            except ValueError:
-                if not size_line:
-                    raise asyncio.IncompleteReadError(b"", None) from None
-                raise _Failed(f"malformed chunked body: {size_line[:40]!r}") from None
+            digits = size_line.split(b";")[0].strip()
+            if not size_line:
+                raise asyncio.IncompleteReadError(b"", None)
+            if not re.fullmatch(rb"[0-9A-Fa-f]{1,8}", digits):
+                raise _Failed(f"malformed chunked body: {size_line[:40]!r}")
+            size = int(digits, 16)
+            if size > _MAX_CHUNK:
+                raise _Failed(
+                    f"malformed chunked body: a chunk of {size} bytes (at most {_MAX_CHUNK})"
+                )
             if size == 0:
                 await reader.readline()
                 return
@@ -344,6 +430,8 @@ async def _body(
             if limit is not None and seen >= limit:
                 return
     elif "content-length" in headers:
+        if not re.fullmatch(r"[0-9]{1,15}", headers["content-length"]):
+            raise _Failed(f"malformed Content-Length: {headers['content-length'][:40]!r}")
         remaining = int(headers["content-length"])
         while remaining > 0:
             data = await reader.read(min(remaining, 65536))
@@ -377,6 +465,8 @@ async def _events(body: AsyncIterator[bytes]) -> AsyncIterator[str]:
                     data = []
             elif line.startswith("data:"):
                 data.append(line[5:].removeprefix(" "))
+                if sum(len(d) for d in data) > _MAX_EVENT:
+                    raise _Failed("malformed event stream: an event longer than 4 MiB")
             elif line.startswith(":") or line.partition(":")[0] in ("event", "id", "retry"):
                 continue
             else:

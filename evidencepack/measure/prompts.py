@@ -12,17 +12,18 @@ import json
 from pathlib import Path
 
 from ..errors import InputError
+from ..limits import read_limited
 from .sut import Prompt
 
 MAX_PROMPTS = 1_000_000
+MAX_PROMPT_BYTES = 1 << 30
+"""A prompt file is read whole: at most 1 GiB."""
 
 
 def load_prompts(path: Path) -> tuple[list[Prompt], str]:
     """The prompts of ``path`` and the file's sha256; InputError naming the line on bad input."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the prompt file: {exc.strerror}") from exc
+    # A regular file only, opened without blocking: a FIFO or a device is refused at once.
+    data = read_limited(path, MAX_PROMPT_BYTES, what="prompt file")
     prompts: list[Prompt] = []
     for number, raw in enumerate(data.splitlines(), start=1):
         if not raw.strip():
@@ -30,8 +31,8 @@ def load_prompts(path: Path) -> tuple[list[Prompt], str]:
         where = f"{path}:{number}"
         try:
             row = json.loads(raw)
-        except ValueError as exc:
-            raise InputError(f"{where}: not JSON: {exc}") from None
+        except (ValueError, RecursionError) as exc:
+            raise InputError(f"{where}: not JSON: {str(exc)[:200]}") from None
         if not isinstance(row, dict):
             raise InputError(f"{where}: expected an object with 'prompt' or 'messages'")
         prompt = row.get("prompt", row.get("messages"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import math
 import shutil
 import signal
 import subprocess
@@ -45,6 +46,8 @@ class PointResult:
     ttft_p99_ms: float | None
     tpot_p99_ms: float | None
     completed_per_s: float | None
+    figure_errors: tuple[str, ...] = ()
+    """Figures LoadGen reported that cannot be (negative, not finite): said, never printed."""
 
     def line(self) -> str:
         """One line for the terminal."""
@@ -63,6 +66,7 @@ class PointResult:
             parts.append(f"TPOT p99 {self.tpot_p99_ms:.2f} ms")
         if self.completed_per_s is not None:
             parts.append(f"{self.completed_per_s:.3g} req/s")
+        parts += [f"ERROR {error}" for error in self.figure_errors]
         return "; ".join(parts)
 
 
@@ -81,6 +85,8 @@ def measure(
     for _, config in planned:
         if Path(config.outdir).exists():
             raise UsageError(f"{config.outdir} already exists: measure writes a new run folder")
+        if partial_dir(Path(config.outdir)).exists():
+            raise UsageError(_partial_exists(partial_dir(Path(config.outdir))))
     results = []
     for name, config in planned:
         if progress is not None:
@@ -100,12 +106,26 @@ def _describe(config: PointConfig) -> str:
     return f"Server at {config.target_qps:g} queries/s"
 
 
+def partial_dir(final: Path) -> Path:
+    """Where a run folder is written before it is whole: ``.RUNDIR.partial`` beside it."""
+    return final.parent / f".{final.name}.partial"
+
+
+def _partial_exists(temp: Path) -> str:
+    return (
+        f"{temp} exists (an interrupted measure, or a folder of yours): measure deletes only "
+        "what it created; remove or rename it, or choose another -o"
+    )
+
+
 def _run_point(name: str, config: PointConfig) -> PointResult:
     final = Path(config.outdir)
-    temp = final.parent / f".{final.name}.partial"
-    if temp.exists():
-        shutil.rmtree(temp)
-    temp.mkdir(parents=True)
+    temp = partial_dir(final)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        temp.mkdir()  # never an existing folder: only what this run created is ever deleted
+    except FileExistsError as exc:
+        raise UsageError(_partial_exists(temp)) from exc
     config_file = temp / ".worker-config.json"
     log_file = temp / ".worker.log"
     config_file.write_text(
@@ -114,7 +134,11 @@ def _run_point(name: str, config: PointConfig) -> PointResult:
     command = [sys.executable, "-m", "evidencepack.measure.worker", str(config_file)]
     with log_file.open("wb") as log:
         # Its own session: a terminal's Ctrl-C reaches only us, and we stop the worker cleanly.
-        proc = subprocess.Popen(command, stdout=log, stderr=log, start_new_session=True)  # noqa: S603
+        # Its stdin is a pipe nobody writes to: when this process dies, even by SIGKILL, the
+        # pipe closes and the worker, which watches it, stops (it never outlives `measure`).
+        proc = subprocess.Popen(  # noqa: S603
+            command, stdin=subprocess.PIPE, stdout=log, stderr=log, start_new_session=True
+        )
         try:
             proc.wait()
         except KeyboardInterrupt:
@@ -124,6 +148,9 @@ def _run_point(name: str, config: PointConfig) -> PointResult:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        finally:
+            if proc.stdin is not None:
+                proc.stdin.close()
     record_path = temp / RECORD_FILE
     if not record_path.exists():
         tail = log_file.read_text(encoding="utf-8", errors="replace")[-2000:]
@@ -154,6 +181,13 @@ def read_result(name: str, folder: Path) -> PointResult:
         validity, reasons = log.validity, tuple(log.invalid_reasons)
         ttft, tpot = log.ttft_ms.get("p99"), log.tpot_ms.get("p99")
         rate = log.samples_per_s
+    errors = []
+    for label, value in (("TTFT p99", ttft), ("TPOT p99", tpot), ("completed req/s", rate)):
+        if value is not None and not (math.isfinite(value) and value >= 0):
+            errors.append(f"{label}: LoadGen's log has {value!r}, an impossible figure (not shown)")
+    ttft, tpot, rate = (
+        None if v is None or not (math.isfinite(v) and v >= 0) else v for v in (ttft, tpot, rate)
+    )
     return PointResult(
         name=name,
         folder=folder,
@@ -167,4 +201,5 @@ def read_result(name: str, folder: Path) -> PointResult:
         ttft_p99_ms=ttft,
         tpot_p99_ms=tpot,
         completed_per_s=rate,
+        figure_errors=tuple(errors),
     )

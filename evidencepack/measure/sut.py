@@ -168,6 +168,11 @@ class StreamingSut:
             outcome = Outcome(sent_ns=issued, sent_epoch_s=time.time())
             outcome.done_ns = time.perf_counter_ns()
             outcome.error = f"cancelled: {self.stop_reason or 'the run was stopped'}"
+        except Exception as exc:  # noqa: BLE001 - LoadGen waits forever for a sample never completed
+            outcome = Outcome(sent_ns=issued, sent_epoch_s=time.time())
+            outcome.done_ns = time.perf_counter_ns()
+            outcome.error = f"client error: {type(exc).__name__}: {str(exc)[:200]}"
+            self.client.redact(outcome)
         self._finish(Row(sample_id, index, issued, outcome), first_reported=reported)
 
     async def _send(self, prompt: Prompt, first_token: Callable[[], None]) -> Outcome:

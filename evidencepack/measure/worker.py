@@ -8,6 +8,7 @@ logs and exits without waiting for LoadGen's schedule to run out.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -105,6 +106,7 @@ def run(config: PointConfig) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    threading.Thread(target=_watch_parent, args=(sut,), name="parent", daemon=True).start()
 
     output = lg.LogOutputSettings()
     output.outdir = str(outdir)
@@ -199,6 +201,17 @@ def run(config: PointConfig) -> int:
     lg.DestroySUT(handle)
     sut.close()
     return 0
+
+
+def _watch_parent(sut: StreamingSut) -> None:
+    """Stop the run when ``measure`` is gone: its end of our stdin pipe closes (EOF), even when
+    it was killed outright. If the run does not end by itself soon after, leave at once."""
+    with contextlib.suppress(OSError, ValueError):
+        while sys.stdin.buffer.read(1 << 16):
+            pass
+    sut.stop("measure ended: the process that started this run is gone")
+    time.sleep(_DRAIN_S + 10)
+    os._exit(3)
 
 
 def _mean(values: Iterable[int | None]) -> float | None:

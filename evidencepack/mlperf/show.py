@@ -32,7 +32,7 @@ def checks_label(result: MlperfResult) -> str:
 
 def describe(result: MlperfResult) -> str:
     """The text ``mlperf show`` prints."""
-    lines = [result.key, ""]
+    lines = [shown(result.key), ""]
     lines += _section("result", _result_fields(result))
     lines += _section("system", _system_fields(result))
     if result.power is not None:
@@ -42,11 +42,27 @@ def describe(result: MlperfResult) -> str:
         lines += _section("accuracy", [("metrics", metrics), ("TEST06", result.test06 or "-")])
     lines += ["checks:"] + _checks(result) + [""]
     if result.notes:
-        lines += ["notes:"] + [f"  {note}" for note in result.notes] + [""]
+        lines += ["notes:"] + [f"  {shown(note)}" for note in result.notes] + [""]
     lines += ["files:"] + [
-        f"  {s.role:<13} {s.path}  sha256 {s.sha256[:16]}" for s in result.sources
+        f"  {shown(s.role):<13} {shown(s.path)}  sha256 {shown(s.sha256[:16])}"
+        for s in result.sources
     ]
     return "\n".join(lines)
+
+
+def shown(text: str) -> str:
+    """Text from the evidence made safe for one terminal line: every control, line separator,
+    bidi and invisible (format) character written as a visible ``\\uXXXX`` escape, so the
+    terminal shows what the files hold and no value can move the cursor, reorder text or
+    start a line of its own."""
+    return "".join(
+        char if char == " " or char.isprintable() else _escape(char) for char in str(text)
+    )
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def _result_fields(r: MlperfResult) -> list[tuple[str, str]]:
@@ -141,11 +157,11 @@ def _power_fields(r: MlperfResult) -> list[tuple[str, str]]:
 def _checks(result: MlperfResult) -> list[str]:
     lines = []
     for row in result.checks:
-        lines.append(f"  {_STATUS[row.status]:<12} {row.rule}")
-        lines.append(f"      limit    {row.expected}")
-        lines.append(f"      measured {row.actual}{_why_not(row)}")
+        lines.append(f"  {_STATUS[row.status]:<12} {shown(row.rule)}")
+        lines.append(f"      limit    {shown(row.expected)}")
+        lines.append(f"      measured {shown(row.actual)}{_why_not(row)}")
         if row.source:
-            lines.append(f"      source   {row.source}")
+            lines.append(f"      source   {shown(row.source)}")
     if result.round is None:
         lines.append(
             "  not checked  every rule of a round: no round is known for this result "
@@ -164,7 +180,7 @@ def _why_not(row: CheckRow) -> str:
 
 def _section(title: str, fields: list[tuple[str, str]]) -> list[str]:
     width = max(len(name) for name, _ in fields)
-    return [f"{title}:"] + [f"  {name:<{width}}  {value}" for name, value in fields] + [""]
+    return [f"{title}:"] + [f"  {name:<{width}}  {shown(value)}" for name, value in fields] + [""]
 
 
 def _value(value: float | None, unit: str | None) -> str:

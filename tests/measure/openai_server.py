@@ -5,7 +5,11 @@ HTTP/1.1 keep-alive with chunked server-sent events. Latency is set per server (
 ``tpot_s``); a directive in the prompt picks a failure for that request:
 ``@500`` / ``@400`` (HTTP error), ``@hang`` (never answers), ``@malformed`` (a non-JSON event),
 ``@empty`` (no output), ``@truncate`` (closes the stream before ``[DONE]``), ``@reset`` (closes
-the connection without answering).
+the connection without answering). Hostile directives (``_hostile``): ``@unicode-status``
+(``HTTP/1.1 ²²² OK``), ``@long-header`` (a 2 MiB header line), ``@huge-chunk`` (a chunk
+declared as 1 GiB), ``@huge-token`` (one 8 MiB token), ``@usage-huge`` (10**30 completion
+tokens), ``@usage-inflated`` (100,000 completion tokens for 3 chunks), ``@echo-auth`` (401
+whose body echoes the Authorization header), ``@deep`` (an event nested 100,000 levels deep).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
 MODEL = "acme/contract-summariser-70b-fp8 (sample)"
@@ -28,7 +33,10 @@ class OpenAIServer:
         tpot_s: float = 0.0,
         model: str = MODEL,
         include_usage: bool = True,
+        mutate: Callable[[bytes], bytes] | None = None,
     ) -> None:
+        self.mutate = mutate
+        """Applied to each whole response (head and body) before it is sent: a fuzzed server."""
         self.ttft_s = ttft_s
         self.tpot_s = tpot_s
         self.model = model
@@ -116,6 +124,17 @@ class OpenAIServer:
             return await self._complete(json.loads(body), writer, chat="chat" in path)
         return await _json(writer, 404, {"error": {"message": f"no route {path}"}})
 
+    def _whole(self, req: dict[str, Any], prompt: str, tokens: int, chat: bool) -> bytes:
+        """The complete streamed response to ``req``, as one byte string."""
+        out = _SSE
+        for i in range(tokens):
+            text = {"delta": {"content": f" t{i}"}} if chat else {"text": f" t{i}"}
+            choice = {"index": 0, **text, "finish_reason": "length" if i == tokens - 1 else None}
+            out += _event_chunk({"id": "x", "model": self.model, "choices": [choice]})
+        usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": tokens}
+        out += _event_chunk({"id": "x", "model": self.model, "choices": [], "usage": usage})
+        return out + _event_chunk(b"[DONE]") + b"0\r\n\r\n"
+
     async def _complete(
         self, req: dict[str, Any], writer: asyncio.StreamWriter, chat: bool
     ) -> bool:
@@ -128,7 +147,13 @@ class OpenAIServer:
             return await _json(writer, 400, {"error": {"message": "bad request (test)"}})
         if "@hang" in prompt:
             await asyncio.sleep(3600)
+        if (hostile := await _hostile(prompt, writer, self.authorizations)) is not None:
+            return hostile
         tokens = 0 if "@empty" in prompt else int(req.get("max_tokens") or 16)
+        if self.mutate is not None:
+            writer.write(self.mutate(self._whole(req, prompt, tokens, chat)))
+            await writer.drain()
+            return False  # mutated framing: the connection cannot be reused
         writer.write(
             b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nServer: openai-test\r\n"
             b"Transfer-Encoding: chunked\r\n\r\n"
@@ -159,6 +184,51 @@ class OpenAIServer:
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return True
+
+
+def _event_chunk(payload: dict[str, Any] | bytes) -> bytes:
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    body = b"data: " + data + b"\n\n"
+    return f"{len(body):x}\r\n".encode() + body + b"\r\n"
+
+
+_SSE = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+
+async def _hostile(
+    prompt: str, writer: asyncio.StreamWriter, authorizations: set[str]
+) -> bool | None:
+    """Answer a hostile directive of ``prompt`` (None: there is none)."""
+    if "@unicode-status" in prompt:
+        writer.write("HTTP/1.1 ²²² OK\r\nContent-Length: 0\r\n\r\n".encode())
+    elif "@long-header" in prompt:
+        writer.write(b"HTTP/1.1 200 OK\r\nX-Long: " + b"a" * (2 << 20) + b"\r\n\r\n")
+    elif "@huge-chunk" in prompt:
+        writer.write(_SSE + b"40000000\r\n" + b"data: " + b"a" * (1 << 20))
+    elif "@huge-token" in prompt:
+        writer.write(_SSE)
+        for _ in range(8):
+            _chunk(writer, b"data: " + b"a" * (1 << 20) if _ == 0 else b"a" * (1 << 20))
+    elif "@usage-huge" in prompt or "@usage-inflated" in prompt or "@deep" in prompt:
+        writer.write(_SSE)
+        for i in range(3):
+            event = {"id": "x", "model": MODEL, "choices": [{"index": 0, "text": f" t{i}"}]}
+            _chunk(writer, b"data: " + json.dumps(event).encode() + b"\n\n")
+        tokens = 10**30 if "@usage-huge" in prompt else 100_000
+        usage = b'{"id": "x", "choices": [], "usage": {"completion_tokens": %d}}' % tokens
+        if "@deep" in prompt:
+            usage = b"[" * 100_000 + b"]" * 100_000
+        _chunk(writer, b"data: " + usage + b"\n\n")
+        _chunk(writer, b"data: [DONE]\n\n")
+        writer.write(b"0\r\n\r\n")
+    elif "@echo-auth" in prompt:
+        echoed = " ".join(sorted(authorizations))
+        body = json.dumps({"error": {"message": f"invalid credentials: {echoed}"}}).encode()
+        writer.write(b"HTTP/1.1 401 Unauthorized\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+    else:
+        return None
+    await writer.drain()
+    return "@huge-chunk" not in prompt and "@long-header" not in prompt
 
 
 def _chunk(writer: asyncio.StreamWriter, data: bytes) -> None:

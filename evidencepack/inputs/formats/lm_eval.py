@@ -169,8 +169,10 @@ def parse_results(probe: Probe, record: FileRecord) -> ParsedInput:
 def _effective(n_samples: Node | None, task: str) -> int:
     if n_samples is None:
         return 0
-    value = n_samples.path(task, "effective").value
-    return int(value) if isinstance(value, int) else 0
+    effective = n_samples.path(task, "effective")
+    if not isinstance(effective.value, int) or isinstance(effective.value, bool):
+        return 0
+    return effective.int_() or 0  # a negative count is a located error, not a model error
 
 
 def _dataset(config: Node | None) -> DatasetRef | None:

@@ -192,6 +192,8 @@ class CandidateEvidence:
     """Public results and estimates cited beside the candidate (never sizing it)."""
     problems: list[FileProblem] = field(default_factory=list)
     """Provenance problems found while reading the candidate's files (PROV-FILES)."""
+    file_warnings: list[FileProblem] = field(default_factory=list)
+    """What PROV-FILES warns of without failing: files with several names (hard links)."""
     cited: list[tuple[str, str, InputFile]] = field(default_factory=list)
     """Every run and score file the candidate cites: (role, spec reference, file), also those
     that yielded nothing for it (the same bytes already read for another candidate)."""

@@ -128,6 +128,7 @@ def _read_ref(
     detail log. A file that cannot be read or stored becomes a PROV-FILES finding."""
     ref_files = collector.add_ref(ref, role, candidate.id)
     ev.problems += ref_files.problems
+    ev.file_warnings += ref_files.hard_links
     added = ref_files.files
     ev.cited += [(role, ref.path, f) for f in added]
     source = loaded.resolve(ref.path)

@@ -16,6 +16,20 @@ from .models import CheckResult, EvidenceLink, Finding, Status
 
 def prov_files(cid: str, ev: CandidateEvidence) -> CheckResult:
     """PROV-FILES: every input present, readable and matching its pinned sha256."""
+    if not ev.problems and ev.file_warnings:
+        return PROV_FILES.result(
+            cid,
+            "WARN",
+            "every input file read and unchanged; "
+            + "; ".join(dict.fromkeys(p.reason for p in ev.file_warnings)),
+            [
+                EvidenceLink(
+                    row=p.file.pack_path, file_sha256=p.file.sha256, pack_path=p.file.pack_path
+                )
+                for p in ev.file_warnings
+                if p.file is not None
+            ],
+        )
     if not ev.problems:
         return PROV_FILES.result(cid, "PASS", "every input file read and unchanged")
     return PROV_FILES.result(

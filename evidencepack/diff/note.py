@@ -9,7 +9,6 @@ written in a temporary folder beside OUTDIR and renamed into place when complete
 from __future__ import annotations
 
 import datetime as dt
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,7 +120,7 @@ def note_predicate(doc: DiffDocument, spec_sha256: str, created: dt.datetime) ->
 
 def write_change_note(result: DiffResult, out: Path, *, force: bool = False) -> Path:
     """Render the note into ``out`` (replaced only with ``force``); return ``out``."""
-    from ..pack.publish import publish, staging_dir
+    from ..pack.publish import discard, publish, staging_dir
 
     doc, new = result.document, result.new
     if new is None or result.new_spec is None or doc.new.as_of is None:
@@ -153,10 +152,10 @@ def write_change_note(result: DiffResult, out: Path, *, force: bool = False) -> 
             (staging / name).write_bytes(data)
         write_predicate(staging, note_predicate(doc, new.spec_sha256, created))
     except OSError as exc:
-        shutil.rmtree(staging, ignore_errors=True)
+        discard(staging)
         raise CouldNotRun(f"cannot write the change note beside {out}: {exc}") from exc
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        discard(staging)
         raise
     # --force replaces only an earlier change note (it holds these files).
     publish(staging, out, force=force, markers=(PREDICATE_NAME, DIFF_NAME))

@@ -1,24 +1,90 @@
-"""Progress of long work on stderr, for a person at a terminal: the stage and running counts.
+"""Progress of long work, reported to whoever the caller hands in: the stage and running counts.
 
-Off unless the CLI turns it on (stderr is a terminal and the output is not ``--json``), so
-library callers, pipes, CI logs and JSON consumers never see it. Stages call ``stage`` and
-``count``; nothing else here is needed by them.
+Stages call ``stage`` and ``count``; what happens then is the caller's choice. A caller installs
+a ``Reporter`` for the work it runs with ``reporting(reporter)`` (a context, so two threads or
+two embedding applications never share one); without one, nothing is printed. Every stage is
+also logged at INFO on the ``evidencepack`` logger tree (``logging.getLogger(__name__)``), so a
+library caller sees it in its own logs. The CLI's reporter is ``TerminalReporter``: one updating
+line on stderr, for a person at a terminal (``wanted`` says when: a terminal, no ``--json``).
 """
 
 from __future__ import annotations
 
+import logging
 import sys
-from typing import TextIO
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Protocol, TextIO
 
-_state: dict[str, bool] = {"on": False, "open": False}
-_counts: dict[str, int] = {}
-"""The running counts of the current stage, shown together on one updating line."""
+log = logging.getLogger(__name__)
 
 
-def enable(on: bool) -> None:
-    """Turn progress lines on or off (the CLI decides; see ``wanted``)."""
-    _finish()
-    _state["on"] = on
+class Reporter(Protocol):
+    """What progress is reported to."""
+
+    def stage(self, text: str) -> None:
+        """A new stage begins; its counts start at zero."""
+
+    def count(self, label: str, n: int) -> None:
+        """``n`` more of ``label`` (``inputs hashed``)."""
+
+    def finish(self) -> None:
+        """The work ended: close what is open."""
+
+
+class TerminalReporter:
+    """The CLI's status line on a stream (stderr): each stage on a line, its counts updating."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.counts: dict[str, int] = {}
+        self.open = False
+
+    def stage(self, text: str) -> None:
+        """Close the previous stage's count line and announce this one."""
+        self.finish()
+        self._write(f"evidencepack: {text}\n")
+
+    def count(self, label: str, n: int) -> None:
+        """Update the running counts of the stage, on one line."""
+        self.counts[label] = self.counts.get(label, 0) + n
+        self.open = True
+        self._write("\r  " + ", ".join(f"{name}: {value}" for name, value in self.counts.items()))
+
+    def finish(self) -> None:
+        """End the count line, if one is open."""
+        if self.open:
+            self._write("\n")
+        self.open = False
+        self.counts.clear()
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass  # progress is a courtesy: a closed stderr never fails the work
+
+
+_current: ContextVar[Reporter | None] = ContextVar("evidencepack_progress", default=None)
+
+
+@contextmanager
+def reporting(reporter: Reporter | None) -> Iterator[None]:
+    """Report the progress of the work run inside the block to ``reporter``."""
+    token = _current.set(reporter)
+    try:
+        yield
+    finally:
+        if reporter is not None:
+            reporter.finish()
+        _current.reset(token)
+
+
+def current() -> Reporter | None:
+    """The reporter progress goes to in this context (None: nowhere)."""
+    return _current.get()
 
 
 def wanted(stream: TextIO, *, as_json: bool) -> bool:
@@ -29,33 +95,25 @@ def wanted(stream: TextIO, *, as_json: bool) -> bool:
         return False
 
 
+def enable(on: bool) -> None:
+    """Report to the terminal's stderr (on) or nowhere (off), for the rest of this context (the
+    CLI's switch; library callers use ``reporting``)."""
+    previous = _current.get()
+    if previous is not None:
+        previous.finish()
+    _current.set(TerminalReporter(sys.stderr) if on else None)
+
+
 def stage(text: str) -> None:
-    """Announce a stage (``evidencepack: rendering the report``); its counts start at zero."""
-    if not _state["on"]:
-        return
-    _finish()
-    _write(f"evidencepack: {text}\n")
+    """Announce a stage (``reading the evidence of h200-vllm``): logged, and reported."""
+    log.info("%s", text)
+    reporter = _current.get()
+    if reporter is not None:
+        reporter.stage(text)
 
 
 def count(label: str, n: int = 1) -> None:
     """Add ``n`` to the count ``label`` (``inputs hashed: 12, results imported: 3``)."""
-    if not _state["on"]:
-        return
-    _counts[label] = _counts.get(label, 0) + n
-    _state["open"] = True
-    _write("\r  " + ", ".join(f"{name}: {value}" for name, value in _counts.items()))
-
-
-def _finish() -> None:
-    if _state["open"]:
-        _write("\n")
-    _state["open"] = False
-    _counts.clear()
-
-
-def _write(text: str) -> None:
-    try:
-        sys.stderr.write(text)
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        _state["on"] = False
+    reporter = _current.get()
+    if reporter is not None:
+        reporter.count(label, n)

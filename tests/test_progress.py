@@ -10,6 +10,7 @@ import pytest
 
 from evidencepack import progress
 from evidencepack._cli import main
+from evidencepack.pipeline import CompileOptions, check
 from evidencepack.render.pdf import render_pdf
 
 from .conftest import SAMPLE_SPEC
@@ -38,7 +39,45 @@ def test_check_on_a_terminal_shows_stages_and_counts(monkeypatch: pytest.MonkeyP
     # read once into its private copy: 32 files hashed.
     assert shown.count("  results imported: 7, inputs hashed: 32") == 3, shown
     assert shown[-1] == "evidencepack: analysing: checks, capacity, cost, quality, decision"
-    assert not progress._state["on"]  # main turns it off again
+    assert progress.current() is None  # main turns it off again
+
+
+def test_a_library_caller_hands_in_its_own_reporter(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No terminal, no global switch: the caller's reporter gets the stages and counts, and
+    the stages are logged on the evidencepack logger."""
+
+    class Collecting:
+        def __init__(self) -> None:
+            self.stages: list[str] = []
+            self.counts: dict[str, int] = {}
+            self.finished = 0
+
+        def stage(self, text: str) -> None:
+            self.stages.append(text)
+
+        def count(self, label: str, n: int) -> None:
+            self.counts[label] = self.counts.get(label, 0) + n
+
+        def finish(self) -> None:
+            self.finished += 1
+
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    mine = Collecting()
+    caplog.set_level("INFO", logger="evidencepack")
+    with progress.reporting(mine):
+        check(SAMPLE_SPEC, CompileOptions())
+    assert mine.stages[0] == f"reading and hashing the inputs of {SAMPLE_SPEC}"
+    assert "reading the evidence of b200-trtllm" in mine.stages
+    assert mine.counts["results imported"] == 21
+    assert mine.finished == 1
+    assert progress.current() is None
+    assert err.getvalue() == ""
+    assert any(
+        r.name == "evidencepack.progress" and "b200-trtllm" in r.message for r in caplog.records
+    )
 
 
 @pytest.mark.parametrize(

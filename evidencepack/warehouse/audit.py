@@ -1,4 +1,4 @@
-"""``warehouse verify``: re-verify every held pack from where it was added, for a scheduled audit."""
+"""``warehouse verify``: re-verify every held pack from where it was added (a scheduled audit)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class AuditResult:
-    """One held pack re-verified: ok, failed (no longer verifies or holds another pack) or missing."""
+    """One held pack re-verified: ok, failed (does not verify, or another pack) or missing."""
 
     digest: str
     decision_id: str

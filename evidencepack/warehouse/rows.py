@@ -1,11 +1,12 @@
-"""A verified pack's ``decision.json`` and ``manifest.json`` as warehouse rows, one list per table."""
+"""A verified pack's ``decision.json`` and ``manifest.json`` as warehouse rows, by table."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypedDict
 
 import pydantic
 
@@ -29,6 +30,12 @@ from .models import (
     RunRow,
     WaiverRow,
 )
+
+
+class _Key(TypedDict):
+    pack_digest: str
+    decision_id: str
+    decision_date: dt.date
 
 
 @dataclass(frozen=True)
@@ -77,7 +84,7 @@ def pack_rows(
     """The rows of the verified pack in ``folder`` (``label`` names it in errors)."""
     decision, manifest = _read(folder, label)
     digest = evidence_digest(folder)
-    key = {
+    key: _Key = {
         "pack_digest": digest,
         "decision_id": decision.decision_id,
         "decision_date": decision.spec.decision.date,
@@ -198,7 +205,7 @@ def pack_rows(
     return PackRows(digest, decision.decision_id, key["decision_date"].isoformat(), tables)
 
 
-def _candidates(decision: DecisionDocument, key: dict[str, object]) -> list[CandidateRow]:
+def _candidates(decision: DecisionDocument, key: _Key) -> list[CandidateRow]:
     specs = {c.id: c for c in decision.spec.candidates}
     rows = []
     for c in decision.candidates:
@@ -233,7 +240,7 @@ def _candidates(decision: DecisionDocument, key: dict[str, object]) -> list[Cand
     return rows
 
 
-def _waivers(decision: DecisionDocument, key: dict[str, object]) -> list[WaiverRow]:
+def _waivers(decision: DecisionDocument, key: _Key) -> list[WaiverRow]:
     applied = {(w.check, w.candidate, w.approver, w.expires) for w in decision.waivers_applied}
     return [
         WaiverRow(
@@ -249,7 +256,7 @@ def _waivers(decision: DecisionDocument, key: dict[str, object]) -> list[WaiverR
     ]
 
 
-def _references(decision: DecisionDocument, key: dict[str, object]) -> list[ReferenceRow]:
+def _references(decision: DecisionDocument, key: _Key) -> list[ReferenceRow]:
     rows = [
         ReferenceRow(
             **key,
@@ -283,7 +290,7 @@ def _references(decision: DecisionDocument, key: dict[str, object]) -> list[Refe
     return rows
 
 
-def _runs(decision: DecisionDocument, key: dict[str, object]) -> list[RunRow]:
+def _runs(decision: DecisionDocument, key: _Key) -> list[RunRow]:
     tools: dict[str, str] = {}
     for f in decision.inputs:
         if f.role == "runs" and f.tool:

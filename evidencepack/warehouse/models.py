@@ -213,7 +213,7 @@ TABLES: dict[str, type[PackKey]] = {
     "quality": QualityRow,
     "waivers": WaiverRow,
     "approvals": ApprovalRow,
-    "references": ReferenceRow,
+    "cited_results": ReferenceRow,
     "runs": RunRow,
     "inputs": InputFileRow,
 }

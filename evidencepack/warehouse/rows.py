@@ -186,7 +186,7 @@ def pack_rows(
             ApprovalRow(**key, name=a.name, role=a.role, approved_on=a.date)
             for a in decision.spec.approvals
         ],
-        "references": list(_references(decision, key)),
+        "cited_results": list(_references(decision, key)),
         "runs": list(_runs(decision, key)),
         "inputs": [
             InputFileRow(

@@ -35,8 +35,9 @@ def _documents() -> dict[str, type[BaseModel]]:
     from .pack.predicate import PackPredicate
     from .signing.statement import Statement
     from .signing.verify import VerifyReport
+    from .warehouse.models import TABLES
 
-    return {
+    documents: dict[str, type[BaseModel]] = {
         "pack-spec.v1.schema.json": PackSpec,
         "decision.v1.schema.json": DecisionDocument,
         "diff.v1.schema.json": DiffDocument,
@@ -51,6 +52,8 @@ def _documents() -> dict[str, type[BaseModel]]:
         "pack-statement.v1.schema.json": Statement,
         "verify-report.v1.schema.json": VerifyReport,
     }
+    documents.update({f"warehouse-{table}.v1.schema.json": m for table, m in TABLES.items()})
+    return documents
 
 
 DOCUMENTS: Callable[[], dict[str, type[BaseModel]]] = _documents

@@ -15,8 +15,6 @@ from pydantic import Field
 
 from .._models import Sha256Hex, StrictModel
 
-WAREHOUSE_API_VERSION: Literal["evidencepack/warehouse/v1"] = "evidencepack/warehouse/v1"
-
 
 class PackKey(StrictModel):
     """What ties a row to its pack: the evidence digest, the decision id and its date."""

@@ -327,3 +327,13 @@ def test_parameters_are_bound_not_spliced(warehouse: Path) -> None:
         _named(warehouse, "waivers-expiring", days="30; DROP TABLE packs")
     with pytest.raises(Exception, match="no named query 'nope'"):
         named_query("nope")
+
+
+def test_the_parquet_columns_are_the_row_models_fields(warehouse: Path) -> None:
+    from evidencepack.warehouse.models import TABLES, columns
+
+    for table, model in TABLES.items():
+        described = run_query(warehouse, f"DESCRIBE SELECT * FROM {table}").records()
+        got = {str(r["column_name"]): str(r["column_type"]) for r in described}
+        assert got == columns(model) | {"decision_year": "BIGINT"}, table
+        assert all(f.description for f in model.model_fields.values()), table

@@ -36,7 +36,7 @@ class QueryResult:
 def _views(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     for table, model in TABLES.items():
         folder = root / storage.TABLES_DIR / table
-        if any(folder.glob("*/*.parquet")):
+        if any(folder.glob("**/*.parquet")):
             # The relation API names the glob as a value: no path is spliced into SQL text.
             relation = con.read_parquet(storage.table_glob(root, table), hive_partitioning=True)
             relation.create_view(table)

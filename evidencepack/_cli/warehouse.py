@@ -12,6 +12,7 @@ from ._signers import verifier_arguments, verify_options, verify_policy
 
 if TYPE_CHECKING:
     from ..signing.verify import VerifyPolicy
+    from ..warehouse.catalog import Catalog
     from ..warehouse.query import QueryResult
 
 
@@ -19,10 +20,17 @@ def _policy(args: argparse.Namespace) -> VerifyPolicy:
     return verify_policy(verify_options(args, Path(args.warehouse)))
 
 
+def _catalog(args: argparse.Namespace) -> Catalog:
+    from ..warehouse.catalog import open_catalog
+
+    return open_catalog(Path(args.warehouse), args.catalog)
+
+
 def _cmd_add(args: argparse.Namespace) -> int:
     from ..warehouse.add import add_packs
 
-    outcomes = add_packs(Path(args.warehouse), [Path(p) for p in args.packs], _policy(args))
+    packs = [Path(p) for p in args.packs]
+    outcomes = add_packs(Path(args.warehouse), packs, _policy(args), _catalog(args))
     lines = []
     for o in outcomes:
         if o.status == "added":
@@ -79,11 +87,12 @@ def _cmd_query(args: argparse.Namespace) -> int:
         raise UsageError("warehouse query: give SQL or --named NAME (one of them)")
     if args.named is not None:
         query = named_query(args.named)
-        result = run_query(Path(args.warehouse), query.sql, bind(query, _params(args.param)))
+        params = bind(query, _params(args.param))
+        result = run_query(Path(args.warehouse), query.sql, params, _catalog(args))
     else:
         if args.param:
             raise UsageError("--param goes with --named; write values into your own SQL")
-        result = run_query(Path(args.warehouse), args.sql)
+        result = run_query(Path(args.warehouse), args.sql, None, _catalog(args))
     records: list[dict[str, Any]] = result.records()
     emit(records, as_json=args.json, text=_table(result))
     return EXIT_OK
@@ -92,7 +101,7 @@ def _cmd_query(args: argparse.Namespace) -> int:
 def _cmd_verify(args: argparse.Namespace) -> int:
     from ..warehouse.audit import audit
 
-    results = audit(Path(args.warehouse), _policy(args))
+    results = audit(Path(args.warehouse), _policy(args), _catalog(args))
     lines = []
     for r in results:
         lines.append(f"{r.status.upper():8} {r.decision_id} {r.digest[:12]} {r.source}")
@@ -149,6 +158,12 @@ def _cmd_list_queries(args: argparse.Namespace) -> int:
 def _warehouse_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--warehouse", metavar="DIR", required=True, help="the warehouse folder (made by add)"
+    )
+    p.add_argument(
+        "--catalog",
+        metavar="URL",
+        help="keep the catalog of packs in PostgreSQL (postgresql://...; needs psycopg) "
+        "instead of DIR/catalog.duckdb",
     )
 
 

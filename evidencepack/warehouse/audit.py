@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from . import storage
-from .catalog import held_packs
+from .catalog import Catalog, open_catalog
 from .packs import opened_pack
 
 if TYPE_CHECKING:
@@ -25,11 +25,12 @@ class AuditResult:
     problems: tuple[str, ...] = ()
 
 
-def audit(root: Path, policy: VerifyPolicy) -> list[AuditResult]:
+def audit(root: Path, policy: VerifyPolicy, catalog: Catalog | None = None) -> list[AuditResult]:
     """Re-verify every pack the catalog holds, in catalog order."""
+    catalog = catalog or open_catalog(root)
     with storage.locked(root, exclusive=True):
-        storage.recover(root)
-        packs = held_packs(root)
+        storage.recover(root, catalog)
+        packs = catalog.held_packs()
     results = []
     for pack in packs:
         path = Path(pack.source)

@@ -243,3 +243,12 @@ def columns(model: type[PackKey]) -> dict[str, str]:
     """Column name -> DuckDB type of a row model, in field order."""
     hints = typing.get_type_hints(model, include_extras=True)
     return {name: _duckdb_type(hints[name]) for name in model.model_fields}
+
+
+PACK_COLUMNS = tuple(columns(PackRow))
+"""The catalog's columns, in order."""
+
+
+def to_pack(row: tuple[object, ...]) -> PackRow:
+    """A catalog row (in PACK_COLUMNS order) as a PackRow."""
+    return PackRow.model_validate(dict(zip(PACK_COLUMNS, row, strict=True)))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError, UsageError
 from . import storage
+from .catalog import Catalog, open_catalog
 from .models import TABLES, columns
 
 if TYPE_CHECKING:
@@ -54,7 +55,12 @@ def _lock_down(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     con.execute("SET lock_configuration = true")
 
 
-def run_query(root: Path, sql: str, params: Mapping[str, object] | None = None) -> QueryResult:
+def run_query(
+    root: Path,
+    sql: str,
+    params: Mapping[str, object] | None = None,
+    catalog: Catalog | None = None,
+) -> QueryResult:
     """Run one SELECT over the warehouse in ``root`` with ``params`` bound by name ($name)."""
     import duckdb
 
@@ -64,7 +70,7 @@ def run_query(root: Path, sql: str, params: Mapping[str, object] | None = None) 
         )
     if storage.needs_recovery(root):
         with storage.locked(root, exclusive=True):
-            storage.recover(root)
+            storage.recover(root, catalog or open_catalog(root))
     con = duckdb.connect()
     try:
         with storage.locked(root, exclusive=False):

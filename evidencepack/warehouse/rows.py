@@ -46,6 +46,7 @@ class PackRows:
     decision_id: str
     decision_date_iso: str
     tables: dict[str, list[PackKey]]
+    pack: PackRow
 
 
 def evidence_digest(folder: Path) -> str:
@@ -202,7 +203,7 @@ def pack_rows(
             for f in manifest.inputs
         ],
     }
-    return PackRows(digest, decision.decision_id, key["decision_date"].isoformat(), tables)
+    return PackRows(digest, decision.decision_id, key["decision_date"].isoformat(), tables, pack)
 
 
 def _candidates(decision: DecisionDocument, key: _Key) -> list[CandidateRow]:

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import CouldNotRun, StoreError
-from .catalog import held_digests
+from .catalog import Catalog
 from .models import TABLES, columns
 from .rows import PackRows
 
@@ -118,13 +118,13 @@ def roll_back(root: Path, digest: str) -> None:
     shutil.rmtree(root / STAGING_DIR / digest, ignore_errors=True)
 
 
-def recover(root: Path) -> list[str]:
+def recover(root: Path, catalog: Catalog) -> list[str]:
     """Undo every add that never reached the catalog (call under the exclusive lock)."""
     journals = sorted((root / JOURNAL_DIR).glob("*.json"))
     staged = sorted((root / STAGING_DIR).glob("*")) if (root / STAGING_DIR).exists() else []
     if not journals and not staged:
         return []
-    held = held_digests(root)
+    held = catalog.held_digests()
     undone = []
     for journal in journals:
         digest = journal.stem

@@ -17,7 +17,7 @@ import pytest
 from evidencepack._cli import main
 from evidencepack.warehouse import storage
 from evidencepack.warehouse.add import add_packs
-from evidencepack.warehouse.catalog import held_packs
+from evidencepack.warehouse.catalog import open_catalog
 from evidencepack.warehouse.named import bind, named_query
 from evidencepack.warehouse.query import run_query
 
@@ -33,7 +33,7 @@ def _files(root: Path) -> dict[str, bytes]:
         for p in sorted((root / storage.TABLES_DIR).rglob("*"))
         if p.is_file()
     }
-    found["catalog"] = json.dumps([p.pack_digest for p in held_packs(root)]).encode()
+    found["catalog"] = json.dumps([p.pack_digest for p in open_catalog(root).held_packs()]).encode()
     return found
 
 
@@ -116,7 +116,7 @@ def test_every_row_carries_its_pack_and_runs_are_load_points(built: Built, wareh
     )
     (row,) = run_query(warehouse, "SELECT count(*), count(DISTINCT pack_digest) FROM runs").rows
     assert row == (load_points, VARIANTS + 2)
-    digests = {p.pack_digest for p in held_packs(warehouse)}
+    digests = {p.pack_digest for p in open_catalog(warehouse).held_packs()}
     for table in ("candidates", "checks", "inputs", "cited_results", "approvals"):
         result = run_query(
             warehouse,
@@ -215,7 +215,7 @@ def test_a_pack_signed_with_another_key_is_refused(built: Built, tmp_path: Path)
     (outcome,) = add_packs(tmp_path / "wh", [built.stack_bump], other)
     assert outcome.status == "refused"
     assert outcome.problems
-    assert held_packs(tmp_path / "wh") == []
+    assert open_catalog(tmp_path / "wh").held_packs() == []
 
 
 def test_verify_reports_a_pack_tampered_or_missing_after_it_was_added(

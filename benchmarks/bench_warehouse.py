@@ -10,6 +10,7 @@ read the same columns; add is not re-run).
 
     python benchmarks/bench_warehouse.py                 # 1,000 packs
     python benchmarks/bench_warehouse.py --packs 1000 --replicate 10   # + queries at 10,000
+    python benchmarks/bench_warehouse.py --spark     # + Spark's answers compared with DuckDB's
 """
 
 from __future__ import annotations
@@ -102,9 +103,42 @@ def _replicate(source: Path, target: Path, factor: int) -> None:
     con.close()
 
 
+def _compare_with_spark(root: Path) -> None:
+    from tests.warehouse.answers import duckdb_answers, local_spark, spark_answers
+
+    spark = local_spark()
+    try:
+        started = time.perf_counter()
+        answers = spark_answers(spark, root)
+        took = time.perf_counter() - started
+    finally:
+        spark.stop()
+    same = answers == duckdb_answers(root)
+    print(
+        f"Spark: {len(answers[0])} rows on vllm 0.9.2, {len(answers[1])} quarters in {took:.1f} s"
+    )
+    print(f"Spark and DuckDB give {'the same answers' if same else 'DIFFERENT answers'}")
+    if not same:
+        raise SystemExit(1)
+
+
 def _print_latency(label: str, latency: dict[str, tuple[float, int]]) -> None:
     for name, (seconds, rows) in latency.items():
         print(f"  {label} {name:18} {seconds * 1000:8.1f} ms  ({rows} rows)")
+
+
+def _add(root: Path, packs: list[Path], policy: KeyPolicy) -> None:
+    shutil.rmtree(root, ignore_errors=True)
+    cpu, wall = cpu_now(), time.perf_counter()
+    outcomes = add_packs(root, packs, policy)
+    cpu, wall = cpu_now() - cpu, time.perf_counter() - wall
+    assert all(o.status == "added" for o in outcomes), [o for o in outcomes if o.problems][:1]
+    size, files = _size(root)
+    count = len(packs)
+    per_pack_ms = wall / count * 1000
+    print(f"add {count} packs: wall {wall:.1f} s, CPU {cpu:.1f} s ({per_pack_ms:.0f} ms per pack)")
+    per_pack = size / count / 1e3
+    print(f"warehouse: {size / 1e6:.1f} MB in {files} files ({per_pack:.1f} kB per pack)")
 
 
 def main() -> None:
@@ -113,22 +147,20 @@ def main() -> None:
     parser.add_argument("--packs", type=int, default=1000)
     parser.add_argument("--replicate", type=int, default=0, metavar="K")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--reuse", action="store_true", help="query the last run's warehouse")
+    parser.add_argument(
+        "--spark", action="store_true", help="also ask Spark the two questions and compare"
+    )
     args = parser.parse_args()
     packs, policy = _packs(args.packs)
     root = HERE / f"wh-{args.packs}"
-    shutil.rmtree(root, ignore_errors=True)
-    cpu, wall = cpu_now(), time.perf_counter()
-    outcomes = add_packs(root, packs, policy)
-    cpu, wall = cpu_now() - cpu, time.perf_counter() - wall
-    assert all(o.status == "added" for o in outcomes), [o for o in outcomes if o.problems][:1]
-    size, files = _size(root)
-    print(
-        f"add {args.packs} packs: wall {wall:.1f} s, CPU {cpu:.1f} s "
-        f"({wall / args.packs * 1000:.0f} ms per pack wall)"
-    )
-    per_pack = size / args.packs / 1e3
-    print(f"warehouse: {size / 1e6:.1f} MB in {files} files ({per_pack:.1f} kB per pack)")
+    if args.reuse and root.exists():
+        print(f"reusing {root}")
+    else:
+        _add(root, packs, policy)
     _print_latency(f"{args.packs:>6} packs", _latency(root, args.repeat))
+    if args.spark:
+        _compare_with_spark(root)
     if args.replicate:
         big = HERE / f"wh-{args.packs}x{args.replicate}"
         _replicate(root, big, args.replicate)

@@ -80,6 +80,15 @@ def run_query(
             cursor = con.execute(sql, dict(params) if params else None)
             names = tuple(d[0] for d in cursor.description or ())
             rows = tuple(tuple(r) for r in cursor.fetchall())
+    except (
+        duckdb.ParserException,
+        duckdb.BinderException,
+        duckdb.CatalogException,
+        duckdb.PermissionException,
+        duckdb.ConversionException,
+    ) as exc:
+        # The query's own fault (a typo, an unknown column, a file outside the dataset): usage.
+        raise UsageError(f"the query failed: {exc}") from exc
     except duckdb.Error as exc:
         raise StoreError(f"the query failed: {exc}") from exc
     finally:

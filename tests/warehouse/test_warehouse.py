@@ -316,8 +316,7 @@ def test_an_add_killed_halfway_leaves_the_warehouse_as_it_was(built: Built, tmp_
 def test_a_query_cannot_write_or_read_outside_the_dataset(
     warehouse: Path, sql: str, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(["warehouse", "query", sql, "--warehouse", str(warehouse)])
-    assert code in (2, 3)
+    assert main(["warehouse", "query", sql, "--warehouse", str(warehouse)]) == 2
     assert message in capsys.readouterr().err
 
 

@@ -38,8 +38,9 @@ def _documents() -> dict[str, type[BaseModel]]:
     from .problems import ValidationReport
     from .signing.statement import Statement
     from .signing.verify import VerifyReport
+    from .warehouse.models import TABLES
 
-    return {
+    documents: dict[str, type[BaseModel]] = {
         "build-result.v1.schema.json": BuildReport,
         "init-result.v1.schema.json": InitReport,
         "pack-spec.v1.schema.json": PackSpec,
@@ -59,6 +60,8 @@ def _documents() -> dict[str, type[BaseModel]]:
         "validation-report.v1.schema.json": ValidationReport,
         "verify-report.v1.schema.json": VerifyReport,
     }
+    documents.update({f"warehouse-{table}.v1.schema.json": m for table, m in TABLES.items()})
+    return documents
 
 
 DOCUMENTS: Callable[[], dict[str, type[BaseModel]]] = _documents

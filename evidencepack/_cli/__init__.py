@@ -21,7 +21,7 @@ from ..errors import (
     EvidencePackError,
     InputError,
 )
-from . import compiler, diff, export, inspect, measure, mlperf, signing
+from . import compiler, diff, export, inspect, measure, mlperf, signing, warehouse
 from ._common import Handler, Parser, add_command
 
 
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
         return add_command(sub, name, handler, help_text)
 
-    for group in (compiler, inspect, measure, mlperf, signing, diff, export):
+    for group in (compiler, inspect, measure, mlperf, signing, diff, export, warehouse):
         group.register(command)
     return parser
 

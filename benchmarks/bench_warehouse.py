@@ -1,0 +1,174 @@
+"""The evidence warehouse at scale: time and size to add 1,000 signed packs, and query latency.
+
+Generates (once, into benchmarks/.cache/warehouse/) the sample pack built and signed with a
+generated key, and N signed variants of it (tests/warehouse/variants.py: hard-linked copies with
+their own decision, re-signed). Then, in a fresh warehouse: ``add_packs`` of all N (each one
+verified: signature and every file re-hashed), the dataset's size on disk, and the median wall
+time of the named queries. ``--replicate K`` also times the queries on a dataset K times larger,
+made by copying every table's rows under new pack digests (a synthetic scale-up: the queries
+read the same columns; add is not re-run).
+
+    python benchmarks/bench_warehouse.py                 # 1,000 packs
+    python benchmarks/bench_warehouse.py --packs 1000 --replicate 10   # + queries at 10,000
+    python benchmarks/bench_warehouse.py --spark     # + Spark's answers compared with DuckDB's
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import time
+from pathlib import Path
+
+from _common import CACHE, REPO, cpu_now
+
+from evidencepack.pipeline import BuildOptions, CompileOptions, build
+from evidencepack.signing.keyed import KeySigner
+from evidencepack.signing.keys import generate_keypair, load_public_key
+from evidencepack.signing.verify import KeyPolicy
+from evidencepack.warehouse import storage
+from evidencepack.warehouse.add import add_packs
+from evidencepack.warehouse.models import TABLES
+from evidencepack.warehouse.named import bind, named_query
+from evidencepack.warehouse.query import run_query
+from tests.warehouse.variants import make_variant, variants
+
+HERE = CACHE / "warehouse"
+QUESTIONS = (
+    ("by-runtime", {"runtime": "vllm", "version": "0.9.2"}),
+    ("cost-by-quarter", {}),
+    ("by-mlperf-result", {"key": "%8xMI325X_vLLM%"}),
+    ("waivers-expiring", {"days": "30", "as_of": "2027-01-01"}),
+)
+
+
+def _packs(count: int) -> tuple[list[Path], KeyPolicy]:
+    key, public = HERE / "key.pem", HERE / "key.pub.pem"
+    if not key.exists():
+        HERE.mkdir(parents=True, exist_ok=True)
+        generate_keypair(key, public, None)
+    signer = KeySigner.from_file(key)
+    sample = HERE / "sample"
+    if not sample.exists():
+        options = BuildOptions(compile=CompileOptions())
+        build(REPO / "samples" / "pack.yaml", sample, options, signer)
+    made = []
+    started = time.perf_counter()
+    for v in variants(count):
+        out = HERE / "variants" / v.decision_id
+        if not (out / "pack.sigstore.json").exists():
+            shutil.rmtree(out, ignore_errors=True)
+            make_variant(sample, out, v, signer)
+        made.append(out)
+    print(f"{count} signed variants ready in {time.perf_counter() - started:.1f} s")
+    return made, KeyPolicy(load_public_key(public))
+
+
+def _size(root: Path) -> tuple[int, int]:
+    files = [p for p in root.rglob("*") if p.is_file()]
+    return sum(p.stat().st_size for p in files), len(files)
+
+
+def _latency(root: Path, repeat: int) -> dict[str, tuple[float, int]]:
+    out = {}
+    for name, params in QUESTIONS:
+        query = named_query(name)
+        times, rows = [], 0
+        for _ in range(repeat):
+            started = time.perf_counter()
+            rows = len(run_query(root, query.sql, bind(query, params)).rows)
+            times.append(time.perf_counter() - started)
+        out[name] = (statistics.median(times), rows)
+    return out
+
+
+def _replicate(source: Path, target: Path, factor: int) -> None:
+    """``factor`` copies of every row under new pack digests: one Parquet file per table/copy."""
+    import duckdb
+
+    shutil.rmtree(target, ignore_errors=True)
+    con = duckdb.connect()
+    for table in TABLES:
+        relation = con.read_parquet(storage.table_glob(source, table), hive_partitioning=True)
+        relation.create_view("src", replace=True)
+        for k in range(factor):
+            out = target / storage.TABLES_DIR / table / f"copy{k}"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            con.execute(
+                "COPY (SELECT * REPLACE (sha256(pack_digest || $k) AS pack_digest) FROM src) "
+                "TO $p (FORMAT PARQUET, PARTITION_BY (decision_year))",
+                {"k": str(k), "p": str(out)},
+            )
+    con.close()
+
+
+def _compare_with_spark(root: Path) -> None:
+    from tests.warehouse.answers import duckdb_answers, local_spark, spark_answers
+
+    spark = local_spark()
+    try:
+        started = time.perf_counter()
+        answers = spark_answers(spark, root)
+        took = time.perf_counter() - started
+    finally:
+        spark.stop()
+    same = answers == duckdb_answers(root)
+    print(
+        f"Spark: {len(answers[0])} rows on vllm 0.9.2, {len(answers[1])} quarters in {took:.1f} s"
+    )
+    print(f"Spark and DuckDB give {'the same answers' if same else 'DIFFERENT answers'}")
+    if not same:
+        raise SystemExit(1)
+
+
+def _print_latency(label: str, latency: dict[str, tuple[float, int]]) -> None:
+    for name, (seconds, rows) in latency.items():
+        print(f"  {label} {name:18} {seconds * 1000:8.1f} ms  ({rows} rows)")
+
+
+def _add(root: Path, packs: list[Path], policy: KeyPolicy) -> None:
+    shutil.rmtree(root, ignore_errors=True)
+    cpu, wall = cpu_now(), time.perf_counter()
+    outcomes = add_packs(root, packs, policy)
+    cpu, wall = cpu_now() - cpu, time.perf_counter() - wall
+    assert all(o.status == "added" for o in outcomes), [o for o in outcomes if o.problems][:1]
+    size, files = _size(root)
+    count = len(packs)
+    per_pack_ms = wall / count * 1000
+    print(f"add {count} packs: wall {wall:.1f} s, CPU {cpu:.1f} s ({per_pack_ms:.0f} ms per pack)")
+    per_pack = size / count / 1e3
+    print(f"warehouse: {size / 1e6:.1f} MB in {files} files ({per_pack:.1f} kB per pack)")
+
+
+def main() -> None:
+    """Generate, add, measure, print."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--packs", type=int, default=1000)
+    parser.add_argument("--replicate", type=int, default=0, metavar="K")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--reuse", action="store_true", help="query the last run's warehouse")
+    parser.add_argument(
+        "--spark", action="store_true", help="also ask Spark the two questions and compare"
+    )
+    args = parser.parse_args()
+    packs, policy = _packs(args.packs)
+    root = HERE / f"wh-{args.packs}"
+    if args.reuse and root.exists():
+        print(f"reusing {root}")
+    else:
+        _add(root, packs, policy)
+    _print_latency(f"{args.packs:>6} packs", _latency(root, args.repeat))
+    if args.spark:
+        _compare_with_spark(root)
+    if args.replicate:
+        big = HERE / f"wh-{args.packs}x{args.replicate}"
+        _replicate(root, big, args.replicate)
+        count = args.packs * args.replicate
+        (held,) = run_query(big, "SELECT count(DISTINCT pack_digest) FROM packs").rows
+        assert held == (count,), held
+        _print_latency(f"{count:>6} packs", _latency(big, args.repeat))
+
+
+if __name__ == "__main__":
+    main()

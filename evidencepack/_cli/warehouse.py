@@ -1,0 +1,219 @@
+"""``evidencepack warehouse``: many verified packs in one queryable place (add, query, verify)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import EXIT_FAILED, EXIT_OK, UsageError
+from ._common import Command, Parser, add_command, emit, group_help, json_argument
+from ._signers import verifier_arguments, verify_options, verify_policy
+
+if TYPE_CHECKING:
+    from ..signing.verify import VerifyPolicy
+    from ..warehouse.catalog import Catalog
+    from ..warehouse.query import QueryResult
+
+
+def _policy(args: argparse.Namespace) -> VerifyPolicy:
+    return verify_policy(verify_options(args, Path(args.warehouse)))
+
+
+def _catalog(args: argparse.Namespace) -> Catalog:
+    from ..warehouse.catalog import open_catalog
+
+    return open_catalog(Path(args.warehouse), args.catalog)
+
+
+def _cmd_add(args: argparse.Namespace) -> int:
+    from ..warehouse.add import add_packs
+
+    packs = [Path(p) for p in args.packs]
+    outcomes = add_packs(Path(args.warehouse), packs, _policy(args), _catalog(args))
+    lines = []
+    for o in outcomes:
+        if o.status == "added":
+            lines.append(f"added    {o.source}: {o.decision_id} (evidence digest {o.digest})")
+        elif o.status == "skipped":
+            lines.append(f"skipped  {o.source}: already held (evidence digest {o.digest})")
+        else:
+            lines.append(f"REFUSED  {o.source}: it does not verify; nothing of it was written")
+            lines += [f"  {problem}" for problem in o.problems]
+    emit(
+        [
+            {
+                "source": o.source,
+                "status": o.status,
+                "evidence_digest": o.digest,
+                "decision_id": o.decision_id,
+                "problems": list(o.problems),
+            }
+            for o in outcomes
+        ],
+        as_json=args.json,
+        text="\n".join(lines),
+    )
+    return EXIT_FAILED if any(o.status == "refused" for o in outcomes) else EXIT_OK
+
+
+def _table(result: QueryResult) -> str:
+    cells = [[("" if v is None else str(v)) for v in row] for row in result.rows]
+    widths = [
+        max([len(name)] + [len(row[i]) for row in cells]) for i, name in enumerate(result.columns)
+    ]
+    lines = ["  ".join(n.ljust(w) for n, w in zip(result.columns, widths, strict=True))]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
+    lines.append(f"({len(cells)} row{'s' if len(cells) != 1 else ''})")
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _params(pairs: list[str]) -> dict[str, str]:
+    given: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--param {pair!r}: give NAME=VALUE")
+        given[name] = value
+    return given
+
+
+def _cmd_query(args: argparse.Namespace) -> int:
+    from ..warehouse.named import bind, named_query
+    from ..warehouse.query import run_query
+
+    if (args.sql is None) == (args.named is None):
+        raise UsageError("warehouse query: give SQL or --named NAME (one of them)")
+    if args.named is not None:
+        query = named_query(args.named)
+        params = bind(query, _params(args.param))
+        result = run_query(Path(args.warehouse), query.sql, params, _catalog(args))
+    else:
+        if args.param:
+            raise UsageError("--param goes with --named; write values into your own SQL")
+        result = run_query(Path(args.warehouse), args.sql, None, _catalog(args))
+    records: list[dict[str, Any]] = result.records()
+    emit(records, as_json=args.json, text=_table(result))
+    return EXIT_OK
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from ..warehouse.audit import audit
+
+    results = audit(Path(args.warehouse), _policy(args), _catalog(args))
+    lines = []
+    for r in results:
+        lines.append(f"{r.status.upper():8} {r.decision_id} {r.digest[:12]} {r.source}")
+        lines += [f"  {problem}" for problem in r.problems]
+    bad = [r for r in results if r.status != "ok"]
+    lines.append(f"{len(results) - len(bad)} of {len(results)} held pack(s) verify")
+    emit(
+        {
+            "ok": not bad,
+            "packs": [
+                {
+                    "evidence_digest": r.digest,
+                    "decision_id": r.decision_id,
+                    "source": r.source,
+                    "status": r.status,
+                    "problems": list(r.problems),
+                }
+                for r in results
+            ],
+        },
+        as_json=args.json,
+        text="\n".join(lines),
+    )
+    return EXIT_FAILED if bad else EXIT_OK
+
+
+def _cmd_list_queries(args: argparse.Namespace) -> int:
+    from ..warehouse.named import QUERIES
+
+    lines = []
+    for q in QUERIES:
+        lines.append(f"{q.name}: {q.help}")
+        for p in q.params:
+            default = "required" if p.default is None else f"default {p.default or 'none'}"
+            lines.append(f"  --param {p.name}=... ({p.kind}, {default}): {p.help}")
+    emit(
+        [
+            {
+                "name": q.name,
+                "help": q.help,
+                "params": [
+                    {"name": p.name, "kind": p.kind, "default": p.default, "help": p.help}
+                    for p in q.params
+                ],
+            }
+            for q in QUERIES
+        ],
+        as_json=args.json,
+        text="\n".join(lines),
+    )
+    return EXIT_OK
+
+
+def _warehouse_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--warehouse", metavar="DIR", required=True, help="the warehouse folder (made by add)"
+    )
+    p.add_argument(
+        "--catalog",
+        metavar="URL",
+        help="keep the catalog of packs in PostgreSQL (postgresql://...; needs psycopg) "
+        "instead of DIR/catalog.duckdb",
+    )
+
+
+def register(command: Command) -> None:
+    """Add this group's subcommands, in the order ``--help`` lists them."""
+    p = command(
+        "warehouse", group_help, "hold many verified packs as Parquet tables and query them"
+    )
+    actions = p.add_subparsers(dest="warehouse_command", metavar="ACTION", parser_class=Parser)
+    q = add_command(
+        actions,
+        "add",
+        _cmd_add,
+        "verify each pack (folder or .tar.gz) and add its rows; a pack that does not verify is "
+        "refused (exit 1) and nothing of it is written; a pack already held is skipped",
+    )
+    q.add_argument("packs", nargs="+", metavar="PACK", help="pack folders or .tar.gz archives")
+    _warehouse_argument(q)
+    verifier_arguments(q, "accept only packs signed with this key")
+    json_argument(q)
+
+    q = add_command(
+        actions,
+        "query",
+        _cmd_query,
+        "ask the warehouse: your own SQL (one SELECT, read-only: a fresh in-memory DuckDB with a "
+        "view per table, allowed to read only the dataset) or a named query",
+    )
+    q.add_argument("sql", nargs="?", metavar="SQL", help="a SELECT over the tables")
+    q.add_argument("--named", metavar="NAME", help="a named query (see list-queries)")
+    q.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a named query's parameter, bound (never spliced into the SQL); repeatable",
+    )
+    _warehouse_argument(q)
+    json_argument(q, "print the rows as JSON")
+
+    q = add_command(
+        actions,
+        "verify",
+        _cmd_verify,
+        "re-verify every held pack from where it was added; exit 1 if any no longer verifies "
+        "or is missing",
+    )
+    _warehouse_argument(q)
+    verifier_arguments(q, "verify key-signed packs with this key")
+    json_argument(q)
+
+    q = add_command(actions, "list-queries", _cmd_list_queries, "list the named queries")
+    json_argument(q)

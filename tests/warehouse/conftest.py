@@ -1,0 +1,70 @@
+"""The warehouse tests' packs: the sample and the stack-bump pack built and key-signed once,
+and signed variants of the sample (tests/warehouse/variants.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from evidencepack.pipeline import BuildOptions, CompileOptions, build
+from evidencepack.signing.keyed import KeySigner
+from evidencepack.signing.keys import generate_keypair, load_public_key
+from evidencepack.signing.verify import KeyPolicy
+
+from ..conftest import REPO_ROOT, SAMPLE_SPEC
+from .variants import make_variant, variants
+
+STACK_BUMP_SPEC = REPO_ROOT / "samples" / "pack-stack-bump.yaml"
+VARIANTS = 20
+
+
+@dataclass(frozen=True)
+class Built:
+    """The signed packs every warehouse test reads (never modify them: copy first)."""
+
+    key: Path
+    public_key: Path
+    sample: Path
+    sample_archive: Path
+    stack_bump: Path
+    variants: tuple[Path, ...]
+
+    @property
+    def policy(self) -> KeyPolicy:
+        """The policy the packs verify under."""
+        return KeyPolicy(load_public_key(self.public_key))
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Built:
+    """The sample and stack-bump packs, key-signed (about 25 s), plus 20 signed variants."""
+    root = tmp_path_factory.mktemp("warehouse-packs")
+    key, public = root / "key.pem", root / "key.pub.pem"
+    generate_keypair(key, public, None)
+    signer = KeySigner.from_file(key)
+    packs = {}
+    for name, spec in (("sample", SAMPLE_SPEC), ("stack-bump", STACK_BUMP_SPEC)):
+        options = BuildOptions(compile=CompileOptions())
+        packs[name] = build(spec, root / name, options, signer, archive=name == "sample")
+    sample = packs["sample"].out_dir
+    made = tuple(
+        make_variant(sample, root / "variants" / v.decision_id, v, signer)
+        for v in variants(VARIANTS)
+    )
+    archive = packs["sample"].archive
+    assert archive is not None
+    return Built(key, public, sample, archive, packs["stack-bump"].out_dir, made)
+
+
+@pytest.fixture
+def copy_pack(tmp_path: Path) -> Callable[[Path], Path]:
+    """A private full copy of a pack that a test may tamper with."""
+    import shutil
+
+    def copy(pack: Path) -> Path:
+        return Path(shutil.copytree(pack, tmp_path / "copies" / pack.name))
+
+    return copy

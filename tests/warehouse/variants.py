@@ -1,7 +1,7 @@
 """Signed variants of a built pack for the warehouse tests and benchmark: each verifies.
 
-A variant is a copy of a built, signed pack (unchanged files hard-linked) whose decision.json
-says another decision: its id, date, the chosen candidate's runtime version and cost per 1M
+A variant is a copy of a built, signed pack (unchanged files hard-linked, the rendered report
+left out) whose decision.json says another decision: its id, date, the chosen candidate's runtime version and cost per 1M
 tokens, and optionally a waiver. manifest.json and predicate.json follow, and the copy is signed
 again with the test key, so it verifies as a pack of its own.
 """
@@ -20,6 +20,9 @@ from evidencepack.signing.keyed import KeySigner
 from evidencepack.signing.sign import sign_pack_detailed
 
 REWRITTEN = ("decision.json", "manifest.json", "predicate.json", "pack.sigstore.json")
+REPORTS = ("report.html", "report.pdf")
+"""Left out of a variant: they embed the decision they were rendered from (verify checks a
+pack's documents against each other), and re-rendering every variant would cost a build each."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,9 @@ def make_variant(built: Path, out: Path, variant: Variant, signer: KeySigner) ->
         built,
         out,
         copy_function=os.link,
-        ignore=lambda d, names: [n for n in names if Path(d) == built and n in REWRITTEN],
+        ignore=lambda d, names: [
+            n for n in names if Path(d) == built and n in (*REWRITTEN, *REPORTS)
+        ],
     )
     decision = json.loads((built / "decision.json").read_text(encoding="utf-8"))
     day = variant.date.isoformat()
@@ -79,6 +84,7 @@ def make_variant(built: Path, out: Path, variant: Variant, signer: KeySigner) ->
     predicate = json.loads((built / "predicate.json").read_text(encoding="utf-8"))
     predicate["decision"] |= {"decision_id": variant.decision_id, "as_of": day}
     predicate["created_at"] = day
+    predicate["rendered"] = []  # the variant carries no rendered report
     _write(out / "predicate.json", predicate)
     sign_pack_detailed(out, None, signer, force=True)
     return out

@@ -57,7 +57,7 @@ class EvidenceManifest(StrictModel):
         description="the pack's decision.json: id, digest, verdict and recommendation"
     )
     inputs: tuple[InputFile, ...] = Field(
-        description=("every input file of the pack, by pack path and digest, as in decision.json")
+        description="every input file of the pack, by pack path and digest, as in decision.json"
     )
 
 

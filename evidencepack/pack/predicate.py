@@ -63,7 +63,7 @@ class SpecRef(StrictModel):
 
     pack_path: PackPath = Field(description="the spec's path inside the pack")
     sha256: Sha256Hex = Field(
-        description=("sha256 hex of the spec file's bytes; must equal the signed subject's digest")
+        description="sha256 hex of the spec file's bytes; must equal the signed subject's digest"
     )
 
 

@@ -75,7 +75,7 @@ class Toolchain(StrictModel):
     pango: str = Field(description="the version of the Pango library WeasyPrint loads")
     harfbuzz: str = Field(description="the version of the HarfBuzz library WeasyPrint loads")
     harfbuzz_subset: bool = Field(
-        description=("whether the HarfBuzz subsetting library (libharfbuzz-subset) could be loaded")
+        description="whether the HarfBuzz subsetting library (libharfbuzz-subset) could be loaded"
     )
     fontconfig: str = Field(
         description="the version of the fontconfig library (major.minor.revision)"

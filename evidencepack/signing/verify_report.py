@@ -38,7 +38,7 @@ class FileMismatch(StrictModel):
         )
     )
     actual_sha256: Sha256Hex | None = Field(
-        description=("sha256 hex of the file as found; None for a signed file that is missing")
+        description="sha256 hex of the file as found; None for a signed file that is missing"
     )
 
 
@@ -111,7 +111,7 @@ class VerifyReport(StrictModel):
     )
     ok: bool = Field(description="every check asked for passed (see `checks`)")
     target: str = Field(
-        description=("the pack folder, .tar.gz archive or single file given to verify, as given")
+        description="the pack folder, .tar.gz archive or single file given to verify, as given"
     )
     target_kind: Literal["pack", "archive", "file"] = Field(
         description=(

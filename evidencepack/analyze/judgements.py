@@ -142,8 +142,9 @@ class Robustness(StrictModel):
     )
     flips: tuple[Flip, ...] = Field(
         description=(
-            "for each disputable input (prices, quality, capacity, billing basis), "
-            "the smallest change that changes the recommendation"
+            "for each disputable input (each candidate's billing basis and price, the "
+            "peak rate, headroom, utilisation, quality bar and SLO limits), the smallest "
+            "change that changes the recommendation"
         )
     )
     sentence: str = Field(description="the margin and the nearest flips in one sentence")

@@ -171,7 +171,10 @@ class MlperfResult(StrictModel):
     system_name: str | None = Field(
         description="the system's name from its description; None when not stated"
     )
-    location: str = Field(description="the result's folder, relative to the imported tree's root")
+    location: str = Field(
+        description="the result's folder relative to the imported tree's root (a LoadGen "
+        "folder's own name outside a tree)"
+    )
     benchmark: str | None = Field(
         description="the canonical benchmark name (e.g. llama2-70b-99); None when not recognised"
     )
@@ -180,7 +183,7 @@ class MlperfResult(StrictModel):
         description="the benchmark's model family; None when the benchmark is not recognised"
     )
     scenario: Literal["Offline", "Server", "Interactive", "SingleStream", "MultiStream"] = Field(
-        description="the LoadGen scenario (Interactive: Server with the interactive latency limits)"
+        description="the scenario (an Interactive result is logged by LoadGen as Server)"
     )
     validity: Literal["VALID", "INVALID"] = Field(
         description="LoadGen's own verdict on the run: VALID or INVALID"

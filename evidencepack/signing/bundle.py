@@ -72,8 +72,8 @@ class SignerInfo(StrictModel):
     key_hint: str | None = Field(
         default=None,
         description=(
-            "key: the bundle's publicKey.hint as written by the signer (the signing "
-            "key's fingerprint); None for a keyless signature"
+            "key: the bundle's publicKey.hint as the signer wrote it (evidencepack "
+            "writes the signing key's fingerprint); None for a keyless signature"
         ),
     )
     signed_at: dt.datetime | None = Field(

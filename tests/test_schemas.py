@@ -97,7 +97,7 @@ def test_jsonschema_and_pydantic_reject_bad_specs(edit: str, sample_text: str, w
 
 def _undescribed(schema: dict[str, Any]) -> list[str]:
     """Every property of a schema and of its definitions that carries no description."""
-    shapes = {"PackSpec": schema, **schema.get("$defs", {})}
+    shapes = {schema.get("title", "(root)"): schema, **schema.get("$defs", {})}
     return [
         f"{name}.{key}"
         for name, shape in shapes.items()
@@ -110,4 +110,32 @@ def test_every_field_of_the_spec_is_described_in_its_schema() -> None:
     schema = json.loads((schemas_dir() / "pack-spec.v1.schema.json").read_text())
     assert len(schema["$defs"]) >= 20, "the spec's models are defined in the schema"
     assert _undescribed(schema) == []
-    assert _undescribed({"properties": {"x": {"type": "string"}}}) == ["PackSpec.x"]
+    assert _undescribed({"title": "PackSpec", "properties": {"x": {"type": "string"}}}) == [
+        "PackSpec.x"
+    ]
+
+
+SCHEMA_FILES = sorted(p.name for p in schemas_dir().glob("*.schema.json"))
+
+
+def test_every_published_document_is_a_schema_file() -> None:
+    assert sorted(DOCUMENTS()) == SCHEMA_FILES
+
+
+@pytest.mark.parametrize("name", SCHEMA_FILES)
+def test_every_property_of_every_schema_is_described(name: str) -> None:
+    schema = json.loads((schemas_dir() / name).read_text())
+    assert schema.get("properties"), f"{name} describes no properties"
+    missing = _undescribed(schema)
+    assert not missing, f"{name}: {len(missing)} propert(ies) without a description: " + ", ".join(
+        missing
+    )
+
+
+def test_an_undescribed_definition_is_named() -> None:
+    schema = {
+        "title": "Doc",
+        "properties": {"a": {"type": "string", "description": "an a"}, "b": {"$ref": "#/$defs/B"}},
+        "$defs": {"B": {"properties": {"c": {"type": "integer"}, "d": {"description": "a d"}}}},
+    }
+    assert _undescribed(schema) == ["Doc.b", "B.c"]

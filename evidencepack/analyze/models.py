@@ -15,6 +15,13 @@ from pydantic import Field
 from .._models import Sha256Hex, StrictModel
 from ..provenance import FileRecord
 from ..spec import PackSpec
+
+# Re-exported: defined in figures.py and judgements.py, imported from here by the stages.
+from .figures import Capacity as Capacity
+from .figures import Cost as Cost
+from .figures import LoadPoint as LoadPoint
+from .figures import Quality as Quality
+from .figures import Spread as Spread
 from .judgements import (
     CostBases,
     EvidenceFit,
@@ -22,6 +29,7 @@ from .judgements import (
     Robustness,
     TrainingReference,
 )
+from .judgements import MlperfReference as MlperfReference
 
 DECISION_API_VERSION: Literal["evidencepack/decision/v1"] = "evidencepack/decision/v1"
 
@@ -38,14 +46,38 @@ class InputFile(StrictModel):
 
     pack_path: str = Field(description="relative POSIX path inside the pack (inputs/...)")
     spec_path: str = Field(description="the path as the spec names it")
-    role: Literal["spec", "dataset", "mlperf", "runs", "scores", "references", "prices"]
-    candidate: str | None = None
-    sha256: Sha256Hex
-    size_bytes: int = Field(ge=0)
+    role: Literal["spec", "dataset", "mlperf", "runs", "scores", "references", "prices"] = Field(
+        description=(
+            "why the spec cites the file: the spec itself, a dataset, MLPerf "
+            "results, serving runs, quality scores, public references or prices"
+        )
+    )
+    candidate: str | None = Field(
+        default=None,
+        description=(
+            "the candidate whose evidence cites the file (the first one, when "
+            "several cite it); None for the spec and shared datasets"
+        ),
+    )
+    sha256: Sha256Hex = Field(
+        description="sha256 hex of the file's bytes, as read once when the pack was built"
+    )
+    size_bytes: int = Field(ge=0, description="the file's size in bytes")
     format: str | None = Field(default=None, description="detected format id")
-    tool: str | None = None
-    tool_version: str | None = None
-    warnings: tuple[str, ...] = ()
+    tool: str | None = Field(
+        default=None,
+        description=(
+            "the tool that wrote the file, as its reader detected it (e.g. "
+            "mlperf-loadgen); None when not detected or not read by a reader"
+        ),
+    )
+    tool_version: str | None = Field(
+        default=None,
+        description="that tool's version as the file records it; None when it records none",
+    )
+    warnings: tuple[str, ...] = Field(
+        default=(), description="what the file's reader noticed while reading it (one line each)"
+    )
     plugin: str | None = Field(
         default=None,
         description="name and version of the plug-in whose format read the file (None: a "
@@ -77,31 +109,56 @@ class EvidenceLink(StrictModel):
     """A pointer from a figure to what it rests on: a store row and the file it came from."""
 
     row: str = Field(description="run id, score-set id, MLPerf result key or check id")
-    file_sha256: Sha256Hex | None = None
-    pack_path: str | None = None
+    file_sha256: Sha256Hex | None = Field(
+        default=None,
+        description=(
+            "sha256 hex of the file the figure comes from; None when the link names "
+            "a store row only"
+        ),
+    )
+    pack_path: str | None = Field(
+        default=None,
+        description="that file's path inside the pack; None when the link names a store row only",
+    )
 
 
 class Waived(StrictModel):
     """A current waiver that covers a check result."""
 
-    check: str
-    candidate: str | None
-    reason: str
-    approver: str
-    expires: dt.date
+    check: str = Field(description="the id of the check waived")
+    candidate: str | None = Field(
+        description=(
+            "the candidate whose check result is waived; None for a check of the whole decision"
+        )
+    )
+    reason: str = Field(description="why the waiver was granted, as the spec states it")
+    approver: str = Field(description="who approved the waiver, as the spec states it")
+    expires: dt.date = Field(description="the last date the waiver holds (ISO date)")
 
 
 class CheckResult(StrictModel):
     """One check: a stable id, PASS/WARN/FAIL, a one-line reason and the evidence it used."""
 
     id: str = Field(description="C1..C5, SLO-MET, QUALITY, PROV-*, DECISION")
-    title: str
-    candidate: str | None = None
-    status: Status
+    title: str = Field(description="the check's title in words")
+    candidate: str | None = Field(
+        default=None,
+        description="the candidate checked; None for a check of the whole decision (DECISION)",
+    )
+    status: Status = Field(
+        description=(
+            "PASS, WARN or FAIL (before any waiver: a waived FAIL stays FAIL, with waived set)"
+        )
+    )
     hard: bool = Field(description="a FAIL of a hard check blocks the candidate (unless waived)")
-    reason: str
-    evidence: tuple[EvidenceLink, ...] = ()
-    waived: Waived | None = None
+    reason: str = Field(description="one line saying why the check has this status")
+    evidence: tuple[EvidenceLink, ...] = Field(
+        default=(), description="the store rows and files the result rests on"
+    )
+    waived: Waived | None = Field(
+        default=None,
+        description="the current waiver that covers this FAIL or WARN; None when none does",
+    )
     basis: Literal["observed", "declared", "mixed"] | None = Field(
         default=None,
         description="for checks of which model and stack the evidence is of: declared when the "
@@ -127,7 +184,7 @@ class Finding(StrictModel):
     detail log), or about a sweep (mixed tools or definitions). PROV-DATA reads these."""
 
     check: str = Field(description="the check that reports it (PROV-DATA)")
-    candidate: str
+    candidate: str = Field(description="the candidate whose evidence it concerns")
     subject: str = Field(description="the run (spec path, #index within a file) or the sweep")
     model: str | None = Field(default=None, description="the run's model, recorded or declared")
     kind: Literal[
@@ -138,19 +195,37 @@ class Finding(StrictModel):
         "empty-output",
         "unaccounted-requests",
         "mixed-sweep",
-    ]
-    severity: Literal["FAIL", "WARN"]
+    ] = Field(
+        description=(
+            "what was found: a summary disagreeing with its rows, a repeated log "
+            "key, an impossible value, an invalid run, empty outputs, requests not "
+            "accounted for, or a sweep mixing tools or definitions"
+        )
+    )
+    severity: Literal["FAIL", "WARN"] = Field(
+        description="the status the finding gives the PROV-DATA check: FAIL or WARN"
+    )
     figure: str | None = Field(default=None, description="the figure concerned")
-    detail: str
-    evidence: tuple[EvidenceLink, ...] = ()
+    detail: str = Field(description="what was found, in one line")
+    evidence: tuple[EvidenceLink, ...] = Field(
+        default=(), description="the store rows and files it was found in"
+    )
 
 
 class FieldDifference(StrictModel):
     """One field on which a run or score set differs from the envelope."""
 
-    field: str
-    envelope: str | None
-    observed: str | None
+    field: str = Field(
+        description=(
+            "the run condition that differs (model_name, model_digest, precision, "
+            "runtime, runtime_version, concurrency, hardware, input_tokens_mean, "
+            "output_tokens_mean)"
+        )
+    )
+    envelope: str | None = Field(description="the frozen envelope's value, as text")
+    observed: str | None = Field(
+        description="the evidence's value, as text (from the file, or declared in the spec)"
+    )
     detail: str = Field(description="how much, or why it could not be compared")
 
 
@@ -158,215 +233,112 @@ class ComparabilityRow(StrictModel):
     """One run, score set or MLPerf reference against the frozen envelope."""
 
     subject: str = Field(description="run id, score-set id or MLPerf result key")
-    kind: Literal["run", "scores", "mlperf", "reference"]
-    candidate: str
-    like_for_like: bool
-    differences: tuple[FieldDifference, ...] = ()
+    kind: Literal["run", "scores", "mlperf", "reference"] = Field(
+        description=(
+            "what the evidence is: a serving run, a quality score set, an MLPerf "
+            "result or a public reference"
+        )
+    )
+    candidate: str = Field(description="the candidate the evidence is cited for")
+    like_for_like: bool = Field(
+        description=(
+            "true when no field differs from the envelope and none of model, model "
+            "digest, precision, runtime and runtime version is unknown"
+        )
+    )
+    differences: tuple[FieldDifference, ...] = Field(
+        default=(),
+        description="each field on which the evidence differs from the envelope, with how much",
+    )
     unknown: tuple[str, ...] = Field(default=(), description="envelope fields nobody states")
     declared: tuple[str, ...] = Field(
         default=(), description="fields taken from the spec's declared conditions, not the file"
     )
 
 
-class LoadPoint(StrictModel):
-    """One measured load level of a candidate (per replica)."""
-
-    run: str
-    offered_rate_rps: float | None = Field(description="open-loop target rate, if any")
-    concurrency: int | None = None
-    achieved_rate_rps: float = Field(
-        description="completed requests per second (Little's law for closed loop)"
-    )
-    output_tokens_per_s: float
-    ttft_p99_ms: float | None
-    tpot_p99_ms: float | None
-    e2e_p99_ms: float | None = None
-    latency_requests: int | None = Field(
-        default=None,
-        description="how many requests the p99 latencies rest on (below fit.min_requests_for_p99 "
-        "the maximum stands in, and notes say so)",
-    )
-    error_rate: float
-    meets_slo: bool
-    misses: tuple[str, ...] = Field(
-        default=(), description="which SLO terms were missed, with values"
-    )
-    notes: tuple[str, ...] = Field(
-        default=(),
-        description="what to know about the figures: a p99 from few requests replaced by the "
-        "maximum, Little's law against the measured rate, a repeat not used",
-    )
-    repeat_not_used: bool = Field(
-        default=False,
-        description="a repeat at a load whose slower repeat stands for it (never the operating "
-        "point)",
-    )
-
-
-class Capacity(StrictModel):
-    """The operating point X* and the accelerators needed for peak x (1 + headroom)."""
-
-    candidate: str
-    load_points: tuple[LoadPoint, ...]
-    method: Literal["open_loop", "measured", "littles_law", "offline", "none"] = Field(
-        description="how rates were obtained: open-loop or measured rates, Little's law for a "
-        "closed-loop run without one, an offline run, or none"
-    )
-    confidence: Literal["sweep", "single_point", "none"]
-    operating_point_rps: float | None = Field(
-        description="X*: highest per-replica rate meeting the SLO"
-    )
-    operating_point_run: str | None
-    output_tokens_per_s_at_op: float | None
-    required_rate_rps: float = Field(description="peak_requests_per_s x (1 + headroom)")
-    replicas: int | None
-    accelerators_per_replica: int
-    accelerators: int | None
-    accelerators_per_server: int
-    servers: int | None
-    arithmetic: str = Field(description="the sizing arithmetic written out for the report")
-    reason: str
-
-
-class Spread(StrictModel):
-    """The range of a figure over repeated runs at the operating load."""
-
-    runs: int
-    minimum: float
-    maximum: float
-
-
-class Cost(StrictModel):
-    """One candidate's cost at the operating point: per 1M output tokens, per request, per month."""
-
-    candidate: str
-    currency: str
-    price_per_accelerator_hour: float | None
-    utilisation: float
-    per_million_output_tokens: float | None
-    per_request: float | None
-    per_month: float | None = Field(description="accelerators billed x price x 730 h")
-    billed_per: Literal["server", "accelerator"] = Field(
-        default="server", description="the spec's rule for a partly used server"
-    )
-    accelerators_billed: int | None = Field(
-        default=None,
-        description="accelerators paid for: whole servers x accelerators per server, or the "
-        "accelerators needed when they are billed one by one",
-    )
-    idle_accelerators: int | None = Field(
-        default=None, description="accelerators billed beyond those the capacity needs"
-    )
-    per_month_idle: float | None = Field(
-        default=None, description="the part of per_month paid for idle accelerators"
-    )
-    per_year: float | None = Field(default=None, description="per_month x 12")
-    spread_per_million_output_tokens: Spread | None = Field(
-        default=None, description="across repeated runs at the operating load; None: one run"
-    )
-    arithmetic: str
-    reason: str
-
-
-class Quality(StrictModel):
-    """One candidate's quality: the estimate, its interval and whether it meets the bar."""
-
-    candidate: str
-    score_sets: tuple[str, ...]
-    metric: str
-    binary: bool
-    n_items: int
-    estimate: float | None
-    ci_low: float | None
-    ci_high: float | None
-    confidence_level: float
-    method: Literal["wilson", "bootstrap", "none"]
-    bootstrap_seed: int | None = None
-    bar_threshold: float
-    judged_on: Literal["point_estimate", "confidence_bound"]
-    judged_value: float | None
-    meets_bar: bool
-    reason: str
-    judged_set: str | None = Field(
-        default=None, description="tool/task/scorer/metric of the score set the bar is judged on"
-    )
-    other_sets: tuple[str, ...] = Field(
-        default=(), description="score sets of the candidate not judged (never pooled)"
-    )
-
-
-class MlperfReference(StrictModel):
-    """An MLPerf result cited for a candidate, beside the candidate's own stack."""
-
-    candidate: str
-    key: str
-    round: str | None
-    scenario: str
-    benchmark: str
-    validity: str
-    system: str
-    accelerator: str
-    accelerators_total: int | None
-    headline_value: float | None
-    headline_unit: str | None
-    per_accelerator_value: float | None
-    stack_runtime: str | None
-    stack_precision: str | None
-    stack_matches: bool
-    discount: float
-    discounted_per_accelerator_value: float | None
-    measured_ratio: float | None = Field(
-        description="reference per-accelerator output tokens/s over the candidate's measured value"
-    )
-    accuracy: dict[str, float] = Field(default_factory=dict)
-    average_watts: float | None = Field(
-        default=None, description="MLPerf Power: the average system watts over the run"
-    )
-    kwh_per_million_output_tokens: float | None = Field(
-        default=None,
-        description="MLPerf Power: energy per 1M output tokens, watts / tokens per s x 1e6 / "
-        "3.6e6 (inherited, whole system)",
-    )
-    energy_scope: str | None = Field(
-        default=None, description="what the wattage covers (MLPerf Power: the whole system)"
-    )
-    design_power_watts: float | None = Field(
-        default=None, description="the system's rated (design) power, where stated"
-    )
-
-
 class Claim(StrictModel):
     """A figure the report shows, typed by where it comes from, linked to its evidence."""
 
-    id: str
-    kind: ClaimKind
-    candidate: str | None
-    statement: str
-    value: float | None
-    unit: str
-    evidence: tuple[EvidenceLink, ...]
+    id: str = Field(
+        description="a stable id: <area>.<candidate>.<figure> (e.g. capacity.h200-vllm.xstar)"
+    )
+    kind: ClaimKind = Field(
+        description=(
+            "where the figure comes from: measured (the team's own runs or scores), "
+            "proxy (MLPerf on the candidate's hardware), inherited (taken as given) "
+            "or simulated (a model's estimate)"
+        )
+    )
+    candidate: str | None = Field(
+        description="the candidate the figure is of; None for a figure of the whole decision"
+    )
+    statement: str = Field(description="what the figure is, in words")
+    value: float | None = Field(description="the figure, in unit; None when it has no value")
+    unit: str = Field(description="the figure's unit (e.g. req/s, USD/accelerator-hour)")
+    evidence: tuple[EvidenceLink, ...] = Field(
+        description="the store rows and files the figure rests on"
+    )
 
 
 class CandidateVerdict(StrictModel):
     """One candidate's standing: eligibility, capacity, cost, quality and the checks it failed."""
 
-    id: str
-    accelerator: str
-    stack: str
-    eligible: bool
-    accelerators_needed: int | None
-    servers_needed: int | None
-    cost_per_million_output_tokens: float | None
-    cost_per_month: float | None
-    cost_per_year: float | None = None
+    id: str = Field(description="the candidate id")
+    accelerator: str = Field(description="the candidate's accelerator, as the spec names it")
+    stack: str = Field(
+        description="runtime, version and precision in one line, as the spec states them"
+    )
+    eligible: bool = Field(
+        description=(
+            "true when no check failed for the candidate without a waiver and its "
+            "capacity could be sized"
+        )
+    )
+    accelerators_needed: int | None = Field(
+        description=(
+            "accelerators the capacity needs (Capacity.accelerators); None without "
+            "an operating point"
+        )
+    )
+    servers_needed: int | None = Field(
+        description="servers the capacity needs (Capacity.servers); None without an operating point"
+    )
+    cost_per_million_output_tokens: float | None = Field(
+        description=(
+            "cost per 1M output tokens on the spec's cost basis, in currency; None "
+            "when it cannot be computed"
+        )
+    )
+    cost_per_month: float | None = Field(
+        description=(
+            "cost per month on the spec's cost basis, in currency; None when it cannot be computed"
+        )
+    )
+    cost_per_year: float | None = Field(
+        default=None,
+        description=(
+            "cost per year on the spec's cost basis, in currency; None when it cannot be computed"
+        ),
+    )
     accelerators_billed: int | None = Field(
         default=None, description="accelerators paid for (whole servers unless billed singly)"
     )
-    currency: str
-    quality_estimate: float | None
-    quality_meets_bar: bool
-    failed_checks: tuple[str, ...]
-    reasons: tuple[str, ...]
+    currency: str = Field(description="ISO 4217 code of the cost figures")
+    quality_estimate: float | None = Field(
+        description="the quality estimate (Quality.estimate); None without scores"
+    )
+    quality_meets_bar: bool = Field(
+        description="whether the quality meets the spec's bar (Quality.meets_bar)"
+    )
+    failed_checks: tuple[str, ...] = Field(
+        description="ids of the checks that failed for the candidate and are not waived, sorted"
+    )
+    reasons: tuple[str, ...] = Field(
+        description=(
+            "why the candidate is not eligible: each unwaived failed check's id and "
+            "reason, and the sizing's reason when capacity could not be sized"
+        )
+    )
     waived_checks: tuple[str, ...] = Field(
         default=(), description="checks that failed for this candidate and are waived"
     )
@@ -381,35 +353,64 @@ class DecisionDocument(StrictModel):
     """decision.json: the complete analysis result and decision."""
 
     api_version: Literal["evidencepack/decision/v1"] = Field(
-        default=DECISION_API_VERSION, alias="apiVersion"
+        default=DECISION_API_VERSION,
+        alias="apiVersion",
+        description="document version, always evidencepack/decision/v1",
     )
-    tool_version: str
-    spec_sha256: Sha256Hex
-    decision_id: str
-    question: str
-    owner: str
-    as_of: dt.date
-    objective: str
-    recommendation: str | None
-    chosen: str | None
+    tool_version: str = Field(description="the evidencepack version that computed the decision")
+    spec_sha256: Sha256Hex = Field(description="sha256 hex of the pack spec's bytes")
+    decision_id: str = Field(description="the spec's decision id")
+    question: str = Field(description="the question the decision answers, as the spec states it")
+    owner: str = Field(description="who owns the decision, as the spec states it")
+    as_of: dt.date = Field(
+        description="the date waivers are judged as of: --as-of, else the spec's decision date"
+    )
+    objective: str = Field(description="the spec's objective the eligible candidates are ranked by")
+    recommendation: str | None = Field(
+        description=(
+            "the best eligible candidate by the objective; None when no candidate is eligible"
+        )
+    )
+    chosen: str | None = Field(
+        description="the candidate the spec says the team chose; None when it names none"
+    )
     chosen_agrees: bool | None = Field(description="None when the spec names no chosen candidate")
     verdict: Verdict = Field(
         description="FAIL when a hard check blocks the decision or no candidate is eligible; "
         "PASS WITH WAIVERS when the recommended or chosen candidate (or the decision) rests on "
         "a waived failure"
     )
-    summary: str
-    candidates: tuple[CandidateVerdict, ...]
-    checks: tuple[CheckResult, ...]
-    comparability: tuple[ComparabilityRow, ...]
+    summary: str = Field(
+        description=(
+            "the decision in a few sentences: the recommendation with its "
+            "accelerators and cost, the chosen candidate, the blocking checks"
+        )
+    )
+    candidates: tuple[CandidateVerdict, ...] = Field(
+        description="each candidate's standing, in the spec's order"
+    )
+    checks: tuple[CheckResult, ...] = Field(
+        description="every check result, per candidate and for the whole decision"
+    )
+    comparability: tuple[ComparabilityRow, ...] = Field(
+        description="each piece of evidence against the frozen envelope"
+    )
     fit: tuple[EvidenceFit, ...] = Field(
         default=(),
         description="per candidate, each run and score set: whether it fits, and why not",
     )
-    capacity: tuple[Capacity, ...]
-    cost: tuple[Cost, ...]
-    quality: tuple[Quality, ...]
-    references: tuple[MlperfReference, ...]
+    capacity: tuple[Capacity, ...] = Field(
+        description="each candidate's operating point and sizing"
+    )
+    cost: tuple[Cost, ...] = Field(
+        description="each candidate's cost at its operating point on the quoted price"
+    )
+    quality: tuple[Quality, ...] = Field(
+        description="each candidate's quality estimate and verdict against the bar"
+    )
+    references: tuple[MlperfReference, ...] = Field(
+        description="MLPerf inference results cited beside the candidates"
+    )
     training_references: tuple[TrainingReference, ...] = Field(
         default=(),
         description="MLPerf Training results cited as situational references: never serving "
@@ -420,7 +421,11 @@ class DecisionDocument(StrictModel):
         description="public results (measured elsewhere) and estimates (simulated) cited beside "
         "the candidates; they never size capacity",
     )
-    claims: tuple[Claim, ...]
+    claims: tuple[Claim, ...] = Field(
+        description=(
+            "every figure the report shows, typed by where it comes from and linked to its evidence"
+        )
+    )
     findings: tuple[Finding, ...] = Field(
         default=(), description="every data finding the PROV-DATA checks rest on"
     )
@@ -432,9 +437,16 @@ class DecisionDocument(StrictModel):
     robustness: Robustness | None = Field(
         default=None, description="how close the call is and what would flip it"
     )
-    waivers_applied: tuple[Waived, ...]
-    waivers_rejected: tuple[str, ...]
-    inputs: tuple[InputFile, ...]
+    waivers_applied: tuple[Waived, ...] = Field(
+        description="the current waivers that cover a check result"
+    )
+    waivers_rejected: tuple[str, ...] = Field(
+        description=(
+            "waivers not applied, each with why (expired, matching no check, or on "
+            "the decision itself)"
+        )
+    )
+    inputs: tuple[InputFile, ...] = Field(description="every input file of the pack, by pack path")
     spec: PackSpec = Field(description="the pack spec the decision was compiled from")
 
     def waived_failures(self) -> list[CheckResult]:

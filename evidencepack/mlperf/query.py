@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 import pydantic
+from pydantic import Field
 
 from .._models import StrictModel
 from ..errors import InputError, StoreError
@@ -62,58 +63,126 @@ def load_results(store: Store, keys: Sequence[str] | None = None) -> list[Mlperf
 class ListRow(StrictModel):
     """One line of ``evidencepack mlperf list``."""
 
-    key: str
-    round: str | None
-    benchmark: str | None
-    scenario: str
-    validity: str
-    checks_ok: bool
-    headline_value: float | None
-    headline_unit: str | None
-    ttft_p99_ms: float | None
-    tpot_p99_ms: float | None
-    accelerator: str | None
-    accelerators_total: int | None
-    precision: str | None
-    runtime: str | None
-    runtime_version: str | None
-    model_family: str | None = None
-    log_source: str | None = None
-    power_source: str | None = None
-    power_watts: float | None = None
-    power_metric: float | None = None
-    power_unit: str | None = None
-    joules_per_token: float | None = None
-    design_power_watts: float | None = None
+    key: str = Field(description="the result's key in the store")
+    round: str | None = Field(description="the MLPerf round; None when unknown")
+    benchmark: str | None = Field(
+        description="the canonical benchmark name; None when not recognised"
+    )
+    scenario: str = Field(description="the LoadGen scenario")
+    validity: str = Field(description="LoadGen's verdict: VALID or INVALID")
+    checks_ok: bool = Field(description="true when no re-applied checker rule failed")
+    headline_value: float | None = Field(
+        description="the figure the official table reports; None when not logged"
+    )
+    headline_unit: str | None = Field(description="headline_value's unit; None when not logged")
+    ttft_p99_ms: float | None = Field(
+        description="p99 time to first token, milliseconds; None when not logged"
+    )
+    tpot_p99_ms: float | None = Field(
+        description="p99 time per output token, milliseconds; None when not logged"
+    )
+    accelerator: str | None = Field(
+        description="the accelerator as the system description names it; None when not stated"
+    )
+    accelerators_total: int | None = Field(
+        description="nodes x accelerators per node; None when either is not stated"
+    )
+    precision: str | None = Field(description="the normalised precision; None when not stated")
+    runtime: str | None = Field(
+        description="the first runtime named in the software stack; None when none is recognised"
+    )
+    runtime_version: str | None = Field(description="that runtime's version; None when not stated")
+    model_family: str | None = Field(
+        default=None, description="the benchmark's model family; None when not recognised"
+    )
+    log_source: str | None = Field(
+        default=None, description="which log the figures were read from (detail, summary, endpoint)"
+    )
+    power_source: str | None = Field(
+        default=None,
+        description="measured or table (MLPerf Power); None for a result without power",
+    )
+    power_watts: float | None = Field(
+        default=None, description="average system watts over the power window; None without power"
+    )
+    power_metric: float | None = Field(
+        default=None,
+        description=(
+            "the official power figure (W, or mJ per query for "
+            "SingleStream/MultiStream); None without power"
+        ),
+    )
+    power_unit: str | None = Field(
+        default=None, description="power_metric's unit; None without power"
+    )
+    joules_per_token: float | None = Field(
+        default=None, description="average watts / tokens per second; None without both"
+    )
+    design_power_watts: float | None = Field(
+        default=None, description="the system's rated (design) power, watts; None when not stated"
+    )
 
 
 class TrainingListRow(StrictModel):
     """One MLPerf Training result in ``evidencepack mlperf list``."""
 
-    key: str
-    round: str | None
-    benchmark: str
-    model: str | None
-    dataset: str | None
-    quality_metric: str | None
-    quality_target: float | None
-    time_to_train_min: float | None
-    olympic_min: float | None
-    scaling_factor: float | None
-    runs_total: int
-    runs_used: int
-    accelerator: str | None
-    accelerators_total: int | None
-    checks_ok: bool
+    key: str = Field(
+        description=(
+            "the training result's key: "
+            "training/<round>/<division>/<submitter>/<system>/<benchmark>"
+        )
+    )
+    round: str | None = Field(description="the MLPerf Training round; None when unknown")
+    benchmark: str = Field(description="the training benchmark (e.g. llama2_70b_lora)")
+    model: str | None = Field(description="the benchmark's reference model and task")
+    dataset: str | None = Field(description="the benchmark's dataset")
+    quality_metric: str | None = Field(
+        description="the quality metric the runs must reach (e.g. eval loss)"
+    )
+    quality_target: float | None = Field(
+        description="the quality target a run must reach to converge"
+    )
+    time_to_train_min: float | None = Field(
+        description=(
+            "the score: the olympic mean of the converged runs x the scaling "
+            "factor, minutes; None when too many runs did not converge"
+        )
+    )
+    olympic_min: float | None = Field(
+        description=(
+            "the olympic mean of the converged runs, minutes, before scaling; None "
+            "when too many runs did not converge"
+        )
+    )
+    scaling_factor: float | None = Field(
+        description="the review committee's scaling factor (1.0 without scaling.json)"
+    )
+    runs_total: int = Field(description="run files the result holds")
+    runs_used: int = Field(description="runs the olympic mean averages")
+    accelerator: str | None = Field(
+        description="the accelerator as the system description names it; None when not stated"
+    )
+    accelerators_total: int | None = Field(
+        description="nodes x accelerators per node; None when either is not stated"
+    )
+    checks_ok: bool = Field(description="true when no re-applied rule failed")
 
 
 class MlperfListing(StrictModel):
     """The JSON ``evidencepack mlperf list --json`` prints: inference results, and Training
     results apart (never mixed into serving figures)."""
 
-    db: str
-    results: tuple[ListRow, ...]
-    training: tuple[TrainingListRow, ...] = ()
+    db: str = Field(description="the store the results were listed from, as given")
+    results: tuple[ListRow, ...] = Field(
+        description="the MLPerf inference results matching the filters, by key"
+    )
+    training: tuple[TrainingListRow, ...] = Field(
+        default=(),
+        description=(
+            "the MLPerf Training results matching the filters, by key (apart: never "
+            "serving figures)"
+        ),
+    )
 
 
 def list_training(store: Store, *, benchmark: str | None = None) -> list[TrainingListRow]:

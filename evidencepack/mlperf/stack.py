@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from pydantic import Field
+
 from .._models import StrictModel
 
 Kind = Literal["runtime", "platform", "library", "driver"]
@@ -58,11 +60,21 @@ _PRECISION = re.compile(
 class StackComponent(StrictModel):
     """One recognised piece of a software stack, with the text it was read from."""
 
-    kind: Kind
-    name: str
-    version: str | None = None
-    field: str
-    text: str
+    kind: Kind = Field(
+        description=(
+            "runtime (serving or inference engine), platform (CUDA, ROCm, ...), library or driver"
+        )
+    )
+    name: str = Field(description="the component's canonical name (e.g. vLLM, TensorRT-LLM, ROCm)")
+    version: str | None = Field(
+        default=None, description="the version written after the name; None when none is written"
+    )
+    field: str = Field(
+        description=(
+            "the system description's field it was read from (framework or other_software_stack)"
+        )
+    )
+    text: str = Field(description="the text it was read from, as written")
 
 
 class Stack(StrictModel):

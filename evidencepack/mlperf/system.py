@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from .._models import StrictModel
 from ..errors import InputError
 from ._files import read_json
@@ -24,8 +26,11 @@ _INT = re.compile(r"^\d+(?:\.0+)?$")
 class AcceleratorType(StrictModel):
     """One kind of accelerator in a system, and how many of it a node holds (None: not said)."""
 
-    name: str
-    per_node: int | None = None
+    name: str = Field(description="the accelerator's name as the system description writes it")
+    per_node: int | None = Field(
+        default=None,
+        description="how many of it a node holds; None when the description does not say",
+    )
 
 
 class SystemInfo(StrictModel):

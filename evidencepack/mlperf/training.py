@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pydantic import Field
+
 from .._models import StrictModel
 from ..errors import InputError
 from ._files import read_json, read_text
@@ -47,16 +49,24 @@ TRAINING_BENCHMARKS: dict[str, tuple[str, str, str, float, int]] = {
 class TrainingRun(StrictModel):
     """One ``result_<n>.txt``: its time to train and whether the score uses it."""
 
-    path: str
-    run_start_ms: int
-    run_stop_ms: int
-    minutes: float
-    status: str | None
-    converged: bool
-    used: bool = False
-    last_eval: float | None = None
-    target: float | None = None
-    line: int
+    path: str = Field(description="the run's result_<n>.txt, as imported")
+    run_start_ms: int = Field(description="run_start's time_ms, milliseconds since the epoch")
+    run_stop_ms: int = Field(description="run_stop's time_ms, milliseconds since the epoch")
+    minutes: float = Field(
+        description="(run_stop - run_start) / 60000: the run's time to train, minutes"
+    )
+    status: str | None = Field(
+        description="run_stop's metadata status (success when converged); None when not logged"
+    )
+    converged: bool = Field(description="true when run_stop's status is success")
+    used: bool = Field(default=False, description="true when the score's olympic mean uses the run")
+    last_eval: float | None = Field(
+        default=None, description="the last eval_accuracy the run logged; None when it logged none"
+    )
+    target: float | None = Field(
+        default=None, description="the target_accuracy the run logged; None when it logged none"
+    )
+    line: int = Field(description="the line of run_stop in the file")
 
 
 def read_run(path: Path, *, named: str | None = None) -> TrainingRun:

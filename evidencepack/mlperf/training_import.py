@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import Field
+
 from .._models import StrictModel
 from ..errors import InputError
 from ..store import Store
@@ -45,32 +47,98 @@ class TrainingFiles:
 class TrainingResult(StrictModel):
     """A training result: its time to train, the runs it used, and what it was measured on."""
 
-    key: str
-    round: str | None
-    division: str | None
-    submitter: str
-    system: str
-    system_name: str | None
-    location: str
-    benchmark: str
-    model: str | None
-    dataset: str | None
-    quality_metric: str | None
-    quality_target: float | None
-    time_to_train_min: float | None
-    olympic_min: float | None
-    scaling_factor: float
-    runs_required: int | None
-    runs: tuple[TrainingRun, ...]
-    accelerator: str | None
-    accelerators_per_node: int | None
-    nodes: int | None
-    accelerators_total: int | None
-    framework: str | None
-    stack_raw: str
-    checks: tuple[CheckRow, ...]
-    sources: tuple[SourceFile, ...]
-    notes: tuple[str, ...] = ()
+    key: str = Field(
+        description=(
+            "the result's stable key: training/<round>/<division>/<submitter>/<system>/<benchmark>"
+        )
+    )
+    round: str | None = Field(
+        description=(
+            "the MLPerf Training round: --round, else the tree's folder name; None when unknown"
+        )
+    )
+    division: str | None = Field(
+        description="closed or open, from the system description; None when not stated"
+    )
+    submitter: str = Field(description="the submitting organisation (the submitter folder's name)")
+    system: str = Field(description="the system's folder name (its id in the submission)")
+    system_name: str | None = Field(
+        description="the system's name from its description; None when not stated"
+    )
+    location: str = Field(
+        description="the result's folder: <submitter>/results/<system>/<benchmark>"
+    )
+    benchmark: str = Field(description="the training benchmark (e.g. llama2_70b_lora)")
+    model: str | None = Field(
+        description=(
+            "the benchmark's reference model and task (e.g. 'Llama 2 70B, LoRA fine-tuning')"
+        )
+    )
+    dataset: str | None = Field(description="the benchmark's dataset (e.g. C4)")
+    quality_metric: str | None = Field(
+        description="the quality metric a run must reach (e.g. eval loss, log perplexity)"
+    )
+    quality_target: float | None = Field(
+        description="the target a run's last evaluation must reach (at or below it)"
+    )
+    time_to_train_min: float | None = Field(
+        description=(
+            "the round's score: the olympic mean of the converged runs x the "
+            "scaling factor, minutes; None when more than one run did not converge"
+        )
+    )
+    olympic_min: float | None = Field(
+        description=(
+            "the olympic mean of the converged runs, minutes, before scaling; None "
+            "when more than one run did not converge"
+        )
+    )
+    scaling_factor: float = Field(
+        description="the factor the review committee set in scaling.json (1.0 without the file)"
+    )
+    runs_required: int | None = Field(
+        description="how many runs a submission of the benchmark makes"
+    )
+    runs: tuple[TrainingRun, ...] = Field(
+        description="every run file, with its time to train and whether the score uses it"
+    )
+    accelerator: str | None = Field(
+        description=(
+            "the accelerator as the system description names it (several kinds "
+            "joined by ' + '); None when not stated"
+        )
+    )
+    accelerators_per_node: int | None = Field(
+        description="accelerators per node, from the system description; None when not stated"
+    )
+    nodes: int | None = Field(
+        description="number of nodes, from the system description; None when not stated"
+    )
+    accelerators_total: int | None = Field(
+        description="nodes x accelerators per node; None when either is not stated"
+    )
+    framework: str | None = Field(
+        description="the framework part of the system's software stack; None when it names none"
+    )
+    stack_raw: str = Field(
+        description=(
+            "the system's software stack as written (framework: ...; other_software_stack: ...)"
+        )
+    )
+    checks: tuple[CheckRow, ...] = Field(
+        description=(
+            "each re-applied rule (runs, convergence, score, each used run's "
+            "quality) with its verdict"
+        )
+    )
+    sources: tuple[SourceFile, ...] = Field(
+        description=(
+            "every file the result was read from (run:<name>, system, scaling), with its digest"
+        )
+    )
+    notes: tuple[str, ...] = Field(
+        default=(), description="what could not be read from the system description"
+    )
 
     @property
     def runs_used(self) -> tuple[TrainingRun, ...]:

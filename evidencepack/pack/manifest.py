@@ -20,23 +20,45 @@ from ..analyze.models import DecisionDocument, InputFile
 class DecisionRef(StrictModel):
     """The pack's ``decision.json``: its id, digest and verdict."""
 
-    decision_id: str
-    pack_path: Literal["decision.json"] = "decision.json"
-    sha256: Sha256Hex
-    verdict: Literal["PASS", "PASS WITH WAIVERS", "FAIL"]
-    recommendation: str | None
+    decision_id: str = Field(
+        description="the decision's id, as in decision.json (the spec's decision id)"
+    )
+    pack_path: Literal["decision.json"] = Field(
+        default="decision.json",
+        description="where the decision sits in the pack, always decision.json",
+    )
+    sha256: Sha256Hex = Field(description="sha256 hex of the pack's decision.json bytes")
+    verdict: Literal["PASS", "PASS WITH WAIVERS", "FAIL"] = Field(
+        description="the decision's verdict, as in decision.json"
+    )
+    recommendation: str | None = Field(
+        description=(
+            "the recommended candidate id, as in decision.json; None when no "
+            "candidate is recommended"
+        )
+    )
 
 
 class EvidenceManifest(StrictModel):
     """manifest.json, version ``evidencepack/manifest/v1``."""
 
     api_version: Literal["evidencepack/manifest/v1"] = Field(
-        default="evidencepack/manifest/v1", alias="apiVersion"
+        default="evidencepack/manifest/v1",
+        alias="apiVersion",
+        description="document version, always evidencepack/manifest/v1",
     )
-    tool_version: str
-    spec_sha256: Sha256Hex
-    decision: DecisionRef
-    inputs: tuple[InputFile, ...]
+    tool_version: str = Field(
+        description="the evidencepack version that built the pack, as in decision.json"
+    )
+    spec_sha256: Sha256Hex = Field(
+        description="sha256 hex of the pack spec's bytes, as in decision.json"
+    )
+    decision: DecisionRef = Field(
+        description="the pack's decision.json: id, digest, verdict and recommendation"
+    )
+    inputs: tuple[InputFile, ...] = Field(
+        description="every input file of the pack, by pack path and digest, as in decision.json"
+    )
 
 
 def manifest_bytes(decision: DecisionDocument, decision_json: bytes) -> bytes:

@@ -52,36 +52,54 @@ def parse_timestamp(value: str) -> dt.datetime:
 class ToolInfo(StrictModel):
     """The program that built the pack."""
 
-    name: Literal["evidencepack"] = "evidencepack"
-    version: NonEmptyStr
+    name: Literal["evidencepack"] = Field(
+        default="evidencepack", description="the program that built the pack, always evidencepack"
+    )
+    version: NonEmptyStr = Field(description="its version (the package version)")
 
 
 class SpecRef(StrictModel):
     """The pack spec the pack was compiled from, as a file of the pack."""
 
-    pack_path: PackPath
-    sha256: Sha256Hex
+    pack_path: PackPath = Field(description="the spec's path inside the pack")
+    sha256: Sha256Hex = Field(
+        description="sha256 hex of the spec file's bytes; must equal the signed subject's digest"
+    )
 
 
 class DecisionSummary(StrictModel):
     """The decision in one line each: what a verifier prints next to OK."""
 
-    decision_id: NonEmptyStr
-    question: NonEmptyStr
-    as_of: dt.date
+    decision_id: NonEmptyStr = Field(description="the decision's id (the spec's decision id)")
+    question: NonEmptyStr = Field(
+        description="the question the decision answers, as the spec states it"
+    )
+    as_of: dt.date = Field(description="the date the decision is made as of (the spec's as_of)")
     recommendation: str | None = Field(description="the recommended candidate id, if any")
     chosen: str | None = Field(description="the candidate the spec chose, if any")
-    verdict: Literal["PASS", "PASS WITH WAIVERS", "FAIL"]
-    summary: str = ""
+    verdict: Literal["PASS", "PASS WITH WAIVERS", "FAIL"] = Field(
+        description="the decision's verdict: PASS, PASS WITH WAIVERS or FAIL"
+    )
+    summary: str = Field(
+        default="", description="the decision's one-paragraph summary, as in decision.json"
+    )
 
 
 class PackPredicate(StrictModel):
     """The evidencepack predicate (``https://evidencepack.dev/pack/v1``)."""
 
-    tool: ToolInfo
-    spec: SpecRef
-    decision: DecisionSummary
-    toolchain: Toolchain
+    tool: ToolInfo = Field(description="the program and version that built the pack")
+    spec: SpecRef = Field(
+        description="the pack spec the decision was compiled from, by pack path and digest"
+    )
+    decision: DecisionSummary = Field(
+        description="the decision in one line each, as in decision.json"
+    )
+    toolchain: Toolchain = Field(
+        description=(
+            "the rendering toolchain (library versions and fonts) that produced the report's PDF"
+        )
+    )
     created_at: Timestamp = Field(
         description="when the evidence was produced, taken from the inputs (never the clock)"
     )

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
+from pydantic import Field
+
 from .._models import Sha256Hex, StrictModel
 from ..errors import RenderError
 from ..provenance import sha256_file
@@ -46,26 +48,43 @@ _FC_MATCH_PATTERN = 0
 class FontFile(StrictModel):
     """One font as fontconfig resolves a requested pattern on the rendering machine."""
 
-    pattern: str
-    family: str
-    file_name: str
-    path: str
-    sha256: Sha256Hex
+    pattern: str = Field(
+        description="the fontconfig pattern the report asks for (e.g. 'DejaVu Sans:bold')"
+    )
+    family: str = Field(description="the family name of the font fontconfig matched")
+    file_name: str = Field(description="the matched font file's name, without its folder")
+    path: str = Field(description="the matched font file's absolute path on the rendering machine")
+    sha256: Sha256Hex = Field(description="sha256 hex of the matched font file's bytes")
 
 
 class Toolchain(StrictModel):
     """What turned the HTML into the PDF: the same inputs on a different toolchain differ."""
 
-    python: str
-    platform: str
-    weasyprint: str
-    pydyf: str
-    fonttools: str | None
-    pango: str
-    harfbuzz: str
-    harfbuzz_subset: bool
-    fontconfig: str
-    fonts: tuple[FontFile, ...]
+    python: str = Field(description="the Python version that rendered (e.g. 3.11.7)")
+    platform: str = Field(
+        description=(
+            "the rendering machine's platform and architecture "
+            "(sys.platform-machine, e.g. linux-x86_64)"
+        )
+    )
+    weasyprint: str = Field(description="the installed WeasyPrint package version")
+    pydyf: str = Field(description="the installed pydyf package version")
+    fonttools: str | None = Field(
+        description="the installed fonttools package version; None when it is not installed"
+    )
+    pango: str = Field(description="the version of the Pango library WeasyPrint loads")
+    harfbuzz: str = Field(description="the version of the HarfBuzz library WeasyPrint loads")
+    harfbuzz_subset: bool = Field(
+        description="whether the HarfBuzz subsetting library (libharfbuzz-subset) could be loaded"
+    )
+    fontconfig: str = Field(
+        description="the version of the fontconfig library (major.minor.revision)"
+    )
+    fonts: tuple[FontFile, ...] = Field(
+        description=(
+            "each font the report templates ask for, as fontconfig resolves it, with its digest"
+        )
+    )
 
 
 def _package_version(name: str) -> str | None:

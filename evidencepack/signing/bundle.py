@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 import pydantic
+from pydantic import Field
 from sigstore_models.bundle import v1 as bundle_v1
 from sigstore_models.common import v1 as common_v1
 from sigstore_models.intoto import Envelope, Signature
@@ -40,24 +41,103 @@ def pae(payload_type: str, payload: bytes) -> bytes:
 class SignerInfo(StrictModel):
     """Who signed, as far as the checked bundle proves it."""
 
-    mode: SigningMode
-    identity: str | None = None
-    issuer: str | None = None
-    key_fingerprint: str | None = None
-    key_hint: str | None = None
-    signed_at: dt.datetime | None = None
-    time_source: Literal["transparency_log", "timestamp_authority"] | None = None
-    log_index: int | None = None
-    log_id: str | None = None
+    mode: SigningMode = Field(
+        description=(
+            "how the bundle was signed: 'key' (an ECDSA key, bundle carries "
+            "publicKey.hint) or 'keyless' (a Sigstore certificate)"
+        )
+    )
+    identity: str | None = Field(
+        default=None,
+        description=(
+            "keyless: the certificate identity (e.g. an e-mail or workflow URI) the "
+            "verification required and the certificate matched; None for a key "
+            "signature"
+        ),
+    )
+    issuer: str | None = Field(
+        default=None,
+        description=(
+            "keyless: the OIDC issuer the verification required and the certificate "
+            "matched; None for a key signature"
+        ),
+    )
+    key_fingerprint: str | None = Field(
+        default=None,
+        description=(
+            "key: sha256 hex of the verifying public key's DER "
+            "SubjectPublicKeyInfo; None for a keyless signature"
+        ),
+    )
+    key_hint: str | None = Field(
+        default=None,
+        description=(
+            "key: the bundle's publicKey.hint as the signer wrote it (evidencepack "
+            "writes the signing key's fingerprint); None for a keyless signature"
+        ),
+    )
+    signed_at: dt.datetime | None = Field(
+        default=None,
+        description=(
+            "keyless: the earliest verified signing time, UTC (transparency-log "
+            "integration time or an RFC 3161 timestamp); None for a key signature, "
+            "which carries no verified time"
+        ),
+    )
+    time_source: Literal["transparency_log", "timestamp_authority"] | None = Field(
+        default=None,
+        description=(
+            "where signed_at comes from: the transparency log's integration time or "
+            "a timestamp authority; None when signed_at is None"
+        ),
+    )
+    log_index: int | None = Field(
+        default=None,
+        description=(
+            "keyless: the Rekor transparency-log index of the bundle's one log "
+            "entry; None when the bundle has no single entry"
+        ),
+    )
+    log_id: str | None = Field(
+        default=None,
+        description=(
+            "keyless: hex key id of the transparency log holding the entry; None "
+            "when the bundle has no single entry"
+        ),
+    )
 
 
 class TrustRootInfo(StrictModel):
     """Which roots of trust a keyless verification used, so an auditor can pin the same ones."""
 
-    source: Literal["file", "production", "staging"]
-    path: str | None = None
-    sha256: str | None = None
-    refreshed: bool = False
+    source: Literal["file", "production", "staging"] = Field(
+        description=(
+            "the Sigstore trusted root used: a file given with --trusted-root, or "
+            "the production or staging instance's"
+        )
+    )
+    path: str | None = Field(
+        default=None,
+        description=(
+            "the trusted-root file as given (source 'file'); None for the "
+            "production or staging root"
+        ),
+    )
+    sha256: str | None = Field(
+        default=None,
+        description=(
+            "sha256 hex of the trusted-root file's bytes (source 'file'), to pin "
+            "the same root; None otherwise"
+        ),
+    )
+    refreshed: bool = Field(
+        default=False,
+        description=(
+            "true when the production or staging root was refreshed over the "
+            "network; false when the cached root was used (--offline) or a file was "
+            "given"
+        ),
+    )
 
 
 @dataclass(frozen=True)

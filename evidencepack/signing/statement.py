@@ -26,23 +26,45 @@ PAYLOAD_TYPE = "application/vnd.in-toto+json"
 class Digest(StrictModel):
     """A subject's digests: sha256 only."""
 
-    sha256: Sha256Hex
+    sha256: Sha256Hex = Field(description="lowercase hex sha256 of the file's bytes")
 
 
 class Subject(StrictModel):
     """One pack file: its path inside the pack and its digest. The name is only a label."""
 
-    name: PackPath
-    digest: Digest
+    name: PackPath = Field(
+        description=(
+            "the file's relative POSIX path inside the pack (a label: the digest "
+            "identifies the file)"
+        )
+    )
+    digest: Digest = Field(description="the file's digests (sha256 only)")
 
 
 class Statement(StrictModel):
     """An in-toto Statement v1 over every file of one pack."""
 
-    type_: Literal["https://in-toto.io/Statement/v1"] = Field(alias="_type")
-    subject: tuple[Subject, ...] = Field(min_length=1)
-    predicate_type: Literal["https://evidencepack.dev/pack/v1"] = Field(alias="predicateType")
-    predicate: PackPredicate
+    type_: Literal["https://in-toto.io/Statement/v1"] = Field(
+        alias="_type",
+        description="the in-toto statement type, always https://in-toto.io/Statement/v1",
+    )
+    subject: tuple[Subject, ...] = Field(
+        min_length=1,
+        description=(
+            "one entry per file of the pack (the bundle excepted), each by pack "
+            "path and sha256; names are unique"
+        ),
+    )
+    predicate_type: Literal["https://evidencepack.dev/pack/v1"] = Field(
+        alias="predicateType",
+        description="the predicate's type URI, always https://evidencepack.dev/pack/v1",
+    )
+    predicate: PackPredicate = Field(
+        description=(
+            "the evidencepack predicate: the tool, spec, decision summary and "
+            "rendering toolchain the signature attests"
+        )
+    )
 
     @model_validator(mode="after")
     def _unique_subjects(self) -> Statement:

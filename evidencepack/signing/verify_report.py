@@ -25,9 +25,21 @@ CheckState = Literal["passed", "failed", "not run"]
 class FileMismatch(StrictModel):
     """A pack file whose digest differs from the statement (None: missing or extra)."""
 
-    path: str
-    expected_sha256: Sha256Hex | None
-    actual_sha256: Sha256Hex | None
+    path: str = Field(
+        description=(
+            "the file's path inside the pack (for one verified file, the signed "
+            "subject of the same name)"
+        )
+    )
+    expected_sha256: Sha256Hex | None = Field(
+        description=(
+            "sha256 hex the signed statement records for the file; None for a file "
+            "the statement does not name (extra)"
+        )
+    )
+    actual_sha256: Sha256Hex | None = Field(
+        description="sha256 hex of the file as found; None for a signed file that is missing"
+    )
 
 
 class VerifyChecks(StrictModel):
@@ -93,16 +105,48 @@ class VerifyReport(StrictModel):
     """The outcome of ``evidencepack verify``: OK only when every check asked for passed."""
 
     api_version: Literal["evidencepack/verify/v1"] = Field(
-        default=VERIFY_API_VERSION, alias="apiVersion"
+        default=VERIFY_API_VERSION,
+        alias="apiVersion",
+        description="document version, always evidencepack/verify/v1",
     )
     ok: bool = Field(description="every check asked for passed (see `checks`)")
-    target: str
-    target_kind: Literal["pack", "archive", "file"]
-    bundle: str
-    bundle_sha256: Sha256Hex | None = None
-    signer: SignerInfo | None = None
-    trust_root: TrustRootInfo | None = None
-    predicate_type: str | None = None
+    target: str = Field(
+        description="the pack folder, .tar.gz archive or single file given to verify, as given"
+    )
+    target_kind: Literal["pack", "archive", "file"] = Field(
+        description=(
+            "what target is: a pack folder, a pack archive, or one file checked "
+            "against a pack's bundle"
+        )
+    )
+    bundle: str = Field(
+        description=(
+            "the Sigstore bundle checked: its path, or <archive>!pack.sigstore.json "
+            "for the bundle inside an archive"
+        )
+    )
+    bundle_sha256: Sha256Hex | None = Field(
+        default=None, description="sha256 hex of the bundle's bytes; None when it could not be read"
+    )
+    signer: SignerInfo | None = Field(
+        default=None,
+        description=(
+            "who signed, as the verified bundle proves it; None when the signature did not verify"
+        ),
+    )
+    trust_root: TrustRootInfo | None = Field(
+        default=None,
+        description=(
+            "keyless verification: the Sigstore trusted root used; None for a key verification"
+        ),
+    )
+    predicate_type: str | None = Field(
+        default=None,
+        description=(
+            "the signed statement's predicateType; None when the signature did not "
+            "verify or the bundle signs a file directly"
+        ),
+    )
     decision: DecisionSummary | None = Field(
         default=None,
         description="the pack's decision in one line, read from decision.json (from the signed "
@@ -113,13 +157,47 @@ class VerifyReport(StrictModel):
         description="the decision id the signed predicate names, also when the pack failed "
         "(to say which pack failed; not verified)",
     )
-    created_at: str | None = None
-    files_checked: int = 0
-    matched_subjects: tuple[str, ...] = ()
-    missing: tuple[FileMismatch, ...] = ()
-    extra: tuple[FileMismatch, ...] = ()
-    changed: tuple[FileMismatch, ...] = ()
-    problems: tuple[str, ...] = ()
+    created_at: str | None = Field(
+        default=None,
+        description=(
+            "the predicate's created_at (RFC 3339 date or date-time): when the "
+            "evidence was produced; None when no evidencepack statement was read"
+        ),
+    )
+    files_checked: int = Field(
+        default=0,
+        description=(
+            "number of files of the pack hashed and compared with the statement (1 "
+            "for a single file); 0 when the signature failed"
+        ),
+    )
+    matched_subjects: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "single file: the pack paths of the signed subjects whose sha256 equals "
+            "the file's; empty for a pack"
+        ),
+    )
+    missing: tuple[FileMismatch, ...] = Field(
+        default=(), description="files the statement signs that the pack lacks"
+    )
+    extra: tuple[FileMismatch, ...] = Field(
+        default=(), description="files in the pack that the statement does not sign"
+    )
+    changed: tuple[FileMismatch, ...] = Field(
+        default=(),
+        description=(
+            "files whose sha256 differs from the signed one (single file: the "
+            "subjects of the same name)"
+        ),
+    )
+    problems: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "every other reason verification failed, one line each (signature, "
+            "archive, predicate, layout); empty when none"
+        ),
+    )
     checks: VerifyChecks = Field(
         default_factory=VerifyChecks, description="each level of verification and its result"
     )

@@ -28,45 +28,100 @@ FORMAT_VERSION = "v1"
 class ModelRef(StrictModel):
     """The scored model: name and, optionally, the sha256 of its weights."""
 
-    name: str = Field(min_length=1)
-    digest: Sha256Hex | None = None
+    name: str = Field(
+        min_length=1, description="the scored model's name (e.g. acme/summariser-70b)"
+    )
+    digest: Sha256Hex | None = Field(
+        default=None, description="sha256 hex of the model's weights; None when not stated"
+    )
 
 
 class RuntimeRef(StrictModel):
     """The runtime that served the scored model."""
 
-    name: str = Field(min_length=1)
-    version: str | None = None
+    name: str = Field(min_length=1, description="the serving runtime's name (e.g. vllm)")
+    version: str | None = Field(
+        default=None, description="the runtime's version; None when not stated"
+    )
 
 
 class DatasetInfo(StrictModel):
     """The evaluation dataset: name, version, digest, each optional."""
 
-    name: str | None = None
-    version: str | None = None
-    digest: Sha256Hex | None = None
+    name: str | None = Field(
+        default=None, description="the evaluation dataset's name; None when not stated"
+    )
+    version: str | None = Field(
+        default=None, description="the dataset's version; None when not stated"
+    )
+    digest: Sha256Hex | None = Field(
+        default=None, description="sha256 hex of the dataset; None when not stated"
+    )
 
 
 class ScoresHeader(StrictModel):
     """The optional first line of an ``evidencepack-scores`` JSONL file."""
 
-    evidencepack_scores: Literal["v1"]
-    metric: str | None = None
-    direction: Literal["higher_is_better", "lower_is_better"] | None = None
-    model: ModelRef | None = None
-    precision: str | None = None
-    runtime: RuntimeRef | None = None
-    dataset: DatasetInfo | None = None
-    settings: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+    evidencepack_scores: Literal["v1"] = Field(
+        description="the format version, always v1: marks the line as the header"
+    )
+    metric: str | None = Field(
+        default=None,
+        description="the metric the scores measure (the score set's metric is 'score' when absent)",
+    )
+    direction: Literal["higher_is_better", "lower_is_better"] | None = Field(
+        default=None,
+        description="whether a higher or a lower score is better; None when not stated",
+    )
+    model: ModelRef | None = Field(
+        default=None,
+        description="the scored model; None when not stated (the model is then unknown)",
+    )
+    precision: str | None = Field(
+        default=None,
+        description=(
+            "the numeric precision the model was served at (e.g. fp8); None when not stated"
+        ),
+    )
+    runtime: RuntimeRef | None = Field(
+        default=None, description="the runtime that served the model; None when not stated"
+    )
+    dataset: DatasetInfo | None = Field(
+        default=None, description="the evaluation dataset; None when not stated"
+    )
+    settings: dict[str, str | int | float | bool | None] = Field(
+        default_factory=dict,
+        description=(
+            "settings the scores were made with (e.g. temperature), by name; kept "
+            "with the score set's identity"
+        ),
+    )
 
 
 class ScoreLine(StrictModel):
     """One scored item of an ``evidencepack-scores`` JSONL file."""
 
-    item_id: str = Field(min_length=1)
-    score: float | bool = Field(allow_inf_nan=False)
-    label: str | None = None
-    metadata: dict[str, Any] | None = None
+    item_id: str = Field(min_length=1, description="the item's id, unique in the file")
+    score: float | bool = Field(
+        allow_inf_nan=False,
+        description=(
+            "the item's score: a number, or true/false (read as 1/0); a set of only "
+            "0/1 scores is binary (pass/fail)"
+        ),
+    )
+    label: str | None = Field(
+        default=None,
+        description=(
+            "an optional label of the item (e.g. its category), stored with the "
+            "score; None when absent"
+        ),
+    )
+    metadata: dict[str, Any] | None = Field(
+        default=None,
+        description=(
+            "any other facts about the item, stored with the score as JSON; None when absent"
+        ),
+    )
 
 
 _ITEM_KEYS = ["item_id", "score", "label", "metadata"]

@@ -2,8 +2,9 @@
 
 A variant is a copy of a built, signed pack (unchanged files hard-linked, the rendered report
 left out) whose decision.json says another decision: its id, date, the chosen candidate's
-runtime version and cost per 1M tokens, and optionally a waiver. manifest.json and predicate.json follow, and the copy is signed
-again with the test key, so it verifies as a pack of its own.
+runtime version and cost per 1M tokens, and optionally a waiver. manifest.json and
+predicate.json follow, and the copy is signed again with the test key, so it verifies as a pack
+of its own.
 """
 
 from __future__ import annotations

@@ -131,7 +131,9 @@ def _worker_pids(marker: str) -> list[int]:
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
 def test_the_worker_dies_with_measure(server: OpenAIServer, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    args = _measure(server, _prompts(tmp_path / "p.jsonl", "@hang"), out)
+    # At most 8 requests in flight: the hanging server must not collect thousands of sockets
+    # in this process while LoadGen's long Offline query waits.
+    args = _measure(server, _prompts(tmp_path / "p.jsonl", "@hang"), out, "--max-in-flight", "8")
     args[args.index("--min-duration-ms") + 1] = "600000"
     args[args.index("--timeout-s") + 1] = "600"
     proc = subprocess.Popen(

@@ -29,6 +29,7 @@ SCRIPTS = {
 NOT_ROWS = {
     # benchmarks that are not a row of the table, run on their own
     "bench_measure_client.py": "the measure client's latency and rate beside a raw socket",
+    "bench_warehouse.py": "the warehouse: time and size per 1,000 packs, query latency, Spark",
 }
 RESULT_PREFIX = "RESULT "
 

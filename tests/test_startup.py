@@ -77,7 +77,10 @@ def test_help_imports_no_heavy_library() -> None:
         "evidencepack",
         "evidencepack._cli",
         *(f"evidencepack._cli.{m}" for m in ("_common", "_signers", "compiler", "diff")),
-        *(f"evidencepack._cli.{m}" for m in ("export", "inspect", "measure", "mlperf", "signing")),
+        *(
+            f"evidencepack._cli.{m}"
+            for m in ("export", "inspect", "measure", "mlperf", "signing", "warehouse")
+        ),
         "evidencepack.errors",
         "evidencepack.export",
         "evidencepack.export.versions",  # the OSCAL version names --help lists

@@ -10,14 +10,9 @@ line on stderr, for a person at a terminal (``wanted`` says when: a terminal, no
 
 from __future__ import annotations
 
-import logging
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import Protocol, TextIO
-
-log = logging.getLogger(__name__)
 
 
 class Reporter(Protocol):
@@ -70,16 +65,22 @@ class TerminalReporter:
 _current: ContextVar[Reporter | None] = ContextVar("evidencepack_progress", default=None)
 
 
-@contextmanager
-def reporting(reporter: Reporter | None) -> Iterator[None]:
-    """Report the progress of the work run inside the block to ``reporter``."""
-    token = _current.set(reporter)
-    try:
-        yield
-    finally:
-        if reporter is not None:
-            reporter.finish()
-        _current.reset(token)
+class reporting:  # noqa: N801 - used as ``with progress.reporting(reporter):``
+    """Report the progress of the work run inside the ``with`` block to ``reporter`` (a class,
+    not ``contextlib.contextmanager``, so importing this module stays cheap for ``--help``)."""
+
+    def __init__(self, reporter: Reporter | None) -> None:
+        self.reporter = reporter
+        self._token: Token[Reporter | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _current.set(self.reporter)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.reporter is not None:
+            self.reporter.finish()
+        if self._token is not None:
+            _current.reset(self._token)
 
 
 def current() -> Reporter | None:
@@ -106,7 +107,9 @@ def enable(on: bool) -> None:
 
 def stage(text: str) -> None:
     """Announce a stage (``reading the evidence of h200-vllm``): logged, and reported."""
-    log.info("%s", text)
+    import logging  # here, not at import: --help and every command start without it
+
+    logging.getLogger(__name__).info("%s", text)
     reporter = _current.get()
     if reporter is not None:
         reporter.stage(text)

@@ -18,7 +18,7 @@ from .check_base import CandidateContext
 from .checklist import per_accelerator, stack_matches
 from .checks import run_checks
 from .claims import claims_for
-from .comparability import compare, envelope_for
+from .comparability import compare, compare_reference, envelope_for
 from .cost import cost_of
 from .evidence import CandidateEvidence, Conditions, ReferenceEvidence
 from .fit import judge_run, judge_scores
@@ -261,24 +261,14 @@ def _with_basis(
 
 
 def _reference_row(cid: str, envelope: Conditions, ref: ReferenceEvidence) -> ComparabilityRow:
-    return compare(
-        ref.key,
-        "mlperf",
-        cid,
-        Conditions(
-            precision=envelope.precision,
-            runtime=envelope.runtime,
-            runtime_version=envelope.runtime_version,
-            hardware=envelope.hardware,
-        ),
-        Conditions(
-            precision=ref.precision,
-            runtime=ref.runtime,
-            runtime_version=ref.runtime_version,
-            hardware=ref.accelerator,
-        ),
-        Conditions(),
+    stated = Conditions(
+        precision=ref.precision,
+        runtime=ref.runtime,
+        runtime_version=ref.runtime_version,
+        hardware=ref.accelerator,
     )
+    fields = ("precision", "runtime", "runtime_version", "hardware")
+    return compare_reference(ref.key, "mlperf", cid, envelope, stated, fields)
 
 
 def _reference(

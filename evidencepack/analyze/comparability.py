@@ -132,3 +132,17 @@ def compare(
         unknown=unknown,
         declared=tuple(n for n, s in stated.items() if s == "declared"),
     )
+
+
+def compare_reference(
+    subject: str,
+    kind: Literal["mlperf", "reference"],
+    candidate: str,
+    envelope: Conditions,
+    stated: Conditions,
+    fields: tuple[str, ...],
+) -> ComparabilityRow:
+    """A reference's row (an MLPerf result, a public result): only ``fields`` of the envelope are
+    compared, with what the reference states (nothing is declared for it)."""
+    held = Conditions(**{name: getattr(envelope, name) for name in fields})
+    return compare(subject, kind, candidate, held, stated, Conditions())

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..spec import Candidate, PackSpec
-from .comparability import compare
+from .comparability import compare_reference
 from .evidence import CandidateEvidence, Conditions, PublicEvidence
 from .judgements import PublicReference
 from .models import Capacity, Claim, ComparabilityRow, EvidenceLink, Status
@@ -46,26 +46,15 @@ def load_text(item: PublicEvidence) -> str:
 
 def _row(cid: str, envelope: Conditions, item: PublicEvidence) -> ComparabilityRow:
     point = item.point
-    return compare(
-        item.id,
-        "reference",
-        cid,
-        Conditions(
-            model_name=envelope.model_name,
-            precision=envelope.precision,
-            runtime=envelope.runtime,
-            runtime_version=envelope.runtime_version,
-            hardware=envelope.hardware,
-        ),
-        Conditions(
-            model_name=point.model_name,
-            precision=point.precision,
-            runtime=point.runtime_name,
-            runtime_version=point.runtime_version,
-            hardware=point.accelerator,
-        ),
-        Conditions(),
+    stated = Conditions(
+        model_name=point.model_name,
+        precision=point.precision,
+        runtime=point.runtime_name,
+        runtime_version=point.runtime_version,
+        hardware=point.accelerator,
     )
+    fields = ("model_name", "precision", "runtime", "runtime_version", "hardware")
+    return compare_reference(item.id, "reference", cid, envelope, stated, fields)
 
 
 def _c1_point(spec: PackSpec, item: PublicEvidence) -> tuple[Status, str]:

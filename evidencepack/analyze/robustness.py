@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from ..spec import Candidate, PackSpec
 from .candidate import CandidateAnalysis
 from .capacity import size_candidate
 from .cost import cost_of
 from .judgements import Flip, Robustness
-from .models import CheckResult
+from .models import Capacity, CheckResult
 from .ranking import Standing, ranked
 from .tco import basis_costs, on_basis
 
@@ -70,10 +71,40 @@ def scaled_prices(candidate: Candidate, factor: float) -> Candidate:
     return candidate.model_copy(update=update)
 
 
-def _standings(
-    spec: PackSpec, analyses: Sequence[CandidateAnalysis], checks: Sequence[CheckResult]
-) -> list[Standing]:
+Sized = dict[tuple[object, ...], Capacity]
+"""Capacities already sized in one robustness run, by candidate and sizing inputs."""
+
+
+def _sized(
+    spec: PackSpec, candidate: Candidate, analysis: CandidateAnalysis, sized: Sized
+) -> Capacity:
+    """The candidate's capacity under ``spec``, sized once per distinct sizing input within one
+    robustness run (a price, billing or quality what-if leaves it as it was)."""
+    key = (
+        candidate.id,
+        candidate.hardware,
+        spec.traffic.peak_requests_per_s,
+        spec.headroom,
+        spec.slo,
+    )
+    if key not in sized:
+        sized[key] = size_candidate(spec, candidate, analysis.points)
+    return sized[key]
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every what-if of one robustness run shares: the analyses, the checks as found, and
+    the capacities already sized."""
+
+    analyses: Sequence[CandidateAnalysis]
+    checks: Sequence[CheckResult]
+    sized: Sized = field(default_factory=dict)
+
+
+def _standings(spec: PackSpec, ctx: _Context) -> list[Standing]:
     """Each candidate's standing under ``spec``, recomputed from its fitting load points."""
+    analyses, checks, sized = ctx.analyses, ctx.checks, ctx.sized
     out = []
     for analysis in analyses:
         candidate = spec.candidate(analysis.candidate.id)
@@ -88,7 +119,7 @@ def _standings(
             c.candidate == candidate.id and c.id == "QUALITY" and c.waived is not None
             for c in checks
         )
-        capacity = size_candidate(spec, candidate, analysis.points)
+        capacity = _sized(spec, candidate, analysis, sized)
         scaled, base = (
             candidate.price.per_accelerator_hour,
             analysis.candidate.price.per_accelerator_hour,
@@ -126,13 +157,11 @@ def _standings(
     return out
 
 
-def _winner(
-    spec: PackSpec, analyses: Sequence[CandidateAnalysis], checks: Sequence[CheckResult]
-) -> str | None:
+def _winner(spec: PackSpec, ctx: _Context) -> str | None:
     order = ranked(
         spec.objective,
         spec.scoring.direction == "higher_is_better",
-        _standings(spec, analyses, checks),
+        _standings(spec, ctx),
     )
     return order[0] if order else None
 
@@ -186,18 +215,18 @@ def _continuous(spec: PackSpec) -> list[tuple[str, Callable[[PackSpec, float], P
             ),
         ),
     ]
-    for field, label in (
+    for limit, label in (
         ("ttft_p99_ms", "the TTFT limit"),
         ("tpot_p99_ms", "the TPOT limit"),
         ("e2e_p99_ms", "the end-to-end limit"),
     ):
-        if getattr(spec.slo, field) is None:
+        if getattr(spec.slo, limit) is None:
             continue
         out.append(
             (
                 label,
-                lambda s, f, field=field: s.model_copy(  # type: ignore[misc]
-                    update={"slo": s.slo.model_copy(update={field: getattr(s.slo, field) * f})}
+                lambda s, f, limit=limit: s.model_copy(  # type: ignore[misc]
+                    update={"slo": s.slo.model_copy(update={limit: getattr(s.slo, limit) * f})}
                 ),
             )
         )
@@ -211,7 +240,8 @@ def robustness(
     recommendation: str | None,
 ) -> Robustness:
     """The margin to the runner-up and the smallest change of each input that flips the call."""
-    standings = {s.id: s for s in _standings(spec, analyses, checks)}
+    ctx = _Context(analyses, checks)
+    standings = {s.id: s for s in _standings(spec, ctx)}
     order = ranked(
         spec.objective, spec.scoring.direction == "higher_is_better", list(standings.values())
     )
@@ -231,7 +261,7 @@ def robustness(
                 update={"price": cand.price.model_copy(update={"billed_per": other})}
             ),
         )
-        becomes = _winner(changed, analyses, checks)
+        becomes = _winner(changed, ctx)
         flips.append(
             Flip(
                 input=f"{c.id}'s billing basis",
@@ -241,7 +271,7 @@ def robustness(
             )
         )
     for name, apply in _continuous(spec):
-        flips.append(_search(spec, analyses, checks, recommendation, name, apply))
+        flips.append(_search(spec, ctx, recommendation, name, apply))
     return Robustness(
         recommendation=recommendation,
         runner_up=runner_up,
@@ -252,7 +282,7 @@ def robustness(
                 ranked(
                     spec.objective,
                     spec.scoring.direction == "higher_is_better",
-                    _standings(_all_billed(spec, basis), analyses, checks),
+                    _standings(_all_billed(spec, basis), ctx),
                 )
             )
             for basis in ("server", "accelerator")
@@ -275,8 +305,7 @@ def _all_billed(spec: PackSpec, basis: str) -> PackSpec:
 
 def _search(
     spec: PackSpec,
-    analyses: Sequence[CandidateAnalysis],
-    checks: Sequence[CheckResult],
+    ctx: _Context,
     recommendation: str | None,
     name: str,
     apply: Callable[[PackSpec, float], PackSpec],
@@ -285,7 +314,7 @@ def _search(
     for step in STEPS:
         for sign in (1, -1):
             factor = 1 + sign * step / 100
-            becomes = _winner(apply(spec, factor), analyses, checks)
+            becomes = _winner(apply(spec, factor), ctx)
             if becomes != recommendation:
                 verb = "rises" if sign > 0 else "falls"
                 return Flip(

@@ -100,26 +100,39 @@ class _Context:
     analyses: Sequence[CandidateAnalysis]
     checks: Sequence[CheckResult]
     sized: Sized = field(default_factory=dict)
+    held: dict[str, tuple[bool, bool]] = field(default_factory=dict)
+    """Per candidate, what the checks found and no what-if changes: (blocked, quality waived)."""
+
+    def __post_init__(self) -> None:
+        for analysis in self.analyses:
+            cid = analysis.candidate.id
+            self.held[cid] = (self.blocked(cid), self.quality_waived(cid))
+
+    def blocked(self, candidate: str) -> bool:
+        """A failure no what-if recomputes (any but SLO-MET and QUALITY), not waived."""
+        return any(
+            c.candidate == candidate
+            and c.status == "FAIL"
+            and c.waived is None
+            and c.id not in OUTCOME_CHECKS
+            for c in self.checks
+        )
+
+    def quality_waived(self, candidate: str) -> bool:
+        """Whether a waiver covers the candidate's quality bar."""
+        return any(
+            c.candidate == candidate and c.id == "QUALITY" and c.waived is not None
+            for c in self.checks
+        )
 
 
 def _standings(spec: PackSpec, ctx: _Context) -> list[Standing]:
     """Each candidate's standing under ``spec``, recomputed from its fitting load points."""
-    analyses, checks, sized = ctx.analyses, ctx.checks, ctx.sized
     out = []
-    for analysis in analyses:
+    for analysis in ctx.analyses:
         candidate = spec.candidate(analysis.candidate.id)
-        blocked = any(
-            c.candidate == candidate.id
-            and c.status == "FAIL"
-            and c.waived is None
-            and c.id not in OUTCOME_CHECKS
-            for c in checks
-        )
-        quality_waived = any(
-            c.candidate == candidate.id and c.id == "QUALITY" and c.waived is not None
-            for c in checks
-        )
-        capacity = _sized(spec, candidate, analysis, sized)
+        blocked, quality_waived = ctx.held[candidate.id]
+        capacity = _sized(spec, candidate, analysis, ctx.sized)
         scaled, base = (
             candidate.price.per_accelerator_hour,
             analysis.candidate.price.per_accelerator_hour,

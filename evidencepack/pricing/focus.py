@@ -18,7 +18,7 @@ import duckdb
 
 from ..errors import InputError
 from ..provenance import FileRecord, file_record
-from ..store.connection import Connection
+from ..store.connection import Connection, literal_path
 from .focus_checks import check_kept, csv_damage, row_warnings, unit_price_range
 from .models import FilterCount, FocusFilter, FocusRate, utc
 
@@ -91,7 +91,7 @@ class _FocusDb(Connection):
     def __init__(self, path: Path, read_from: Path) -> None:
         self.path = path
         self.read_from = read_from
-        self.pattern = _literal(read_from)
+        self.pattern = literal_path(read_from)
         """The file as a parameter of ``read_csv``/``read_parquet``: itself, never a glob."""
         super().__init__()
         self.execute("SET TimeZone = 'UTC'")
@@ -239,15 +239,6 @@ def _is_parquet(path: Path) -> bool:
             return handle.read(4) == b"PAR1"
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc}") from exc
-
-
-def _literal(path: Path) -> str:
-    """``path`` as a DuckDB file pattern that matches only itself.
-
-    DuckDB's readers expand glob characters: ``bill [2024].csv`` would read ``bill 2.csv``, and
-    ``bill*.csv`` every bill. Each ``*``, ``?`` and ``[`` is put in brackets, matching itself.
-    """
-    return re.sub(r"([*?\[])", r"[\1]", str(path))
 
 
 def _quote(name: str) -> str:

@@ -8,6 +8,7 @@ its line). Values always travel as parameters, never as SQL.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -69,3 +70,13 @@ class Connection:
                 self.con.unregister(name)
         except duckdb.Error as exc:
             raise self._error(exc, doing) from exc
+
+
+def literal_path(path: object) -> str:
+    """``path`` as a DuckDB file pattern that matches only itself.
+
+    DuckDB's file readers (``read_json``, ``read_csv``, ``read_parquet``, ...) expand glob
+    characters: ``run[1].json`` would read ``run1.json``, and ``run*.json`` every run. Each ``*``,
+    ``?`` and ``[`` is put in brackets, so it matches itself. Every reader passes its file so.
+    """
+    return re.sub(r"([*?\[])", r"[\1]", str(path))

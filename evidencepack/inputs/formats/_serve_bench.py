@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ...provenance import FileRecord
+from ...store.connection import literal_path
 from .._json import Node, iter_json_lines, text_or_none
 from .._runs import build_run, reconcile, tool_stats
 from ..base import ParsedInput, Probe, item_id, require_completed, with_tool
@@ -100,7 +101,9 @@ def parse(probe: Probe, record: FileRecord, flavour: Flavour) -> ParsedInput:
 
     staging = Staging(path, locate)
     try:
-        staging.insert(_UNNEST, [str(path), ARRAY_COLUMNS, max_object_size(record.size_bytes)])
+        staging.insert(
+            _UNNEST, [literal_path(path), ARRAY_COLUMNS, max_object_size(record.size_bytes)]
+        )
         staging.finish()
         runs: list[ServingRun] = []
         for index, (prefix, node) in enumerate(runs_in(probe)):

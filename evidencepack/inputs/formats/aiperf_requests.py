@@ -10,6 +10,7 @@ AIPerf 0.1.x writes the send time as ``metadata.timestamp_ns``, the phase as
 from __future__ import annotations
 
 from ...provenance import FileRecord
+from ...store.connection import literal_path
 from .._runs import build_run, one_run, request_window
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id
 from ..stage import Staging
@@ -97,7 +98,7 @@ def parse_jsonl(probe: Probe, record: FileRecord) -> ParsedInput:
 
     staging = Staging(path, locate)
     try:
-        staging.insert(_JSONL_SELECT, [str(path), _JSONL_COLUMNS])
+        staging.insert(_JSONL_SELECT, [literal_path(path), _JSONL_COLUMNS])
         staging.finish()
         window = request_window(staging, path)
         warnings = [

@@ -17,6 +17,7 @@ from pydantic import Field
 from ..._models import Sha256Hex, StrictModel
 from ...errors import InputError
 from ...provenance import FileRecord
+from ...store.connection import literal_path
 from ..base import Format, ParsedInput, Probe, item_id, with_tool
 from ..items import ItemStaging
 from ..models import DatasetRef, Identity, ScoreSet
@@ -182,12 +183,12 @@ def parse_jsonl(probe: Probe, record: FileRecord) -> ParsedInput:
         bad = staging.execute(
             f"SELECT line, problem FROM ({_BAD_LINE}) WHERE problem IS NOT NULL "
             "ORDER BY line LIMIT 1",
-            [_ITEM_KEYS, _ITEM_KEYS, str(path), skip],
+            [_ITEM_KEYS, _ITEM_KEYS, literal_path(path), skip],
         ).fetchone()
         if bad is not None:
             hint = " (the header must be the first line)" if "evidencepack_scores" in bad[1] else ""
             raise InputError(f"{path}: line {bad[0]}: {bad[1]}{hint}")
-        staging.insert(_JSONL_ITEMS, [str(path), skip])
+        staging.insert(_JSONL_ITEMS, [literal_path(path), skip])
         return _finish(probe, record, staging, header, JSONL_FORMAT.id)
     finally:
         staging.close()
@@ -269,7 +270,7 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
             f"SELECT line, item_id, score FROM ({_CSV_ROWS}) "
             "WHERE coalesce(trim(item_id), '') = '' OR (TRY_CAST(score AS DOUBLE) IS NULL "
             "AND lower(trim(score)) NOT IN ('true', 'false')) ORDER BY line LIMIT 1",
-            [str(path)],
+            [literal_path(path)],
         ).fetchone()
         if bad is not None:
             problem = (
@@ -283,7 +284,7 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
             f"SELECT 0 AS set_index, trim(item_id) AS item_id, line, "
             "CASE lower(trim(score)) WHEN 'true' THEN 1.0 WHEN 'false' THEN 0.0 "
             f"ELSE CAST(score AS DOUBLE) END AS score, {label} AS label FROM ({_CSV_ROWS})",
-            [str(path)],
+            [literal_path(path)],
         )
         parsed = _finish(probe, record, staging, None, CSV_FORMAT.id)
     finally:

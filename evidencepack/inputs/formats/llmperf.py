@@ -10,6 +10,7 @@ marked ``itl_incl_first``.
 from __future__ import annotations
 
 from ...provenance import FileRecord
+from ...store.connection import literal_path
 from .._json import Node
 from .._runs import build_run, one_run, reconcile, staged_tokens, tool_stats
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed
@@ -145,7 +146,8 @@ def parse_responses(probe: Probe, record: FileRecord) -> ParsedInput:
     staging = Staging(probe.path, lambda run, req, line, col: f"$[{req}].{_FIELD.get(col, col)}")
     try:
         staging.insert(
-            _RESPONSES, [str(probe.path), _RESPONSE_COLUMNS, max_object_size(record.size_bytes)]
+            _RESPONSES,
+            [literal_path(probe.path), _RESPONSE_COLUMNS, max_object_size(record.size_bytes)],
         )
         staging.finish()
         rows, ok = staging.counts(0)

@@ -16,6 +16,7 @@ from typing import Any
 
 from ...errors import InputError
 from ...provenance import FileRecord
+from ...store.connection import literal_path
 from .._json import Node, text_or_none
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id, with_tool
 from ..items import ItemStaging
@@ -263,27 +264,29 @@ def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
     try:
         with_list = staging.execute(
             f"SELECT count(*) FILTER (WHERE (json -> 'metrics') IS NOT NULL), count(*) FROM {src}",
-            [str(path)],
+            [literal_path(path)],
         ).fetchone()
         n_rows = int(with_list[1]) if with_list else 0
         listed = bool(with_list and with_list[0])
         if listed:
             combos: list[tuple[str, str | None, int | None]] = [
                 (metric, filt, None)
-                for metric, filt in staging.execute(_COMBOS.format(src=src), [str(path)]).fetchall()
+                for metric, filt in staging.execute(
+                    _COMBOS.format(src=src), [literal_path(path)]
+                ).fetchall()
             ]
             layout = "metrics list (0.4.4+)"
         else:
             combos = _direct_metrics(staging, src, warnings)
             layout = "metric keys on each row (0.4.0-0.4.3)"
-        row = staging.execute(_TASK_HASH.format(src=src), [str(path)]).fetchone()
+        row = staging.execute(_TASK_HASH.format(src=src), [literal_path(path)]).fetchone()
         task_hash = row[0] if row and not row[1] else None
         kept: list[tuple[str, str | None]] = []
         for metric, filt, occurrence in combos:
             index = len(kept)
             staging.insert(
                 _ITEMS.format(src=src),
-                [index, metric, metric, metric, str(path), filt if listed else None, filt,
+                [index, metric, metric, metric, literal_path(path), filt if listed else None, filt,
                  listed, metric, listed, metric, occurrence, occurrence],
             )  # fmt: skip
             if _drop_non_numeric(staging, index, metric, filt, warnings):
@@ -337,7 +340,7 @@ def _direct_metrics(
     with several filters has every doc once per filter, filter after filter, without naming it:
     the k-th row of each doc is the k-th filter's, read as its own set, and the file says so."""
     row = staging.execute(
-        f"SELECT coalesce(max(occurrence), 1) FROM {src}", [str(staging.path)]
+        f"SELECT coalesce(max(occurrence), 1) FROM {src}", [literal_path(staging.path)]
     ).fetchone()
     filters = int(row[0]) if row else 1
     if filters > 1:
@@ -351,7 +354,7 @@ def _direct_metrics(
     )
     combos: list[tuple[str, str | None, int | None]] = []
     for key, numeric, line, kind in staging.execute(
-        _DIRECT_KEYS.format(src=src), [str(staging.path)]
+        _DIRECT_KEYS.format(src=src), [literal_path(staging.path)]
     ).fetchall():
         if key in _ROW_KEYS:
             continue

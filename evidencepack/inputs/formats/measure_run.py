@@ -18,6 +18,7 @@ from typing import Any
 from ...analyze.normalise import SERVING_RUNTIMES, normalise_runtime
 from ...errors import InputError
 from ...provenance import FileRecord
+from ...store.connection import literal_path
 from .._json import Node, load_json_document
 from .._runs import build_run, one_run, request_window
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id
@@ -176,7 +177,7 @@ def parse_requests(probe: Probe, record: FileRecord) -> ParsedInput:
 
     staging = Staging(path, locate)
     try:
-        staging.insert(_SELECT, [str(path), _COLUMNS])
+        staging.insert(_SELECT, [literal_path(path), _COLUMNS])
         staging.finish()
         window = request_window(staging, path)
         warnings = [

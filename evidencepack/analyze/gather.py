@@ -71,9 +71,14 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
         read: list[tuple[EvidenceRef, InputFile]] = []
         beside: dict[str, FolderRows] = {}
         for ref in candidate.evidence.runs:
-            for _, files in _read_ref(loaded, store, collector, candidate, ref, "runs", ev):
-                read.append((ref, files[0]))
-            beside.update(_folder_rows(loaded, collector, ref, read))
+            start = len(ev.cited)  # the files this reference adds are cited after it
+            logs = [
+                files[0]
+                for _, files in _read_ref(loaded, store, collector, candidate, ref, "runs", ev)
+            ]
+            read += [(ref, log) for log in logs]
+            added = [file for _, _, file in ev.cited[start:]]
+            beside.update(_folder_rows(loaded, collector, ref, logs, added))
         # Read back from the store only once every file is in: a summary is cross-checked
         # against its per-request companion when the second of the two is loaded.
         ev.runs += _stored_runs(store, candidate, read, beside)
@@ -179,18 +184,16 @@ def _folder_rows(
     loaded: LoadedSpec,
     collector: Collector,
     ref: EvidenceRef,
-    read: list[tuple[EvidenceRef, InputFile]],
+    read: list[InputFile],
+    added: list[InputFile],
 ) -> dict[str, FolderRows]:
-    """A cited run folder read by its LoadGen log: the request rows beside that log."""
-    source = loaded.resolve(ref.path)
-    logs = [f for r, f in read if r is ref and Path(f.pack_path).name == LOADGEN_DETAIL]
-    if not source.is_dir() or len(logs) != 1:
+    """A cited run folder read by its LoadGen log: the request rows beside that log (``read``:
+    the files of this reference that were read, ``added``: all its files)."""
+    logs = [f for f in read if Path(f.pack_path).name == LOADGEN_DETAIL]
+    if len(logs) != 1 or not loaded.resolve(ref.path).is_dir():
         return {}
-    folder = Path(logs[0].pack_path).parent.as_posix()
-    added = [
-        f for path, f in collector.result.files.items() if Path(path).parent.as_posix() == folder
-    ]
-    rows = folder_rows(collector, added)
+    folder = Path(logs[0].pack_path).parent
+    rows = folder_rows(collector, [f for f in added if Path(f.pack_path).parent == folder])
     return {logs[0].pack_path: rows} if rows is not None else {}
 
 

@@ -75,6 +75,14 @@ def _read(
             loaded.resolve(focus.path), focus, record=file.as_read(), read_from=private
         )
         summary = rate.summary()
+        # What the reader could not use (zero-cost rows, netted refunds) reaches the report.
+        collector.annotate(
+            file.pack_path,
+            fmt=f"focus-{rate.focus_version}",
+            tool="FinOps FOCUS export",
+            tool_version=rate.focus_version,
+            warnings=rate.warnings,
+        )
         update = {
             "per_accelerator_hour": rate.rate_per_hour / focus.accelerators_per_instance,
             "currency": rate.currency,
@@ -94,6 +102,7 @@ def _read(
         else:
             per_hour = rate_per_accelerator_hour(quote, line.item)
         summary = quote.summary()
+        collector.annotate(file.pack_path, fmt="quote", tool="supplier quote", tool_version=None)
         update = {
             "per_accelerator_hour": per_hour,
             "currency": quote.currency,

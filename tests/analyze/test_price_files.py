@@ -113,3 +113,24 @@ def test_an_unreadable_price_file_fails_price_and_names_it(samples: Path) -> Non
     assert price.status == "FAIL"
     assert doc.recommendation == "mi325x-vllm"
     assert json.loads(doc.model_dump_json())["spec"]["candidates"][2]["price"]["focus"]
+
+
+def test_what_the_focus_reader_could_not_use_reaches_the_inputs(
+    samples: Path, shared_data: Path
+) -> None:
+    bill = _cite(samples, shared_data)
+    rows = bill.read_text(encoding="utf-8").splitlines()
+    header = next(csv.reader([rows[0]]))
+    index = next(i for i, line in enumerate(rows) if "g5.4xlarge" in line and "us-east-1" in line)
+    cells = next(csv.reader([rows[index]]))
+    cells[header.index("EffectiveCost")] = "0"  # a kept row that costs nothing: warned
+    out = bill.parent / "row.csv"
+    with out.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle, lineterminator="\n").writerow(cells)
+    rows[index] = out.read_text(encoding="utf-8").rstrip("\n")
+    bill.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    doc = check(samples / "pack.yaml", CompileOptions())
+    packed = next(f for f in doc.inputs if f.pack_path == "inputs/bill.csv")
+    assert packed.format is not None
+    assert packed.format.startswith("focus-")
+    assert packed.warnings, "the zero-cost row is said"

@@ -13,6 +13,7 @@ import datetime as dt
 import hashlib
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +44,7 @@ from .pack.manifest import document_bytes, manifest_bytes
 from .pack.predicate import (
     DecisionSummary,
     PackPredicate,
+    PdfSignatureRecord,
     SpecRef,
     ToolInfo,
     load_predicate,
@@ -61,6 +63,7 @@ from .pack.replaceable import replace_problem
 from .pack.toolchain import rendering_toolchain
 from .render.signing_plan import SigningPlan
 from .signing.bundle import parse_bundle, read_bundle
+from .signing.pades_credentials import PdfSignOptions
 from .signing.rebuild_compare import compare_rebuilt
 from .signing.sign import CertifiedSigner, PackSigner, SignerIdentity, sign_pack
 from .signing.statement import hash_files, parse_statement
@@ -143,6 +146,8 @@ class BuildOptions:
     oscal_version: str | None = None
     """Also write the OSCAL assessment results and checks catalog into the pack (signed with
     it), declaring this OSCAL version (``export.oscal``)."""
+    pdf_sign: PdfSignOptions | None = None
+    """Sign the report PDF with a PAdES signature (``signing.pades``) after it is rendered."""
 
 
 @dataclass(frozen=True)
@@ -171,7 +176,10 @@ def build(
     # Rendering is imported here, not at the top: `check` imports this module and renders nothing.
     from .render.html import render_html
     from .render.pdf import Attachment, render_pdf
+    from .signing.pades import prepare_pdf_signer
 
+    # The document-signing credentials are checked before anything is built.
+    pdf_signer = prepare_pdf_signer(options.pdf_sign) if options.pdf_sign else None
     # Before anything is built: a folder holding the spec or an input is never replaced, and
     # OUTDIR never sits inside a cited folder (the build's own files would be read as evidence).
     cited = _cited_paths(spec_path, options, strict=options.force and out_dir.exists())
@@ -216,6 +224,10 @@ def build(
                 ),
             ],
         )
+        pdf_record = None
+        if pdf_signer is not None:
+            progress.stage("signing the report PDF (PAdES)")
+            pdf, pdf_record = pdf_signer.sign(pdf)
         for name, data in (
             (MANIFEST_NAME, man_bytes),
             (DECISION_NAME, dec_bytes),
@@ -227,7 +239,7 @@ def build(
             from .export.oscal import export_into_pack
 
             export_into_pack(staging, options.oscal_version)
-        predicate = pack_predicate(compiled, created)
+        predicate = pack_predicate(compiled, created, pdf_signature=pdf_record)
         write_predicate(staging, predicate)
         if signer is not None:
             progress.stage("signing the pack")
@@ -301,8 +313,11 @@ def replaceable_pack(folder: Path, markers: tuple[str, ...]) -> str | None:
     return None
 
 
-def pack_predicate(compiled: Compiled, created: dt.datetime) -> PackPredicate:
-    """The signed predicate: tool, spec digest, decision summary, rendering toolchain, time."""
+def pack_predicate(
+    compiled: Compiled, created: dt.datetime, *, pdf_signature: PdfSignatureRecord | None = None
+) -> PackPredicate:
+    """The signed predicate: tool, spec digest, decision summary, rendering toolchain, time,
+    and the report PDF's PAdES signature if it carries one."""
     decision = compiled.decision
     return PackPredicate(
         tool=ToolInfo(version=__version__),
@@ -319,6 +334,7 @@ def pack_predicate(compiled: Compiled, created: dt.datetime) -> PackPredicate:
         toolchain=rendering_toolchain(),
         created_at=created.strftime("%Y-%m-%dT%H:%M:%SZ"),
         rendered=(REPORT_HTML_NAME, REPORT_PDF_NAME),
+        pdf_signature=pdf_signature,
     )
 
 
@@ -337,14 +353,19 @@ def keyless_plan(named: SignerIdentity) -> SigningPlan:
     return SigningPlan("keyless", identity=named.identity, issuer=named.issuer)
 
 
-def rebuild(pack_dir: Path, *, bundle: Path | None = None) -> RebuildOutcome:
+def rebuild(
+    pack_dir: Path, *, bundle: Path | None = None, pdf_trust_roots: Sequence[Path] = ()
+) -> RebuildOutcome:
     """Re-run the whole analysis on the pack's own inputs and compare ``decision.json``,
     ``manifest.json`` and the rendered reports byte for byte, naming each first difference.
 
     Reads only the pack: the spec copy at ``predicate.spec.pack_path`` (its evidence paths
     resolve inside the pack's ``inputs/``; a spec citing paths outside it is refused, naming
     them), the original decision date, and the signer line the bundle (default: the pack's)
-    implies. Raises InputError when the pack's spec or inputs do not build.
+    implies. A report PDF with a PAdES signature: the rebuilt PDF is compared with the
+    rendered part the predicate records, and the signature over the rest is checked
+    (``signing.pades_check``, reporting the chain against ``pdf_trust_roots``). Raises
+    InputError when the pack's spec or inputs do not build.
     """
     predicate = load_predicate(pack_dir)
     bundle_path = bundle or pack_dir / BUNDLE_NAME
@@ -371,7 +392,15 @@ def rebuild(pack_dir: Path, *, bundle: Path | None = None) -> RebuildOutcome:
         build(spec, out, options, signing=plan)
         # The four documents a pack always holds, whatever its predicate lists as rendered.
         names = (DECISION_NAME, MANIFEST_NAME, REPORT_HTML_NAME, REPORT_PDF_NAME)
-        return compare_rebuilt(pack_dir, out, (*names, *predicate.rendered))
+        signed = predicate.pdf_signature
+        if signed is None:
+            return compare_rebuilt(pack_dir, out, (*names, *predicate.rendered))
+        from .signing.pades_check import check_pdf_signature
+
+        check = check_pdf_signature((pack_dir / signed.file).read_bytes(), signed, pdf_trust_roots)
+        prefix = {signed.file: signed.rendered_bytes}
+        outcome = compare_rebuilt(pack_dir, out, (*names, *predicate.rendered), prefixes=prefix)
+        return outcome.model_copy(update={"pdf_signature": check})
 
 
 def outside_paths(spec: Path, label: str) -> list[str]:
@@ -386,7 +415,13 @@ def outside_paths(spec: Path, label: str) -> list[str]:
     ]
 
 
-def verify_rebuild(path: Path, policy: VerifyPolicy, *, bundle: Path | None = None) -> VerifyReport:
+def verify_rebuild(
+    path: Path,
+    policy: VerifyPolicy,
+    *,
+    bundle: Path | None = None,
+    pdf_trust_roots: Sequence[Path] = (),
+) -> VerifyReport:
     """``verify --rebuild``: verify a private copy of the pack (folder or archive), then
     recompute the decision from that copy alone; ``ok`` only if both pass."""
     with verified_copy(path, policy, bundle=bundle) as (verified, root):
@@ -400,7 +435,7 @@ def verify_rebuild(path: Path, policy: VerifyPolicy, *, bundle: Path | None = No
             )
             return report.model_copy(update={"rebuild": skipped})
         try:
-            outcome = rebuild(root, bundle=bundle)
+            outcome = rebuild(root, bundle=bundle, pdf_trust_roots=pdf_trust_roots)
         except (InputError, CheckFailed) as exc:
             found: tuple[str, ...] = getattr(exc, "problems", ())
             problems = [exc.message, *(p for p in found if p != exc.message)]

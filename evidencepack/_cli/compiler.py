@@ -19,6 +19,7 @@ from ._common import (
     optional_path,
     parse_as_of,
 )
+from ._pdf_sign import pdf_sign_arguments, pdf_sign_options
 from ._signers import SignerOptions, keyless_arguments, make_signer, signer_options
 from .export import oscal_argument
 
@@ -279,7 +280,12 @@ def _cmd_build(args: argparse.Namespace) -> int:
     result = build(
         opts.spec,
         opts.out,
-        BuildOptions(compile=compile_options(args), force=opts.force, oscal_version=args.oscal),
+        BuildOptions(
+            compile=compile_options(args),
+            force=opts.force,
+            oscal_version=args.oscal,
+            pdf_sign=pdf_sign_options(args),
+        ),
         signer,
         archive=opts.archive,
     )
@@ -415,6 +421,7 @@ def register(command: Command) -> None:
     keyless_arguments(p)
     p.add_argument("--archive", action="store_true", help="also write OUTDIR.tar.gz")
     oscal_argument(p)
+    pdf_sign_arguments(p)
     summary_argument(p)
     json_argument(p)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import EXIT_FAILED, EXIT_OK, InputError, UsageError
 from ._common import Command, emit, json_argument, optional_path
+from ._pdf_sign import pdf_trust_argument
 from ._signers import (
     SignerOptions,
     keyless_arguments,
@@ -131,12 +132,15 @@ def _verify(args: argparse.Namespace) -> int:
         raise InputError(f"{opts.target}: no such file or folder")
     policy = verify_policy(opts)
     pack = opts.target.is_dir() or is_archive(opts.target)
+    if args.pdf_trust_root and not args.rebuild:
+        raise UsageError("--pdf-trust-root is used by --rebuild, which checks the PDF signature")
     if args.rebuild and not pack:
         raise UsageError("--rebuild needs a pack: a folder or a .tar.gz archive, not one file")
     if args.rebuild:
         from ..pipeline import verify_rebuild
 
-        report = verify_rebuild(opts.target, policy, bundle=opts.bundle)
+        roots = [Path(root) for root in args.pdf_trust_root]
+        report = verify_rebuild(opts.target, policy, bundle=opts.bundle, pdf_trust_roots=roots)
     elif pack:
         report = verify_pack(opts.target, policy, bundle=opts.bundle)
     elif opts.bundle is None:
@@ -212,4 +216,5 @@ def register(command: Command) -> None:
         help="also recompute the whole analysis from the pack's own inputs and spec (folder or "
         "archive) and compare decision.json, manifest.json and the reports byte for byte",
     )
+    pdf_trust_argument(p)
     json_argument(p)

@@ -85,6 +85,38 @@ class DecisionSummary(StrictModel):
     )
 
 
+class PdfSignatureRecord(StrictModel):
+    """The PAdES signature ``build --pdf-sign-key`` put inside the report PDF, and by whom.
+
+    The signature is an incremental update appended to the rendered PDF, so the rendered PDF is
+    the signed file's first ``rendered_bytes`` bytes: a rebuild reproduces those, and the rest is
+    the signature, checked with pyHanko. A stripped or an added signature contradicts this record.
+    """
+
+    file: PackPath = Field(description="the signed PDF's pack path (report.pdf)")
+    subfilter: Literal["ETSI.CAdES.detached"] = Field(
+        description="the signature's /SubFilter: PAdES (ETSI.CAdES.detached)"
+    )
+    level: Literal["B-B", "B-T"] = Field(
+        description="the PAdES baseline level: B-B offline, B-T with a time-stamp authority's token"
+    )
+    signer_subject: NonEmptyStr = Field(
+        description="the signing certificate's subject (RFC 4514), as the certificate states it"
+    )
+    signer_cert_sha256: Sha256Hex = Field(
+        description="sha256 hex of the signing certificate (DER): the signer, exactly"
+    )
+    rendered_bytes: int = Field(
+        gt=0, description="the rendered (unsigned) PDF's length: where the signed revision starts"
+    )
+    rendered_sha256: Sha256Hex = Field(
+        description="sha256 hex of those first rendered_bytes bytes: the PDF a rebuild reproduces"
+    )
+    timestamp_authority: str | None = Field(
+        default=None, description="the time-stamp authority's URL (level B-T), or null"
+    )
+
+
 class PackPredicate(StrictModel):
     """The evidencepack predicate (``https://evidencepack.dev/pack/v1``)."""
 
@@ -106,6 +138,13 @@ class PackPredicate(StrictModel):
     rendered: tuple[PackPath, ...] = Field(
         default=(),
         description="pack paths of the rendered report files (HTML, PDF) a rebuild must reproduce",
+    )
+    pdf_signature: PdfSignatureRecord | None = Field(
+        default=None,
+        description=(
+            "the PAdES signature inside the report PDF (`build --pdf-sign-key`); absent when the "
+            "PDF carries none"
+        ),
     )
 
 
@@ -131,7 +170,10 @@ def validation_problems(exc: pydantic.ValidationError, prefix: str) -> list[str]
 
 def write_predicate(pack_dir: Path, predicate: PackPredicate) -> Path:
     """Write ``predicate.json`` into the pack (indented, sorted keys), atomically."""
-    text = json.dumps(predicate.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
+    document = predicate.model_dump(mode="json")
+    if document["pdf_signature"] is None:
+        del document["pdf_signature"]  # a pack without one keeps the predicate it always had
+    text = json.dumps(document, indent=2, sort_keys=True) + "\n"
     return atomic_write(pack_dir / PREDICATE_NAME, text.encode())
 
 

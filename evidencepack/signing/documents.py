@@ -33,7 +33,7 @@ from ..pack.layout import (
 )
 from ..pack.predicate import PackPredicate
 from .json_diff import ABSENT, first_difference, parse_object, show
-from .pdf_embedded import embedded_documents
+from .pdf_embedded import carries_signature, embedded_documents
 
 MAX_DOCUMENT_BYTES = 256 << 20
 """A pack document read into memory for the cross-check (the sample's PDF is 200 KiB)."""
@@ -154,6 +154,33 @@ def _claims(
             _Claim(MANIFEST_NAME, "inputs", _get(manifest, "inputs")),
         ]
     yield from _report_claims(docs, decision)
+    yield from _pdf_signature_claims(predicate, docs)
+
+
+def _pdf_signature_claims(
+    predicate: dict[str, object], docs: Mapping[str, bytes]
+) -> Iterator[list[_Claim]]:
+    """Whether report.pdf carries a PAdES signature after the rendered PDF the predicate records:
+    a signature stripped, added or put on another rendering contradicts the predicate."""
+    pdf = docs.get(REPORT_PDF_NAME)
+    if pdf is None:
+        return
+    record = _get(predicate, "pdf_signature")
+    if not isinstance(record, dict):
+        claimed: dict[str, object] = {"signed": False}
+        found: dict[str, object] = {"signed": carries_signature(pdf)}
+    else:
+        size = record.get("rendered_bytes")
+        size = size if isinstance(size, int) else 0
+        claimed = {"signed": True, "rendered_sha256": record.get("rendered_sha256")}
+        found = {
+            "signed": len(pdf) > size and carries_signature(pdf[size:]),
+            "rendered_sha256": hashlib.sha256(pdf[:size]).hexdigest(),
+        }
+    yield [
+        _Claim(PREDICATE_NAME, "pdf_signature", claimed),
+        _Claim(REPORT_PDF_NAME, "PAdES signature", found),
+    ]
 
 
 def _report_claims(docs: Mapping[str, bytes], decision: object) -> Iterator[list[_Claim]]:

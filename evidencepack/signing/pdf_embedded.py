@@ -25,6 +25,12 @@ _EMBEDDED = re.compile(rb"/Type\s*/EmbeddedFile\b")
 _STREAM = re.compile(rb"stream\r?\n")
 _LENGTH = re.compile(rb"/Length\s+(\d{1,12})(?!\s+\d+\s+R)\b")
 _HEADER_BYTES = 4096
+_SIGNATURE = re.compile(rb"/ByteRange\s*\[\s*\d+\s+\d+\s+\d+\s+\d+\s*\]")
+
+
+def carries_signature(pdf: bytes) -> bool:
+    """Whether ``pdf`` holds a signature dictionary's ``/ByteRange`` (WeasyPrint writes none)."""
+    return _SIGNATURE.search(pdf) is not None
 
 
 def _stream_data(pdf: bytes, start: int) -> bytes | None:

@@ -8,7 +8,7 @@ recomputed: mi325x-vllm``), for the HTML report the first differing line, for an
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from .documents import MAX_DOCUMENT_BYTES
@@ -103,12 +103,17 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def compare_rebuilt(pack: Path, rebuilt: Path, names: Iterable[str]) -> RebuildOutcome:
-    """``names`` in the pack folder against the same names in the rebuilt folder."""
+def compare_rebuilt(
+    pack: Path, rebuilt: Path, names: Iterable[str], *, prefixes: Mapping[str, int] | None = None
+) -> RebuildOutcome:
+    """``names`` in the pack folder against the same names in the rebuilt folder; of a name in
+    ``prefixes``, only the pack file's first so many bytes (a PDF signed after rendering)."""
     compared = tuple(dict.fromkeys(names))
     differing = []
     for name in compared:
         packed, recomputed = _read(pack / name), _read(rebuilt / name)
+        if packed is not None and prefixes and name in prefixes:
+            packed = packed[: prefixes[name]]
         if packed is None or recomputed is None:
             where = "the pack" if packed is None else "the rebuild"
             differing.append(

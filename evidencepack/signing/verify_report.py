@@ -81,6 +81,35 @@ class RebuildDifference(StrictModel):
     )
 
 
+class PdfSignatureCheck(StrictModel):
+    """``verify --rebuild`` of a pack whose report PDF carries a PAdES signature (pyHanko)."""
+
+    signer_subject: str | None = Field(
+        description="the signing certificate's subject (RFC 4514), as the PDF carries it"
+    )
+    signer_cert_sha256: Sha256Hex | None = Field(
+        description="sha256 hex of the signing certificate (DER), as the PDF carries it"
+    )
+    intact: bool = Field(description="the signed bytes hash to the signed digest")
+    valid: bool = Field(description="the signature over that digest verifies for the certificate")
+    covers_whole_file: bool = Field(description="the signature covers the whole file")
+    timestamp: str | None = Field(
+        default=None, description="the time-stamp authority's time (PAdES B-T), or null"
+    )
+    chain: Literal["trusted", "untrusted", "not checked"] = Field(
+        description="whether the certificate chains to a root given with --pdf-trust-root (not "
+        "checked without one); a verdict on trust, not on the signature, and never a failure"
+    )
+    problems: tuple[str, ...] = Field(
+        default=(), description="why the signature is not the one the predicate records"
+    )
+
+    @property
+    def ok(self) -> bool:
+        """Intact, valid, covering the whole file, by the recorded certificate."""
+        return not self.problems
+
+
 class RebuildOutcome(StrictModel):
     """``verify --rebuild``: the analysis recomputed from the pack's own inputs and spec."""
 
@@ -93,12 +122,17 @@ class RebuildOutcome(StrictModel):
         description="why the rebuild could not run (a spec citing paths outside the pack, a "
         "spec or input that no longer builds)",
     )
+    pdf_signature: PdfSignatureCheck | None = Field(
+        default=None,
+        description="the report PDF's PAdES signature, checked (null: the pack records none)",
+    )
 
     @property
     def ok(self) -> bool:
         """Every compared file reproduced byte for byte (``checks.rebuild`` in the report: the
         report's one ``ok`` covers it)."""
-        return bool(self.compared) and not self.differing and not self.problems
+        signature_ok = self.pdf_signature is None or self.pdf_signature.ok
+        return bool(self.compared) and not self.differing and not self.problems and signature_ok
 
 
 class VerifyReport(StrictModel):

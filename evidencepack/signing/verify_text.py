@@ -90,14 +90,30 @@ def _rebuild_rows(report: VerifyReport, row: _Row) -> None:
     rebuilt = report.rebuild
     if rebuilt is None:
         return
+    signed = rebuilt.pdf_signature
     if rebuilt.ok:
-        row("rebuild", f"OK: {', '.join(rebuilt.compared)} reproduced byte for byte")
-        return
+        names = [
+            f"{name} (its rendered part)" if signed and name == "report.pdf" else name
+            for name in rebuilt.compared
+        ]
+        row("rebuild", f"OK: {', '.join(names)} reproduced byte for byte")
     state = "FAIL" if report.checks.rebuild == "failed" else "skipped"
-    for problem in rebuilt.problems:
+    for problem in () if rebuilt.ok else rebuilt.problems:
         row("rebuild", f"{state}: {problem}")
-    for difference in rebuilt.differing:
+    for difference in () if rebuilt.ok else rebuilt.differing:
         row("rebuild", f"FAIL: {difference.message}")
+    if signed is not None:
+        for problem in signed.problems:
+            row("pdf sig", f"FAIL: {problem}")
+        if signed.ok:
+            row(
+                "pdf sig",
+                "OK: PAdES signature intact, covering the whole file after the rendered PDF, by "
+                f"{signed.signer_subject} (certificate sha256 {signed.signer_cert_sha256}); "
+                f"chain {signed.chain}"
+                + (" (no --pdf-trust-root given)" if signed.chain == "not checked" else "")
+                + (f"; time-stamped {signed.timestamp}" if signed.timestamp else ""),
+            )
 
 
 def _result_words(report: VerifyReport) -> str:

@@ -1,0 +1,284 @@
+"""A PAdES signature inside the report PDF (``build --pdf-sign-key/--pdf-sign-cert``): made with a
+test CA's certificate, validated with pyHanko's own validator, the PDF/A-3b identification and
+the attachments kept, ``verify --rebuild`` reproducing the rendered part and checking the rest,
+and every bad credential or an unanswering time-stamp authority refused by name."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pypdf import PdfReader
+
+from evidencepack._cli import main
+from evidencepack.pack.predicate import load_predicate
+from evidencepack.signing import pades
+from evidencepack.signing.documents import cross_check
+from evidencepack.signing.pades import prepare_pdf_signer
+from evidencepack.signing.pades_check import check_pdf_signature
+from evidencepack.signing.pades_credentials import PdfSignOptions
+
+from ..conftest import SAMPLE_SPEC
+from .pades_testing import Pki, local_tsa, make_pki, silent_tsa
+
+pytest.importorskip("pyhanko")
+
+PASSPHRASE = "pades test passphrase"
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
+    return make_pki(tmp_path_factory.mktemp("pki"))
+
+
+def _build(out: Path, key: Path, cert: Path, *extra: str) -> int:
+    """`build` of the sample into ``out``, its PDF signed with ``key`` and ``cert``."""
+    sign = ["--pdf-sign-key", str(key), "--pdf-sign-cert", str(cert)]
+    return main(["build", str(SAMPLE_SPEC), "-o", str(out), *sign, *extra])
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, pki: Pki) -> dict[str, Path]:
+    """The sample, built with a key signature, its PDF signed B-T through a local TSA; and the
+    same sample built unsigned (the rendered PDF, for comparison)."""
+    folder = tmp_path_factory.mktemp("pades")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("EVIDENCEPACK_KEY_PASSPHRASE", PASSPHRASE)
+        assert (
+            main(
+                [
+                    "keygen",
+                    "--private-key",
+                    str(folder / "k.pem"),
+                    "--public-key",
+                    str(folder / "k.pub"),
+                ]
+            )
+            == 0
+        )
+        with local_tsa(pki) as url:
+            code = _build(
+                folder / "pack",
+                pki.signer.key_pem,
+                pki.signer.cert_pem,
+                "--tsa",
+                url,
+                "--key",
+                str(folder / "k.pem"),
+            )
+    assert code == 0
+    return {"pack": folder / "pack", "key": folder / "k.pem", "pub": folder / "k.pub"}
+
+
+def _validate(pdf: bytes, pki: Pki) -> Any:
+    """pyHanko's own validator, trusting the test CA."""
+    from asn1crypto import x509
+    from cryptography.hazmat.primitives.serialization import Encoding
+    from pyhanko.pdf_utils.reader import PdfFileReader
+    from pyhanko.sign.validation import validate_pdf_signature
+    from pyhanko_certvalidator import ValidationContext
+
+    root = x509.Certificate.load(pki.ca.cert.public_bytes(Encoding.DER))
+    (embedded,) = PdfFileReader(io.BytesIO(pdf)).embedded_signatures
+    context = ValidationContext(trust_roots=[root], allow_fetching=False)
+    return validate_pdf_signature(embedded, context, ts_validation_context=context)
+
+
+def test_the_signed_pdf_validates_with_pyhanko(built: dict[str, Path], pki: Pki) -> None:
+    from pyhanko.sign.validation.status import SignatureCoverageLevel
+
+    pdf = (built["pack"] / "report.pdf").read_bytes()
+    status = _validate(pdf, pki)
+    assert status.intact
+    assert status.valid
+    assert status.trusted
+    assert status.bottom_line
+    assert status.coverage == SignatureCoverageLevel.ENTIRE_FILE
+    assert status.timestamp_validity is not None
+    assert status.timestamp_validity.trusted
+    assert "Jane Buyer" in status.signing_cert.subject.human_friendly
+    record = load_predicate(built["pack"]).pdf_signature
+    assert record is not None
+    assert record.level == "B-T"
+    assert record.signer_cert_sha256 == hashlib.sha256(status.signing_cert.dump()).hexdigest()
+    assert record.signer_subject == pki.signer.cert.subject.rfc4514_string()
+    # The rendered PDF is a byte prefix: a whole PDF of its own, then the signature's revision.
+    rendered = pdf[: record.rendered_bytes]
+    assert hashlib.sha256(rendered).hexdigest() == record.rendered_sha256
+    assert rendered.rstrip().endswith(b"%%EOF")
+    assert b"/ByteRange" not in rendered
+
+
+def test_pdfa_identification_and_attachments_survive(built: dict[str, Path]) -> None:
+    reader = PdfReader(built["pack"] / "report.pdf")
+    xmp = reader.trailer["/Root"]["/Metadata"].get_object().get_data().decode()
+    assert re.search(r'pdfaid:part(="|>)3', xmp), xmp
+    assert re.search(r'pdfaid:conformance(="|>)B', xmp), xmp
+    attached = {name: data[0] for name, data in reader.attachments.items()}
+    assert set(attached) == {"manifest.json", "decision.json"}
+    for name, data in attached.items():
+        assert data == (built["pack"] / name).read_bytes(), name
+    field = reader.trailer["/Root"]["/AcroForm"]["/Fields"][0].get_object()
+    assert field["/FT"] == "/Sig"
+    assert [float(x) for x in field["/Rect"]] == [0, 0, 0, 0]
+    assert int(field["/F"]) & 4  # printable, as PDF/A requires of every annotation
+
+
+def test_an_offline_signature_is_pades_b_b(pki: Pki, built: dict[str, Path]) -> None:
+    record = load_predicate(built["pack"]).pdf_signature
+    assert record is not None
+    rendered = (built["pack"] / "report.pdf").read_bytes()[: record.rendered_bytes]
+    signer = prepare_pdf_signer(PdfSignOptions(key=pki.signer.key_pem, cert=pki.signer.cert_pem))
+    signed, b_b = signer.sign(rendered)
+    assert signed.startswith(rendered)
+    assert b_b.level == "B-B"
+    assert b_b.timestamp_authority is None
+    status = _validate(signed, pki)
+    assert status.bottom_line
+    assert status.timestamp_validity is None
+    assert check_pdf_signature(signed, b_b).ok
+
+
+def _verify(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
+    capsys.readouterr()
+    code = main(["verify", *args, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_verify_rebuild_reproduces_the_rendered_part_and_checks_the_signature(
+    built: dict[str, Path], pki: Pki, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack, pub = str(built["pack"]), str(built["pub"])
+    args = (pack, "--key", pub, "--rebuild", "--pdf-trust-root", str(pki.ca.cert_pem))
+    code, report = _verify(capsys, *args)
+    assert code == 0, report
+    assert report["ok"]
+    assert report["checks"]["rebuild"] == "passed"
+    assert "report.pdf" in report["rebuild"]["compared"]
+    checked = report["rebuild"]["pdf_signature"]
+    assert checked["chain"] == "trusted"
+    assert checked["problems"] == []
+    assert checked["signer_subject"] == pki.signer.cert.subject.rfc4514_string()
+    assert checked["timestamp"] is not None
+
+
+def test_bytes_added_after_the_signature_fail_the_rebuild(
+    built: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pack = tmp_path / "pack"
+    shutil.copytree(built["pack"], pack)
+    with (pack / "report.pdf").open("ab") as handle:
+        handle.write(b"\n% appended after signing\n")
+    monkeypatch.setenv("EVIDENCEPACK_KEY_PASSPHRASE", PASSPHRASE)
+    assert main(["sign", str(pack), "--key", str(built["key"]), "--force"]) == 0
+    code, report = _verify(capsys, str(pack), "--key", str(built["pub"]), "--rebuild")
+    assert code == 1
+    assert not report["ok"]
+    assert report["checks"]["documents"] == "passed"  # still the recorded rendering, signed
+    problems = report["rebuild"]["pdf_signature"]["problems"]
+    assert any("no longer covers the whole file" in p for p in problems), problems
+    assert report["rebuild"]["differing"] == []  # the rendered part still reproduces
+
+
+def test_a_changed_byte_in_the_signed_revision_breaks_the_signature(
+    built: dict[str, Path],
+) -> None:
+    pdf = (built["pack"] / "report.pdf").read_bytes()
+    record = load_predicate(built["pack"]).pdf_signature
+    assert record is not None
+    assert check_pdf_signature(pdf, record).ok
+    at = pdf.index(b"/Producer (WeasyPrint", record.rendered_bytes)  # the signed Info dict
+    forged = pdf[:at] + pdf[at:].replace(b"WeasyPrint", b"WeasyPrinT", 1)
+    found = check_pdf_signature(forged, record)
+    assert not found.ok
+    assert not found.intact
+    assert any("does not match the signed bytes" in p for p in found.problems), found.problems
+
+
+def test_a_stripped_or_added_signature_contradicts_the_predicate(built: dict[str, Path]) -> None:
+    pack = built["pack"]
+    predicate = load_predicate(pack)
+    record = predicate.pdf_signature
+    assert record is not None
+    pdf = (pack / "report.pdf").read_bytes()
+    stripped = pdf[: record.rendered_bytes]
+    assert cross_check(predicate, {"report.pdf": pdf}) == []
+    (found,) = cross_check(predicate, {"report.pdf": stripped})
+    assert found.message == (
+        "predicate.json: pdf_signature.signed is true; report.pdf: PAdES signature.signed is false"
+    )
+    assert "the signature was stripped" in check_pdf_signature(stripped, record).problems[0]
+    unsigned = predicate.model_copy(update={"pdf_signature": None})
+    (added,) = cross_check(unsigned, {"report.pdf": pdf})
+    assert added.message == (
+        "predicate.json: pdf_signature.signed is false; report.pdf: PAdES signature.signed is true"
+    )
+    assert cross_check(unsigned, {"report.pdf": stripped}) == []
+
+
+@pytest.mark.parametrize(
+    ("which", "option", "words"),
+    [
+        ("expired", "--pdf-sign-cert", "expired on"),
+        ("no_signing_usage", "--pdf-sign-cert", "neither digitalSignature nor nonRepudiation"),
+        ("wrong_key", "--pdf-sign-key", "does not match the certificate"),
+    ],
+)
+def test_a_bad_credential_stops_the_build_naming_the_option_and_file(
+    pki: Pki,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    which: str,
+    option: str,
+    words: str,
+) -> None:
+    if which == "wrong_key":
+        key, cert = pki.expired.key_pem, pki.signer.cert_pem
+    else:
+        issued = getattr(pki, which)
+        key, cert = issued.key_pem, issued.cert_pem
+    out = tmp_path / "pack"
+    code = _build(out, key, cert)
+    err = capsys.readouterr().err
+    assert code == 1, err
+    named = key if option == "--pdf-sign-key" else cert
+    assert f"{option} {named}" in err, err
+    assert words in err, err
+    assert not out.exists()
+
+
+def test_half_given_pdf_signing_options_are_a_usage_error(
+    pki: Pki, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = str(tmp_path / "pack")
+    assert (
+        main(["build", str(SAMPLE_SPEC), "-o", out, "--pdf-sign-key", str(pki.signer.key_pem)]) == 2
+    )
+    assert "--pdf-sign-cert is missing" in capsys.readouterr().err
+    assert main(["build", str(SAMPLE_SPEC), "-o", out, "--tsa", "http://127.0.0.1:9/"]) == 2
+    assert "--tsa needs --pdf-sign-key" in capsys.readouterr().err
+
+
+def test_a_tsa_that_does_not_answer_fails_the_build_and_publishes_nothing(
+    pki: Pki,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pades, "TSA_TIMEOUT_SECONDS", 1)
+    out = tmp_path / "pack"
+    with silent_tsa() as url:
+        code = _build(out, pki.signer.key_pem, pki.signer.cert_pem, "--archive", "--tsa", url)
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert f"--tsa {url}: the time-stamp authority did not answer" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no pack, no archive, no staging

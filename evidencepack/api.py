@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -126,30 +127,55 @@ def build(
     allow_outside: bool = False,
     as_of: dt.date | None = None,
     oscal: str | None = None,
+    pdf_sign_key: PathLike | None = None,
+    pdf_sign_cert: PathLike | None = None,
+    pdf_sign_chain: PathLike | None = None,
+    tsa: str | None = None,
 ) -> BuildResult:
     """Compile the spec into a pack folder ``out`` (report, decision, manifest, store, inputs),
     signed with ``key`` or ``keyless`` (see ``signer``), with ``out.tar.gz`` if ``archive``.
     ``force`` replaces an existing pack at ``out``; ``oscal`` (an OSCAL version such as
-    ``"1.2.3"``) also writes the OSCAL export into the pack. A failed check still builds: see
+    ``"1.2.3"``) also writes the OSCAL export into the pack. ``pdf_sign_key`` and
+    ``pdf_sign_cert`` (both, or neither) sign ``report.pdf`` with a PAdES signature (the extra
+    ``evidencepack[pdf-sign]``), embedding ``pdf_sign_chain``, time-stamped by the RFC 3161
+    authority at ``tsa`` if given. A failed check still builds: see
     ``BuildResult.decision.verdict``."""
     load_spec(spec, allow_outside=allow_outside)
     from .pipeline import BuildOptions
     from .pipeline import build as run_build
+    from .signing.pades_credentials import pdf_sign_options
 
     chosen = signer(key=key, passphrase=passphrase, keyless=keyless, identity_token=identity_token)
     options = BuildOptions(
-        compile=_compile_options(allow_outside, as_of), force=force, oscal_version=oscal
+        compile=_compile_options(allow_outside, as_of),
+        force=force,
+        oscal_version=oscal,
+        pdf_sign=pdf_sign_options(
+            pdf_sign_key,
+            pdf_sign_cert,
+            pdf_sign_chain,
+            tsa,
+            ("pdf_sign_key", "pdf_sign_cert", "pdf_sign_chain", "tsa"),
+        ),
     )
     return run_build(Path(spec), Path(out), options, chosen, archive=archive)
 
 
-def rebuild(pack: PathLike, *, bundle: PathLike | None = None) -> RebuildOutcome:
+def rebuild(
+    pack: PathLike,
+    *,
+    bundle: PathLike | None = None,
+    pdf_trust_roots: Sequence[PathLike] = (),
+) -> RebuildOutcome:
     """Re-run the whole analysis on a pack folder's own inputs and compare ``decision.json``,
     ``manifest.json`` and the reports byte for byte (``verify --rebuild``), naming each first
-    difference. ``bundle`` (default: the pack's) sets the signer line the report names."""
+    difference. ``bundle`` (default: the pack's) sets the signer line the report names. A
+    report PDF with a PAdES signature: its rendered part is compared and the signature checked
+    (``RebuildOutcome.pdf_signature``), its chain reported against ``pdf_trust_roots``."""
     from .pipeline import rebuild as run_rebuild
 
-    return run_rebuild(Path(pack), bundle=Path(bundle) if bundle else None)
+    roots = [Path(root) for root in pdf_trust_roots]
+    return run_rebuild(Path(pack), bundle=Path(bundle) if bundle else None, pdf_trust_roots=roots)
 
 
 def read_input(path: PathLike) -> ParsedInput:

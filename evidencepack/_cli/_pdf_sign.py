@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from ..errors import UsageError
 from ..signing.pades_credentials import PASSPHRASE_ENV, PdfSignOptions
+from ..signing.pades_credentials import pdf_sign_options as make_options
 
 
 def pdf_sign_arguments(p: argparse.ArgumentParser) -> None:
@@ -34,20 +33,7 @@ def pdf_sign_arguments(p: argparse.ArgumentParser) -> None:
 
 def pdf_sign_options(args: argparse.Namespace) -> PdfSignOptions | None:
     """The PAdES options given, or None; UsageError for a half-given set."""
-    key, cert = args.pdf_sign_key, args.pdf_sign_cert
-    if key is None and cert is None:
-        for option, value in (("--pdf-sign-chain", args.pdf_sign_chain), ("--tsa", args.tsa)):
-            if value is not None:
-                raise UsageError(f"{option} needs --pdf-sign-key and --pdf-sign-cert")
-        return None
-    if key is None or cert is None:
-        missing = "--pdf-sign-cert" if cert is None else "--pdf-sign-key"
-        raise UsageError(
-            f"signing report.pdf needs both --pdf-sign-key and --pdf-sign-cert: "
-            f"{missing} is missing"
-        )
-    chain = Path(args.pdf_sign_chain) if args.pdf_sign_chain else None
-    return PdfSignOptions(key=Path(key), cert=Path(cert), chain=chain, tsa=args.tsa)
+    return make_options(args.pdf_sign_key, args.pdf_sign_cert, args.pdf_sign_chain, args.tsa)
 
 
 def pdf_trust_argument(p: argparse.ArgumentParser) -> None:

@@ -161,6 +161,9 @@ def predicate_problems(predicate: PackPredicate, digests: dict[str, str]) -> Ite
     for i, name in enumerate(predicate.rendered):
         if name not in digests:
             yield f"predicate.rendered[{i}]: {name} is not a file of the pack"
+    signed = predicate.pdf_signature
+    if signed is not None and signed.file not in digests:
+        yield f"predicate.pdf_signature.file: {signed.file} is not a file of the pack"
 
 
 def validation_problems(exc: pydantic.ValidationError, prefix: str) -> list[str]:

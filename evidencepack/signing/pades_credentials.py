@@ -19,7 +19,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.types import PrivateKeyTypes
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..limits import read_limited
 
 PASSPHRASE_ENV = "EVIDENCEPACK_PDF_SIGN_PASSPHRASE"
@@ -38,6 +38,32 @@ class PdfSignOptions:
     chain: Path | None = None
     tsa: str | None = None
     """A time-stamp authority's URL (RFC 3161): PAdES B-T; without it B-B, offline."""
+
+
+CLI_NAMES = ("--pdf-sign-key", "--pdf-sign-cert", "--pdf-sign-chain", "--tsa")
+"""How ``build`` names the four options (the Python API names them as its parameters)."""
+
+
+def pdf_sign_options(
+    key: str | os.PathLike[str] | None,
+    cert: str | os.PathLike[str] | None,
+    chain: str | os.PathLike[str] | None,
+    tsa: str | None,
+    names: tuple[str, str, str, str] = CLI_NAMES,
+) -> PdfSignOptions | None:
+    """The PAdES options given, or None when neither key nor certificate is; UsageError for a
+    half-given set, naming the options by ``names`` (key, cert, chain, tsa)."""
+    if key is None and cert is None:
+        for name, value in zip(names[2:], (chain, tsa), strict=True):
+            if value is not None:
+                raise UsageError(f"{name} needs {names[0]} and {names[1]}")
+        return None
+    if key is None or cert is None:
+        missing = names[1] if cert is None else names[0]
+        raise UsageError(
+            f"signing report.pdf needs both {names[0]} and {names[1]}: {missing} is missing"
+        )
+    return PdfSignOptions(Path(key), Path(cert), Path(chain) if chain else None, tsa)
 
 
 @dataclass(frozen=True)

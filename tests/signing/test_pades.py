@@ -268,6 +268,17 @@ def test_half_given_pdf_signing_options_are_a_usage_error(
     assert "--tsa needs --pdf-sign-key" in capsys.readouterr().err
 
 
+def test_the_api_refuses_half_given_pdf_signing_options(pki: Pki, tmp_path: Path) -> None:
+    from evidencepack import api
+    from evidencepack.errors import UsageError
+
+    with pytest.raises(UsageError, match="both pdf_sign_key and pdf_sign_cert"):
+        api.build(SAMPLE_SPEC, tmp_path / "pack", pdf_sign_cert=pki.signer.cert_pem)
+    with pytest.raises(UsageError, match="tsa needs pdf_sign_key and pdf_sign_cert"):
+        api.build(SAMPLE_SPEC, tmp_path / "pack", tsa="http://127.0.0.1:9/")
+    assert not (tmp_path / "pack").exists()
+
+
 def test_a_tsa_that_does_not_answer_fails_the_build_and_publishes_nothing(
     pki: Pki,
     tmp_path: Path,

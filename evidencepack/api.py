@@ -131,6 +131,7 @@ def build(
     pdf_sign_cert: PathLike | None = None,
     pdf_sign_chain: PathLike | None = None,
     tsa: str | None = None,
+    pdf_sign_revocation: Sequence[PathLike] = (),
 ) -> BuildResult:
     """Compile the spec into a pack folder ``out`` (report, decision, manifest, store, inputs),
     signed with ``key`` or ``keyless`` (see ``signer``), with ``out.tar.gz`` if ``archive``.
@@ -138,7 +139,8 @@ def build(
     ``"1.2.3"``) also writes the OSCAL export into the pack. ``pdf_sign_key`` and
     ``pdf_sign_cert`` (both, or neither) sign ``report.pdf`` with a PAdES signature (the extra
     ``evidencepack[pdf-sign]``), embedding ``pdf_sign_chain``, time-stamped by the RFC 3161
-    authority at ``tsa`` if given. A failed check still builds: see
+    authority at ``tsa`` if given, with the revocation data files ``pdf_sign_revocation``
+    embedded (PAdES B-LT). A failed check still builds: see
     ``BuildResult.decision.verdict``."""
     load_spec(spec, allow_outside=allow_outside)
     from .pipeline import BuildOptions
@@ -155,7 +157,8 @@ def build(
             pdf_sign_cert,
             pdf_sign_chain,
             tsa,
-            ("pdf_sign_key", "pdf_sign_cert", "pdf_sign_chain", "tsa"),
+            tuple(pdf_sign_revocation),
+            ("pdf_sign_key", "pdf_sign_cert", "pdf_sign_chain", "tsa", "pdf_sign_revocation"),
         ),
     )
     return run_build(Path(spec), Path(out), options, chosen, archive=archive)

@@ -29,11 +29,25 @@ def pdf_sign_arguments(p: argparse.ArgumentParser) -> None:
         help="an RFC 3161 time-stamp authority for the PDF signature (PAdES B-T); "
         "without it the signature is B-B, made offline",
     )
+    p.add_argument(
+        "--pdf-sign-revocation",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="a CRL (PEM or DER) or OCSP response (DER) for the signing and time-stamping "
+        "chains, embedded (PAdES B-LT; needs --tsa and the root in --pdf-sign-chain); repeatable",
+    )
 
 
 def pdf_sign_options(args: argparse.Namespace) -> PdfSignOptions | None:
     """The PAdES options given, or None; UsageError for a half-given set."""
-    return make_options(args.pdf_sign_key, args.pdf_sign_cert, args.pdf_sign_chain, args.tsa)
+    return make_options(
+        args.pdf_sign_key,
+        args.pdf_sign_cert,
+        args.pdf_sign_chain,
+        args.tsa,
+        tuple(args.pdf_sign_revocation),
+    )
 
 
 def pdf_trust_argument(p: argparse.ArgumentParser) -> None:

@@ -97,8 +97,9 @@ class PdfSignatureRecord(StrictModel):
     subfilter: Literal["ETSI.CAdES.detached"] = Field(
         description="the signature's /SubFilter: PAdES (ETSI.CAdES.detached)"
     )
-    level: Literal["B-B", "B-T"] = Field(
-        description="the PAdES baseline level: B-B offline, B-T with a time-stamp authority's token"
+    level: Literal["B-B", "B-T", "B-LT"] = Field(
+        description="the PAdES baseline level: B-B offline, B-T with a time-stamp authority's "
+        "token, B-LT with the chain's revocation data embedded too"
     )
     signer_subject: NonEmptyStr = Field(
         description="the signing certificate's subject (RFC 4514), as the certificate states it"

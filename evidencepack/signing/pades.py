@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import io
+import logging
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from ..errors import SigningError, UsageError
+from ..errors import InputError, SigningError, UsageError
 from ..pack.layout import REPORT_PDF_NAME
 from ..pack.predicate import PdfSignatureRecord
 from .pades_credentials import PdfCredentials, PdfSignOptions, load_credentials
@@ -30,7 +31,17 @@ TSA_TIMEOUT_SECONDS = 10
 PADES_SUBFILTER: Final[Literal["ETSI.CAdES.detached"]] = "ETSI.CAdES.detached"
 
 
+def quiet_pyhanko() -> None:
+    """Keep pyHanko's log (a traceback per path it cannot validate, a warning that nothing is
+    fetched) off stderr when the application configured no logging: the results say it."""
+    for name in ("pyhanko", "pyhanko_certvalidator"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+            logger.addHandler(logging.NullHandler())
+
+
 def _pyhanko() -> Any:
+    quiet_pyhanko()
     try:
         from pyhanko.sign import signers
     except ImportError as exc:
@@ -47,6 +58,13 @@ class PdfSigner:
 
     credentials: PdfCredentials
     tsa: str | None = None
+
+    @property
+    def level(self) -> Literal["B-B", "B-T", "B-LT"]:
+        """The PAdES baseline level this signer makes."""
+        if self.credentials.crls_der or self.credentials.ocsps_der:
+            return "B-LT"
+        return "B-T" if self.tsa else "B-B"
 
     def sign(self, pdf: bytes) -> tuple[bytes, PdfSignatureRecord]:
         """The signed PDF (``pdf`` + one incremental update) and the record of its signature."""
@@ -66,7 +84,10 @@ class PdfSigner:
             ),
         )
         metadata = signers.PdfSignatureMetadata(
-            field_name=FIELD_NAME, subfilter=SigSeedSubFilter.PADES, md_algorithm="sha256"
+            field_name=FIELD_NAME,
+            subfilter=SigSeedSubFilter.PADES,
+            md_algorithm="sha256",
+            **_long_term(creds),
         )
         stamper = HTTPTimeStamper(self.tsa, timeout=TSA_TIMEOUT_SECONDS) if self.tsa else None
         try:
@@ -84,13 +105,19 @@ class PdfSigner:
                 "was published"
             ) from exc
         except Exception as exc:  # pyHanko raises many kinds; the PDF is ours, the key checked
+            if self.level == "B-LT":
+                raise InputError(
+                    f"--pdf-sign-revocation: the certificate chain (to the root in "
+                    f"--pdf-sign-chain) does not validate with the revocation data given, so no "
+                    f"B-LT signature was made: {exc}"
+                ) from exc
             raise SigningError(f"pyHanko could not sign {REPORT_PDF_NAME}: {exc}") from exc
         if signed[: len(pdf)] != pdf:
             raise SigningError(f"the signed {REPORT_PDF_NAME} does not extend the rendered one")
         record = PdfSignatureRecord(
             file=REPORT_PDF_NAME,
             subfilter=PADES_SUBFILTER,
-            level="B-T" if self.tsa else "B-B",
+            level=self.level,
             signer_subject=creds.subject,
             signer_cert_sha256=creds.cert_sha256,
             rendered_bytes=len(pdf),
@@ -98,6 +125,34 @@ class PdfSigner:
             timestamp_authority=self.tsa,
         )
         return signed, record
+
+
+def _long_term(creds: PdfCredentials) -> dict[str, Any]:
+    """PdfSignatureMetadata's arguments for B-LT: the chain validated before signing against
+    the given revocation data only (hard-fail, nothing fetched), which goes into the DSS of the
+    signature's own revision (so the signature still covers the whole file)."""
+    if not (creds.crls_der or creds.ocsps_der):
+        return {}
+    from asn1crypto import x509
+    from pyhanko.sign.signers.pdf_signer import DSSContentSettings, SigDSSPlacementPreference
+    from pyhanko_certvalidator import ValidationContext
+
+    context = ValidationContext(
+        trust_roots=[x509.Certificate.load(der) for der in creds.roots_der],
+        other_certs=[x509.Certificate.load(der) for der in creds.chain_der],
+        crls=list(creds.crls_der),
+        ocsps=list(creds.ocsps_der),
+        allow_fetching=False,
+        revocation_mode="hard-fail",
+    )
+    return {
+        "embed_validation_info": True,
+        "validation_context": context,
+        "signer_key_usage": {"digital_signature", "non_repudiation"},
+        "dss_settings": DSSContentSettings(
+            placement=SigDSSPlacementPreference.TOGETHER_WITH_SIGNATURE, include_vri=False
+        ),
+    }
 
 
 def prepare_pdf_signer(options: PdfSignOptions) -> PdfSigner:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import io
-import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
 from ..pack.predicate import PdfSignatureRecord
+from .pades import quiet_pyhanko
 from .pades_credentials import MAX_CREDENTIAL_BYTES
 from .verify_report import PdfSignatureCheck
 
@@ -93,7 +93,10 @@ def check_pdf_signature(
     roots = _roots(trust_roots)
     quiet_pyhanko()
     try:
-        signatures = PdfFileReader(io.BytesIO(pdf), strict=False).embedded_signatures
+        reader = PdfFileReader(io.BytesIO(pdf), strict=False)
+        signatures = reader.embedded_signatures
+        dss = reader.root.get("/DSS")  # an indirect reference, or None
+        long_term = dss is not None and any(k in dss.get_object() for k in ("/CRLs", "/OCSPs"))
         if len(signatures) != 1:
             return _failed([f"{name}: carries {len(signatures)} signatures; the pack records one"])
         embedded = signatures[0]
@@ -125,6 +128,11 @@ def check_pdf_signature(
             f"{name}: signed by {subject!r} (certificate sha256 {cert_sha256}); the predicate "
             f"records {record.signer_subject!r} ({record.signer_cert_sha256})"
         )
+    if record.level == "B-LT" and not long_term:
+        problems.append(
+            f"{name}: the predicate records PAdES B-LT, but the PDF carries no "
+            "revocation data (no /DSS with CRLs or OCSP responses)"
+        )
     stamp = status.timestamp_validity
     return PdfSignatureCheck(
         signer_subject=subject,
@@ -136,14 +144,6 @@ def check_pdf_signature(
         chain=("trusted" if status.trusted else "untrusted") if roots else "not checked",
         problems=tuple(problems),
     )
-
-
-def quiet_pyhanko() -> None:
-    """Keep pyHanko's log (a traceback per untrusted path) off stderr: the result says it."""
-    for name in ("pyhanko", "pyhanko_certvalidator"):
-        logger = logging.getLogger(name)
-        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
-            logger.addHandler(logging.NullHandler())
 
 
 def _subject(cert_der: bytes) -> str:

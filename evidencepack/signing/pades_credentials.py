@@ -38,23 +38,34 @@ class PdfSignOptions:
     chain: Path | None = None
     tsa: str | None = None
     """A time-stamp authority's URL (RFC 3161): PAdES B-T; without it B-B, offline."""
+    revocation: tuple[Path, ...] = ()
+    """CRLs (PEM or DER) and OCSP responses (DER) for the chain, embedded: PAdES B-LT."""
 
 
-CLI_NAMES = ("--pdf-sign-key", "--pdf-sign-cert", "--pdf-sign-chain", "--tsa")
-"""How ``build`` names the four options (the Python API names them as its parameters)."""
+CLI_NAMES = (
+    "--pdf-sign-key",
+    "--pdf-sign-cert",
+    "--pdf-sign-chain",
+    "--tsa",
+    "--pdf-sign-revocation",
+)
+"""How ``build`` names the five options (the Python API names them as its parameters)."""
+
+PathArg = str | os.PathLike[str]
 
 
 def pdf_sign_options(
-    key: str | os.PathLike[str] | None,
-    cert: str | os.PathLike[str] | None,
-    chain: str | os.PathLike[str] | None,
+    key: PathArg | None,
+    cert: PathArg | None,
+    chain: PathArg | None,
     tsa: str | None,
-    names: tuple[str, str, str, str] = CLI_NAMES,
+    revocation: tuple[PathArg, ...] = (),
+    names: tuple[str, str, str, str, str] = CLI_NAMES,
 ) -> PdfSignOptions | None:
     """The PAdES options given, or None when neither key nor certificate is; UsageError for a
-    half-given set, naming the options by ``names`` (key, cert, chain, tsa)."""
+    half-given set, naming the options by ``names`` (key, cert, chain, tsa, revocation)."""
     if key is None and cert is None:
-        for name, value in zip(names[2:], (chain, tsa), strict=True):
+        for name, value in zip(names[2:], (chain, tsa, revocation or None), strict=True):
             if value is not None:
                 raise UsageError(f"{name} needs {names[0]} and {names[1]}")
         return None
@@ -63,7 +74,18 @@ def pdf_sign_options(
         raise UsageError(
             f"signing report.pdf needs both {names[0]} and {names[1]}: {missing} is missing"
         )
-    return PdfSignOptions(Path(key), Path(cert), Path(chain) if chain else None, tsa)
+    if revocation and tsa is None:
+        raise UsageError(
+            f"{names[4]} makes a PAdES B-LT signature, which builds on a time-stamp: "
+            f"give {names[3]}"
+        )
+    return PdfSignOptions(
+        Path(key),
+        Path(cert),
+        Path(chain) if chain else None,
+        tsa,
+        tuple(Path(path) for path in revocation),
+    )
 
 
 @dataclass(frozen=True)
@@ -76,6 +98,10 @@ class PdfCredentials:
     chain_der: tuple[bytes, ...]
     subject: str
     """The certificate's subject, RFC 4514."""
+    roots_der: tuple[bytes, ...] = ()
+    """The self-signed certificates of the chain: the roots a B-LT signature validates to."""
+    crls_der: tuple[bytes, ...] = ()
+    ocsps_der: tuple[bytes, ...] = ()
 
     @property
     def cert_sha256(self) -> str:
@@ -167,6 +193,13 @@ def load_credentials(options: PdfSignOptions, now: dt.datetime | None = None) ->
         *(_certificates(options.chain, "--pdf-sign-chain") if options.chain else []),
     ]
     der = serialization.Encoding.DER
+    roots = tuple(c.public_bytes(der) for c in chain if c.issuer == c.subject)
+    revocation = [_revocation(path) for path in options.revocation]
+    if revocation and not roots:
+        raise InputError(
+            f"--pdf-sign-chain {options.chain}: a B-LT signature validates the chain before "
+            "signing, so the chain must hold its root certificate (self-signed)"
+        )
     return PdfCredentials(
         key_der=key.private_bytes(
             der, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
@@ -174,4 +207,30 @@ def load_credentials(options: PdfSignOptions, now: dt.datetime | None = None) ->
         cert_der=cert.public_bytes(der),
         chain_der=tuple(c.public_bytes(der) for c in chain),
         subject=cert.subject.rfc4514_string(),
+        roots_der=roots if revocation else (),
+        crls_der=tuple(der for kind, der in revocation if kind == "crl"),
+        ocsps_der=tuple(der for kind, der in revocation if kind == "ocsp"),
     )
+
+
+def _revocation(path: Path) -> tuple[str, bytes]:
+    """("crl", DER) or ("ocsp", DER) of a revocation file, else InputError naming it."""
+    from cryptography.x509 import ocsp
+
+    label = f"--pdf-sign-revocation {path}"
+    raw = read_limited(path, MAX_CREDENTIAL_BYTES, what="revocation file", label=label)
+    try:
+        if b"-----BEGIN X509 CRL" in raw:
+            crl = x509.load_pem_x509_crl(raw)
+            return "crl", crl.public_bytes(serialization.Encoding.DER)
+        x509.load_der_x509_crl(raw)
+        return "crl", raw
+    except ValueError:
+        pass
+    try:
+        ocsp.load_der_ocsp_response(raw)
+    except ValueError as exc:
+        raise InputError(
+            f"{label}: neither a CRL (PEM or DER) nor an OCSP response (DER) ({exc})"
+        ) from exc
+    return "ocsp", raw

@@ -20,6 +20,8 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 PEM = serialization.Encoding.PEM
 MAX_REQUEST_BYTES = 64 << 10
+CRL_URL = "http://127.0.0.1:9/example-test-ca.crl"
+"""Where the test certificates say their CA's CRL is: never fetched (nothing listens there)."""
 
 
 def _name(common: str) -> x509.Name:
@@ -118,6 +120,16 @@ def make_pki(folder: Path) -> Pki:
             .not_valid_before(now + dt.timedelta(days=days[0]))
             .not_valid_after(now + dt.timedelta(days=days[1]))
             .add_extension(_usage(sign=sign), critical=True)
+            .add_extension(
+                x509.CRLDistributionPoints(
+                    [
+                        x509.DistributionPoint(
+                            [x509.UniformResourceIdentifier(CRL_URL)], None, None, None
+                        )
+                    ]
+                ),
+                critical=False,
+            )
         )
         if tsa:
             builder = builder.add_extension(
@@ -188,3 +200,25 @@ def silent_tsa() -> Iterator[str]:
         yield f"http://127.0.0.1:{listener.getsockname()[1]}/tsa"
     finally:
         listener.close()
+
+
+def write_crl(pki: Pki, path: Path, *, revoked: tuple[x509.Certificate, ...] = ()) -> Path:
+    """The test CA's CRL (DER), revoking ``revoked``, written to ``path``."""
+    now = dt.datetime.now(dt.UTC)
+    builder = (
+        x509.CertificateRevocationListBuilder()
+        .issuer_name(pki.ca.cert.subject)
+        .last_update(now - dt.timedelta(hours=1))
+        .next_update(now + dt.timedelta(days=7))
+    )
+    for cert in revoked:
+        builder = builder.add_revoked_certificate(
+            x509.RevokedCertificateBuilder()
+            .serial_number(cert.serial_number)
+            .revocation_date(now - dt.timedelta(minutes=30))
+            .build()
+        )
+    ca_key = pki.ca.key
+    assert isinstance(ca_key, ec.EllipticCurvePrivateKey)
+    path.write_bytes(builder.sign(ca_key, hashes.SHA256()).public_bytes(serialization.Encoding.DER))
+    return path

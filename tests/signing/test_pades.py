@@ -17,15 +17,16 @@ import pytest
 from pypdf import PdfReader
 
 from evidencepack._cli import main
+from evidencepack.errors import InputError, UsageError
 from evidencepack.pack.predicate import load_predicate
 from evidencepack.signing import pades
 from evidencepack.signing.documents import cross_check
 from evidencepack.signing.pades import prepare_pdf_signer
 from evidencepack.signing.pades_check import check_pdf_signature
-from evidencepack.signing.pades_credentials import PdfSignOptions
+from evidencepack.signing.pades_credentials import PdfSignOptions, pdf_sign_options
 
 from ..conftest import SAMPLE_SPEC
-from .pades_testing import Pki, local_tsa, make_pki, silent_tsa
+from .pades_testing import Pki, local_tsa, make_pki, silent_tsa, write_crl
 
 pytest.importorskip("pyhanko")
 
@@ -143,6 +144,75 @@ def test_an_offline_signature_is_pades_b_b(pki: Pki, built: dict[str, Path]) -> 
     assert status.bottom_line
     assert status.timestamp_validity is None
     assert check_pdf_signature(signed, b_b).ok
+    claimed_b_lt = b_b.model_copy(update={"level": "B-LT"})
+    (problem,) = check_pdf_signature(signed, claimed_b_lt).problems
+    assert "records PAdES B-LT, but the PDF carries no revocation data" in problem
+
+
+def test_revocation_data_makes_a_b_lt_signature_in_one_revision(
+    pki: Pki, built: dict[str, Path], tmp_path: Path
+) -> None:
+    from pyhanko.pdf_utils.reader import PdfFileReader
+
+    record = load_predicate(built["pack"]).pdf_signature
+    assert record is not None
+    rendered = (built["pack"] / "report.pdf").read_bytes()[: record.rendered_bytes]
+    crl = write_crl(pki, tmp_path / "ca.crl")
+    with local_tsa(pki) as url:
+        options = PdfSignOptions(
+            key=pki.signer.key_pem,
+            cert=pki.signer.cert_pem,
+            chain=pki.ca.cert_pem,
+            tsa=url,
+            revocation=(crl,),
+        )
+        signed, b_lt = prepare_pdf_signer(options).sign(rendered)
+    assert b_lt.level == "B-LT"
+    assert signed.startswith(rendered)
+    dss = PdfFileReader(io.BytesIO(signed)).root["/DSS"]
+    (embedded,) = [c.get_object().data for c in dss["/CRLs"]]
+    assert embedded == crl.read_bytes()
+    status = _validate(signed, pki)
+    assert status.bottom_line
+    checked = check_pdf_signature(signed, b_lt)
+    assert checked.ok, checked.problems
+    assert checked.covers_whole_file  # the DSS is in the signature's own revision
+
+
+def test_revocation_data_that_revokes_the_signer_stops_the_signature(
+    pki: Pki, built: dict[str, Path], tmp_path: Path
+) -> None:
+    record = load_predicate(built["pack"]).pdf_signature
+    assert record is not None
+    rendered = (built["pack"] / "report.pdf").read_bytes()[: record.rendered_bytes]
+    crl = write_crl(pki, tmp_path / "ca.crl", revoked=(pki.signer.cert,))
+    with local_tsa(pki) as url:
+        options = PdfSignOptions(
+            key=pki.signer.key_pem,
+            cert=pki.signer.cert_pem,
+            chain=pki.ca.cert_pem,
+            tsa=url,
+            revocation=(crl,),
+        )
+        with pytest.raises(InputError, match="--pdf-sign-revocation: the certificate chain"):
+            prepare_pdf_signer(options).sign(rendered)
+
+
+def test_b_lt_needs_a_time_stamp_the_chain_root_and_real_revocation_files(
+    pki: Pki, tmp_path: Path
+) -> None:
+    crl = write_crl(pki, tmp_path / "ca.crl")
+    key, cert = pki.signer.key_pem, pki.signer.cert_pem
+    with pytest.raises(UsageError, match="--pdf-sign-revocation makes a PAdES B-LT .* give --tsa"):
+        pdf_sign_options(key, cert, pki.ca.cert_pem, None, (crl,))
+    rootless = PdfSignOptions(key=key, cert=cert, tsa="http://127.0.0.1:9/", revocation=(crl,))
+    with pytest.raises(InputError, match="must hold its root certificate"):
+        prepare_pdf_signer(rootless)
+    bogus = tmp_path / "not-a-crl.der"
+    bogus.write_bytes(b"0\x03\x02\x01\x00")
+    options = PdfSignOptions(key, cert, pki.ca.cert_pem, "http://127.0.0.1:9/", (bogus,))
+    with pytest.raises(InputError, match=f"--pdf-sign-revocation {bogus}: neither a CRL"):
+        prepare_pdf_signer(options)
 
 
 def _verify(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
@@ -270,7 +340,6 @@ def test_half_given_pdf_signing_options_are_a_usage_error(
 
 def test_the_api_refuses_half_given_pdf_signing_options(pki: Pki, tmp_path: Path) -> None:
     from evidencepack import api
-    from evidencepack.errors import UsageError
 
     with pytest.raises(UsageError, match="both pdf_sign_key and pdf_sign_cert"):
         api.build(SAMPLE_SPEC, tmp_path / "pack", pdf_sign_cert=pki.signer.cert_pem)

@@ -18,7 +18,7 @@ from pypdf import PdfReader
 
 from evidencepack._cli import main
 from evidencepack.errors import InputError, UsageError
-from evidencepack.pack.predicate import load_predicate
+from evidencepack.pack.predicate import PdfSignatureRecord, load_predicate
 from evidencepack.signing import pades
 from evidencepack.signing.documents import cross_check
 from evidencepack.signing.pades import prepare_pdf_signer
@@ -131,10 +131,28 @@ def test_pdfa_identification_and_attachments_survive(built: dict[str, Path]) -> 
     assert int(field["/F"]) & 4  # printable, as PDF/A requires of every annotation
 
 
-def test_an_offline_signature_is_pades_b_b(pki: Pki, built: dict[str, Path]) -> None:
+def _rendered(built: dict[str, Path]) -> bytes:
+    """The built pack's report.pdf as rendered: before its signature."""
     record = load_predicate(built["pack"]).pdf_signature
     assert record is not None
-    rendered = (built["pack"] / "report.pdf").read_bytes()[: record.rendered_bytes]
+    return (built["pack"] / "report.pdf").read_bytes()[: record.rendered_bytes]
+
+
+def _sign_b_lt(pki: Pki, pdf: bytes, crl: Path) -> tuple[bytes, PdfSignatureRecord]:
+    """``pdf`` signed B-LT: time-stamped by the local TSA, with ``crl`` as revocation data."""
+    with local_tsa(pki) as url:
+        options = PdfSignOptions(
+            key=pki.signer.key_pem,
+            cert=pki.signer.cert_pem,
+            chain=pki.ca.cert_pem,
+            tsa=url,
+            revocation=(crl,),
+        )
+        return prepare_pdf_signer(options).sign(pdf)
+
+
+def test_an_offline_signature_is_pades_b_b(pki: Pki, built: dict[str, Path]) -> None:
+    rendered = _rendered(built)
     signer = prepare_pdf_signer(PdfSignOptions(key=pki.signer.key_pem, cert=pki.signer.cert_pem))
     signed, b_b = signer.sign(rendered)
     assert signed.startswith(rendered)
@@ -154,19 +172,9 @@ def test_revocation_data_makes_a_b_lt_signature_in_one_revision(
 ) -> None:
     from pyhanko.pdf_utils.reader import PdfFileReader
 
-    record = load_predicate(built["pack"]).pdf_signature
-    assert record is not None
-    rendered = (built["pack"] / "report.pdf").read_bytes()[: record.rendered_bytes]
+    rendered = _rendered(built)
     crl = write_crl(pki, tmp_path / "ca.crl")
-    with local_tsa(pki) as url:
-        options = PdfSignOptions(
-            key=pki.signer.key_pem,
-            cert=pki.signer.cert_pem,
-            chain=pki.ca.cert_pem,
-            tsa=url,
-            revocation=(crl,),
-        )
-        signed, b_lt = prepare_pdf_signer(options).sign(rendered)
+    signed, b_lt = _sign_b_lt(pki, rendered, crl)
     assert b_lt.level == "B-LT"
     assert signed.startswith(rendered)
     dss = PdfFileReader(io.BytesIO(signed)).root["/DSS"]
@@ -182,20 +190,9 @@ def test_revocation_data_makes_a_b_lt_signature_in_one_revision(
 def test_revocation_data_that_revokes_the_signer_stops_the_signature(
     pki: Pki, built: dict[str, Path], tmp_path: Path
 ) -> None:
-    record = load_predicate(built["pack"]).pdf_signature
-    assert record is not None
-    rendered = (built["pack"] / "report.pdf").read_bytes()[: record.rendered_bytes]
     crl = write_crl(pki, tmp_path / "ca.crl", revoked=(pki.signer.cert,))
-    with local_tsa(pki) as url:
-        options = PdfSignOptions(
-            key=pki.signer.key_pem,
-            cert=pki.signer.cert_pem,
-            chain=pki.ca.cert_pem,
-            tsa=url,
-            revocation=(crl,),
-        )
-        with pytest.raises(InputError, match="--pdf-sign-revocation: the certificate chain"):
-            prepare_pdf_signer(options).sign(rendered)
+    with pytest.raises(InputError, match="--pdf-sign-revocation: the certificate chain"):
+        _sign_b_lt(pki, _rendered(built), crl)
 
 
 def test_b_lt_needs_a_time_stamp_the_chain_root_and_real_revocation_files(

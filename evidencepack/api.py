@@ -145,7 +145,7 @@ def build(
     load_spec(spec, allow_outside=allow_outside)
     from .pipeline import BuildOptions
     from .pipeline import build as run_build
-    from .signing.pades_credentials import pdf_sign_options
+    from .signing.pades_options import pdf_sign_options
 
     chosen = signer(key=key, passphrase=passphrase, keyless=keyless, identity_token=identity_token)
     options = BuildOptions(

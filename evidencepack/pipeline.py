@@ -63,7 +63,7 @@ from .pack.replaceable import replace_problem
 from .pack.toolchain import rendering_toolchain
 from .render.signing_plan import SigningPlan
 from .signing.bundle import parse_bundle, read_bundle
-from .signing.pades_credentials import PdfSignOptions
+from .signing.pades_options import PdfSignOptions
 from .signing.rebuild_compare import compare_rebuilt
 from .signing.sign import CertifiedSigner, PackSigner, SignerIdentity, sign_pack
 from .signing.statement import hash_files, parse_statement

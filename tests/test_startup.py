@@ -76,7 +76,8 @@ def test_help_imports_no_heavy_library() -> None:
     assert ours == {
         "evidencepack",
         "evidencepack._cli",
-        *(f"evidencepack._cli.{m}" for m in ("_common", "_signers", "compiler", "diff")),
+        *(f"evidencepack._cli.{m}" for m in ("_common", "_pdf_sign", "_signers", "compiler")),
+        "evidencepack._cli.diff",
         *(
             f"evidencepack._cli.{m}"
             for m in ("export", "inspect", "measure", "mlperf", "signing", "warehouse")

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from ..signing.pades_credentials import PASSPHRASE_ENV, PdfSignOptions
-from ..signing.pades_credentials import pdf_sign_options as make_options
+if TYPE_CHECKING:
+    from ..signing.pades_options import PdfSignOptions
 
 
 def pdf_sign_arguments(p: argparse.ArgumentParser) -> None:
@@ -15,7 +16,8 @@ def pdf_sign_arguments(p: argparse.ArgumentParser) -> None:
         "--pdf-sign-key",
         metavar="KEY",
         help="also sign report.pdf (PAdES, invisible) with this private key, PEM or DER "
-        f"(encrypted: passphrase from ${PASSPHRASE_ENV}); needs the extra evidencepack[pdf-sign]",
+        "(encrypted: passphrase from $EVIDENCEPACK_PDF_SIGN_PASSPHRASE); needs the extra "
+        "evidencepack[pdf-sign]",
     )
     p.add_argument("--pdf-sign-cert", metavar="CERT", help="the key's document-signing certificate")
     p.add_argument(
@@ -41,6 +43,8 @@ def pdf_sign_arguments(p: argparse.ArgumentParser) -> None:
 
 def pdf_sign_options(args: argparse.Namespace) -> PdfSignOptions | None:
     """The PAdES options given, or None; UsageError for a half-given set."""
+    from ..signing.pades_options import pdf_sign_options as make_options
+
     return make_options(
         args.pdf_sign_key,
         args.pdf_sign_cert,

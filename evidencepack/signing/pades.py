@@ -20,7 +20,8 @@ from typing import Any, Final, Literal
 from ..errors import InputError, SigningError, UsageError
 from ..pack.layout import REPORT_PDF_NAME
 from ..pack.predicate import PdfSignatureRecord
-from .pades_credentials import PdfCredentials, PdfSignOptions, load_credentials
+from .pades_credentials import PdfCredentials, load_credentials
+from .pades_options import PdfSignOptions
 
 FIELD_NAME = "evidencepack"
 """The signature field's name (``/T``)."""

@@ -23,7 +23,7 @@ from evidencepack.signing import pades
 from evidencepack.signing.documents import cross_check
 from evidencepack.signing.pades import prepare_pdf_signer
 from evidencepack.signing.pades_check import check_pdf_signature
-from evidencepack.signing.pades_credentials import PdfSignOptions, pdf_sign_options
+from evidencepack.signing.pades_options import PASSPHRASE_ENV, PdfSignOptions, pdf_sign_options
 
 from ..conftest import SAMPLE_SPEC
 from .pades_testing import Pki, local_tsa, make_pki, silent_tsa, write_crl
@@ -333,6 +333,38 @@ def test_half_given_pdf_signing_options_are_a_usage_error(
     assert "--pdf-sign-cert is missing" in capsys.readouterr().err
     assert main(["build", str(SAMPLE_SPEC), "-o", out, "--tsa", "http://127.0.0.1:9/"]) == 2
     assert "--tsa needs --pdf-sign-key" in capsys.readouterr().err
+
+
+def test_an_encrypted_key_opens_with_the_passphrase_variable(
+    pki: Pki,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from cryptography.hazmat.primitives import serialization
+
+    from evidencepack.signing.pades_credentials import load_credentials
+
+    encrypted = tmp_path / "encrypted.key.pem"
+    encrypted.write_bytes(
+        pki.signer.key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.BestAvailableEncryption(b"document signing"),
+        )
+    )
+    options = PdfSignOptions(key=encrypted, cert=pki.signer.cert_pem)
+    monkeypatch.delenv(PASSPHRASE_ENV, raising=False)
+    with pytest.raises(
+        InputError, match=f"{encrypted}: .*it is encrypted: set \\${PASSPHRASE_ENV}"
+    ):
+        load_credentials(options)
+    monkeypatch.setenv(PASSPHRASE_ENV, "document signing")
+    assert load_credentials(options).subject == pki.signer.cert.subject.rfc4514_string()
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["build", "--help"])
+    assert f"${PASSPHRASE_ENV}" in capsys.readouterr().out.replace("\n", " ")
 
 
 def test_the_api_refuses_half_given_pdf_signing_options(pki: Pki, tmp_path: Path) -> None:

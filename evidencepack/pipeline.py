@@ -392,15 +392,12 @@ def rebuild(
         build(spec, out, options, signing=plan)
         # The four documents a pack always holds, whatever its predicate lists as rendered.
         names = (DECISION_NAME, MANIFEST_NAME, REPORT_HTML_NAME, REPORT_PDF_NAME)
-        signed = predicate.pdf_signature
-        if signed is None:
+        if predicate.pdf_signature is None:
             return compare_rebuilt(pack_dir, out, (*names, *predicate.rendered))
-        from .signing.pades_check import check_pdf_signature
+        from .signing.pades_check import compare_signed_rebuild
 
-        check = check_pdf_signature((pack_dir / signed.file).read_bytes(), signed, pdf_trust_roots)
-        prefix = {signed.file: signed.rendered_bytes}
-        outcome = compare_rebuilt(pack_dir, out, (*names, *predicate.rendered), prefixes=prefix)
-        return outcome.model_copy(update={"pdf_signature": check})
+        record, roots = predicate.pdf_signature, pdf_trust_roots
+        return compare_signed_rebuild(pack_dir, out, (*names, *predicate.rendered), record, roots)
 
 
 def outside_paths(spec: Path, label: str) -> list[str]:

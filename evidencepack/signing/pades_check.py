@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,8 @@ from ..errors import InputError
 from ..pack.predicate import PdfSignatureRecord
 from .pades import quiet_pyhanko
 from .pades_credentials import MAX_CREDENTIAL_BYTES
-from .verify_report import PdfSignatureCheck
+from .rebuild_compare import compare_rebuilt
+from .verify_report import PdfSignatureCheck, RebuildOutcome
 
 
 def _roots(paths: Sequence[Path]) -> list[Any]:
@@ -150,3 +151,22 @@ def _subject(cert_der: bytes) -> str:
     from cryptography import x509
 
     return x509.load_der_x509_certificate(cert_der).subject.rfc4514_string()
+
+
+def compare_signed_rebuild(
+    pack: Path,
+    rebuilt: Path,
+    names: Iterable[str],
+    record: PdfSignatureRecord,
+    trust_roots: Sequence[Path] = (),
+) -> RebuildOutcome:
+    """``compare_rebuilt`` for a pack whose PDF carries ``record``'s signature: the rebuilt PDF
+    against the signed one's rendered prefix, and the signature over the rest checked."""
+    try:
+        signed = (pack / record.file).read_bytes()
+    except OSError as exc:
+        raise InputError(f"{record.file}: cannot read the signed PDF: {exc}") from exc
+    check = check_pdf_signature(signed, record, trust_roots)
+    prefix = {record.file: record.rendered_bytes}
+    outcome = compare_rebuilt(pack, rebuilt, names, prefixes=prefix)
+    return outcome.model_copy(update={"pdf_signature": check})

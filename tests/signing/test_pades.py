@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from pypdf import PdfReader
 
@@ -25,12 +26,13 @@ from evidencepack.signing.pades import prepare_pdf_signer
 from evidencepack.signing.pades_check import check_pdf_signature
 from evidencepack.signing.pades_options import PASSPHRASE_ENV, PdfSignOptions, pdf_sign_options
 
-from ..conftest import SAMPLE_SPEC
+from ..conftest import REPO_ROOT, SAMPLE_SPEC
 from .pades_testing import Pki, local_tsa, make_pki, silent_tsa, write_crl
 
 pytest.importorskip("pyhanko")
 
 PASSPHRASE = "pades test passphrase"
+VERIFY_SCHEMA = json.loads((REPO_ROOT / "schemas" / "verify-report.v1.schema.json").read_text())
 
 
 @pytest.fixture(scope="module")
@@ -215,7 +217,9 @@ def test_b_lt_needs_a_time_stamp_the_chain_root_and_real_revocation_files(
 def _verify(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
     capsys.readouterr()
     code = main(["verify", *args, "--json"])
-    return code, json.loads(capsys.readouterr().out)
+    report: dict[str, Any] = json.loads(capsys.readouterr().out)
+    jsonschema.validate(report, VERIFY_SCHEMA)
+    return code, report
 
 
 def test_verify_rebuild_reproduces_the_rendered_part_and_checks_the_signature(
@@ -254,6 +258,26 @@ def test_bytes_added_after_the_signature_fail_the_rebuild(
     problems = report["rebuild"]["pdf_signature"]["problems"]
     assert any("no longer covers the whole file" in p for p in problems), problems
     assert report["rebuild"]["differing"] == []  # the rendered part still reproduces
+
+
+def test_verify_names_a_stripped_signature_even_when_the_pack_is_re_signed(
+    built: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pack = tmp_path / "pack"
+    shutil.copytree(built["pack"], pack)
+    (pack / "report.pdf").write_bytes(_rendered(built))
+    monkeypatch.setenv("EVIDENCEPACK_KEY_PASSPHRASE", PASSPHRASE)
+    assert main(["sign", str(pack), "--key", str(built["key"]), "--force"]) == 0
+    code, report = _verify(capsys, str(pack), "--key", str(built["pub"]))
+    assert code == 1
+    assert report["checks"]["documents"] == "failed"
+    (found,) = report["contradictions"]
+    assert found["document"] == "predicate.json"
+    assert found["field"] == "pdf_signature.signed"
+    assert found["other_value"] == "false"
 
 
 def test_a_changed_byte_in_the_signed_revision_breaks_the_signature(

@@ -239,18 +239,26 @@ def test_verify_rebuild_reproduces_the_rendered_part_and_checks_the_signature(
     assert checked["timestamp"] is not None
 
 
+def _resigned_with(
+    built: dict[str, Path], tmp_path: Path, pdf: bytes, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A copy of the built pack with ``pdf`` as its report.pdf, signed again by its key."""
+    pack = tmp_path / "pack"
+    shutil.copytree(built["pack"], pack)
+    (pack / "report.pdf").write_bytes(pdf)
+    monkeypatch.setenv("EVIDENCEPACK_KEY_PASSPHRASE", PASSPHRASE)
+    assert main(["sign", str(pack), "--key", str(built["key"]), "--force"]) == 0
+    return pack
+
+
 def test_bytes_added_after_the_signature_fail_the_rebuild(
     built: dict[str, Path],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    pack = tmp_path / "pack"
-    shutil.copytree(built["pack"], pack)
-    with (pack / "report.pdf").open("ab") as handle:
-        handle.write(b"\n% appended after signing\n")
-    monkeypatch.setenv("EVIDENCEPACK_KEY_PASSPHRASE", PASSPHRASE)
-    assert main(["sign", str(pack), "--key", str(built["key"]), "--force"]) == 0
+    pdf = (built["pack"] / "report.pdf").read_bytes() + b"\n% appended after signing\n"
+    pack = _resigned_with(built, tmp_path, pdf, monkeypatch)
     code, report = _verify(capsys, str(pack), "--key", str(built["pub"]), "--rebuild")
     assert code == 1
     assert not report["ok"]
@@ -266,11 +274,7 @@ def test_verify_names_a_stripped_signature_even_when_the_pack_is_re_signed(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    pack = tmp_path / "pack"
-    shutil.copytree(built["pack"], pack)
-    (pack / "report.pdf").write_bytes(_rendered(built))
-    monkeypatch.setenv("EVIDENCEPACK_KEY_PASSPHRASE", PASSPHRASE)
-    assert main(["sign", str(pack), "--key", str(built["key"]), "--force"]) == 0
+    pack = _resigned_with(built, tmp_path, _rendered(built), monkeypatch)
     code, report = _verify(capsys, str(pack), "--key", str(built["pub"]))
     assert code == 1
     assert report["checks"]["documents"] == "failed"

@@ -189,10 +189,14 @@ def test_revocation_data_makes_a_b_lt_signature_in_one_revision(
     assert checked.covers_whole_file  # the DSS is in the signature's own revision
 
 
-def test_revocation_data_that_revokes_the_signer_stops_the_signature(
-    pki: Pki, built: dict[str, Path], tmp_path: Path
+@pytest.mark.parametrize("case", ["revoked", "another CA's CRL"])
+def test_revocation_data_that_revokes_or_misses_the_signer_stops_the_signature(
+    pki: Pki, built: dict[str, Path], tmp_path: Path, case: str
 ) -> None:
-    crl = write_crl(pki, tmp_path / "ca.crl", revoked=(pki.signer.cert,))
+    if case == "revoked":
+        crl = write_crl(pki, tmp_path / "ca.crl", revoked=(pki.signer.cert,))
+    else:  # the signer's certificate names a CRL; the one given is not it
+        crl = write_crl(make_pki(tmp_path), tmp_path / "other.crl")
     with pytest.raises(InputError, match="--pdf-sign-revocation: the certificate chain"):
         _sign_b_lt(pki, _rendered(built), crl)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ._yaml import Loc
-from .mlperf.rules import KNOWN_ROUNDS
+from .spec_types import KNOWN_ROUNDS
 
 MIN_UTILISATION = 0.01
 """Below 1% of paid capacity doing useful work, cost per token is past any real figure."""

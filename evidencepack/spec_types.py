@@ -11,6 +11,10 @@ from pydantic import ConfigDict, Field, Strict, StringConstraints
 
 from ._models import StrictModel
 
+KNOWN_ROUNDS: tuple[str, ...] = ("v4.0", "v4.1", "v5.0", "v5.1", "v6.0", "v6.1")
+"""The MLPerf Inference rounds evidencepack reads, oldest first: what a reference's ``round``
+may name (``mlperf/rounds.py`` holds the LoadGen seeds of each, ``mlperf/rules.py`` its rules)."""
+
 Slug = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
 CheckId = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*$")]
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]

@@ -20,8 +20,8 @@ from evidencepack._validation import validate_located
 from evidencepack._yaml import load_located
 from evidencepack.errors import InputError
 from evidencepack.pricing.focus import read_focus
-from evidencepack.pricing.models import FocusFilter
 from evidencepack.provenance import file_record
+from evidencepack.spec_cost import FocusFilter
 
 Row = dict[str, str]
 G5 = FocusFilter(provider="AWS", region="us-east-1", instance_type="g5.4xlarge")

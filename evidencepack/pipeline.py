@@ -24,6 +24,7 @@ from .analyze.decision import decide
 from .analyze.gather import gather
 from .analyze.models import DecisionDocument
 from .analyze.price_read import read_prices
+from .analyze.record import CandidateRecord
 from .errors import CheckFailed, EvidencePackError, InputError, UsageError
 from .inputs.collect import Collected, Collector, copy_inputs
 from .inputs.snapshot import Snapshots
@@ -81,10 +82,12 @@ class CompileOptions:
 
 @dataclass
 class Compiled:
-    """A compiled spec: the loaded spec, the decision and the collected inputs."""
+    """A compiled spec: the loaded spec, the decision, its records and the collected inputs."""
 
     loaded: LoadedSpec
     decision: DecisionDocument
+    records: tuple[CandidateRecord, ...]
+    """One per candidate: what the report renders (``decision`` is made from them)."""
     collected: Collected
 
 
@@ -109,7 +112,7 @@ def compile_pack(
         evidence[candidate].problems += problems
     progress.stage("analysing: checks, capacity, cost, quality, decision")
     spec_file = collector.result.files[SPEC_PATH]
-    decision = decide(
+    decided = decide(
         analysed,
         spec_file.sha256,
         evidence,
@@ -118,8 +121,13 @@ def compile_pack(
         written=loaded.spec,
         priced=priced,
     )
-    save_decision(store, decision)
-    return Compiled(loaded=loaded, decision=decision, collected=collector.result)
+    save_decision(store, decided.document)
+    return Compiled(
+        loaded=loaded,
+        decision=decided.document,
+        records=decided.records,
+        collected=collector.result,
+    )
 
 
 def check(spec_path: Path, options: CompileOptions) -> DecisionDocument:
@@ -195,6 +203,7 @@ def build(
         progress.stage("rendering the report (HTML, then PDF)")
         html = render_html(
             decision,
+            records=compiled.records,
             evidence_digest=evidence_digest,
             signer=describe_signer(signer) if signer else signing,
         )

@@ -17,9 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__, progress
-from ._spec_problems import raw_paths
-from ._validation import located_problem
-from ._yaml import load_located
 from .analyze.decision import decide
 from .analyze.gather import gather
 from .analyze.models import DecisionDocument
@@ -67,7 +64,10 @@ from .signing.sign import CertifiedSigner, PackSigner, SignerIdentity, sign_pack
 from .signing.statement import hash_files, parse_statement
 from .signing.verify import VerifyPolicy, verified_copy
 from .signing.verify_report import RebuildOutcome, VerifyReport
-from .spec import LoadedSpec, load_spec
+from .spec.load import LoadedSpec, load_spec
+from .spec.located import load_located
+from .spec.semantic import raw_paths
+from .spec.validation import located_problem
 from .store import Store
 from .store.analysis import save_decision
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from .._numbers import plain
 from ..inputs.names import normalise_precision, normalise_runtime
-from ..spec import Candidate, PackSpec
+from ..spec.models import Candidate, PackSpec
 from .check_base import Check, model_of, worst
 from .comparability import HARD_FIELDS
 from .evidence import CandidateEvidence, ReferenceEvidence, RunEvidence, ScoreEvidence, link

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Literal
 
 from ..inputs.names import normalise_precision, normalise_runtime
-from ..spec import Candidate, PackSpec
+from ..spec.models import Candidate, PackSpec
 from .evidence import Conditions
 from .models import ComparabilityRow, FieldDifference
 from .normalise import versions_match

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from .. import __version__
 from ..pack.layout import SPEC_PATH
-from ..spec import Candidate, PackSpec
+from ..spec.models import Candidate, PackSpec
 from .candidate import CandidateAnalysis, analyse_candidate, shared_files, waiver_names
 from .checks import DECISION
 from .evidence import CandidateEvidence

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ..spec import Candidate, Price
+from ..spec.models import Candidate, Price
 from .judgements import BasisCost, EvidenceFit, PublicReference, TrainingReference
 from .models import (
     CandidateVerdict,

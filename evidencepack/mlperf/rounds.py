@@ -1,6 +1,6 @@
 """The LoadGen seeds that identify each MLPerf Inference round evidencepack knows.
 
-The rounds themselves are the spec's (``spec_types.KNOWN_ROUNDS``): a spec names one.
+The rounds themselves are the spec's (``spec.types.KNOWN_ROUNDS``): a spec names one.
 
 Seeds are the checker's ``seeds`` per round (mlcommons/inference
 ``tools/submission/submission_checker/constants.py``); v4.0's are those every v4.0 log carries,
@@ -12,7 +12,7 @@ table was not at hand.
 from __future__ import annotations
 
 from .._models import StrictModel
-from ..spec_types import KNOWN_ROUNDS
+from ..spec.types import KNOWN_ROUNDS
 
 __all__ = ["KNOWN_ROUNDS", "ROUND_SEEDS", "Seeds", "round_for_seeds"]
 

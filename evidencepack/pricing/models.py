@@ -1,6 +1,6 @@
 """The models of prices as evidence: the rate a FOCUS row filter yields, and a quote.
 
-No DuckDB here. The filter itself is the spec's (``spec_cost.FocusFilter``): a spec holds it.
+No DuckDB here. The filter itself is the spec's (``spec.cost.FocusFilter``): a spec holds it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 from .._models import NonEmptyStr, NonNegativeFloat, PositiveFloat, StrictModel
 from .._numbers import plain
 from ..provenance import FileRecord
-from ..spec_cost import FocusFilter
+from ..spec.cost import FocusFilter
 
 CurrencyCode = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
 """An ISO 4217 currency code, upper case (``USD``, ``EUR``)."""

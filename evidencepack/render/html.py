@@ -32,7 +32,7 @@ from ..analyze.models import (
 from ..analyze.record import CandidateRecord, records_of
 from ..errors import RenderError
 from ..resources import templates_dir
-from ..spec import Candidate, Price
+from ..spec.models import Candidate, Price
 from . import charts, plain
 from .evidence import EvidenceList, InputGroup, evidence_list, group_inputs, split_common_folder
 from .formatting import FILTERS

@@ -46,8 +46,8 @@ _API: dict[str, str] = {
     "signer": "evidencepack.api",
     "verify_policy": "evidencepack.api",
     # results
-    "LoadedSpec": "evidencepack.spec",
-    "PackSpec": "evidencepack.spec",
+    "LoadedSpec": "evidencepack.spec.load",
+    "PackSpec": "evidencepack.spec.models",
     "ValidationReport": "evidencepack.problems",
     "Problem": "evidencepack.problems",
     "DecisionDocument": "evidencepack.analyze.models",
@@ -134,7 +134,8 @@ if TYPE_CHECKING:
     from .pipeline import BuildResult
     from .problems import Problem, ValidationReport
     from .signing.verify_report import RebuildOutcome, VerifyReport
-    from .spec import LoadedSpec, PackSpec
+    from .spec.load import LoadedSpec
+    from .spec.models import PackSpec
 
 
 def __getattr__(name: str) -> Any:

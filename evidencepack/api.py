@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .signing.sign import PackSigner
     from .signing.verify import VerifyPolicy
     from .signing.verify_report import RebuildOutcome, VerifyReport
-    from .spec import LoadedSpec
+    from .spec.load import LoadedSpec
 
 PathLike = str | os.PathLike[str]
 """A path: a ``str`` or a ``pathlib.Path``."""
@@ -39,7 +39,7 @@ def load_spec(spec: PathLike, *, allow_outside: bool = False) -> LoadedSpec:
     """Read and validate a pack spec; raise ``SpecError`` listing every problem located.
 
     ``allow_outside`` permits evidence paths outside the spec's folder."""
-    from .spec import load_spec as load
+    from .spec.load import load_spec as load
 
     return load(Path(spec), allow_outside=allow_outside)
 

@@ -18,7 +18,6 @@ from pathlib import Path
 import yaml
 
 from ._atomic import atomic_write
-from ._yaml import is_hidden
 from .errors import InputError, UsageError
 from .inputs.base import ParsedInput
 from .inputs.clients import is_client
@@ -26,7 +25,8 @@ from .inputs.models import Identity
 from .inputs.registry import read_input
 from .mlperf.loadgen_log import DETAIL_NAME, SUMMARY_NAME
 from .mlperf.tree import DIVISIONS
-from .spec import API_VERSION
+from .spec.located import is_hidden
+from .spec.models import API_VERSION
 
 TODO = "TODO"
 MAX_FILES = 5000

@@ -18,13 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__, progress
-from ._spec_problems import raw_paths
-from ._validation import located_problem
-from ._yaml import load_located
 from .analyze.decision import decide
 from .analyze.gather import gather
 from .analyze.models import DecisionDocument
 from .analyze.price_read import read_prices
+from .analyze.record import CandidateRecord
 from .errors import CheckFailed, EvidencePackError, InputError, UsageError
 from .inputs.collect import Collected, Collector, copy_inputs
 from .inputs.snapshot import Snapshots
@@ -69,7 +67,10 @@ from .signing.sign import CertifiedSigner, PackSigner, SignerIdentity, sign_pack
 from .signing.statement import hash_files, parse_statement
 from .signing.verify import VerifyPolicy, verified_copy
 from .signing.verify_report import RebuildOutcome, VerifyReport
-from .spec import LoadedSpec, load_spec
+from .spec.load import LoadedSpec, load_spec
+from .spec.located import load_located
+from .spec.semantic import raw_paths
+from .spec.validation import located_problem
 from .store import Store
 from .store.analysis import save_decision
 
@@ -84,10 +85,12 @@ class CompileOptions:
 
 @dataclass
 class Compiled:
-    """A compiled spec: the loaded spec, the decision and the collected inputs."""
+    """A compiled spec: the loaded spec, the decision, its records and the collected inputs."""
 
     loaded: LoadedSpec
     decision: DecisionDocument
+    records: tuple[CandidateRecord, ...]
+    """One per candidate: what the report renders (``decision`` is made from them)."""
     collected: Collected
 
 
@@ -112,7 +115,7 @@ def compile_pack(
         evidence[candidate].problems += problems
     progress.stage("analysing: checks, capacity, cost, quality, decision")
     spec_file = collector.result.files[SPEC_PATH]
-    decision = decide(
+    decided = decide(
         analysed,
         spec_file.sha256,
         evidence,
@@ -121,8 +124,13 @@ def compile_pack(
         written=loaded.spec,
         priced=priced,
     )
-    save_decision(store, decision)
-    return Compiled(loaded=loaded, decision=decision, collected=collector.result)
+    save_decision(store, decided.document)
+    return Compiled(
+        loaded=loaded,
+        decision=decided.document,
+        records=decided.records,
+        collected=collector.result,
+    )
 
 
 def check(spec_path: Path, options: CompileOptions) -> DecisionDocument:
@@ -203,6 +211,7 @@ def build(
         progress.stage("rendering the report (HTML, then PDF)")
         html = render_html(
             decision,
+            records=compiled.records,
             evidence_digest=evidence_digest,
             signer=describe_signer(signer) if signer else signing,
         )

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from ._atomic import atomic_write
 from .errors import SchemaDriftError
 from .resources import schemas_dir
-from .spec import PackSpec
+from .spec.models import PackSpec
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID_BASE = "https://evidencepack.dev/schemas/"

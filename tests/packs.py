@@ -22,7 +22,7 @@ from evidencepack.pack.predicate import (
 )
 from evidencepack.pack.toolchain import Toolchain, rendering_toolchain
 from evidencepack.provenance import sha256_file
-from evidencepack.spec import load_spec
+from evidencepack.spec.load import load_spec
 
 from .conftest import SAMPLE_SPEC
 

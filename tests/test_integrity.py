@@ -31,7 +31,7 @@ from evidencepack.inputs.snapshot import Snapshots
 from evidencepack.mlperf import build as build_module
 from evidencepack.pack.layout import STORE_NAME
 from evidencepack.pipeline import BuildOptions, CompileOptions, build, check, compile_pack
-from evidencepack.spec import load_spec
+from evidencepack.spec.load import load_spec
 from evidencepack.store import Store
 
 from .inputs.builders import requests, vllm_result, write_json

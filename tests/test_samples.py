@@ -23,7 +23,8 @@ import pytest
 
 from evidencepack.analyze.models import DecisionDocument
 from evidencepack.pipeline import CompileOptions, check
-from evidencepack.spec import PackSpec, load_spec
+from evidencepack.spec.load import load_spec
+from evidencepack.spec.models import PackSpec
 
 from .conftest import REPO_ROOT, SAMPLE_SPEC
 

@@ -16,7 +16,7 @@ from evidencepack._cli import main
 from evidencepack.errors import SchemaDriftError, SpecError
 from evidencepack.resources import schemas_dir
 from evidencepack.schemas import DOCUMENTS, check_schemas
-from evidencepack.spec import load_spec
+from evidencepack.spec.load import load_spec
 
 from .conftest import SAMPLE_SPEC
 

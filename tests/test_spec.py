@@ -10,7 +10,7 @@ import pytest
 
 from evidencepack._cli import main
 from evidencepack.errors import SpecError
-from evidencepack.spec import load_spec
+from evidencepack.spec.load import load_spec
 
 from .conftest import SAMPLE_SPEC
 

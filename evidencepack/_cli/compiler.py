@@ -41,7 +41,7 @@ class ValidateOptions:
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from ..problems import ValidationReport, report_of
-    from ..spec import load_spec
+    from ..spec.load import load_spec
 
     opts = ValidateOptions(Path(args.spec), args.allow_outside_paths, args.json)
     try:

@@ -39,7 +39,7 @@ def _sampling(args: argparse.Namespace) -> dict[str, Any]:
 def _cmd_measure(args: argparse.Namespace) -> int:
     from ..measure.options import MeasureOptions, from_spec
     from ..measure.run import measure
-    from ..spec import load_spec
+    from ..spec.load import load_spec
 
     options = MeasureOptions(
         endpoint=args.endpoint,

@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..spec import Candidate, PackSpec
+from ..spec.models import Candidate, PackSpec
 from .capacity import RunPoint, conservative, per_replica, size_candidate
 from .check_base import CandidateContext
 from .checklist import per_accelerator, stack_matches

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from ..spec import Candidate, PackSpec, Slo
+from ..spec.models import Candidate, PackSpec, Slo
 from .models import Capacity, LoadPoint
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from ..spec import Candidate, PackSpec
+from ..spec.models import Candidate, PackSpec
 from .evidence import CandidateEvidence, RunEvidence
 from .judgements import EvidenceFit
 from .models import (

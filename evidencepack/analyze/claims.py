@@ -5,7 +5,7 @@ linked to the evidence rows and file digests it rests on.
 from __future__ import annotations
 
 from .._numbers import plain
-from ..spec import Candidate
+from ..spec.models import Candidate
 from .checklist import per_accelerator
 from .evidence import CandidateEvidence, link
 from .models import Capacity, Claim, Cost, EvidenceLink, Quality

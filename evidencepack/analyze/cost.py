@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..spec import Candidate, PackSpec
+from ..spec.models import Candidate, PackSpec
 from .models import Capacity, Cost, LoadPoint, Spread
 from .price import PriceTerms, price_terms
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from .. import __version__
 from ..pack.layout import SPEC_PATH
-from ..spec import PackSpec
+from ..spec.models import Candidate, PackSpec
 from .candidate import CandidateAnalysis, analyse_candidate, shared_files, waiver_names
 from .checks import DECISION
 from .evidence import CandidateEvidence
@@ -24,12 +25,23 @@ from .models import (
     Quality,
     Status,
     Verdict,
+    Waived,
 )
 from .price_read import PricedFrom
 from .ranking import Standing, ranked
+from .record import CandidateRecord, document_lists, price_claim_id
 from .robustness import robustness
 from .tco import on_basis, summarise
 from .waivers import apply_waivers, rejected_waivers
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The analysis of a pack: one record per candidate, and ``decision.json`` made from them."""
+
+    document: DecisionDocument
+    records: tuple[CandidateRecord, ...]
+    """One per candidate, in the spec's order: what the report renders."""
 
 
 def decide(
@@ -41,11 +53,13 @@ def decide(
     as_of: dt.date | None = None,
     written: PackSpec | None = None,
     priced: Mapping[str, PricedFrom] | None = None,
-) -> DecisionDocument:
+) -> Decision:
     """The whole analysis of a pack. ``as_of`` (default: the decision date) dates the waivers;
     ``written`` is the spec as the pack records it when ``spec`` carries rates read from cited
     price files (``priced``: the file each was read from)."""
     as_of = as_of or spec.decision.date
+    written = written or spec
+    priced = priced or {}
     spec_link = EvidenceLink(row="spec", file_sha256=spec_sha256, pack_path=SPEC_PATH)
     shared = shared_files(evidence)
     analyses = [
@@ -59,10 +73,15 @@ def decide(
         )
         for candidate in spec.candidates
     ]
-    checks = [check for a in analyses for check in a.checks]
     used: set[int] = set()
-    checks, applied = apply_waivers(spec, checks, as_of, used)
-    verdicts = [_verdict(spec, a, checks) for a in analyses]
+    applied: list[Waived] = []
+    waived: list[tuple[CheckResult, ...]] = []
+    for a in analyses:
+        mine, got = apply_waivers(spec, a.checks, as_of, used)
+        waived.append(tuple(mine))
+        applied += got
+    checks = [check for mine in waived for check in mine]
+    verdicts = [_verdict(spec, a, mine) for a, mine in zip(analyses, waived, strict=True)]
     recommendation = _recommend(spec, verdicts, [a.quality for a in analyses])
     bases = summarise(
         spec,
@@ -77,64 +96,85 @@ def decide(
     applied += more_applied
     rejected = rejected_waivers(spec, as_of, used, checks)
     verdict = _overall(spec, checks, recommendation)
-    return DecisionDocument(
-        tool_version=__version__,
-        spec_sha256=spec_sha256,
-        decision_id=spec.decision.id,
-        question=spec.decision.question,
-        owner=spec.decision.owner,
-        as_of=as_of,
-        objective=spec.objective,
-        recommendation=recommendation,
-        chosen=spec.chosen,
-        chosen_agrees=None if spec.chosen is None else spec.chosen == recommendation,
+    records = tuple(
+        _record(a, v, mine, written, priced.get(a.candidate.id))
+        for a, v, mine in zip(analyses, verdicts, waived, strict=True)
+    )
+    lists = document_lists(records)
+    document = DecisionDocument.model_validate(
+        {
+            **lists,
+            "tool_version": __version__,
+            "spec_sha256": spec_sha256,
+            "decision_id": spec.decision.id,
+            "question": spec.decision.question,
+            "owner": spec.decision.owner,
+            "as_of": as_of,
+            "objective": spec.objective,
+            "recommendation": recommendation,
+            "chosen": spec.chosen,
+            "chosen_agrees": None if spec.chosen is None else spec.chosen == recommendation,
+            "verdict": verdict,
+            "summary": _summary(spec, verdicts, recommendation, verdict, checks),
+            "checks": lists["checks"] + tuple(waived_decision),
+            "robustness": robust,
+            "cost_bases": bases,
+            "waivers_applied": tuple(applied),
+            "waivers_rejected": tuple(rejected),
+            "inputs": tuple(sorted(inputs, key=lambda f: f.pack_path)),
+            "spec": written,
+        }
+    )
+    return Decision(document=document, records=records)
+
+
+def _record(
+    analysis: CandidateAnalysis,
+    verdict: CandidateVerdict,
+    checks: tuple[CheckResult, ...],
+    written: PackSpec,
+    source: PricedFrom | None,
+) -> CandidateRecord:
+    """One candidate's record: the analysis with its verdict, waived checks and price source."""
+    cid = analysis.candidate.id
+    return CandidateRecord(
         verdict=verdict,
-        summary=_summary(spec, verdicts, recommendation, verdict, checks),
-        candidates=tuple(verdicts),
-        checks=tuple(checks),
-        comparability=tuple(row for a in analyses for row in a.rows),
-        fit=tuple(fit for a in analyses for fit in a.fits),
-        capacity=tuple(a.capacity for a in analyses),
-        cost=tuple(a.cost for a in analyses),
-        quality=tuple(a.quality for a in analyses),
-        references=tuple(ref for a in analyses for ref in a.references),
-        public_references=tuple(ref for a in analyses for ref in a.public),
-        training_references=tuple(ref for a in analyses for ref in a.training),
-        claims=tuple(claim for a in analyses for claim in a.claims)
-        + tuple(_price_claims(spec, priced or {})),
-        findings=tuple(finding for a in analyses for finding in a.findings),
-        robustness=robust,
-        cost_bases=bases,
-        waivers_applied=tuple(applied),
-        waivers_rejected=tuple(rejected),
-        inputs=tuple(sorted(inputs, key=lambda f: f.pack_path)),
-        spec=written or spec,
+        candidate=written.candidate(cid),
+        price=analysis.candidate.price,
+        price_claim=None if source is None else _price_claim(analysis.candidate, source),
+        capacity=analysis.capacity,
+        cost=analysis.cost,
+        quality=analysis.quality,
+        bases=analysis.bases,
+        references=analysis.references,
+        public=analysis.public,
+        training=analysis.training,
+        comparability=analysis.rows,
+        fits=analysis.fits,
+        findings=analysis.findings,
+        checks=checks,
+        claims=analysis.claims,
     )
 
 
-def _price_claims(spec: PackSpec, priced: Mapping[str, PricedFrom]) -> list[Claim]:
-    """Each rate read from a cited price file, linked to that file's digest."""
-    out = []
-    for cid, source in sorted(priced.items()):
-        price = spec.candidate(cid).price
-        out.append(
-            Claim(
-                id=f"cost.{cid}.price_file",
-                kind="inherited",
-                candidate=cid,
-                statement=f"price per accelerator-hour read from {source.summary}",
-                value=price.per_accelerator_hour,
-                unit=f"{price.currency}/accelerator-hour",
-                evidence=(
-                    EvidenceLink(
-                        row=source.file.spec_path,
-                        file_sha256=source.file.sha256,
-                        pack_path=source.file.pack_path,
-                    ),
-                ),
-            )
-        )
-    return out
+def _price_claim(candidate: Candidate, source: PricedFrom) -> Claim:
+    """The rate read from a cited price file, linked to that file's digest."""
+    price = candidate.price
+    return Claim(
+        id=price_claim_id(candidate.id),
+        kind="inherited",
+        candidate=candidate.id,
+        statement=f"price per accelerator-hour read from {source.summary}",
+        value=price.per_accelerator_hour,
+        unit=f"{price.currency}/accelerator-hour",
+        evidence=(
+            EvidenceLink(
+                row=source.file.spec_path,
+                file_sha256=source.file.sha256,
+                pack_path=source.file.pack_path,
+            ),
+        ),
+    )
 
 
 def _overall(spec: PackSpec, checks: Sequence[CheckResult], recommendation: str | None) -> Verdict:
@@ -151,15 +191,15 @@ def _overall(spec: PackSpec, checks: Sequence[CheckResult], recommendation: str 
 
 
 def _verdict(
-    spec: PackSpec, analysis: CandidateAnalysis, checks: Sequence[CheckResult]
+    spec: PackSpec, analysis: CandidateAnalysis, mine: Sequence[CheckResult]
 ) -> CandidateVerdict:
+    """One candidate's standing from its own checks (waivers applied)."""
     candidate, capacity, cost, quality = (
         analysis.candidate,
         analysis.capacity,
         analysis.cost,
         analysis.quality,
     )
-    mine = [c for c in checks if c.candidate == candidate.id]
     failed = [c for c in mine if c.status == "FAIL" and c.waived is None]
     reasons = [f"{c.id}: {c.reason}" for c in failed]
     eligible = not failed and capacity.accelerators is not None

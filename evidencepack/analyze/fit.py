@@ -18,7 +18,7 @@ import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 
-from ..spec import Candidate, PackSpec
+from ..spec.models import Candidate, PackSpec
 from .evidence import Conditions, RunEvidence, ScoreEvidence
 from .judgements import EvidenceFit
 from .layout import per_replica_accelerators, replicas_of

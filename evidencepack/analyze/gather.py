@@ -21,8 +21,9 @@ from ..inputs.models import Identity, LatencyStats, ServingRun
 from ..inputs.registry import read_input
 from ..inputs.snapshot import named_as
 from ..inputs.stage import TOLERANCE_TEXT, empty_outputs_valid
-from ..spec import Candidate, EvidenceRef, LoadedSpec
-from ..spec_fit import DeclaredConditions
+from ..spec.fit import DeclaredConditions
+from ..spec.load import LoadedSpec
+from ..spec.models import Candidate, EvidenceRef
 from ..store import Store
 from ..store.runs import (
     companions,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..inputs.models import Identity
-from ..spec_fit import DeclaredConditions
+from ..spec.fit import DeclaredConditions
 from .evidence import Layout
 
 _NAMES: Mapping[str, tuple[str, ...]] = {

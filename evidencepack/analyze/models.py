@@ -14,7 +14,7 @@ from pydantic import Field
 
 from .._models import Sha256Hex, StrictModel
 from ..provenance import FileRecord
-from ..spec import PackSpec
+from ..spec.models import PackSpec
 
 # Re-exported: defined in figures.py and judgements.py, imported from here by the stages.
 from .figures import Capacity as Capacity

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..spec import Candidate, PackSpec
-from ..spec_cost import Sourced
-from ..spec_fit import ExchangeRate
+from ..spec.cost import Sourced
+from ..spec.fit import ExchangeRate
+from ..spec.models import Candidate, PackSpec
 from .check_base import CandidateContext, Check
 from .fit import time_reason
 from .models import CheckResult, EvidenceLink

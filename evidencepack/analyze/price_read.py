@@ -16,7 +16,8 @@ from ..errors import InputError
 from ..inputs.collect import Collector
 from ..pricing.focus import read_focus
 from ..pricing.quote import quote_line, rate_per_accelerator_hour, rate_per_server_hour, read_quote
-from ..spec import Candidate, EvidenceRef, LoadedSpec, PackSpec
+from ..spec.load import LoadedSpec
+from ..spec.models import Candidate, EvidenceRef, PackSpec
 from .models import FileProblem, InputFile
 
 

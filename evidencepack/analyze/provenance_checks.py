@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..inputs.stage import TOLERANCE_TEXT
-from ..spec import PackSpec
+from ..spec.models import PackSpec
 from .check_base import Check, model_of, worst
 from .evidence import CandidateEvidence, link
 from .models import CheckResult, EvidenceLink, Finding, Status

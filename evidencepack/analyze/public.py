@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..spec import Candidate, PackSpec
+from ..spec.models import Candidate, PackSpec
 from .comparability import compare_reference
 from .evidence import CandidateEvidence, Conditions, PublicEvidence
 from .judgements import PublicReference

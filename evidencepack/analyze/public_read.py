@@ -7,7 +7,8 @@ from __future__ import annotations
 from ..errors import InputError
 from ..inputs.collect import Collector
 from ..inputs.reference_points import read_reference_points
-from ..spec import EvidenceRef, LoadedSpec
+from ..spec.load import LoadedSpec
+from ..spec.models import EvidenceRef
 from .evidence import PublicEvidence
 from .models import FileProblem, in_spec
 

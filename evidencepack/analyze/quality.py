@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from ..spec import PackSpec, ScoreSetChoice
+from ..spec.models import PackSpec, ScoreSetChoice
 from .evidence import ScoreEvidence
 from .models import Quality
 from .stats import BOOTSTRAP_SEED, bootstrap_mean_interval, wilson_interval

@@ -16,7 +16,8 @@ from ..mlperf.importer import import_path
 from ..mlperf.models import ImportReport, MlperfResult
 from ..mlperf.query import load_results
 from ..mlperf.training_import import load_training
-from ..spec import Candidate, LoadedSpec, MlperfRef
+from ..spec.load import LoadedSpec
+from ..spec.models import Candidate, MlperfRef
 from ..store import Store
 from .evidence import CandidateEvidence, ReferenceEvidence, TrainingEvidence
 from .models import FileProblem, InputFile

@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..spec import Candidate, PackSpec
+from ..spec.models import Candidate, PackSpec
 from .candidate import CandidateAnalysis
 from .capacity import size_candidate
 from .cost import cost_of

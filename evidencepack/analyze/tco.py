@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..spec import Candidate, PackSpec
-from ..spec_cost import Basis, Own, Rent, Sourced
+from ..spec.cost import Basis, Own, Rent, Sourced
+from ..spec.models import Candidate, PackSpec
 from .cost import HOURS_PER_MONTH, accelerators_billed
 from .judgements import BasisCost, CostBases, EnergyUse
 from .models import Capacity, Claim, Cost, EvidenceLink, MlperfReference

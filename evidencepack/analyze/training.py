@@ -8,7 +8,7 @@ never enters serving capacity or cost.
 
 from __future__ import annotations
 
-from ..spec import Candidate, PackSpec
+from ..spec.models import Candidate, PackSpec
 from .comparability import hardware_key
 from .evidence import CandidateEvidence
 from .judgements import TrainingReference

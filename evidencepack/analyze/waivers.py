@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from ..spec import PackSpec
+from ..spec.models import PackSpec
 from .models import CheckResult, Waived
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..analyze.models import CandidateVerdict, CheckResult, DecisionDocument, Quality
-from ..spec import Candidate, PackSpec
+from ..spec.models import Candidate, PackSpec
 from .models import (
     CandidateDiff,
     Change,

@@ -20,13 +20,13 @@ from typing import Literal, TypeVar
 
 import pydantic
 
-from .._yaml import dotted
 from ..analyze.models import DecisionDocument
 from ..errors import CouldNotRun, InputError, UsageError, VerificationError
 from ..pack.archive import extract_archive, is_archive
 from ..pack.layout import BUNDLE_NAME, DECISION_NAME, MANIFEST_NAME
 from ..pack.manifest import EvidenceManifest
 from ..signing.verify import VerifyPolicy, VerifyReport, verify_pack_documents
+from ..spec.located import dotted
 from .models import PackSide
 
 SPEC_SUFFIXES = (".yaml", ".yml")

@@ -24,7 +24,6 @@ from typing import TypeVar
 
 import pydantic
 
-from .._yaml import dotted
 from ..errors import CouldNotRun, InputError, VerificationError
 from ..limits import read_limited
 from ..pack.archive import extract_archive, is_archive
@@ -38,6 +37,7 @@ from ..pack.layout import (
     scan_pack,
 )
 from ..provenance import sha256_files
+from ..spec.located import dotted
 from .models import DecisionRecord, ManifestRecord
 
 MAX_DOCUMENT_BYTES = 256 << 20

@@ -27,7 +27,8 @@ from ..errors import CouldNotRun, InputError
 from ..limits import MAX_INPUT_FILE_BYTES
 from ..pack.layout import SPEC_PATH
 from ..provenance import sha256_file
-from ..spec import EvidenceRef, LoadedSpec
+from ..spec.load import LoadedSpec
+from ..spec.models import EvidenceRef
 from .snapshot import Snapshots, require_regular
 
 Role = Literal["spec", "dataset", "mlperf", "runs", "scores", "references", "prices"]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import UsageError
-from ..spec import LoadedSpec
+from ..spec.load import LoadedSpec
 from .client import parse_endpoint
 
 Scenario = Literal["server", "offline"]

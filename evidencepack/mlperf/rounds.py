@@ -1,4 +1,6 @@
-"""The MLPerf Inference rounds evidencepack knows, and the LoadGen seeds that identify each.
+"""The LoadGen seeds that identify each MLPerf Inference round evidencepack knows.
+
+The rounds themselves are the spec's (``spec.types.KNOWN_ROUNDS``): a spec names one.
 
 Seeds are the checker's ``seeds`` per round (mlcommons/inference
 ``tools/submission/submission_checker/constants.py``); v4.0's are those every v4.0 log carries,
@@ -10,8 +12,9 @@ table was not at hand.
 from __future__ import annotations
 
 from .._models import StrictModel
+from ..spec.types import KNOWN_ROUNDS
 
-KNOWN_ROUNDS: tuple[str, ...] = ("v4.0", "v4.1", "v5.0", "v5.1", "v6.0", "v6.1")
+__all__ = ["KNOWN_ROUNDS", "ROUND_SEEDS", "Seeds", "round_for_seeds"]
 
 
 class Seeds(StrictModel):

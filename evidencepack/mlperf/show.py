@@ -23,13 +23,6 @@ def find_result(store: Store, key: str) -> MlperfResult:
     raise unknown_key(store, "mlperf_results", key)
 
 
-def checks_label(result: MlperfResult) -> str:
-    """``ok``, ``FAIL`` or ``not run`` (no round: only LoadGen's own verdict was read)."""
-    if not result.checks_ok:
-        return "FAIL"
-    return "ok" if result.round is not None else "not run"
-
-
 def describe(result: MlperfResult) -> str:
     """The text ``mlperf show`` prints."""
     lines = [shown(result.key), ""]

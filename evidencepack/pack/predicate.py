@@ -18,8 +18,8 @@ from pydantic import AfterValidator, Field
 
 from .._atomic import atomic_write
 from .._models import NonEmptyStr, Sha256Hex, StrictModel
-from .._yaml import dotted
 from ..errors import InputError
+from ..spec.located import dotted
 from .layout import PREDICATE_NAME, PackPath
 from .toolchain import Toolchain
 

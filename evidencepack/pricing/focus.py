@@ -18,9 +18,10 @@ import duckdb
 
 from ..errors import InputError
 from ..provenance import FileRecord, file_record
+from ..spec.cost import FocusFilter, utc
 from ..store.connection import Connection, literal_path
 from .focus_checks import check_kept, csv_damage, row_warnings, unit_price_range
-from .models import FilterCount, FocusFilter, FocusRate, utc
+from .models import FilterCount, FocusRate
 
 REQUIRED = (
     "BilledCost",

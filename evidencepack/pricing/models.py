@@ -1,6 +1,6 @@
-"""The models of prices as evidence: a FOCUS row filter and the rate it yields, and a quote.
+"""The models of prices as evidence: the rate a FOCUS row filter yields, and a quote.
 
-No DuckDB here: a spec may hold a ``FocusFilter`` or cite a quote without loading the store.
+No DuckDB here. The filter itself is the spec's (``spec.cost.FocusFilter``): a spec holds it.
 """
 
 from __future__ import annotations
@@ -14,86 +14,13 @@ from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 from .._models import NonEmptyStr, NonNegativeFloat, PositiveFloat, StrictModel
 from .._numbers import plain
 from ..provenance import FileRecord
+from ..spec.cost import FocusFilter
 
 CurrencyCode = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
 """An ISO 4217 currency code, upper case (``USD``, ``EUR``)."""
 
-DEFAULT_HOUR_UNITS: tuple[str, ...] = ("Hours", "Hour", "Hrs", "Hr")
-"""The ``ConsumedUnit`` values read as hours unless a filter names others."""
-
 HOURS_PER_MONTH = 730.0
 """Hours in a month for a per-month quote line: 8,760 hours a year over 12 months."""
-
-
-class FocusFilter(StrictModel):
-    """Which rows of a FOCUS export make up one rate: every stated field must match a row."""
-
-    provider: NonEmptyStr | None = Field(
-        default=None,
-        description="The provider, matched case-insensitively against ProviderName (FOCUS 1.0 "
-        "to 1.2) or ServiceProviderName (1.3 and later), e.g. AWS.",
-    )
-    sku: NonEmptyStr | None = Field(
-        default=None, description="The SkuId of the priced offering, matched exactly."
-    )
-    instance_type: NonEmptyStr | None = Field(
-        default=None,
-        description="The instance type, e.g. p5.48xlarge. FOCUS has no standard column for it, so "
-        "it is matched as a whole word (case-insensitively) in SkuPriceDetails (1.1 and later), "
-        "in the provider's x_ columns (x_UsageType, x_SkuDetails, ...) and in ChargeDescription, "
-        "whichever the file has; the columns searched are stated in the rate.",
-    )
-    region: NonEmptyStr | None = Field(
-        default=None,
-        description="The region, matched case-insensitively against RegionId or RegionName "
-        "(us-east-1 or US East (N. Virginia)).",
-    )
-    period_start: dt.datetime | None = Field(
-        default=None,
-        description="Keep rows whose ChargePeriodStart is at or after this instant (UTC when no "
-        "zone is given).",
-    )
-    period_end: dt.datetime | None = Field(
-        default=None,
-        description="Keep rows whose ChargePeriodStart is before this instant (exclusive; UTC "
-        "when no zone is given).",
-    )
-    charge_category: NonEmptyStr = Field(
-        default="Usage",
-        description="The ChargeCategory to keep (Usage, Purchase, Tax, Credit, Adjustment), "
-        "case-insensitively.",
-    )
-    pricing_category: NonEmptyStr | None = Field(
-        default=None,
-        description="The PricingCategory to keep, case-insensitively: Standard (on-demand), "
-        "Committed (reserved, savings plan), Dynamic (spot) or Other.",
-    )
-    hour_units: tuple[NonEmptyStr, ...] = Field(
-        default=DEFAULT_HOUR_UNITS,
-        min_length=1,
-        description="The ConsumedUnit (and PricingUnit) values that mean hours, compared "
-        "case-insensitively; a kept row in any other unit is an error.",
-    )
-
-    @field_validator("period_end")
-    @classmethod
-    def _period_in_order(
-        cls, value: dt.datetime | None, info: ValidationInfo
-    ) -> dt.datetime | None:
-        start = info.data.get("period_start")
-        if value is not None and isinstance(start, dt.datetime) and _utc(start) >= _utc(value):
-            raise ValueError(f"{value} is not after period_start {start}")
-        return value
-
-
-def _utc(moment: dt.datetime) -> dt.datetime:
-    """``moment`` as an aware UTC instant (a naive one is read as UTC)."""
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=dt.UTC)
-    return moment.astimezone(dt.UTC)
-
-
-utc = _utc
 
 
 class FilterCount(StrictModel):

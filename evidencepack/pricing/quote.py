@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from .._text import misleading_characters
-from .._validation import validate_located
-from .._yaml import LocatedDocument, Position, load_located
 from ..errors import InputError
 from ..limits import MAX_SPEC_BYTES, read_limited
 from ..provenance import FileRecord, file_record
+from ..spec.located import LocatedDocument, Position, load_located
+from ..spec.validation import validate_located
 from .models import HOURS_PER_MONTH, Quote, QuoteFile, QuoteLine
 
 QUOTE_COLUMNS = ("supplier", "reference", "currency", "issued", "valid_until")

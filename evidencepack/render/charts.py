@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..analyze.models import Capacity, Cost, Quality
-from ..spec import Slo
+from ..spec.models import Slo
 from .formatting import money, ms, score
 
 PALETTE = ("#1f5f99", "#c4661f", "#2f7d3b", "#7a3e9d", "#a8323e", "#4f6b75")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 import jinja2
 import markupsafe
@@ -29,9 +29,10 @@ from ..analyze.models import (
     MlperfReference,
     Quality,
 )
+from ..analyze.record import CandidateRecord, records_of
 from ..errors import RenderError
 from ..resources import templates_dir
-from ..spec import Candidate
+from ..spec.models import Candidate, Price
 from . import charts, plain
 from .evidence import EvidenceList, InputGroup, evidence_list, group_inputs, split_common_folder
 from .formatting import FILTERS
@@ -69,21 +70,56 @@ class ClaimView:
 
 @dataclass(frozen=True)
 class CandidateView:
-    """One candidate as the report shows it: verdict, spec, colour and its figures."""
+    """One candidate as the report shows it: its record as the analysis made it, its number
+    and colour, and its latency chart."""
 
     number: int
-    verdict: CandidateVerdict
-    spec: Candidate | None
+    record: CandidateRecord
     colour: str
-    capacity: Capacity | None
-    cost: Cost | None
-    quality: Quality | None
-    references: tuple[MlperfReference, ...]
-    checks: tuple[CheckResult, ...]
     latency_chart: charts.LatencyChart | None
     run_folder: str
     runs: tuple[tuple[LoadPoint, str], ...]
     """The load points, each with its run id shown without ``run_folder``."""
+
+    @property
+    def verdict(self) -> CandidateVerdict:
+        """The candidate's standing."""
+        return self.record.verdict
+
+    @property
+    def spec(self) -> Candidate | None:
+        """The candidate as the spec states it."""
+        return self.record.candidate
+
+    @property
+    def price(self) -> Price | None:
+        """The price it was costed at, with its source and date: the one place page 1 reads."""
+        return self.record.price
+
+    @property
+    def capacity(self) -> Capacity | None:
+        """Its operating point and sizing."""
+        return self.record.capacity
+
+    @property
+    def cost(self) -> Cost | None:
+        """Its cost at the operating point on the quoted price."""
+        return self.record.cost
+
+    @property
+    def quality(self) -> Quality | None:
+        """Its quality against the bar."""
+        return self.record.quality
+
+    @property
+    def references(self) -> tuple[MlperfReference, ...]:
+        """The MLPerf results cited beside it."""
+        return self.record.references
+
+    @property
+    def checks(self) -> tuple[CheckResult, ...]:
+        """Its checks, waivers applied."""
+        return self.record.checks
 
 
 @dataclass(frozen=True)
@@ -207,15 +243,13 @@ class ReportView:
         return failed, len(self.standing) - waived - failed, waived
 
 
-_PerCandidate = TypeVar("_PerCandidate", Capacity, Cost, Quality)
-
-
-def _for(items: tuple[_PerCandidate, ...], candidate: str) -> _PerCandidate | None:
-    return next((i for i in items if i.candidate == candidate), None)
-
-
-def build_view(decision: DecisionDocument) -> ReportView:
-    """Index the document for the template; every ordering is the document's own."""
+def build_view(
+    decision: DecisionDocument, records: Sequence[CandidateRecord] | None = None
+) -> ReportView:
+    """Index the document for the template; every ordering is the document's own. ``records``
+    are the analysis' per-candidate records (None: read back from the document)."""
+    if records is None:
+        records = records_of(decision)
     candidate_ids = [c.id for c in decision.candidates]
     groups = group_inputs(decision.inputs, candidate_ids)
     digests = {i.pack_path: i.sha256 for i in decision.inputs}
@@ -228,23 +262,16 @@ def build_view(decision: DecisionDocument) -> ReportView:
         CheckView(number=n, check=c, evidence=evidence_list(c.evidence, digests, group_of))
         for n, c in enumerate(decision.checks, start=1)
     )
-    spec_candidates = {c.id: c for c in decision.spec.candidates}
     candidates = []
-    for index, verdict in enumerate(decision.candidates):
-        capacity = _for(decision.capacity, verdict.id)
+    for index, record in enumerate(records):
+        capacity = record.capacity
         points = capacity.load_points if capacity is not None else ()
         run_folder, run_labels = split_common_folder([p.run for p in points])
         candidates.append(
             CandidateView(
                 number=index + 1,
-                verdict=verdict,
-                spec=spec_candidates.get(verdict.id),
+                record=record,
                 colour=charts.colour(index),
-                capacity=capacity,
-                cost=_for(decision.cost, verdict.id),
-                quality=_for(decision.quality, verdict.id),
-                references=tuple(r for r in decision.references if r.candidate == verdict.id),
-                checks=tuple(c for c in decision.checks if c.candidate == verdict.id),
                 latency_chart=(
                     charts.latency_chart(capacity, decision.spec.slo, index)
                     if capacity is not None and capacity.load_points
@@ -273,9 +300,7 @@ def build_view(decision: DecisionDocument) -> ReportView:
             for c in candidates
         ),
         general_checks=tuple(v for g in grouped for v in g.checks if v.check.candidate is None),
-        comparability_summary=tuple(
-            _comparability_summary(c, decision.comparability) for c in candidates
-        ),
+        comparability_summary=tuple(_comparability_summary(c) for c in candidates),
         claims=claims,
         check_groups=grouped,
         comparability=_merge_comparability(decision.comparability),
@@ -299,10 +324,8 @@ def _cell(checks: tuple[CheckResult, ...], check_id: str) -> str | None:
     return max(statuses, key=_SEVERITY.__getitem__) if statuses else None
 
 
-def _comparability_summary(
-    candidate: CandidateView, rows: tuple[ComparabilityRow, ...]
-) -> ComparabilitySummary:
-    mine = [r for r in rows if r.candidate == candidate.verdict.id]
+def _comparability_summary(candidate: CandidateView) -> ComparabilitySummary:
+    mine = candidate.record.comparability
     return ComparabilitySummary(
         candidate=candidate,
         subjects=len(mine),
@@ -373,10 +396,16 @@ def _visible(value: object) -> object:
 
 
 def render_html(
-    decision: DecisionDocument, *, evidence_digest: str, signer: SigningPlan | None
+    decision: DecisionDocument,
+    *,
+    evidence_digest: str,
+    signer: SigningPlan | None,
+    records: Sequence[CandidateRecord] | None = None,
 ) -> str:
     """The report HTML. ``evidence_digest`` is the sha256 (hex) of the pack's evidence manifest;
-    ``signer`` is who the build signs with, or None for an unsigned build."""
+    ``signer`` is who the build signs with, or None for an unsigned build; ``records`` are the
+    analysis' per-candidate records the document was made from (None: a decision.json on its
+    own, read back into its records)."""
     if not _SHA256.fullmatch(evidence_digest):
         raise RenderError(
             f"the evidence digest must be 64 lowercase hex digits, got {evidence_digest[:80]!r}"
@@ -386,7 +415,7 @@ def render_html(
         return template.render(
             d=decision,
             spec=decision.spec,
-            v=build_view(decision),
+            v=build_view(decision, records),
             evidence_digest=evidence_digest,
             signer=signer,
             plain=plain,

@@ -11,6 +11,7 @@ import re
 
 from ..analyze.judgements import BasisCost
 from ..analyze.models import CandidateVerdict, CheckResult, DecisionDocument
+from ..analyze.record import CandidateRecord
 
 GLOSSARY: tuple[tuple[str, str], ...] = (
     ("C1", "the MLPerf scenario (and its latency limits) against the traffic"),
@@ -155,13 +156,12 @@ def size(verdict: CandidateVerdict, slots_per_server: int | None, billed_per: st
     )
 
 
-def bases_of(doc: DecisionDocument, candidate: str) -> list[BasisCost]:
-    """The candidate's cost on every stated basis, the one ranked on first."""
+def bases_of(record: CandidateRecord, doc: DecisionDocument) -> list[BasisCost]:
+    """The candidate's cost on every basis its record states, the one ranked on first."""
     if doc.cost_bases is None:
         return []
     ranked_on = doc.cost_bases.basis
-    mine = [b for b in doc.cost_bases.costs if b.candidate == candidate]
-    return sorted(mine, key=lambda b: b.basis != ranked_on)
+    return sorted(record.bases, key=lambda b: b.basis != ranked_on)
 
 
 def why(doc: DecisionDocument) -> str | None:

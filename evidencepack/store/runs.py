@@ -470,12 +470,6 @@ def _complete(s: ScoreSet, sets: list[ScoreSet]) -> ScoreSet:
     )
 
 
-def score_items(store: Store, set_id: str) -> list[float]:
-    """The item scores of one set (ordered by item id), for Wilson or bootstrap intervals."""
-    rows = store.rows("SELECT score FROM score_items WHERE set_id = ? ORDER BY item_id", [set_id])
-    return [float(row["score"]) for row in rows]
-
-
 def score_item_rows(store: Store, set_id: str) -> list[ScoreItem]:
     """The full item rows of one set, ordered by item id."""
     rows = store.rows(

@@ -9,7 +9,7 @@ import pytest
 
 from evidencepack.analyze.capacity import RunPoint, conservative, size_candidate
 from evidencepack.analyze.cost import cost_of, per_million_output_tokens
-from evidencepack.spec import load_spec
+from evidencepack.spec.load import load_spec
 
 from ..conftest import SAMPLE_SPEC
 
@@ -253,7 +253,7 @@ def test_whole_servers_are_paid_for_unless_billed_per_accelerator(spec) -> None:
 
 
 def test_price_source_and_date_are_optional_and_billing_defaults_to_whole_servers() -> None:
-    from evidencepack.spec import Price
+    from evidencepack.spec.models import Price
 
     price = Price.model_validate({"per_accelerator_hour": 2.5})
     assert (price.billed_per, price.source, price.as_of) == ("server", None, None)

@@ -28,7 +28,8 @@ from evidencepack.analyze.provenance_checks import provenance_checks
 from evidencepack.analyze.references import reference_view
 from evidencepack.mlperf.importer import import_path
 from evidencepack.mlperf.query import load_results
-from evidencepack.spec import PackSpec, load_spec
+from evidencepack.spec.load import load_spec
+from evidencepack.spec.models import PackSpec
 from evidencepack.store import Store
 
 from ..conftest import SAMPLE_SPEC

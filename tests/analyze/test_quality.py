@@ -6,7 +6,7 @@ import pytest
 
 from evidencepack.analyze.quality import judge_quality
 from evidencepack.analyze.stats import wilson_interval
-from evidencepack.spec import load_spec
+from evidencepack.spec.load import load_spec
 
 from ..conftest import SAMPLE_SPEC
 

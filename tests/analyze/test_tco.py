@@ -10,7 +10,7 @@ import pytest
 from evidencepack._cli import main
 from evidencepack.errors import SpecError
 from evidencepack.pipeline import CompileOptions, check
-from evidencepack.spec import load_spec
+from evidencepack.spec.load import load_spec
 
 from .test_fit import _edit
 

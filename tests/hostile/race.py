@@ -16,7 +16,7 @@ from pathlib import Path
 
 from evidencepack.inputs.collect import Collector
 from evidencepack.inputs.snapshot import Snapshots
-from evidencepack.spec import load_spec
+from evidencepack.spec.load import load_spec
 
 CITED = "evidence/h200-vllm/runs/qps_2.0"
 SECRET = b"SECRET-BYTES-FROM-OUTSIDE"

@@ -14,7 +14,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evidencepack._yaml import is_hidden
+from evidencepack.spec.located import is_hidden
 
 from ..measure.openai_server import OpenAIServer
 from ..test_fuzz import EXAMPLES, FUZZ, Mutation, _run, mutations

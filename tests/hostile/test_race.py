@@ -16,7 +16,7 @@ import pytest
 
 from evidencepack.inputs.collect import Collector
 from evidencepack.inputs.snapshot import Snapshots
-from evidencepack.spec import load_spec
+from evidencepack.spec.load import load_spec
 
 from .harness import run
 from .race import CITED

@@ -10,7 +10,7 @@ from evidencepack.errors import InputError, StoreError
 from evidencepack.inputs.load import load_input
 from evidencepack.inputs.registry import read_input
 from evidencepack.store import Store
-from evidencepack.store.runs import load_runs, load_score_sets, score_item_rows, score_items
+from evidencepack.store.runs import load_runs, load_score_sets, score_item_rows
 
 from .builders import requests, vllm_result, write_json
 
@@ -86,8 +86,8 @@ def test_samples_are_linked_to_their_results_by_task_hash(shared_data: Path) -> 
         assert s.identity == twin.identity
         assert s.mean_item_score == pytest.approx(twin.value)
     acc = next(s for s in samples if s.metric == "acc")
-    values = score_items(store, acc.set_id)
+    rows = score_item_rows(store, acc.set_id)
+    values = [r.score for r in rows]
     assert len(values) == 10
     assert sum(values) == acc.n_passed
-    rows = score_item_rows(store, acc.set_id)
     assert [r.passed for r in rows] == [v == 1.0 for v in values]

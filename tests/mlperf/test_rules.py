@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from evidencepack._spec_problems import KNOWN_ROUNDS as SPEC_ROUNDS
 from evidencepack.mlperf.benchmarks import resolve_benchmark
 from evidencepack.mlperf.rounds import ROUND_SEEDS, Seeds
 from evidencepack.mlperf.rules import KNOWN_ROUNDS, ROUND_RULES, round_for_seeds
+from evidencepack.spec.types import KNOWN_ROUNDS as SPEC_ROUNDS
 
 
 def test_spec_uses_the_rules_rounds() -> None:

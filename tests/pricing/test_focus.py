@@ -16,12 +16,12 @@ import duckdb
 import pytest
 from pydantic import ValidationError
 
-from evidencepack._validation import validate_located
-from evidencepack._yaml import load_located
 from evidencepack.errors import InputError
 from evidencepack.pricing.focus import read_focus
-from evidencepack.pricing.models import FocusFilter
 from evidencepack.provenance import file_record
+from evidencepack.spec.cost import FocusFilter
+from evidencepack.spec.located import load_located
+from evidencepack.spec.validation import validate_located
 
 Row = dict[str, str]
 G5 = FocusFilter(provider="AWS", region="us-east-1", instance_type="g5.4xlarge")

@@ -1,6 +1,6 @@
 """The spec's building blocks: the described model base and the constrained value types.
 
-Every spec module (``spec``, ``spec_fit``) builds on these, so each field is described once.
+Every spec module (``models``, ``fit``, ``cost``) builds on these, so each field is described once.
 """
 
 from __future__ import annotations
@@ -9,7 +9,11 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, Strict, StringConstraints
 
-from ._models import StrictModel
+from .._models import StrictModel
+
+KNOWN_ROUNDS: tuple[str, ...] = ("v4.0", "v4.1", "v5.0", "v5.1", "v6.0", "v6.1")
+"""The MLPerf Inference rounds evidencepack reads, oldest first: what a reference's ``round``
+may name (``mlperf/rounds.py`` holds the LoadGen seeds of each, ``mlperf/rules.py`` its rules)."""
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
 CheckId = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*$")]

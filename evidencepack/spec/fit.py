@@ -13,8 +13,8 @@ from typing import Annotated
 
 from pydantic import Field, Strict
 
-from ._models import Fraction, NonEmptyStr, Sha256Hex
-from .spec_types import Currency, PositiveInt, SpecModel
+from .._models import Fraction, NonEmptyStr, Sha256Hex
+from .types import Currency, PositiveInt, SpecModel
 
 
 class DeclaredConditions(SpecModel):

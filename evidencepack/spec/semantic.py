@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._yaml import Loc
-from .mlperf.rules import KNOWN_ROUNDS
+from .located import Loc
+from .types import KNOWN_ROUNDS
 
 MIN_UTILISATION = 0.01
 """Below 1% of paid capacity doing useful work, cost per token is past any real figure."""
@@ -23,7 +23,7 @@ EARLIEST_DATE = dt.date(1970, 1, 1)
 """A decision's date is every pack file's time (tar and PDF): none before the Unix epoch."""
 
 if TYPE_CHECKING:
-    from .spec import PackSpec
+    from .models import PackSpec
 
 
 def raw_paths(data: object) -> Iterator[tuple[Loc, str]]:

@@ -17,9 +17,9 @@ from typing import Any, TypeVar, Union
 import pydantic
 from pydantic import BaseModel
 
-from ._yaml import Loc, LocatedDocument, Position, dotted
-from .errors import InputError
-from .problems import ProblemText, located, split_hint
+from ..errors import InputError
+from ..problems import ProblemText, located, split_hint
+from .located import Loc, LocatedDocument, Position, dotted
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -1,27 +1,20 @@
 """The pack spec (``pack.yaml``, ``apiVersion: evidencepack/v1``): decision frame, run conditions.
 
-``load_spec()`` reads it with the safe YAML loader and reports every problem as
-``pack.yaml:LINE:COL: field.path: message``; evidence paths resolve relative to the spec's folder.
+Every field is described under the field, so ``schemas/pack-spec.v1.schema.json`` carries the
+text; ``spec/load.py`` reads a file into these models with located errors.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field, Strict, model_validator
 
-from ._models import Fraction, NonEmptyStr, NonNegativeFloat, Sha256Hex
-from ._spec_problems import by_position, id_problems, path_problem, raw_paths, semantic_problems
-from ._validation import located_problem, validate_located
-from ._yaml import Loc, load_located
-from .errors import SpecError
-from .spec_cost import Basis, Facility, FocusPrice, Own, Power, QuotePrice, Rent
-from .spec_fit import DeclaredConditions, ExchangeRate, FitPolicy
-from .spec_types import (
+from .._models import Fraction, NonEmptyStr, NonNegativeFloat, Sha256Hex
+from .cost import Basis, Facility, FocusPrice, Own, Power, QuotePrice, Rent
+from .fit import DeclaredConditions, ExchangeRate, FitPolicy
+from .types import (
     CheckId,
     Currency,
     Millis,
@@ -423,69 +416,3 @@ class PackSpec(SpecModel):
             if candidate.id == candidate_id:
                 return candidate
         raise KeyError(candidate_id)
-
-
-@dataclass(frozen=True)
-class LoadedSpec:
-    """A validated spec with the file it came from; resolves evidence paths."""
-
-    spec: PackSpec
-    path: Path
-    allow_outside: bool = False
-
-    @property
-    def base_dir(self) -> Path:
-        """The spec's folder: evidence paths are relative to it."""
-        return self.path.resolve().parent
-
-    def resolve(self, relative: str) -> Path:
-        """An evidence path of the spec, as an absolute path."""
-        return (self.base_dir / relative).resolve()
-
-    def evidence_refs(self) -> Iterator[tuple[Loc, str, EvidenceRef]]:
-        """Every evidence reference with its spec location and role (mlperf, runs, scores)."""
-        yield from _evidence_refs(self.spec)
-
-
-def _evidence_refs(spec: PackSpec) -> Iterator[tuple[Loc, str, EvidenceRef]]:
-    for ci, candidate in enumerate(spec.candidates):
-        for role in ("mlperf", "runs", "scores", "references"):
-            refs: list[EvidenceRef] = list(getattr(candidate.evidence, role))
-            for ri, ref in enumerate(refs):
-                yield ("candidates", ci, "evidence", role, ri, "path"), role, ref
-
-
-def load_spec(
-    path: Path, *, allow_outside: bool = False, read_from: Path | None = None
-) -> LoadedSpec:
-    """Load and validate ``path``; raise SpecError listing every problem with line and column.
-
-    ``read_from`` is the file whose bytes are parsed (a build's snapshot of ``path``, so that
-    the spec the analysis follows is the one packed); evidence paths still resolve from ``path``.
-    """
-    from .errors import InputError
-
-    try:
-        doc = load_located(path, read_from=read_from)
-    except InputError as exc:
-        raise SpecError(exc.message, exc.problems) from exc
-    base = path.resolve().parent
-    # Evidence paths and candidate ids are checked from the raw document, so that a spec with
-    # type errors reports its missing files and unknown ids in the same pass, not a second one.
-    early = [
-        located_problem(doc, path, loc, problem)
-        for loc, relative in raw_paths(doc.data)
-        if (problem := path_problem(base, relative, allow_outside=allow_outside))
-    ]
-    early += [located_problem(doc, path, loc, msg) for loc, msg in id_problems(doc.data)]
-    try:
-        spec = validate_located(PackSpec, doc, path)
-    except InputError as exc:
-        problems = sorted({*exc.problems, *early}, key=by_position)
-        raise SpecError(f"{path}: {len(problems)} problem(s) in the spec", problems) from exc
-
-    problems = [located_problem(doc, path, loc, msg) for loc, msg in semantic_problems(spec)]
-    problems = sorted([*problems, *early], key=by_position)
-    if problems:
-        raise SpecError(f"{path}: {len(problems)} problem(s) in the spec", problems)
-    return LoadedSpec(spec=spec, path=path, allow_outside=allow_outside)

@@ -15,16 +15,90 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
-from pydantic import Field, Strict, model_validator
+from pydantic import Field, Strict, ValidationInfo, field_validator, model_validator
 
-from ._models import NonEmptyStr, Sha256Hex
-from .pricing.models import FocusFilter
-from .spec_types import Currency, PositiveInt, SpecModel
+from .._models import NonEmptyStr, Sha256Hex, StrictModel
+from .types import Currency, PositiveInt, SpecModel
 
 Money = Annotated[float, Strict(), Field(ge=0, le=1e12, allow_inf_nan=False)]
 """An amount of money: zero or more, finite."""
 Basis = Literal["price", "on_demand", "reserved", "spot", "own"]
 """A cost basis: the quoted ``price`` (the default), a ``rent`` term, or ``own``."""
+
+
+DEFAULT_HOUR_UNITS: tuple[str, ...] = ("Hours", "Hour", "Hrs", "Hr")
+"""The ``ConsumedUnit`` values read as hours unless a filter names others."""
+
+
+class FocusFilter(StrictModel):
+    """Which rows of a FOCUS export make up one rate: every stated field must match a row."""
+
+    provider: NonEmptyStr | None = Field(
+        default=None,
+        description="The provider, matched case-insensitively against ProviderName (FOCUS 1.0 "
+        "to 1.2) or ServiceProviderName (1.3 and later), e.g. AWS.",
+    )
+    sku: NonEmptyStr | None = Field(
+        default=None, description="The SkuId of the priced offering, matched exactly."
+    )
+    instance_type: NonEmptyStr | None = Field(
+        default=None,
+        description="The instance type, e.g. p5.48xlarge. FOCUS has no standard column for it, so "
+        "it is matched as a whole word (case-insensitively) in SkuPriceDetails (1.1 and later), "
+        "in the provider's x_ columns (x_UsageType, x_SkuDetails, ...) and in ChargeDescription, "
+        "whichever the file has; the columns searched are stated in the rate.",
+    )
+    region: NonEmptyStr | None = Field(
+        default=None,
+        description="The region, matched case-insensitively against RegionId or RegionName "
+        "(us-east-1 or US East (N. Virginia)).",
+    )
+    period_start: dt.datetime | None = Field(
+        default=None,
+        description="Keep rows whose ChargePeriodStart is at or after this instant (UTC when no "
+        "zone is given).",
+    )
+    period_end: dt.datetime | None = Field(
+        default=None,
+        description="Keep rows whose ChargePeriodStart is before this instant (exclusive; UTC "
+        "when no zone is given).",
+    )
+    charge_category: NonEmptyStr = Field(
+        default="Usage",
+        description="The ChargeCategory to keep (Usage, Purchase, Tax, Credit, Adjustment), "
+        "case-insensitively.",
+    )
+    pricing_category: NonEmptyStr | None = Field(
+        default=None,
+        description="The PricingCategory to keep, case-insensitively: Standard (on-demand), "
+        "Committed (reserved, savings plan), Dynamic (spot) or Other.",
+    )
+    hour_units: tuple[NonEmptyStr, ...] = Field(
+        default=DEFAULT_HOUR_UNITS,
+        min_length=1,
+        description="The ConsumedUnit (and PricingUnit) values that mean hours, compared "
+        "case-insensitively; a kept row in any other unit is an error.",
+    )
+
+    @field_validator("period_end")
+    @classmethod
+    def _period_in_order(
+        cls, value: dt.datetime | None, info: ValidationInfo
+    ) -> dt.datetime | None:
+        start = info.data.get("period_start")
+        if value is not None and isinstance(start, dt.datetime) and _utc(start) >= _utc(value):
+            raise ValueError(f"{value} is not after period_start {start}")
+        return value
+
+
+def _utc(moment: dt.datetime) -> dt.datetime:
+    """``moment`` as an aware UTC instant (a naive one is read as UTC)."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=dt.UTC)
+    return moment.astimezone(dt.UTC)
+
+
+utc = _utc
 
 
 class Sourced(SpecModel):

@@ -13,9 +13,9 @@ from typing import Any
 
 import yaml
 
-from ._text import is_misleading, misleading_characters
-from .errors import InputError
-from .limits import MAX_SPEC_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES, read_limited
+from .._text import is_misleading, misleading_characters
+from ..errors import InputError
+from ..limits import MAX_SPEC_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES, read_limited
 
 Loc = tuple[str | int, ...]
 
@@ -25,6 +25,8 @@ MAX_SHOWN_PROBLEMS = 20
 
 @dataclass(frozen=True)
 class Position:
+    """A 1-based line and column in a YAML file."""
+
     line: int
     column: int
 

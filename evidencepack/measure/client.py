@@ -117,6 +117,11 @@ class Outcome:
     response_model: str | None = None
     finish_reason: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    text: list[str] = field(default_factory=list)
+    """The output text as it arrived, piece by piece (for the tokenizer; never recorded)."""
+    body_bytes: int = 0
+    connection: str = "new connection"
+    """Which connection carried the request: new, or reused (its earlier requests, idle time)."""
 
     @property
     def ok(self) -> bool:
@@ -132,6 +137,15 @@ class _Conn:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
+        self.served = 0
+        self.idle_since = time.monotonic()
+
+    def describe(self) -> str:
+        """Which connection this is, for the evidence of a request that failed on it."""
+        if not self.served:
+            return "new connection"
+        idle = time.monotonic() - self.idle_since
+        return f"keep-alive connection reused after {self.served} request(s), idle {idle:.3f} s"
 
     def close(self) -> None:
         """Close the connection (the server sees EOF)."""
@@ -161,6 +175,7 @@ class Client:
         while self._idle:
             conn = self._idle.pop()
             if not conn.reader.at_eof() and not conn.writer.is_closing():
+                conn.served += 1
                 return conn
             conn.close()
         reader, writer = await asyncio.open_connection(
@@ -211,6 +226,7 @@ class Client:
         try:
             async with asyncio.timeout(self.settings.timeout_s):
                 conn = await self._connect()
+                out.connection = conn.describe()
                 conn.writer.write(self._head("POST", self.path, len(payload)) + payload)
                 await conn.writer.drain()
                 reusable = await self._read_stream(conn, out, on_first_token)
@@ -219,13 +235,7 @@ class Client:
         except ConnectionRefusedError:
             out.error = "connection refused"
         except (ConnectionError, asyncio.IncompleteReadError) as exc:
-            if out.http_status == 200:
-                out.error = (
-                    "truncated event stream: the connection closed before [DONE] "
-                    f"(after {len(out.chunk_ns)} output chunk(s))"
-                )
-            else:
-                out.error = f"connection lost: {type(exc).__name__}"
+            out.error = _lost(out, exc)
         except OSError as exc:
             out.error = f"network error: {exc.strerror or type(exc).__name__}"
         except _Failed as exc:
@@ -243,6 +253,7 @@ class Client:
             out.done_ns = time.perf_counter_ns()
             if conn is not None:
                 if reusable and out.error is None and len(self._idle) < _POOL_SIZE:
+                    conn.idle_since = time.monotonic()
                     self._idle.append(conn)
                 else:
                     conn.close()
@@ -282,38 +293,25 @@ class Client:
                 body += chunk
             text = body[:200].decode("utf-8", "replace").strip()
             raise _Failed(f"HTTP {status}" + (f": {text}" if text else ""))
-        counted = 0
-        text_bytes = 0
         done = False
-        async for data in _events(_body(conn.reader, headers, None)):
-            if data == "[DONE]":
-                done = True
-                continue
-            if done:
-                raise _Failed("malformed event stream: data after [DONE]")
-            try:
-                event = json.loads(data)
-            except ValueError:
-                raise _Failed(f"malformed event stream: not JSON: {data[:80]!r}") from None
-            if not isinstance(event, dict):
-                raise _Failed(f"malformed event stream: not an object: {data[:80]!r}")
-            if "error" in event:
-                raise _Failed(f"server error in stream: {str(event['error'])[:200]}")
-            out.response_model = out.response_model or _str(event.get("model"))
-            if (size := _text_bytes(event)) > 0:
-                text_bytes += size
-                now = time.perf_counter_ns()
-                if out.first_token_ns is None:
-                    out.first_token_ns = now
-                    on_first_token()
-                out.chunk_ns.append(now)
-                counted += 1
-            for choice in event.get("choices") or ():
-                if isinstance(choice, dict) and choice.get("finish_reason"):
-                    out.finish_reason = str(choice["finish_reason"])
-            _take_usage(event.get("usage"), out)
+        try:
+            async for data in _events(_counted(_body(conn.reader, headers, None), out)):
+                if done:
+                    raise _Failed("malformed event stream: data after [DONE]")
+                if data == "[DONE]":
+                    done = True
+                    continue
+                _take_event(data, out, on_first_token)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            if not done:
+                raise
+            # The answer was whole; only the connection's last bytes (the chunked body's end)
+            # never came: nothing is lost, the connection is not reused.
+            headers["connection"] = "close"
         if not done:
-            raise _Failed("truncated event stream: the server closed it before [DONE]")
+            raise asyncio.IncompleteReadError(b"", None)  # the body ended before [DONE]
+        counted = len(out.chunk_ns)
+        text_bytes = sum(len(t.encode("utf-8", "replace")) for t in out.text)
         if out.tokens_source == "usage" and (out.output_tokens or 0) > _plausible(
             counted, text_bytes
         ):
@@ -325,6 +323,57 @@ class Client:
             out.output_tokens = counted
             out.tokens_source = "counted"
         return headers.get("connection", "").lower() != "close"
+
+
+def _take_event(data: str, out: Outcome, on_first_token: Callable[[], None]) -> None:
+    """Record one event's output text and time, finish reason and usage on ``out``."""
+    try:
+        event = json.loads(data)
+    except ValueError:
+        raise _Failed(f"malformed event stream: not JSON: {data[:80]!r}") from None
+    if not isinstance(event, dict):
+        raise _Failed(f"malformed event stream: not an object: {data[:80]!r}")
+    if "error" in event:
+        raise _Failed(f"server error in stream: {str(event['error'])[:200]}")
+    out.response_model = out.response_model or _str(event.get("model"))
+    if texts := _texts(event):
+        now = time.perf_counter_ns()
+        if out.first_token_ns is None:
+            out.first_token_ns = now
+            on_first_token()
+        out.chunk_ns.append(now)
+        out.text += texts
+    for choice in event.get("choices") or ():
+        if isinstance(choice, dict) and choice.get("finish_reason"):
+            out.finish_reason = str(choice["finish_reason"])
+    _take_usage(event.get("usage"), out)
+
+
+def _lost(out: Outcome, exc: BaseException) -> str:
+    """The error of a request whose connection ended under it, with the evidence of who ended
+    it: what had arrived, how the connection ended (the server's FIN, or a reset) and which
+    connection it was. The client closes a connection only after its answer is whole, on a
+    timeout or when the run stops, each reported as such: an end here is the server's."""
+    how = "closed (EOF)"
+    if isinstance(exc, ConnectionResetError) and not str(exc).startswith("the server closed"):
+        how = "reset (RST)"
+    if out.http_status != 200:
+        return (
+            f"connection lost: {type(exc).__name__}: the server {how} the connection before a "
+            f"whole response; {out.connection}"
+        )
+    return (
+        f"truncated event stream: the server {how} the connection before [DONE], "
+        f"after {len(out.chunk_ns)} output chunk(s) and {out.body_bytes} body byte(s); "
+        f"{out.connection}"
+    )
+
+
+async def _counted(body: AsyncIterator[bytes], out: Outcome) -> AsyncIterator[bytes]:
+    """The body as it arrives, its size kept on ``out`` (evidence for a truncated stream)."""
+    async for chunk in body:
+        out.body_bytes += len(chunk)
+        yield chunk
 
 
 def _str(value: object) -> str | None:
@@ -360,21 +409,20 @@ def _plausible(chunks: int, text_bytes: int) -> int:
     return chunks + text_bytes + 16
 
 
-def _text_bytes(event: dict[str, Any]) -> int:
-    """The UTF-8 bytes of output text the event carries (0: no output)."""
-    size = 0
+def _texts(event: dict[str, Any]) -> list[str]:
+    """The pieces of output text the event carries (none: no output)."""
+    texts: list[str] = []
     for choice in event.get("choices") or ():
         if not isinstance(choice, dict):
             continue
         delta = choice.get("delta")
-        for text in (
+        pieces = (
             choice.get("text"),
             delta.get("content") if isinstance(delta, dict) else None,
             delta.get("reasoning_content") if isinstance(delta, dict) else None,
-        ):
-            if isinstance(text, str) and text:
-                size += len(text.encode("utf-8", "replace"))
-    return size
+        )
+        texts.extend(text for text in pieces if isinstance(text, str) and text)
+    return texts
 
 
 async def _read_head(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -195,7 +196,7 @@ def test_sweep_writes_one_folder_per_rate(
 def test_every_failure_kind_is_a_failed_request_not_a_crash(
     server: OpenAIServer, workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    texts = [f"contract {i} {kind}" for i in range(4) for kind in (*FAILURES, "ok")]
+    texts = [f"contract {i} {kind}" for i in range(4) for kind in (*FAILURES, "ok", "@done-close")]
     prompts = _prompts(workdir / "failing.jsonl", texts)
     out = workdir / "failures"
     args = _args(server, prompts, out, "--scenario", "offline", "--min-query-count", "96")
@@ -208,8 +209,21 @@ def test_every_failure_kind_is_a_failed_request_not_a_crash(
     assert reasons["@hang"].startswith("timeout")
     assert reasons["@malformed"].startswith("malformed event stream")
     assert reasons["@empty"].startswith("empty completion")
-    assert reasons["@truncate"].startswith("truncated event stream")
-    assert reasons["@reset"].startswith("connection lost")
+    # Who ended the stream, after what, on which connection: the evidence is in the reason.
+    assert re.fullmatch(
+        r"truncated event stream: the server closed \(EOF\) the connection before \[DONE\], "
+        r"after 2 output chunk\(s\) and \d+ body byte\(s\); (new connection|keep-alive "
+        r"connection reused after \d+ request\(s\), idle \d+\.\d{3} s)",
+        reasons["@truncate"],
+    ), reasons["@truncate"]
+    assert reasons["@reset"].startswith(
+        "connection lost: ConnectionResetError: the server closed (EOF) the connection before a "
+        "whole response; "
+    )
+    # A connection that ends after [DONE] lost nothing: the answer was whole.
+    assert reasons["@done-close"] is None
+    done_close = [r for r in rows if texts[r["sample_index"]].endswith("@done-close")]
+    assert {(r["status"], r["output_tokens"]) for r in done_close} == {("ok", 4)}
     record = _record(out)
     assert record["complete"] is True
     assert record["requests"]["failed"] == sum(r["status"] == "failed" for r in rows) > 0

@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -184,8 +185,17 @@ def run(config: PointConfig) -> int:
             "ok": sum(1 for r in rows if r["status"] == "ok"),
             "failed": sum(1 for r in rows if r["status"] != "ok"),
             "failures": failure_counts(rows),
+            "retried": sum(1 for r in rows if r["retried"]),
             "input_tokens_mean": _mean(r["input_tokens"] for r in rows if r["status"] == "ok"),
             "output_tokens_mean": _mean(r["output_tokens"] for r in rows if r["status"] == "ok"),
+            "output_tokens_sources": dict(
+                sorted(Counter(r["tokens_source"] for r in rows if r["status"] == "ok").items())
+            ),
+        },
+        "tokenizer": {
+            "path": sut.tokenizer.path,
+            "special_tokens_added": sut.tokenizer.added,
+            "problem": sut.tokenizer.problem,
         },
     }
     write_rows(outdir / REQUESTS_FILE, rows)

@@ -8,13 +8,17 @@ tests; elsewhere they are skipped with the install command.
 
 from __future__ import annotations
 
+import http.client
 import importlib.util
 import json
 import os
 import re
+import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -136,13 +140,28 @@ def test_offline_run_against_llama_cpp_queues_past_its_slots(
     engine: LlamaServer, prompts: Path, tmp_path: Path
 ) -> None:
     # 32 requests in flight against 4 slots: the engine queues the rest, nothing fails.
+    before = _metric(engine, "llamacpp:tokens_predicted_total")
     out = tmp_path / "offline"
-    args = _args(engine.url, prompts, out, "--scenario", "offline", "--min-query-count", "96")
+    args = _args(engine.url, prompts, out, "--scenario", "offline", "--min-query-count", "200")
     started = time.monotonic()
     assert main([*args, "--expected-qps", "100", "--max-in-flight", "32"]) == 0
     assert time.monotonic() - started < 20
-    _assert_every_request_exact(out, 96)
-    assert _record(out)["limits"]["max_in_flight_seen"] == 32
+    rows = _assert_every_request_exact(out, 200)
+    record = _record(out)
+    assert record["limits"]["max_in_flight_seen"] == 32
+    # llama.cpp's server closes some keep-alive connections it announced as open
+    # ("Keep-Alive: timeout=5, max=100") right after a streamed answer; a request sent on one
+    # gets nothing back and is sent again on a new connection, its row saying why.
+    retried = [r["retried"] for r in rows if r["retried"]]
+    assert record["requests"]["retried"] == len(retried)
+    for reason in retried:
+        assert reason.startswith(
+            "connection lost: ConnectionResetError: the server closed (EOF) the connection "
+            "before a whole response; keep-alive connection reused after "
+        ), reason
+    # The engine never ran the lost sends: it generated exactly what the rows hold.
+    generated = _metric(engine, "llamacpp:tokens_predicted_total") - before
+    assert generated == sum(r["output_tokens"] for r in rows)
     assert "Scenario : Offline" in (out / "mlperf_log_summary.txt").read_text()
 
 
@@ -156,3 +175,107 @@ def test_sweep_against_llama_cpp(engine: LlamaServer, prompts: Path, tmp_path: P
     for rate in (10, 30):
         _assert_every_request_exact(out / f"qps_{rate}", 20)
         assert _record(out / f"qps_{rate}")["request"]["path"] == "/v1/chat/completions"
+
+
+class _NoUsageProxy(BaseHTTPRequestHandler):
+    """Forwards to llama.cpp's server, as an engine that sends no ``usage`` and batches its
+    stream would answer: usage and timings dropped, two tokens' text merged into each event."""
+
+    protocol_version = "HTTP/1.1"
+    upstream = ("127.0.0.1", 0)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+    def _forward(self) -> http.client.HTTPResponse:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else None
+        conn = http.client.HTTPConnection(*self.upstream, timeout=30)
+        conn.request(self.command, self.path, body, {"Content-Type": "application/json"})
+        return conn.getresponse()
+
+    def do_GET(self) -> None:
+        self._plain(self._forward())
+
+    def do_POST(self) -> None:
+        answer = self._forward()
+        if "completions" not in self.path:
+            self._plain(answer)
+            return
+        events = []
+        for line in answer.read().decode().splitlines():
+            if line.startswith("data: {"):
+                event = json.loads(line[6:])
+                event.pop("usage", None)
+                event.pop("timings", None)
+                events.append(event)
+        merged = []
+        for event in events:
+            choice = event["choices"][0] if event["choices"] else None
+            last = merged[-1]["choices"][0] if merged and merged[-1]["choices"] else None
+            if choice and last and choice.get("text") and not last.get("_merged"):
+                last["text"] += choice["text"]
+                last["finish_reason"] = choice["finish_reason"]
+                last["_merged"] = True
+            else:
+                merged.append(event)
+        for event in merged:
+            for choice in event["choices"]:
+                choice.pop("_merged", None)
+        data = "".join(f"data: {json.dumps(e)}\n\n" for e in merged) + "data: [DONE]\n\n"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        raw = data.encode()
+        self.wfile.write(f"{len(raw):x}\r\n".encode() + raw + b"\r\n0\r\n\r\n")
+
+    def _plain(self, answer: http.client.HTTPResponse) -> None:
+        body = answer.read()
+        self.send_response(answer.status)
+        self.send_header("Content-Type", answer.getheader("Content-Type") or "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def no_usage_engine(engine: LlamaServer) -> Iterator[str]:
+    parts = urlsplit(engine.url)
+    handler = type("Proxy", (_NoUsageProxy,), {"upstream": (parts.hostname, parts.port)})
+    proxy = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=proxy.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{proxy.server_address[1]}"
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+
+
+def test_without_usage_the_engines_tokenizer_counts_every_output(
+    engine: LlamaServer,
+    no_usage_engine: str,
+    prompts: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The stream carries no usage and two tokens per event: counting chunks would say 8.
+    before = _metric(engine, "llamacpp:tokens_predicted_total")
+    out = tmp_path / "tokenizer"
+    args = _args(no_usage_engine, prompts, out, "--scenario", "offline", "--no-usage")
+    assert main([*args, "--min-query-count", "24", "--expected-qps", "50"]) == 0
+    rows = _assert_every_request_exact(out, 24)
+    assert {r["tokens_source"] for r in rows} == {"tokenizer"}
+    assert all(len(r["itl_gaps_ms"]) == MAX_TOKENS // 2 - 1 for r in rows)
+    assert all(r["tokenize_ms"] > 0 for r in rows)
+    # Every count is the engine's: what it generated, by its own counter.
+    generated = _metric(engine, "llamacpp:tokens_predicted_total") - before
+    assert generated == sum(r["output_tokens"] for r in rows)
+    record = _record(out)
+    assert record["tokenizer"] == {"path": "/tokenize", "special_tokens_added": 0, "problem": None}
+    assert record["requests"]["output_tokens_sources"] == {"tokenizer": len(rows)}
+    capsys.readouterr()
+    assert main(["inspect", "--json", str(out / "requests.jsonl")]) == 0
+    (run,) = json.loads(capsys.readouterr().out)[0]["runs"]
+    assert not any("counted, not tokens" in w for w in run["warnings"])

@@ -156,7 +156,11 @@ def test_invalid_server_run_when_the_slo_is_not_met(
 
 
 def test_offline_run(
-    server: OpenAIServer, prompts: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+    server: OpenAIServer,
+    prompts: Path,
+    workdir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("TEST_MEASURE_KEY", "sk-test-123")
     out = workdir / "offline"
@@ -171,6 +175,14 @@ def test_offline_run(
     summary = (out / "mlperf_log_summary.txt").read_text()
     assert "Scenario : Offline" in summary
     record = _record(out)
+    # This server has no tokenize endpoint: the chunk counts are said to be estimates.
+    assert record["requests"]["output_tokens_sources"] == {"counted": len(rows)}
+    assert record["tokenizer"]["path"] is None
+    assert "/extras/tokenize: HTTP 404" in record["tokenizer"]["problem"]
+    capsys.readouterr()
+    assert main(["inspect", "--json", str(out / "requests.jsonl")]) == 0
+    (run,) = json.loads(capsys.readouterr().out)[0]["runs"]
+    assert any("are streamed chunks counted, not tokens" in w for w in run["warnings"])
     assert record["request"]["sampling"] == {"ignore_eos": True}
     assert record["request"]["api_key_sent"] is True
     assert record["limits"] == {"max_in_flight": 8, "max_in_flight_seen": 8}

@@ -124,6 +124,8 @@ def read_companion(beside: Path) -> Companion | None:
             f"{k} x{v}" for k, v in sorted((doc["requests"].get("failures") or {}).items())
         )
         warnings.append(f"{failed} request(s) failed" + (f": {listed}" if reasons else ""))
+    if (counted := _counted_requests(doc)) is not None:
+        warnings.append(counted)
     if len(seen) > 1:
         warnings.append(f"the responses named several models: {', '.join(seen)}")
     if model_name is None and not seen:
@@ -140,6 +142,22 @@ def read_companion(beside: Path) -> Companion | None:
         output_tokens_mean=requests.num("output_tokens_mean"),
         started=node.str_("started_utc"),
         warnings=warnings,
+    )
+
+
+def _counted_requests(doc: dict[str, Any]) -> str | None:
+    """A warning when some output token counts are streamed chunks counted, not tokens."""
+    sources = (doc.get("requests") or {}).get("output_tokens_sources")
+    if not isinstance(sources, dict):
+        return None
+    counted = sources.get("counted")
+    total = sum(v for v in sources.values() if isinstance(v, int))
+    if not isinstance(counted, int) or counted <= 0:
+        return None
+    return (
+        f"output tokens of {counted} of {total} successful request(s) are streamed chunks "
+        "counted, not tokens (the server sent no usage and has no tokenize endpoint): their "
+        "token counts, TPOT and tokens/s are estimates, not exact"
     )
 
 

@@ -200,7 +200,8 @@ class Client:
         (None if it is not JSON). Raises OSError or TimeoutError."""
         data = b"" if payload is None else json.dumps(payload).encode()
         async with asyncio.timeout(timeout_s):
-            conn = await self._connect()
+            # A new connection each time: one from the pool may be one the server has closed.
+            conn = await self._connect(fresh=True)
             try:
                 head = self._head(
                     method, path, None if payload is None else len(data), want_json=True

@@ -114,6 +114,7 @@ def test_server_run_against_llama_cpp(
     before = _metric(engine, "llamacpp:tokens_predicted_total")
     out = tmp_path / "server"
     args = _args(engine.url, prompts, out, "--target-qps", "20", "--min-query-count", "40")
+    args += ["--server-metrics", engine.url + "/metrics"]
     started = time.monotonic()
     assert main([*args, "--ttft-ms", "2000", "--tpot-ms", "500"]) == 0
     assert time.monotonic() - started < 20
@@ -122,6 +123,11 @@ def test_server_run_against_llama_cpp(
     assert {r["tokens_source"] for r in rows} == {"usage"}
     generated = _metric(engine, "llamacpp:tokens_predicted_total") - before
     assert generated == sum(r["output_tokens"] for r in rows)
+    # measure stored the same from the engine's /metrics, and the reader cross-checks it.
+    metrics = json.loads((out / "server-metrics.json").read_text())
+    assert metrics["engine"] == "llamacpp"
+    (predicted,) = [s for s in metrics["series"] if s["name"] == "llamacpp:tokens_predicted_total"]
+    assert predicted["delta"] == generated
     record = _record(out)
     assert record["response_models"] == [MODEL_NAME]
     assert record["server"]["models"][0]["owned_by"] == "llamacpp"
@@ -134,6 +140,12 @@ def test_server_run_against_llama_cpp(
     assert run["identity"]["model_name"] == MODEL_NAME
     assert run["requests_failed"] == 0
     assert run["tokens"]["output_mean_tokens"] == MAX_TOKENS
+    assert main(["inspect", "--json", str(out / "requests.jsonl")]) == 0
+    (run,) = json.loads(capsys.readouterr().out)[0]["runs"]
+    assert (
+        "the engine's own metrics (llamacpp, server-metrics.json) agree on the output tokens"
+        in run["warnings"]
+    )
 
 
 def test_offline_run_against_llama_cpp_queues_past_its_slots(

@@ -12,7 +12,7 @@ import asyncio
 import json
 import ssl
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -115,6 +115,7 @@ class Outcome:
     text: list[str] = field(default_factory=list)
     """The output text as it arrived, piece by piece (for the tokenizer; never recorded)."""
     body_bytes: int = 0
+    """The event data received (evidence for a stream that ended early)."""
     connection: str = "new connection"
     """Which connection carried the request: new, or reused (its earlier requests, idle time)."""
 
@@ -322,7 +323,8 @@ class Client:
             raise Failed(f"HTTP {status}" + (f": {text}" if text else ""))
         done = False
         try:
-            async for data in events(_counted(read_body(conn.reader, headers, None), out)):
+            async for data in events(read_body(conn.reader, headers, None)):
+                out.body_bytes += len(data)
                 if done:
                     raise Failed("malformed event stream: data after [DONE]")
                 if data == "[DONE]":
@@ -404,16 +406,9 @@ def _lost(out: Outcome, exc: BaseException) -> str:
         )
     return (
         f"truncated event stream: the server {how} the connection before [DONE], "
-        f"after {len(out.chunk_ns)} output chunk(s) and {out.body_bytes} body byte(s); "
+        f"after {len(out.chunk_ns)} output chunk(s) and {out.body_bytes} byte(s) of event data; "
         f"{out.connection}"
     )
-
-
-async def _counted(body: AsyncIterator[bytes], out: Outcome) -> AsyncIterator[bytes]:
-    """The body as it arrives, its size kept on ``out`` (evidence for a truncated stream)."""
-    async for chunk in body:
-        out.body_bytes += len(chunk)
-        yield chunk
 
 
 def _str(value: object) -> str | None:

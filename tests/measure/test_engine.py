@@ -13,6 +13,11 @@ import importlib.util
 import json
 import os
 import re
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -24,7 +29,7 @@ import pytest
 
 from evidencepack._cli import main
 
-from .llama_engine import MODEL_NAME, LlamaServer, write_model
+from .llama_engine import MODEL_NAME, REPO, LlamaServer, write_model
 
 MAX_TOKENS = 16
 
@@ -291,3 +296,86 @@ def test_without_usage_the_engines_tokenizer_counts_every_output(
     assert main(["inspect", "--json", str(out / "requests.jsonl")]) == 0
     (run,) = json.loads(capsys.readouterr().out)[0]["runs"]
     assert not any("counted, not tokens" in w for w in run["warnings"])
+
+
+def _readme_commands() -> list[str]:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.index("#### Against a real engine: llama.cpp's server")
+    block = re.search(r"```sh\n(.*?)```", readme[start:], re.S)
+    assert block is not None
+    joined = block[1].replace("\\\n", " ")
+    return [line.strip() for line in joined.splitlines() if line and not line.startswith("#")]
+
+
+def test_the_readme_remeasurement_runs_as_written(tmp_path: Path) -> None:
+    if (missing := _engine_missing()) is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"llama.cpp's server is not installed ({missing})", pytrace=False)
+        pytest.skip(f"llama.cpp's server is not installed ({missing})")
+    commands = _readme_commands()
+    assert [c.split()[0] for c in commands] == [
+        "python",
+        "python",
+        "python",
+        "evidencepack",
+        "evidencepack",
+        "cp",
+        "cp",
+        "evidencepack",
+    ]
+    # The commands run from the repository's root; here from a copy of what they read.
+    shutil.copytree(
+        REPO / "samples", tmp_path / "samples", ignore=shutil.ignore_patterns("generate")
+    )
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    bindir = Path(sys.executable).parent
+    env["PATH"] = f"{bindir}{os.pathsep}{env['PATH']}"
+    server: subprocess.Popen[bytes] | None = None
+    started = time.monotonic()
+    try:
+        for command in commands:
+            argv = shlex.split(command.replace("8080", port))
+            if argv[-1] == "&":
+                server = subprocess.Popen(  # noqa: S603
+                    argv[:-1], cwd=tmp_path, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+                )
+                assert server.stdout is not None
+                assert server.stdout.readline().startswith(b"listening http://127.0.0.1:")
+                continue
+            if argv[:2] == ["evidencepack", "check"]:
+                _cite(tmp_path / "my-pack" / "pack.yaml")
+            done = subprocess.run(  # noqa: S603
+                argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+            )
+            if argv[:2] == ["evidencepack", "check"]:
+                assert done.returncode == 1, done.stderr
+                assert "FAIL PROV-MODEL [h200-vllm] (hard)" in done.stdout
+                assert "evidence/h200-vllm/measured/qps_5 is for model 'tiny-random-llama'" in (
+                    done.stdout
+                )
+            else:
+                assert done.returncode == 0, (command, done.stdout, done.stderr)
+            if argv[:2] == ["evidencepack", "inspect"]:
+                assert "agree on the output tokens" in done.stdout
+    finally:
+        if server is not None:
+            assert server.stdin is not None
+            server.stdin.close()
+            server.wait(10)
+    assert time.monotonic() - started < 120  # about 25 s on a quiet machine
+    for rate in (5, 10):
+        rows = _rows(tmp_path / "measured" / f"qps_{rate}")
+        assert {(r["status"], r["output_tokens"], r["tokens_source"]) for r in rows} == {
+            ("ok", 16, "usage")
+        }
+
+
+def _cite(spec: Path) -> None:
+    text = spec.read_text()
+    runs = "        - path: evidence/h200-vllm/runs/qps_5.5\n"
+    assert runs in text
+    cited = "".join(f"        - path: evidence/h200-vllm/measured/qps_{q}\n" for q in (5, 10))
+    spec.write_text(text.replace(runs, runs + cited))

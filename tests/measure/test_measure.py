@@ -224,7 +224,7 @@ def test_every_failure_kind_is_a_failed_request_not_a_crash(
     # Who ended the stream, after what, on which connection: the evidence is in the reason.
     assert re.fullmatch(
         r"truncated event stream: the server closed \(EOF\) the connection before \[DONE\], "
-        r"after 2 output chunk\(s\) and \d+ body byte\(s\); (new connection|keep-alive "
+        r"after 2 output chunk\(s\) and \d+ byte\(s\) of event data; (new connection|keep-alive "
         r"connection reused after \d+ request\(s\), idle \d+\.\d{3} s)",
         reasons["@truncate"],
     ), reasons["@truncate"]

@@ -6,8 +6,9 @@ HTTP/1.1 keep-alive with chunked server-sent events. Latency is set per server (
 ``@500`` / ``@400`` (HTTP error), ``@hang`` (never answers), ``@malformed`` (a non-JSON event),
 ``@empty`` (no output), ``@truncate`` (closes the stream before ``[DONE]``), ``@reset`` (closes
 the connection without answering), ``@done-close`` (closes it after ``[DONE]``, before the
-chunked body's last chunk: the answer is whole). Hostile directives (``_hostile``):
-``@unicode-status`` (``HTTP/1.1 ²²² OK``), ``@long-header`` (a 2 MiB header line),
+chunked body's last chunk: the answer is whole), ``@close-next`` (answers, keeps the connection
+open, and closes it unanswered when the next request arrives on it). Hostile directives
+(``_hostile``): ``@unicode-status`` (``HTTP/1.1 ²²² OK``), ``@long-header`` (a 2 MiB header line),
 ``@huge-chunk`` (a chunk declared as 1 GiB), ``@huge-token`` (one 8 MiB token),
 ``@usage-huge`` (10**30 completion tokens), ``@usage-inflated`` (100,000 completion tokens
 for 3 chunks), ``@echo-auth`` (401 whose body echoes the Authorization header), ``@deep`` (an
@@ -93,6 +94,7 @@ class OpenAIServer:
         self._loop.close()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        close_next = False
         try:
             while True:
                 line = await reader.readline()
@@ -106,6 +108,9 @@ class OpenAIServer:
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
                 if "authorization" in headers:
                     self.authorizations.add(headers["authorization"])
+                if close_next:
+                    return  # the keep-alive connection it answered on is closed, unanswered
+                close_next = b"@close-next" in body
                 if not await self._route(method, path, body, writer):
                     return
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):

@@ -183,6 +183,10 @@ def test_offline_run(
     assert main(["inspect", "--json", str(out / "requests.jsonl")]) == 0
     (run,) = json.loads(capsys.readouterr().out)[0]["runs"]
     assert any("are streamed chunks counted, not tokens" in w for w in run["warnings"])
+    # The LoadGen log's reader, which check and the report use, says so too.
+    assert main(["inspect", "--json", str(out / "mlperf_log_detail.txt")]) == 0
+    (run,) = json.loads(capsys.readouterr().out)[0]["runs"]
+    assert any("are streamed chunks counted, not tokens" in w for w in run["warnings"])
     assert record["request"]["sampling"] == {"ignore_eos": True}
     assert record["request"]["api_key_sent"] is True
     assert record["limits"] == {"max_in_flight": 8, "max_in_flight_seen": 8}
@@ -245,6 +249,29 @@ def test_every_failure_kind_is_a_failed_request_not_a_crash(
     assert run["requests_failed"] == record["requests"]["failed"]
     assert run["requests_completed"] == record["requests"]["ok"]
     assert any("failed: HTTP 400" in w and "timeout x" in w for w in run["warnings"])
+
+
+def test_a_keep_alive_connection_closed_under_a_request_is_retried(
+    server: OpenAIServer, workdir: Path
+) -> None:
+    # The server answers, keeps the connection, then closes it when the next request comes:
+    # that request is sent again on a new connection and succeeds, its row saying why.
+    prompts = _prompts(workdir / "close-next.jsonl", ["clause one @close-next", "clause two"])
+    out = workdir / "close-next"
+    args = _args(server, prompts, out, "--scenario", "offline", "--min-query-count", "16")
+    assert main([*args, "--expected-qps", "100", "--max-in-flight", "1"]) == 0
+    rows = _rows(out)
+    assert all(r["status"] == "ok" for r in rows)
+    retried = [r["retried"] for r in rows if r["retried"]]
+    assert retried
+    for reason in retried:
+        assert re.fullmatch(
+            r"connection lost: ConnectionResetError: the server closed \(EOF\) the connection "
+            r"before a whole response; keep-alive connection reused after \d+ request\(s\), "
+            r"idle \d+\.\d{3} s",
+            reason,
+        ), reason
+    assert _record(out)["requests"]["retried"] == len(retried)
 
 
 def test_a_lost_server_ends_the_run_incomplete(prompts: Path, workdir: Path) -> None:

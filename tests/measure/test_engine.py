@@ -344,6 +344,8 @@ def test_the_readme_remeasurement_runs_as_written(tmp_path: Path) -> None:
                 )
                 assert server.stdout is not None
                 assert server.stdout.readline().startswith(b"listening http://127.0.0.1:")
+                drain = threading.Thread(target=server.stdout.read, daemon=True)
+                drain.start()  # whatever it prints later never fills the pipe
                 continue
             if argv[:2] == ["evidencepack", "check"]:
                 _cite(tmp_path / "my-pack" / "pack.yaml")

@@ -114,7 +114,7 @@ class Outcome:
     headers: dict[str, str] = field(default_factory=dict)
     text: list[str] = field(default_factory=list)
     """The output text as it arrived, piece by piece (for the tokenizer; never recorded)."""
-    body_bytes: int = 0
+    event_bytes: int = 0
     """The event data received (evidence for a stream that ended early)."""
     connection: str = "new connection"
     """Which connection carried the request: new, or reused (its earlier requests, idle time)."""
@@ -324,7 +324,7 @@ class Client:
         done = False
         try:
             async for data in events(read_body(conn.reader, headers, None)):
-                out.body_bytes += len(data)
+                out.event_bytes += len(data)
                 if done:
                     raise Failed("malformed event stream: data after [DONE]")
                 if data == "[DONE]":
@@ -386,7 +386,7 @@ def _stale(out: Outcome) -> bool:
         and out.error.startswith("connection lost")
         and out.connection != "new connection"
         and out.http_status is None
-        and out.body_bytes == 0
+        and out.event_bytes == 0
         and out.first_token_ns is None
     )
 
@@ -406,7 +406,7 @@ def _lost(out: Outcome, exc: BaseException) -> str:
         )
     return (
         f"truncated event stream: the server {how} the connection before [DONE], "
-        f"after {len(out.chunk_ns)} output chunk(s) and {out.body_bytes} byte(s) of event data; "
+        f"after {len(out.chunk_ns)} output chunk(s) and {out.event_bytes} byte(s) of event data; "
         f"{out.connection}"
     )
 

@@ -55,6 +55,20 @@ def measured(server: OpenAIServer, tmp_path_factory: pytest.TempPathFactory) -> 
     return out
 
 
+def test_an_unreadable_metrics_endpoint_stops_measure_before_the_run(
+    server: OpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text(json.dumps({"prompt": "hello"}) + "\n")
+    args = ["measure", "--endpoint", server.url, "--model", MODEL, "--prompts", str(prompts)]
+    args += ["--scenario", "offline", "-o", str(tmp_path / "run")]
+    # The test server answers /metrics with 404.
+    assert main([*args, "--server-metrics", server.url + "/metrics"]) == 3
+    assert "--server-metrics http://127.0.0.1:" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+    assert main([*args, "--server-metrics", "ftp://127.0.0.1/metrics"]) == 2
+
+
 def _rows(folder: Path) -> list[dict]:  # type: ignore[type-arg]
     return [json.loads(line) for line in (folder / "requests.jsonl").read_text().splitlines()]
 

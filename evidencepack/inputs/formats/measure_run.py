@@ -160,10 +160,13 @@ def _counted_requests(doc: dict[str, Any]) -> str | None:
     total = sum(v for v in sources.values() if isinstance(v, int))
     if not isinstance(counted, int) or counted <= 0:
         return None
+    tokenizer = doc.get("tokenizer")
+    problem = tokenizer.get("problem") if isinstance(tokenizer, dict) else None
+    why = f"; {problem}" if isinstance(problem, str) and problem else ""
     return (
         f"output tokens of {counted} of {total} successful request(s) are streamed chunks "
-        "counted, not tokens (the server sent no usage and has no tokenize endpoint): their "
-        "token counts, TPOT and tokens/s are estimates, not exact"
+        f"counted, not tokens (the server sent no usage and its tokenizer did not count them"
+        f"{why}): their token counts, TPOT and tokens/s are estimates, not exact"
     )
 
 

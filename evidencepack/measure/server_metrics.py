@@ -19,12 +19,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CouldNotRun, UsageError
-from ..inputs.formats.measure_server_metrics import (
-    SERVER_METRICS_SCHEMA,
-    MetricSeries,
-    MetricType,
-    ServerMetricsDocument,
-    engine_of,
+
+SERVER_METRICS_FILE = "server-metrics.json"
+"""Its reader, ``inputs/formats/measure_server_metrics.py``, holds its model (a sibling stage:
+neither imports the other); ``schemas/measure-server-metrics.v1.schema.json`` is its schema."""
+SERVER_METRICS_SCHEMA = "evidencepack.measure.server-metrics/v1"
+_ENGINE_PREFIXES = (
+    ("vllm:", "vllm"),
+    ("sglang:", "sglang"),
+    ("tgi_", "tgi"),
+    ("llamacpp:", "llamacpp"),
 )
 
 _MAX_BYTES = 16 << 20
@@ -34,12 +38,7 @@ _SAMPLE = re.compile(rf"({_NAME})(\{{(.*)\}})?\s+(\S+)(\s+-?[0-9]+)?\s*")
 _LABEL = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*(,|$)')
 _SUFFIXES = ("_total", "_bucket", "_sum", "_count", "_created")
 _CUMULATIVE = ("counter", "histogram", "summary")
-_TYPES: dict[str, MetricType] = {
-    "counter": "counter",
-    "gauge": "gauge",
-    "histogram": "histogram",
-    "summary": "summary",
-}
+_TYPES = ("counter", "gauge", "histogram", "summary")
 
 
 @dataclass(frozen=True)
@@ -150,31 +149,30 @@ def document(
     first = {(s.name, s.labels): s for s in before}
     second = {(s.name, s.labels): s for s in after}
     keys = list(first) + [k for k in second if k not in first]
-    series = []
+    series: list[dict[str, Any]] = []
     for key in keys:
         a, b = first.get(key), second.get(key)
         kind = b.type if b is not None else a.type if a is not None else "untyped"
         old = a.value if a is not None else None
         new = b.value if b is not None else None
         series.append(
-            MetricSeries(
-                name=key[0],
-                labels=dict(key[1]),
-                type=_TYPES.get(kind, "untyped"),
-                before=_finite(old),
-                after=_finite(new),
-                delta=_delta(kind, old, new),
-            )
+            {
+                "name": key[0],
+                "labels": dict(key[1]),
+                "type": kind if kind in _TYPES else "untyped",
+                "before": _finite(old),
+                "after": _finite(new),
+                "delta": _delta(kind, old, new),
+            }
         )
-    doc = ServerMetricsDocument.model_validate(
-        {
-            "schema": SERVER_METRICS_SCHEMA,
-            "url": url,
-            "engine": engine_of([s.name for s in series]),
-            "before_utc": before_utc,
-            "after_utc": after_utc,
-            "series": series,
-        }
-    )
-    dumped: dict[str, Any] = doc.model_dump(mode="json", by_alias=True)
-    return dumped
+    names = [name for name, _ in keys]
+    counts = {e: sum(1 for n in names if n.startswith(p)) for p, e in _ENGINE_PREFIXES}
+    engine = max(counts, key=lambda e: counts[e])
+    return {
+        "schema": SERVER_METRICS_SCHEMA,
+        "url": url,
+        "engine": engine if counts[engine] else None,
+        "before_utc": before_utc,
+        "after_utc": after_utc,
+        "series": series,
+    }

@@ -22,7 +22,6 @@ from typing import Any
 import mlperf_loadgen as lg
 
 from ..errors import CouldNotRun
-from ..inputs.formats.measure_server_metrics import SERVER_METRICS_FILE
 from .client import Client, RequestSettings, parse_endpoint
 from .options import PointConfig
 from .prompts import load_prompts
@@ -39,7 +38,7 @@ from .record import (
     write_json_atomic,
     write_rows,
 )
-from .server_metrics import Sample, document, scrape
+from .server_metrics import SERVER_METRICS_FILE, Sample, document, scrape
 from .sut import StreamingSut
 
 LOADGEN_FILES = (

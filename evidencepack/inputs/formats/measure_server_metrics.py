@@ -190,8 +190,9 @@ def client_view(run: ServingRun) -> ClientView:
 
 
 def cross_check(doc: ServerMetricsDocument, client: ClientView) -> list[Comparison]:
-    """The engine's figures against the client's, each within the module's stated tolerance."""
-    names = ENGINES.get(doc.engine or "")
+    """The engine's figures against the client's, each within the module's stated tolerance.
+    The engine is known by its series' names, not by the document's word for it."""
+    names = ENGINES.get(engine_of([s.name for s in doc.series]) or "")
     if names is None:
         return []
     out: list[Comparison] = []

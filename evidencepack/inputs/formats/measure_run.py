@@ -22,14 +22,9 @@ from ...store.connection import literal_path
 from .._json import Node, load_json_document
 from .._runs import build_run, one_run, request_window
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id
-from ..models import Identity, Load, ServingRun
+from ..models import Identity, Load
 from ..stage import Staging
-from .measure_server_metrics import (
-    SERVER_METRICS_FILE,
-    client_view,
-    cross_check,
-    read_server_metrics,
-)
+from .measure_server_metrics import metrics_warnings
 
 RECORD_FILE = "run.json"
 RECORD_SCHEMA = "evidencepack.measure.run/v1"
@@ -170,32 +165,6 @@ def _counted_requests(doc: dict[str, Any]) -> str | None:
     )
 
 
-def _server_metrics_warnings(path: Path, run: ServingRun) -> list[str] | None:
-    """What the engine's own metrics beside the rows say against them (None: none there)."""
-    beside = path.parent / SERVER_METRICS_FILE
-    if not beside.is_file():
-        return None
-    try:
-        doc = read_server_metrics(beside)
-    except InputError as exc:
-        return [f"{SERVER_METRICS_FILE} beside it is unreadable: {exc.message}"]
-    checked = cross_check(doc, client_view(run))
-    out = [
-        f"{SERVER_METRICS_FILE} disagrees with {path.name} on the {c.figure}: {c.detail}"
-        for c in checked
-        if not c.agrees
-    ]
-    agreed = [c.figure for c in checked if c.agrees]
-    if agreed:
-        out.append(
-            f"the engine's own metrics ({doc.engine}, {SERVER_METRICS_FILE}) agree on the "
-            + ", ".join(agreed)
-        )
-    elif not checked:
-        out.append(f"{SERVER_METRICS_FILE}: no figure of the {doc.engine} engine to cross-check")
-    return out
-
-
 def _server_models(doc: dict[str, Any]) -> list[dict[str, Any]]:
     server = doc.get("server")
     models = server.get("models") if isinstance(server, dict) else None
@@ -258,7 +227,7 @@ def parse_requests(probe: Probe, record: FileRecord) -> ParsedInput:
         columns = staging.columns()
     finally:
         staging.close()
-    if (beside := _server_metrics_warnings(path, run)) is not None:
+    if (beside := metrics_warnings(path, run)) is not None:
         warnings += beside
         run = run.model_copy(update={"warnings": (*run.warnings, *beside)})
     return one_run(REQUESTS_FORMAT.id, record, run, file_warnings=warnings, requests=columns)

@@ -240,3 +240,30 @@ def cross_check(doc: ServerMetricsDocument, client: ClientView) -> list[Comparis
             )
         )
     return out
+
+
+def metrics_warnings(path: Path, run: ServingRun) -> list[str] | None:
+    """The warnings of the rows at ``path`` (read into ``run``): what the engine's own metrics
+    beside them say against them (None: there are none)."""
+    beside = path.parent / SERVER_METRICS_FILE
+    if not beside.is_file():
+        return None
+    try:
+        doc = read_server_metrics(beside)
+    except InputError as exc:
+        return [f"{SERVER_METRICS_FILE} beside it is unreadable: {exc.message}"]
+    checked = cross_check(doc, client_view(run))
+    out = [
+        f"{SERVER_METRICS_FILE} disagrees with {path.name} on the {c.figure}: {c.detail}"
+        for c in checked
+        if not c.agrees
+    ]
+    agreed = [c.figure for c in checked if c.agrees]
+    if agreed:
+        out.append(
+            f"the engine's own metrics ({doc.engine}, {SERVER_METRICS_FILE}) agree on the "
+            + ", ".join(agreed)
+        )
+    elif not checked:
+        out.append(f"{SERVER_METRICS_FILE}: no figure of the {doc.engine} engine to cross-check")
+    return out

@@ -444,7 +444,7 @@ def test_check_decides_on_measured_runs(
         assert point["misses"] == [
             "mlperf-loadgen judged the run INVALID: early stopping not satisfied"
         ]
-    assert points["evidence/h200-vllm/valid"]["meets_slo"]
+    assert points["evidence/h200-vllm/valid"]["meets_slo"], points["evidence/h200-vllm/valid"]
     assert capacity["operating_point_run"] == "evidence/h200-vllm/valid"
     checks = {c["id"]: c for c in decision["checks"] if c["candidate"] == "h200-vllm"}
     # The token lengths are observed too (not declared): within this test's +-100% tolerance

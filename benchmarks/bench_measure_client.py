@@ -12,16 +12,24 @@ own process on 127.0.0.1, answering at once (no wait before the first token or b
    samples per second);
 4. guidellm and AIPerf, when their executables are found (``--guidellm``, ``--aiperf``).
 
+``--engine`` drives a real engine instead: llama.cpp's own server
+(``tests/measure/llama_engine.py``, the ``xllamacpp`` wheel) on the tests' tiny random Llama,
+every request asking ``ignore_eos`` so that each one generates ``--tokens`` tokens. The floor
+then includes the engine's own work, and what a client adds is still its figure minus the
+floor's.
+
 Latency is measured one request at a time (p50 and p99 over ``--requests``); the rate with
 ``--concurrency`` requests in flight. What a client adds is its latency minus the raw floor.
 
     python benchmarks/bench_measure_client.py [--requests N] [--concurrency C] [--tokens T]
+                                              [--engine]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import shutil
 import socket
@@ -70,9 +78,13 @@ def summary(name: str, ttft: list[float], e2e: list[float], rate: float | None) 
 # --- 1. the raw-socket floor --------------------------------------------------------------------
 
 
+SAMPLING: dict[str, Any] = {}
+"""Extra request fields (``--engine``: ``ignore_eos``, so every answer has all its tokens)."""
+
+
 def _raw_request(port: int, tokens: int) -> bytes:
     body = json.dumps(
-        {"model": MODEL, "prompt": "hello", "max_tokens": tokens, "stream": True}
+        {"model": MODEL, "prompt": "hello", "max_tokens": tokens, "stream": True, **SAMPLING}
     ).encode()
     head = (
         f"POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
@@ -97,16 +109,32 @@ def _raw_one(sock: socket.socket, request: bytes) -> tuple[float, float]:
     return ((first or end) - start) * 1000, (end - start) * 1000
 
 
+def _connect(port: int) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+def _raw_keepalive(port: int, request: bytes, n: int) -> list[tuple[float, float]]:
+    """``n`` requests on one keep-alive connection, a new one when the server closed it (llama.cpp's
+    server closes some right after an answer: the lost send is not timed)."""
+    out = []
+    sock = _connect(port)
+    try:
+        while len(out) < n:
+            try:
+                out.append(_raw_one(sock, request))
+            except (ConnectionError, BrokenPipeError):
+                sock.close()
+                sock = _connect(port)
+    finally:
+        sock.close()
+    return out
+
+
 def raw_latency(port: int, n: int, tokens: int) -> tuple[list[float], list[float]]:
-    request = _raw_request(port, tokens)
-    ttft, e2e = [], []
-    with socket.create_connection(("127.0.0.1", port)) as sock:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        for _ in range(n):
-            a, b = _raw_one(sock, request)
-            ttft.append(a)
-            e2e.append(b)
-    return ttft, e2e
+    timed = _raw_keepalive(port, _raw_request(port, tokens), n)
+    return [a for a, _ in timed], [b for _, b in timed]
 
 
 def raw_rate(port: int, n: int, concurrency: int, tokens: int) -> float:
@@ -114,10 +142,7 @@ def raw_rate(port: int, n: int, concurrency: int, tokens: int) -> float:
     per_thread = n // concurrency
 
     def worker() -> None:
-        with socket.create_connection(("127.0.0.1", port)) as sock:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            for _ in range(per_thread):
-                _raw_one(sock, request)
+        _raw_keepalive(port, request, per_thread)
 
     threads = [threading.Thread(target=worker) for _ in range(concurrency)]
     start = time.perf_counter()
@@ -134,7 +159,8 @@ def raw_rate(port: int, n: int, concurrency: int, tokens: int) -> float:
 async def _ours(
     url: str, n: int, concurrency: int, tokens: int
 ) -> tuple[list[float], list[float], float]:
-    client = Client(parse_endpoint(url), RequestSettings(model=MODEL, max_tokens=tokens))
+    settings = RequestSettings(model=MODEL, max_tokens=tokens, sampling=dict(SAMPLING))
+    client = Client(parse_endpoint(url), settings)
     ttft, e2e = [], []
     for _ in range(n):
         out = await client.stream("hello", None, lambda: None)
@@ -169,6 +195,7 @@ def measure_path(url: str, n: int, concurrency: int, tokens: int, work: Path) ->
         "prompts": prompts,
         "max_tokens": tokens,
         "min_duration_ms": 1000,
+        "sampling": dict(SAMPLING),
     }
     (server,) = measure(
         MeasureOptions(
@@ -308,47 +335,74 @@ def main() -> int:
     parser.add_argument("--guidellm", default=shutil.which("guidellm"))
     parser.add_argument("--aiperf", default=shutil.which("aiperf"))
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVER, MODEL],
-        cwd=REPO,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
+    parser.add_argument(
+        "--engine",
+        action="store_true",
+        help="llama.cpp's server on a tiny model, not the instant one",
     )
-    assert proc.stdout is not None
-    assert proc.stdin is not None
-    port = int(proc.stdout.readline())
-    url = f"http://127.0.0.1:{port}"
+    args = parser.parse_args()
+    with contextlib.ExitStack() as stack:
+        if args.engine:
+            from tests.measure.llama_engine import LlamaServer, write_model
+
+            SAMPLING["ignore_eos"] = True
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            engine = stack.enter_context(
+                LlamaServer(write_model(folder / "tiny.gguf"), parallel=args.concurrency)
+            )
+            url = engine.url
+            port = int(url.rsplit(":", 1)[1])
+            what = f"llama.cpp's server ({args.concurrency} slots, tiny random Llama)"
+        else:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", SERVER, MODEL],
+                cwd=REPO,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            stack.callback(proc.wait, 10)
+            assert proc.stdin is not None
+            stack.callback(proc.stdin.close)
+            assert proc.stdout is not None
+            port = int(proc.stdout.readline())
+            url = f"http://127.0.0.1:{port}"
+            what = "instant server"
+        rows = _rows(args, url, port)
+    return _print(args, rows, what)
+
+
+def _rows(args: argparse.Namespace, url: str, port: int) -> list[dict[str, Any]]:
     n, c, t = args.requests, args.concurrency, args.tokens
     rows = []
-    try:
-        raw_ttft, raw_e2e = raw_latency(port, n, t)
-        rows.append(summary("raw socket (floor)", raw_ttft, raw_e2e, raw_rate(port, n, c, t)))
-        ttft, e2e, rate = asyncio.run(_ours(url, n, c, t))
-        rows.append(summary("evidencepack client", ttft, e2e, rate))
-        with tempfile.TemporaryDirectory() as tmp:
-            work = Path(tmp)
-            rows.append(measure_path(url, n, c, t, work))
-            for name, exe, run in (
-                ("guidellm", args.guidellm, guidellm),
-                ("aiperf", args.aiperf, aiperf),
-            ):
-                if exe:
-                    try:
-                        rows.append(run(exe, url, n, c, t, work))
-                    except (KeyError, IndexError, TypeError, ValueError) as exc:
-                        rows.append({"client": name, "error": f"unexpected output: {exc!r}"})
-                else:
-                    rows.append({"client": name, "error": "not installed"})
-    finally:
-        proc.stdin.close()
-        proc.wait(10)
+    raw_ttft, raw_e2e = raw_latency(port, n, t)
+    rows.append(summary("raw socket (floor)", raw_ttft, raw_e2e, raw_rate(port, n, c, t)))
+    ttft, e2e, rate = asyncio.run(_ours(url, n, c, t))
+    rows.append(summary("evidencepack client", ttft, e2e, rate))
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        rows.append(measure_path(url, n, c, t, work))
+        for name, exe, run in (
+            ("guidellm", args.guidellm, guidellm),
+            ("aiperf", args.aiperf, aiperf),
+        ):
+            if exe:
+                try:
+                    rows.append(run(exe, url, n, c, t, work))
+                except (KeyError, IndexError, TypeError, ValueError) as exc:
+                    rows.append({"client": name, "error": f"unexpected output: {exc!r}"})
+            else:
+                rows.append({"client": name, "error": "not installed"})
+    return rows
+
+
+def _print(args: argparse.Namespace, rows: list[dict[str, Any]], what: str) -> int:
+    n, c, t = args.requests, args.concurrency, args.tokens
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
     print(
-        f"instant server on 127.0.0.1, {t} tokens per request; latency: {n} sequential "
+        f"{what} on 127.0.0.1, {t} tokens per request; latency: {n} sequential "
         f"requests; rate: {c} in flight"
     )
     print(

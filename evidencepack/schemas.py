@@ -29,6 +29,7 @@ def _documents() -> dict[str, type[BaseModel]]:
     from .command_reports import BuildReport, InitReport, SchemasReport
     from .diff.models import DiffDocument
     from .inputs.formats.generic_scores import ScoreLine, ScoresHeader
+    from .inputs.formats.measure_server_metrics import ServerMetricsDocument
     from .mlperf.models import ImportReport, MlperfResult
     from .mlperf.query import MlperfListing
     from .mlperf.training_import import TrainingResult
@@ -49,6 +50,7 @@ def _documents() -> dict[str, type[BaseModel]]:
         "evidence-manifest.v1.schema.json": EvidenceManifest,
         "evidencepack-scores-header.v1.schema.json": ScoresHeader,
         "evidencepack-scores-item.v1.schema.json": ScoreLine,
+        "measure-server-metrics.v1.schema.json": ServerMetricsDocument,
         "mlperf-import-report.v1.schema.json": ImportReport,
         "mlperf-list.v1.schema.json": MlperfListing,
         "mlperf-result.v1.schema.json": MlperfResult,

@@ -64,6 +64,7 @@ def _cmd_measure(args: argparse.Namespace) -> int:
         timeout_s=args.timeout_s,
         lost_after_s=args.lost_after_s,
         seed=args.seed,
+        server_metrics=args.server_metrics,
     )
     if (args.spec is None) != (args.candidate is None):
         raise UsageError("--spec and --candidate go together")
@@ -151,4 +152,10 @@ def register(command: Command) -> None:
         help="stop when only connection failures for S seconds (default: %(default)s)",
     )
     p.add_argument("--seed", type=int, metavar="N", help="LoadGen's sample and schedule seeds")
+    p.add_argument(
+        "--server-metrics",
+        metavar="URL",
+        help="the engine's Prometheus endpoint (e.g. http://127.0.0.1:8000/metrics): scraped "
+        "before and after each run into server-metrics.json, cross-checked with the requests",
+    )
     json_argument(p)

@@ -10,11 +10,19 @@ PROV-DATA failure naming both files.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
 from ..inputs.collect import Collector
+from ..inputs.formats.measure_server_metrics import (
+    SERVER_METRICS_FILE,
+    ServerMetricsDocument,
+    client_view,
+    cross_check,
+    read_server_metrics,
+)
 from ..inputs.models import Identity, ServingRun, TokenStats
 from ..inputs.registry import read_input
 from .evidence import DataFinding
@@ -26,10 +34,14 @@ MEASURE_RUN = "run.json"
 
 @dataclass(frozen=True)
 class FolderRows:
-    """The request rows found beside a run's log: their file and the run they describe."""
+    """The request rows found beside a run's log: their file and the run they describe, and
+    the engine's own metrics when the run scraped them (or why they could not be read)."""
 
     file: InputFile
     run: ServingRun
+    metrics_file: InputFile | None = None
+    metrics: ServerMetricsDocument | None = None
+    metrics_problem: str | None = None
 
 
 def folder_rows(collector: Collector, added: list[InputFile]) -> FolderRows | None:
@@ -44,7 +56,43 @@ def folder_rows(collector: Collector, added: list[InputFile]) -> FolderRows | No
         return None
     if len(parsed.runs) != 1:
         return None
-    return FolderRows(collector.result.files[rows.pack_path], parsed.runs[0])
+    found = FolderRows(collector.result.files[rows.pack_path], parsed.runs[0])
+    metrics = next((f for f in added if Path(f.pack_path).name == SERVER_METRICS_FILE), None)
+    if metrics is None:
+        return found
+    update: dict[str, Any] = {"metrics_file": collector.result.files[metrics.pack_path]}
+    try:
+        update["metrics"] = read_server_metrics(collector.result.sources[metrics.pack_path])
+    except InputError as exc:
+        update["metrics_problem"] = exc.message
+    return replace(found, **update)
+
+
+def _metrics_findings(label: str, rows: FolderRows, model: str | None) -> list[DataFinding]:
+    """The engine's own counts against the client's rows: each disagreement beyond the stated
+    tolerance (``measure_server_metrics``) is a FAIL naming both files."""
+    if rows.metrics_file is None:
+        return []
+    metrics_name, rows_name = in_spec(rows.metrics_file), in_spec(rows.file)
+    if rows.metrics is None:
+        detail = f"{metrics_name} is unreadable: {rows.metrics_problem}"
+        return [
+            DataFinding(label, rows.metrics_file, model, "summary-disagrees", "FAIL", None, detail)
+        ]
+    return [
+        DataFinding(
+            label,
+            rows.metrics_file,
+            model,
+            "summary-disagrees",
+            "FAIL",
+            c.figure,
+            f"the engine's metrics disagree with the client on the {c.figure}: {c.detail} "
+            f"(files {metrics_name} and {rows_name})",
+        )
+        for c in cross_check(rows.metrics, client_view(rows.run))
+        if not c.agrees
+    ]
 
 
 def _identity(log: Identity, rows: Identity) -> Identity:
@@ -95,6 +143,7 @@ def reconcile(
                 f"{rows_name} holds {sent} requests but {log_name} counts {logged}",
             )
         )
+    findings += _metrics_findings(label, rows, model)
     tokens = run.tokens
     if tokens.input_mean_tokens is None and tokens.output_mean_tokens is None:
         tokens = TokenStats.model_validate(rows.run.tokens.model_dump())

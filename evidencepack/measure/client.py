@@ -10,30 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import ssl
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ..errors import UsageError
+from .http_stream import MAX_ERROR_BODY, MAX_LINE, Failed, events, read_body, read_head
 
 Api = Literal["completions", "chat"]
-_MAX_ERROR_BODY = 2048
-_MAX_LINE = 1 << 20
-"""A status line, a header, a chunk-size line or one event line (one token): at most 1 MiB."""
-_MAX_HEADERS = 100
-_MAX_HEAD_BYTES = 64 << 10
-_MAX_CHUNK = 16 << 20
-"""One chunk of a chunked body: a server sends events of a few hundred bytes."""
-_MAX_EVENT = 4 << 20
-"""One server-sent event, all its ``data:`` lines together."""
 MAX_USAGE_TOKENS = 10_000_000
 """A usage count above this is refused: no completion is ten million tokens long."""
 _POOL_SIZE = 1024
-_STATUS = re.compile(rb"HTTP/[0-9]\.[0-9] ([0-9]{3})(?: [^\r\n]*)?\r?\n")
 _REDACTED = "[redacted]"
 
 
@@ -111,12 +101,23 @@ class Outcome:
     chunk_ns: list[int] = field(default_factory=list)
     output_tokens: int | None = None
     input_tokens: int | None = None
-    tokens_source: Literal["usage", "counted"] | None = None
+    tokens_source: Literal["usage", "tokenizer", "counted"] | None = None
+    """Where ``output_tokens`` came from: the server's usage, the server's tokenizer run on the
+    output text, or the streamed chunks counted (an estimate: a chunk is not a token)."""
+    tokenize_ms: float | None = None
+    retried: str | None = None
+    """Why the request was sent a second time (a reused connection closed without a byte)."""
     http_status: int | None = None
     error: str | None = None
     response_model: str | None = None
     finish_reason: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    text: list[str] = field(default_factory=list)
+    """The output text as it arrived, piece by piece (for the tokenizer; never recorded)."""
+    event_bytes: int = 0
+    """The event data received (evidence for a stream that ended early)."""
+    connection: str = "new connection"
+    """Which connection carried the request: new, or reused (its earlier requests, idle time)."""
 
     @property
     def ok(self) -> bool:
@@ -124,14 +125,19 @@ class Outcome:
         return self.error is None
 
 
-class _Failed(Exception):
-    """A request failed for the reason given; caught inside ``stream``."""
-
-
 class _Conn:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
+        self.served = 0
+        self.idle_since = time.monotonic()
+
+    def describe(self) -> str:
+        """Which connection this is, for the evidence of a request that failed on it."""
+        if not self.served:
+            return "new connection"
+        idle = time.monotonic() - self.idle_since
+        return f"keep-alive connection reused after {self.served} request(s), idle {idle:.3f} s"
 
     def close(self) -> None:
         """Close the connection (the server sees EOF)."""
@@ -157,23 +163,26 @@ class Client:
         while self._idle:
             self._idle.pop().close()
 
-    async def _connect(self) -> _Conn:
-        while self._idle:
+    async def _connect(self, *, fresh: bool = False) -> _Conn:
+        while self._idle and not fresh:
             conn = self._idle.pop()
             if not conn.reader.at_eof() and not conn.writer.is_closing():
+                conn.served += 1
                 return conn
             conn.close()
         reader, writer = await asyncio.open_connection(
-            self.endpoint.host, self.endpoint.port, ssl=self._ssl, limit=_MAX_LINE
+            self.endpoint.host, self.endpoint.port, ssl=self._ssl, limit=MAX_LINE
         )
         return _Conn(reader, writer)
 
-    def _head(self, method: str, path: str, length: int | None) -> bytes:
+    def _head(
+        self, method: str, path: str, length: int | None, *, want_json: bool = False
+    ) -> bytes:
         lines = [
             f"{method} {path} HTTP/1.1",
             f"Host: {self.endpoint.host_header}",
             "User-Agent: evidencepack-measure",
-            "Accept: text/event-stream" if length is not None else "Accept: application/json",
+            "Accept: application/json" if want_json else "Accept: text/event-stream",
         ]
         if length is not None:
             lines += ["Content-Type: application/json", f"Content-Length: {length}"]
@@ -183,13 +192,25 @@ class Client:
 
     async def get_json(self, path: str, timeout_s: float = 5.0) -> tuple[int, dict[str, str], Any]:
         """GET ``path`` (for ``/version`` and ``/v1/models``); raises OSError or TimeoutError."""
+        return await self.call_json("GET", path, None, timeout_s)
+
+    async def call_json(
+        self, method: str, path: str, payload: Any, timeout_s: float = 5.0
+    ) -> tuple[int, dict[str, str], Any]:
+        """Send ``payload`` (None: no body) to ``path``; the status, headers and JSON answer
+        (None if it is not JSON). Raises OSError or TimeoutError."""
+        data = b"" if payload is None else json.dumps(payload).encode()
         async with asyncio.timeout(timeout_s):
-            conn = await self._connect()
+            # A new connection each time: one from the pool may be one the server has closed.
+            conn = await self._connect(fresh=True)
             try:
-                conn.writer.write(self._head("GET", path, None))
+                head = self._head(
+                    method, path, None if payload is None else len(data), want_json=True
+                )
+                conn.writer.write(head + data)
                 await conn.writer.drain()
-                status, headers = await _read_head(conn.reader)
-                body = b"".join([c async for c in _body(conn.reader, headers, 1 << 20)])
+                status, headers = await read_head(conn.reader)
+                body = b"".join([c async for c in read_body(conn.reader, headers, 1 << 20)])
             finally:
                 conn.close()
         try:
@@ -203,14 +224,40 @@ class Client:
         max_tokens: int | None,
         on_first_token: Callable[[], None],
     ) -> Outcome:
-        """Send one streaming request; ``on_first_token`` runs as soon as output appears."""
+        """Send one streaming request; ``on_first_token`` runs as soon as output appears.
+
+        A server may close a keep-alive connection it has just announced as open (llama.cpp's
+        server does, after some streamed answers): a request sent on it then gets no byte back.
+        Such a request, on a reused connection, answered by nothing but the close, is sent once
+        more on a new connection, and its row says so (``retried``); its times run from the
+        first send."""
         payload = json.dumps(self.settings.body(prompt, max_tokens)).encode()
         out = Outcome(sent_ns=time.perf_counter_ns(), sent_epoch_s=time.time())
+        await self._attempt(payload, out, on_first_token)
+        if _stale(out):
+            again = Outcome(sent_ns=out.sent_ns, sent_epoch_s=out.sent_epoch_s)
+            again.retried = out.error
+            await self._attempt(payload, again, on_first_token, fresh=True)
+            out = again
+        if out.error is None and not out.output_tokens:
+            out.error = "empty completion: the stream ended without output"
+        self.redact(out)
+        return out
+
+    async def _attempt(
+        self,
+        payload: bytes,
+        out: Outcome,
+        on_first_token: Callable[[], None],
+        *,
+        fresh: bool = False,
+    ) -> None:
         conn: _Conn | None = None
         reusable = False
         try:
             async with asyncio.timeout(self.settings.timeout_s):
-                conn = await self._connect()
+                conn = await self._connect(fresh=fresh)
+                out.connection = conn.describe()
                 conn.writer.write(self._head("POST", self.path, len(payload)) + payload)
                 await conn.writer.drain()
                 reusable = await self._read_stream(conn, out, on_first_token)
@@ -219,16 +266,10 @@ class Client:
         except ConnectionRefusedError:
             out.error = "connection refused"
         except (ConnectionError, asyncio.IncompleteReadError) as exc:
-            if out.http_status == 200:
-                out.error = (
-                    "truncated event stream: the connection closed before [DONE] "
-                    f"(after {len(out.chunk_ns)} output chunk(s))"
-                )
-            else:
-                out.error = f"connection lost: {type(exc).__name__}"
+            out.error = _lost(out, exc)
         except OSError as exc:
             out.error = f"network error: {exc.strerror or type(exc).__name__}"
-        except _Failed as exc:
+        except Failed as exc:
             out.error = str(exc)
         except (ValueError, UnicodeError, RecursionError, OverflowError, MemoryError) as exc:
             # What the server sent broke a bound or a parser (an over-long line, a number that
@@ -243,18 +284,16 @@ class Client:
             out.done_ns = time.perf_counter_ns()
             if conn is not None:
                 if reusable and out.error is None and len(self._idle) < _POOL_SIZE:
+                    conn.idle_since = time.monotonic()
                     self._idle.append(conn)
                 else:
                     conn.close()
-        if out.error is None and not out.output_tokens:
-            out.error = "empty completion: the stream ended without output"
-        self.redact(out)
-        return out
 
     def redact(self, out: Outcome) -> None:
         """Remove the API key from everything the server sent that is recorded (an error body
         that echoes the Authorization header, a model name, a finish reason, headers)."""
         out.error = self.redacted(out.error)
+        out.retried = self.redacted(out.retried)
         out.response_model = self.redacted(out.response_model)
         out.finish_reason = self.redacted(out.finish_reason)
         out.headers = {k: self.redacted(v) or "" for k, v in out.headers.items()}
@@ -273,51 +312,39 @@ class Client:
     async def _read_stream(
         self, conn: _Conn, out: Outcome, on_first_token: Callable[[], None]
     ) -> bool:
-        status, headers = await _read_head(conn.reader)
+        status, headers = await read_head(conn.reader)
         out.http_status = status
         out.headers = headers
         if status != 200:
             body = b""
-            async for chunk in _body(conn.reader, headers, _MAX_ERROR_BODY):
+            async for chunk in read_body(conn.reader, headers, MAX_ERROR_BODY):
                 body += chunk
             text = body[:200].decode("utf-8", "replace").strip()
-            raise _Failed(f"HTTP {status}" + (f": {text}" if text else ""))
-        counted = 0
-        text_bytes = 0
+            raise Failed(f"HTTP {status}" + (f": {text}" if text else ""))
         done = False
-        async for data in _events(_body(conn.reader, headers, None)):
-            if data == "[DONE]":
-                done = True
-                continue
-            if done:
-                raise _Failed("malformed event stream: data after [DONE]")
-            try:
-                event = json.loads(data)
-            except ValueError:
-                raise _Failed(f"malformed event stream: not JSON: {data[:80]!r}") from None
-            if not isinstance(event, dict):
-                raise _Failed(f"malformed event stream: not an object: {data[:80]!r}")
-            if "error" in event:
-                raise _Failed(f"server error in stream: {str(event['error'])[:200]}")
-            out.response_model = out.response_model or _str(event.get("model"))
-            if (size := _text_bytes(event)) > 0:
-                text_bytes += size
-                now = time.perf_counter_ns()
-                if out.first_token_ns is None:
-                    out.first_token_ns = now
-                    on_first_token()
-                out.chunk_ns.append(now)
-                counted += 1
-            for choice in event.get("choices") or ():
-                if isinstance(choice, dict) and choice.get("finish_reason"):
-                    out.finish_reason = str(choice["finish_reason"])
-            _take_usage(event.get("usage"), out)
+        try:
+            async for data in events(read_body(conn.reader, headers, None)):
+                out.event_bytes += len(data)
+                if done:
+                    raise Failed("malformed event stream: data after [DONE]")
+                if data == "[DONE]":
+                    done = True
+                    continue
+                _take_event(data, out, on_first_token)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            if not done:
+                raise
+            # The answer was whole; only the connection's last bytes (the chunked body's end)
+            # never came: nothing is lost, the connection is not reused.
+            headers["connection"] = "close"
         if not done:
-            raise _Failed("truncated event stream: the server closed it before [DONE]")
+            raise asyncio.IncompleteReadError(b"", None)  # the body ended before [DONE]
+        counted = len(out.chunk_ns)
+        text_bytes = sum(len(t.encode("utf-8", "replace")) for t in out.text)
         if out.tokens_source == "usage" and (out.output_tokens or 0) > _plausible(
             counted, text_bytes
         ):
-            raise _Failed(
+            raise Failed(
                 f"usage contradicts the stream: {out.output_tokens:,} completion tokens for "
                 f"{counted} chunk(s) of {text_bytes} byte(s) of text"
             )
@@ -325,6 +352,63 @@ class Client:
             out.output_tokens = counted
             out.tokens_source = "counted"
         return headers.get("connection", "").lower() != "close"
+
+
+def _take_event(data: str, out: Outcome, on_first_token: Callable[[], None]) -> None:
+    """Record one event's output text and time, finish reason and usage on ``out``."""
+    try:
+        event = json.loads(data)
+    except ValueError:
+        raise Failed(f"malformed event stream: not JSON: {data[:80]!r}") from None
+    if not isinstance(event, dict):
+        raise Failed(f"malformed event stream: not an object: {data[:80]!r}")
+    if "error" in event:
+        raise Failed(f"server error in stream: {str(event['error'])[:200]}")
+    out.response_model = out.response_model or _str(event.get("model"))
+    if texts := _texts(event):
+        now = time.perf_counter_ns()
+        if out.first_token_ns is None:
+            out.first_token_ns = now
+            on_first_token()
+        out.chunk_ns.append(now)
+        out.text += texts
+    for choice in event.get("choices") or ():
+        if isinstance(choice, dict) and choice.get("finish_reason"):
+            out.finish_reason = str(choice["finish_reason"])
+    _take_usage(event.get("usage"), out)
+
+
+def _stale(out: Outcome) -> bool:
+    """Whether ``out`` failed on a reused keep-alive connection the server had closed: the
+    connection ended before any byte of an answer came back (nothing was lost but the send)."""
+    return (
+        out.error is not None
+        and out.error.startswith("connection lost")
+        and out.connection != "new connection"
+        and out.http_status is None
+        and out.event_bytes == 0
+        and out.first_token_ns is None
+    )
+
+
+def _lost(out: Outcome, exc: BaseException) -> str:
+    """The error of a request whose connection ended under it, with the evidence of who ended
+    it: what had arrived, how the connection ended (the server's FIN, or a reset) and which
+    connection it was. The client closes a connection only after its answer is whole, on a
+    timeout or when the run stops, each reported as such: an end here is the server's."""
+    how = "closed (EOF)"
+    if isinstance(exc, ConnectionResetError) and not str(exc).startswith("the server closed"):
+        how = "reset (RST)"
+    if out.http_status != 200:
+        return (
+            f"connection lost: {type(exc).__name__}: the server {how} the connection before a "
+            f"whole response; {out.connection}"
+        )
+    return (
+        f"truncated event stream: the server {how} the connection before [DONE], "
+        f"after {len(out.chunk_ns)} output chunk(s) and {out.event_bytes} byte(s) of event data; "
+        f"{out.connection}"
+    )
 
 
 def _str(value: object) -> str | None:
@@ -337,7 +421,7 @@ def _take_usage(usage: object, out: Outcome) -> None:
         return
     completion = _count(usage["completion_tokens"])
     if completion is None:
-        raise _Failed(
+        raise Failed(
             "impossible usage count: completion_tokens "
             f"{str(usage['completion_tokens'])[:40]} (0 to {MAX_USAGE_TOKENS:,} allowed)"
         )
@@ -360,122 +444,17 @@ def _plausible(chunks: int, text_bytes: int) -> int:
     return chunks + text_bytes + 16
 
 
-def _text_bytes(event: dict[str, Any]) -> int:
-    """The UTF-8 bytes of output text the event carries (0: no output)."""
-    size = 0
+def _texts(event: dict[str, Any]) -> list[str]:
+    """The pieces of output text the event carries (none: no output)."""
+    texts: list[str] = []
     for choice in event.get("choices") or ():
         if not isinstance(choice, dict):
             continue
         delta = choice.get("delta")
-        for text in (
+        pieces = (
             choice.get("text"),
             delta.get("content") if isinstance(delta, dict) else None,
             delta.get("reasoning_content") if isinstance(delta, dict) else None,
-        ):
-            if isinstance(text, str) and text:
-                size += len(text.encode("utf-8", "replace"))
-    return size
-
-
-async def _read_head(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]]:
-    """The status (three ASCII digits) and headers, each line and the whole head bounded."""
-    line = await reader.readline()
-    if not line:
-        raise ConnectionResetError("the server closed the connection before answering")
-    status = _STATUS.fullmatch(line)
-    if status is None:
-        raise _Failed(f"malformed HTTP response: status line {line[:80]!r}")
-    headers: dict[str, str] = {}
-    size = len(line)
-    while True:
-        line = await reader.readline()
-        size += len(line)
-        if not line:
-            raise ConnectionResetError("the server closed the connection in the headers")
-        if line in (b"\r\n", b"\n"):
-            return int(status[1]), headers
-        if len(headers) >= _MAX_HEADERS or size > _MAX_HEAD_BYTES:
-            raise _Failed(
-                f"malformed HTTP response: more than {_MAX_HEADERS} headers or "
-                f"{_MAX_HEAD_BYTES} bytes of them"
-            )
-        name, _, value = line.decode("latin-1").partition(":")
-        headers[name.strip().lower()] = value.strip()
-
-
-async def _body(
-    reader: asyncio.StreamReader, headers: dict[str, str], limit: int | None
-) -> AsyncIterator[bytes]:
-    """The response body as it arrives (chunked, sized or until close), up to ``limit``."""
-    seen = 0
-    if "chunked" in headers.get("transfer-encoding", "").lower():
-        while True:
-            size_line = await reader.readline()
-            digits = size_line.split(b";")[0].strip()
-            if not size_line:
-                raise asyncio.IncompleteReadError(b"", None)
-            if not re.fullmatch(rb"[0-9A-Fa-f]{1,8}", digits):
-                raise _Failed(f"malformed chunked body: {size_line[:40]!r}")
-            size = int(digits, 16)
-            if size > _MAX_CHUNK:
-                raise _Failed(
-                    f"malformed chunked body: a chunk of {size} bytes (at most {_MAX_CHUNK})"
-                )
-            if size == 0:
-                await reader.readline()
-                return
-            data = await reader.readexactly(size + 2)
-            seen += size
-            yield data[:-2]
-            if limit is not None and seen >= limit:
-                return
-    elif "content-length" in headers:
-        if not re.fullmatch(r"[0-9]{1,15}", headers["content-length"]):
-            raise _Failed(f"malformed Content-Length: {headers['content-length'][:40]!r}")
-        remaining = int(headers["content-length"])
-        while remaining > 0:
-            data = await reader.read(min(remaining, 65536))
-            if not data:
-                raise asyncio.IncompleteReadError(b"", remaining)
-            remaining -= len(data)
-            seen += len(data)
-            yield data
-            if limit is not None and seen >= limit:
-                return
-    else:
-        while data := await reader.read(65536):
-            seen += len(data)
-            yield data
-            if limit is not None and seen >= limit:
-                return
-
-
-async def _events(body: AsyncIterator[bytes]) -> AsyncIterator[str]:
-    """The ``data`` of each server-sent event (multi-line data joined with newlines)."""
-    pending = b""
-    data: list[str] = []
-    async for chunk in body:
-        pending += chunk
-        *lines, pending = pending.split(b"\n")
-        for raw in lines:
-            line = raw.rstrip(b"\r").decode("utf-8", "replace")
-            if not line:
-                if data:
-                    yield "\n".join(data)
-                    data = []
-            elif line.startswith("data:"):
-                data.append(line[5:].removeprefix(" "))
-                if sum(len(d) for d in data) > _MAX_EVENT:
-                    raise _Failed("malformed event stream: an event longer than 4 MiB")
-            elif line.startswith(":") or line.partition(":")[0] in ("event", "id", "retry"):
-                continue
-            else:
-                raise _Failed(f"malformed event stream: unexpected line {line[:80]!r}")
-        if len(pending) > _MAX_LINE:
-            raise _Failed("malformed event stream: a line longer than 1 MiB")
-    if pending.strip() or data:
-        tail = pending.rstrip(b"\r").decode("utf-8", "replace")
-        if tail.startswith("data:"):
-            data.append(tail[5:].removeprefix(" "))
-        if data:
-            yield "\n".join(data)
+        )
+        texts.extend(text for text in pieces if isinstance(text, str) and text)
+    return texts

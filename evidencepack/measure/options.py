@@ -16,6 +16,7 @@ from typing import Any, Literal
 from ..errors import UsageError
 from ..spec.load import LoadedSpec
 from .client import parse_endpoint
+from .server_metrics import check_url
 
 Scenario = Literal["server", "offline"]
 
@@ -48,6 +49,8 @@ class MeasureOptions:
     seed: int | None = None
     note: str | None = None
     """Free text kept in run.json (with --spec: which spec and candidate set the options)."""
+    server_metrics: str | None = None
+    """The engine's Prometheus endpoint, scraped before and after each run."""
 
 
 def from_spec(options: MeasureOptions, loaded: LoadedSpec, candidate_id: str) -> MeasureOptions:
@@ -75,6 +78,8 @@ def from_spec(options: MeasureOptions, loaded: LoadedSpec, candidate_id: str) ->
 def check_options(options: MeasureOptions) -> None:
     """Usage errors a run would otherwise hit only after starting LoadGen."""
     parse_endpoint(options.endpoint)
+    if options.server_metrics is not None:
+        check_url(options.server_metrics)
     if options.model is None:
         raise UsageError("give --model, or --spec and --candidate to take it from the envelope")
     if options.sweep and options.scenario != "server":
@@ -116,6 +121,7 @@ class PointConfig:
     lost_after_s: float
     seed: int | None
     note: str | None
+    server_metrics: str | None = None
 
     def to_json(self) -> str:
         """The config as JSON, for the worker process."""

@@ -85,10 +85,12 @@ def request_row(row: Row, prompt: Prompt) -> dict[str, Any]:
         "input_tokens": o.input_tokens if o.input_tokens is not None else prompt.input_tokens,
         "output_tokens": o.output_tokens,
         "tokens_source": o.tokens_source,
+        "tokenize_ms": _r(o.tokenize_ms),
         "status": "ok" if o.ok else "failed",
         "http_status": o.http_status,
         "finish_reason": o.finish_reason,
         "error": o.error,
+        "retried": o.retried,
     }
 
 

@@ -26,6 +26,7 @@ from ..mlperf.loadgen_log import parse_detail
 from .options import MeasureOptions, PointConfig, check_options, points
 from .prompts import load_prompts
 from .record import RECORD_FILE
+from .server_metrics import scrape
 
 _STOP_WAIT_S = 30.0
 
@@ -81,6 +82,8 @@ def measure(
             "pip install 'evidencepack[measure]' (the mlcommons-loadgen wheel)"
         )
     load_prompts(options.prompts)  # located errors now, not in the worker
+    if options.server_metrics is not None:
+        scrape(options.server_metrics)  # an endpoint that cannot be read: said now
     planned = points(options)
     for _, config in planned:
         if Path(config.outdir).exists():

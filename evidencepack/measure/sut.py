@@ -21,6 +21,7 @@ from typing import Any
 import mlperf_loadgen as lg
 
 from .client import Client, Outcome
+from .tokenizer import ServerTokenizer
 
 # LoadGen logs response bytes only in accuracy mode; performance runs need a valid address.
 _RESPONSE = array.array("i", [0])
@@ -58,6 +59,7 @@ class StreamingSut:
         lost_after_s: float,
     ) -> None:
         self.client = client
+        self.tokenizer = ServerTokenizer(client)
         self.prompts = prompts
         self.rows: list[Row] = []
         self.stop_reason: str | None = None
@@ -179,7 +181,14 @@ class StreamingSut:
         self._in_flight += 1
         self.max_in_flight_seen = max(self.max_in_flight_seen, self._in_flight)
         try:
-            return await self.client.stream(prompt.prompt, prompt.max_tokens, first_token)
+            outcome = await self.client.stream(prompt.prompt, prompt.max_tokens, first_token)
+            if outcome.ok and outcome.tokens_source == "counted":
+                # No usage: the model's own tokenizer counts the output, never the chunks.
+                count = await self.tokenizer.count("".join(outcome.text))
+                if count is not None:
+                    outcome.output_tokens, outcome.tokens_source = count.tokens, "tokenizer"
+                    outcome.tokenize_ms = count.elapsed_ms
+            return outcome
         finally:
             self._in_flight -= 1
 

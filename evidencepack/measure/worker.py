@@ -14,12 +14,14 @@ import signal
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import mlperf_loadgen as lg
 
+from ..errors import CouldNotRun
 from .client import Client, RequestSettings, parse_endpoint
 from .options import PointConfig
 from .prompts import load_prompts
@@ -36,6 +38,7 @@ from .record import (
     write_json_atomic,
     write_rows,
 )
+from .server_metrics import SERVER_METRICS_FILE, Sample, document, scrape
 from .sut import StreamingSut
 
 LOADGEN_FILES = (
@@ -100,6 +103,7 @@ def run(config: PointConfig) -> int:
     )
     sut.__enter__()
     server = sut.run(probe_server(client), timeout_s=30)
+    metrics = _MetricsScrapes(config.server_metrics)
 
     def on_signal(signum: int, _frame: object) -> None:
         sut.stop(f"interrupted ({signal.Signals(signum).name})")
@@ -184,10 +188,20 @@ def run(config: PointConfig) -> int:
             "ok": sum(1 for r in rows if r["status"] == "ok"),
             "failed": sum(1 for r in rows if r["status"] != "ok"),
             "failures": failure_counts(rows),
+            "retried": sum(1 for r in rows if r["retried"]),
             "input_tokens_mean": _mean(r["input_tokens"] for r in rows if r["status"] == "ok"),
             "output_tokens_mean": _mean(r["output_tokens"] for r in rows if r["status"] == "ok"),
+            "output_tokens_sources": dict(
+                sorted(Counter(r["tokens_source"] for r in rows if r["status"] == "ok").items())
+            ),
+        },
+        "tokenizer": {
+            "path": sut.tokenizer.path,
+            "special_tokens_added": sut.tokenizer.added,
+            "problem": sut.tokenizer.problem,
         },
     }
+    record["server_metrics"] = metrics.finish(outdir)
     write_rows(outdir / REQUESTS_FILE, rows)
     if not complete:
         record["loadgen_logs"] = "discarded: LoadGen was stopped before its verdict"
@@ -201,6 +215,39 @@ def run(config: PointConfig) -> int:
     lg.DestroySUT(handle)
     sut.close()
     return 0
+
+
+class _MetricsScrapes:
+    """The engine's metrics read before the run and, by ``finish``, after it."""
+
+    def __init__(self, url: str | None) -> None:
+        self.url = url
+        self.before: list[Sample] | None = None
+        self.before_utc = utc_now()
+        self.error: str | None = None
+        if url is not None:
+            try:
+                self.before = scrape(url)
+            except CouldNotRun as exc:
+                self.error = f"before the run: {exc.message}"
+
+    def finish(self, outdir: Path) -> dict[str, Any] | None:
+        """Scrape again and write ``server-metrics.json``; what run.json says of it."""
+        if self.url is None:
+            return None
+        out: dict[str, Any] = {"url": self.url, "file": None, "error": self.error}
+        if self.before is None:
+            return out
+        try:
+            after = scrape(self.url)
+        except CouldNotRun as exc:
+            out["error"] = f"after the run: {exc.message}"
+            return out
+        doc = document(self.url, self.before, after, self.before_utc, utc_now())
+        write_json_atomic(outdir / SERVER_METRICS_FILE, doc)
+        out["file"] = SERVER_METRICS_FILE
+        out["engine"] = doc["engine"]
+        return out
 
 
 def _watch_parent(sut: StreamingSut) -> None:

@@ -5,11 +5,14 @@ HTTP/1.1 keep-alive with chunked server-sent events. Latency is set per server (
 ``tpot_s``); a directive in the prompt picks a failure for that request:
 ``@500`` / ``@400`` (HTTP error), ``@hang`` (never answers), ``@malformed`` (a non-JSON event),
 ``@empty`` (no output), ``@truncate`` (closes the stream before ``[DONE]``), ``@reset`` (closes
-the connection without answering). Hostile directives (``_hostile``): ``@unicode-status``
-(``HTTP/1.1 ²²² OK``), ``@long-header`` (a 2 MiB header line), ``@huge-chunk`` (a chunk
-declared as 1 GiB), ``@huge-token`` (one 8 MiB token), ``@usage-huge`` (10**30 completion
-tokens), ``@usage-inflated`` (100,000 completion tokens for 3 chunks), ``@echo-auth`` (401
-whose body echoes the Authorization header), ``@deep`` (an event nested 100,000 levels deep).
+the connection without answering), ``@done-close`` (closes it after ``[DONE]``, before the
+chunked body's last chunk: the answer is whole), ``@close-next`` (answers, keeps the connection
+open, and closes it unanswered when the next request arrives on it). Hostile directives
+(``_hostile``): ``@unicode-status`` (``HTTP/1.1 ²²² OK``), ``@long-header`` (a 2 MiB header line),
+``@huge-chunk`` (a chunk declared as 1 GiB), ``@huge-token`` (one 8 MiB token),
+``@usage-huge`` (10**30 completion tokens), ``@usage-inflated`` (100,000 completion tokens
+for 3 chunks), ``@echo-auth`` (401 whose body echoes the Authorization header), ``@deep`` (an
+event nested 100,000 levels deep).
 """
 
 from __future__ import annotations
@@ -91,6 +94,7 @@ class OpenAIServer:
         self._loop.close()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        close_next = False
         try:
             while True:
                 line = await reader.readline()
@@ -104,6 +108,9 @@ class OpenAIServer:
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
                 if "authorization" in headers:
                     self.authorizations.add(headers["authorization"])
+                if close_next:
+                    return  # the keep-alive connection it answered on is closed, unanswered
+                close_next = b"@close-next" in body
                 if not await self._route(method, path, body, writer):
                     return
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):
@@ -181,6 +188,9 @@ class OpenAIServer:
             event = {"id": "x", "model": self.model, "choices": [], "usage": usage}
             _chunk(writer, b"data: " + json.dumps(event).encode() + b"\n\n")
         _chunk(writer, b"data: [DONE]\n\n")
+        if "@done-close" in prompt:
+            await writer.drain()
+            return False  # [DONE], then the connection ends before the chunked body's end
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return True

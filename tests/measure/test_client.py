@@ -8,7 +8,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from evidencepack.errors import UsageError
-from evidencepack.measure.client import RequestSettings, _events, _Failed, parse_endpoint
+from evidencepack.measure.client import RequestSettings, parse_endpoint
+from evidencepack.measure.http_stream import Failed, events
 
 
 def test_endpoint_urls() -> None:
@@ -30,7 +31,7 @@ async def _chunks(*parts: bytes) -> AsyncIterator[bytes]:
 
 def _parse(*parts: bytes) -> list[str]:
     async def collect() -> list[str]:
-        return [event async for event in _events(_chunks(*parts))]
+        return [event async for event in events(_chunks(*parts))]
 
     return asyncio.run(collect())
 
@@ -45,7 +46,7 @@ def test_events_split_anywhere_with_comments_and_crlf() -> None:
 
 
 def test_a_line_that_is_no_event_field_is_malformed() -> None:
-    with pytest.raises(_Failed, match="malformed event stream: unexpected line"):
+    with pytest.raises(Failed, match="malformed event stream: unexpected line"):
         _parse(b"<html>oops</html>\n\n")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -155,7 +156,11 @@ def test_invalid_server_run_when_the_slo_is_not_met(
 
 
 def test_offline_run(
-    server: OpenAIServer, prompts: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+    server: OpenAIServer,
+    prompts: Path,
+    workdir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("TEST_MEASURE_KEY", "sk-test-123")
     out = workdir / "offline"
@@ -170,6 +175,18 @@ def test_offline_run(
     summary = (out / "mlperf_log_summary.txt").read_text()
     assert "Scenario : Offline" in summary
     record = _record(out)
+    # This server has no tokenize endpoint: the chunk counts are said to be estimates.
+    assert record["requests"]["output_tokens_sources"] == {"counted": len(rows)}
+    assert record["tokenizer"]["path"] is None
+    assert "/extras/tokenize: HTTP 404" in record["tokenizer"]["problem"]
+    capsys.readouterr()
+    assert main(["inspect", "--json", str(out / "requests.jsonl")]) == 0
+    (run,) = json.loads(capsys.readouterr().out)[0]["runs"]
+    assert any("are streamed chunks counted, not tokens" in w for w in run["warnings"])
+    # The LoadGen log's reader, which check and the report use, says so too.
+    assert main(["inspect", "--json", str(out / "mlperf_log_detail.txt")]) == 0
+    (run,) = json.loads(capsys.readouterr().out)[0]["runs"]
+    assert any("are streamed chunks counted, not tokens" in w for w in run["warnings"])
     assert record["request"]["sampling"] == {"ignore_eos": True}
     assert record["request"]["api_key_sent"] is True
     assert record["limits"] == {"max_in_flight": 8, "max_in_flight_seen": 8}
@@ -195,7 +212,7 @@ def test_sweep_writes_one_folder_per_rate(
 def test_every_failure_kind_is_a_failed_request_not_a_crash(
     server: OpenAIServer, workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    texts = [f"contract {i} {kind}" for i in range(4) for kind in (*FAILURES, "ok")]
+    texts = [f"contract {i} {kind}" for i in range(4) for kind in (*FAILURES, "ok", "@done-close")]
     prompts = _prompts(workdir / "failing.jsonl", texts)
     out = workdir / "failures"
     args = _args(server, prompts, out, "--scenario", "offline", "--min-query-count", "96")
@@ -208,8 +225,21 @@ def test_every_failure_kind_is_a_failed_request_not_a_crash(
     assert reasons["@hang"].startswith("timeout")
     assert reasons["@malformed"].startswith("malformed event stream")
     assert reasons["@empty"].startswith("empty completion")
-    assert reasons["@truncate"].startswith("truncated event stream")
-    assert reasons["@reset"].startswith("connection lost")
+    # Who ended the stream, after what, on which connection: the evidence is in the reason.
+    assert re.fullmatch(
+        r"truncated event stream: the server closed \(EOF\) the connection before \[DONE\], "
+        r"after 2 output chunk\(s\) and \d+ byte\(s\) of event data; (new connection|keep-alive "
+        r"connection reused after \d+ request\(s\), idle \d+\.\d{3} s)",
+        reasons["@truncate"],
+    ), reasons["@truncate"]
+    assert reasons["@reset"].startswith(
+        "connection lost: ConnectionResetError: the server closed (EOF) the connection before a "
+        "whole response; "
+    )
+    # A connection that ends after [DONE] lost nothing: the answer was whole.
+    assert reasons["@done-close"] is None
+    done_close = [r for r in rows if texts[r["sample_index"]].endswith("@done-close")]
+    assert {(r["status"], r["output_tokens"]) for r in done_close} == {("ok", 4)}
     record = _record(out)
     assert record["complete"] is True
     assert record["requests"]["failed"] == sum(r["status"] == "failed" for r in rows) > 0
@@ -219,6 +249,29 @@ def test_every_failure_kind_is_a_failed_request_not_a_crash(
     assert run["requests_failed"] == record["requests"]["failed"]
     assert run["requests_completed"] == record["requests"]["ok"]
     assert any("failed: HTTP 400" in w and "timeout x" in w for w in run["warnings"])
+
+
+def test_a_keep_alive_connection_closed_under_a_request_is_retried(
+    server: OpenAIServer, workdir: Path
+) -> None:
+    # The server answers, keeps the connection, then closes it when the next request comes:
+    # that request is sent again on a new connection and succeeds, its row saying why.
+    prompts = _prompts(workdir / "close-next.jsonl", ["clause one @close-next", "clause two"])
+    out = workdir / "close-next"
+    args = _args(server, prompts, out, "--scenario", "offline", "--min-query-count", "16")
+    assert main([*args, "--expected-qps", "100", "--max-in-flight", "1"]) == 0
+    rows = _rows(out)
+    assert all(r["status"] == "ok" for r in rows)
+    retried = [r["retried"] for r in rows if r["retried"]]
+    assert retried
+    for reason in retried:
+        assert re.fullmatch(
+            r"connection lost: ConnectionResetError: the server closed \(EOF\) the connection "
+            r"before a whole response; keep-alive connection reused after \d+ request\(s\), "
+            r"idle \d+\.\d{3} s",
+            reason,
+        ), reason
+    assert _record(out)["requests"]["retried"] == len(retried)
 
 
 def test_a_lost_server_ends_the_run_incomplete(prompts: Path, workdir: Path) -> None:
@@ -391,7 +444,7 @@ def test_check_decides_on_measured_runs(
         assert point["misses"] == [
             "mlperf-loadgen judged the run INVALID: early stopping not satisfied"
         ]
-    assert points["evidence/h200-vllm/valid"]["meets_slo"]
+    assert points["evidence/h200-vllm/valid"]["meets_slo"], points["evidence/h200-vllm/valid"]
     assert capacity["operating_point_run"] == "evidence/h200-vllm/valid"
     checks = {c["id"]: c for c in decision["checks"] if c["candidate"] == "h200-vllm"}
     # The token lengths are observed too (not declared): within this test's +-100% tolerance

@@ -24,6 +24,7 @@ from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id
 from ..models import Identity, Load
 from ..names import SERVING_RUNTIMES, normalise_runtime
 from ..stage import Staging
+from .measure_server_metrics import metrics_warnings
 
 RECORD_FILE = "run.json"
 RECORD_SCHEMA = "evidencepack.measure.run/v1"
@@ -124,6 +125,8 @@ def read_companion(beside: Path) -> Companion | None:
             f"{k} x{v}" for k, v in sorted((doc["requests"].get("failures") or {}).items())
         )
         warnings.append(f"{failed} request(s) failed" + (f": {listed}" if reasons else ""))
+    if (counted := _counted_requests(doc)) is not None:
+        warnings.append(counted)
     if len(seen) > 1:
         warnings.append(f"the responses named several models: {', '.join(seen)}")
     if model_name is None and not seen:
@@ -140,6 +143,25 @@ def read_companion(beside: Path) -> Companion | None:
         output_tokens_mean=requests.num("output_tokens_mean"),
         started=node.str_("started_utc"),
         warnings=warnings,
+    )
+
+
+def _counted_requests(doc: dict[str, Any]) -> str | None:
+    """A warning when some output token counts are streamed chunks counted, not tokens."""
+    sources = (doc.get("requests") or {}).get("output_tokens_sources")
+    if not isinstance(sources, dict):
+        return None
+    counted = sources.get("counted")
+    total = sum(v for v in sources.values() if isinstance(v, int))
+    if not isinstance(counted, int) or counted <= 0:
+        return None
+    tokenizer = doc.get("tokenizer")
+    problem = tokenizer.get("problem") if isinstance(tokenizer, dict) else None
+    why = f"; {problem}" if isinstance(problem, str) and problem else ""
+    return (
+        f"output tokens of {counted} of {total} successful request(s) are streamed chunks "
+        f"counted, not tokens (the server sent no usage and its tokenizer did not count them"
+        f"{why}): their token counts, TPOT and tokens/s are estimates, not exact"
     )
 
 
@@ -205,6 +227,9 @@ def parse_requests(probe: Probe, record: FileRecord) -> ParsedInput:
         columns = staging.columns()
     finally:
         staging.close()
+    if (beside := metrics_warnings(path, run)) is not None:
+        warnings += beside
+        run = run.model_copy(update={"warnings": (*run.warnings, *beside)})
     return one_run(REQUESTS_FORMAT.id, record, run, file_warnings=warnings, requests=columns)
 
 

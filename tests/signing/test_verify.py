@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from evidencepack._cli import main
-from evidencepack.pack.layout import BUNDLE_NAME
+from evidencepack.pack.layout import BUNDLE_NAME, SIGNATURE_NAMES
 from evidencepack.pack.predicate import PREDICATE_TYPE
 from evidencepack.provenance import sha256_file
 from evidencepack.resources import schemas_dir
@@ -41,7 +41,7 @@ def _key(signed: KeyPack) -> KeyPolicy:
 
 
 def _files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.is_file() and p.name != BUNDLE_NAME)
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.name not in SIGNATURE_NAMES)
 
 
 def test_keyless_pack_passes_with_the_right_identity(keyless_pack: KeylessPack) -> None:

@@ -21,6 +21,7 @@ from ._yaml import Loc, load_located
 from .errors import SpecError
 from .spec_cost import Basis, Facility, FocusPrice, Own, Power, QuotePrice, Rent
 from .spec_fit import DeclaredConditions, ExchangeRate, FitPolicy
+from .spec_model_signature import ModelSignature
 from .spec_types import (
     CheckId,
     Currency,
@@ -178,6 +179,10 @@ class ModelIdentity(SpecModel):
     """The model's name, as the serving tools report it."""
     digest: Sha256Hex
     """sha256 of the model weights: the identity a run or score set must match."""
+    signature: ModelSignature | None = None
+    """The weights' own OpenSSF model signature (``model.sig``, OMS v1.0), verified offline:
+    its manifest must name ``digest`` (its root digest, or the one file's sha256 of a one-file
+    model), or PROV-MODEL fails; every measured figure is then linked to the signed weights."""
 
 
 class Runtime(SpecModel):

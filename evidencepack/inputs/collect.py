@@ -30,7 +30,7 @@ from ..provenance import sha256_file
 from ..spec import EvidenceRef, LoadedSpec
 from .snapshot import Snapshots, require_regular
 
-Role = Literal["spec", "dataset", "mlperf", "runs", "scores", "references", "prices"]
+Role = Literal["spec", "dataset", "mlperf", "runs", "scores", "references", "prices", "model"]
 
 
 @dataclass

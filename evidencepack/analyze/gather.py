@@ -42,7 +42,6 @@ from .evidence import (
     ScoreEvidence,
 )
 from .layout import layout_of
-from .model_signature import read_model_signature
 from .models import FileProblem, InputFile, in_spec
 from .public_read import public_points
 from .references import MlperfImports, gather_reference
@@ -61,12 +60,10 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
     if spec.dataset.path is not None:
         ref = EvidenceRef(path=spec.dataset.path, sha256=spec.dataset.digest)
         shared_problems += collector.add_ref(ref, "dataset", None).problems
-    signed, signature_problems = read_model_signature(loaded, collector)
-    shared_problems += signature_problems
     out: dict[str, CandidateEvidence] = {}
     for candidate in spec.candidates:
         progress.stage(f"reading the evidence of {candidate.id}")
-        ev = CandidateEvidence(candidate.id, problems=list(shared_problems), signed_weights=signed)
+        ev = CandidateEvidence(candidate.id, problems=list(shared_problems))
         for ref in candidate.evidence.mlperf:
             gather_reference(loaded, store, collector, imports, candidate, ref, ev)
         for ref in candidate.evidence.references:

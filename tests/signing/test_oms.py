@@ -15,9 +15,11 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from evidencepack.errors import VerificationError
-from evidencepack.pipeline import CompileOptions, check
+from evidencepack.pipeline import BuildOptions, CompileOptions, build, check, verify_rebuild
+from evidencepack.signing.keyed import KeySigner
 from evidencepack.signing.keyless import KeylessSigner, load_trust_root
 from evidencepack.signing.oms import OMS_PREDICATE_TYPE, verify_model_signature
+from evidencepack.signing.verify import KeyPolicy
 from evidencepack.spec_model_signature import ModelSignature
 
 from ..sigstore_testing.fixtures import IDENTITY, ISSUER, WORKFLOW_REF, LocalSigstore
@@ -283,3 +285,22 @@ def test_a_spec_citing_a_keyless_model_signature_verifies_it_offline(
     assert prov
     assert all(c.status == "PASS" for c in prov), [c.reason for c in prov]
     assert all(f"weights signed by {IDENTITY} (issuer {ISSUER})" in c.reason for c in prov)
+
+
+@pytest.mark.slow
+def test_a_pack_citing_a_model_signature_verifies_and_rebuilds(
+    samples: Path, tmp_path: Path
+) -> None:
+    """The bundle and key travel in the pack's inputs/: `verify --rebuild` re-checks the model
+    signature from the pack alone and reproduces the decision."""
+    resources, root = _model(tmp_path / "model")
+    spec = _cite_signature(
+        samples, ec.generate_private_key(ec.SECP256R1()), _statement(resources, root)
+    )
+    _measure_the_signed_model(samples, root)
+    signing = ec.generate_private_key(ec.SECP256R1())
+    build(spec, tmp_path / "pack", BuildOptions(compile=CompileOptions()), KeySigner(signing))
+    assert (tmp_path / "pack" / "inputs" / "model" / "model.sig").is_file()
+    report = verify_rebuild(tmp_path / "pack", KeyPolicy(signing.public_key()))
+    assert report.ok, (report.problems, report.rebuild)
+    assert report.checks.rebuild == report.checks.verdicts == "passed"

@@ -1,19 +1,20 @@
 """The envelope model's own signature, read once per build: the OMS bundle and its signer's key
 or trusted root are packed like any input, the bundle verified offline (``signing.oms``), and
-its manifest compared with ``envelope.model.digest``. PROV-MODEL judges the outcome.
+its manifest compared with ``envelope.model.digest``. ``pipeline.compile_pack`` hands the
+outcome to every candidate's evidence; PROV-MODEL judges it, the claim ledger links to it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..analyze.evidence import SignedWeights
+from ..analyze.models import EvidenceLink, FileProblem, InputFile
 from ..errors import EvidencePackError
 from ..inputs.collect import Collector, portable
 from ..limits import read_limited
 from ..spec import EvidenceRef, LoadedSpec
 from ..spec_model_signature import ModelSignature
-from .evidence import SignedWeights
-from .models import EvidenceLink, FileProblem, InputFile
 
 MAX_SIGNATURE_BYTES = 16 << 20
 """A model signature lists one digest per file: a few KiB, at most some MiB for sharded ones."""
@@ -56,18 +57,18 @@ def read_model_signature(
 def _judge(
     loaded: LoadedSpec, signature: ModelSignature, copies: list[Path], link: EvidenceLink
 ) -> SignedWeights:
-    from ..signing.oms import verify_model_signature
+    from .oms import verify_model_signature
 
     raw = read_limited(copies[0], MAX_SIGNATURE_BYTES, what="model signature", label=signature.path)
     if signature.public_key is not None:
-        from ..signing.keys import load_public_key
+        from .keys import load_public_key
 
         checked, manifest = verify_model_signature(
             raw, signature.path, public_key=load_public_key(copies[1])
         )
         signer = f"key sha256:{checked.signer.key_fingerprint}"
     else:
-        from ..signing.keyless import load_trust_root
+        from .keyless import load_trust_root
 
         checked, manifest = verify_model_signature(
             raw,

@@ -58,6 +58,9 @@ def test_keyless_pack_passes_with_the_right_identity(keyless_pack: KeylessPack) 
     assert report.predicate_type == PREDICATE_TYPE
     assert report.decision == keyless_pack.predicate.decision
     assert report.trust_root is not None
+    # the verdict statements, signed keyless by the same certificate identity, check too
+    assert report.checks.verdicts == "passed"
+    assert [v.says for v in report.verdicts] == [("EVIDENCEPACK_DECISION_PASS",), ("PASSED",)]
     assert report.trust_root.sha256 == sha256_file(keyless_pack.trusted_root)
     text = format_report(report)
     assert (

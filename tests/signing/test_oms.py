@@ -14,12 +14,13 @@ import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from evidencepack.errors import VerificationError
+from evidencepack.errors import SpecError, VerificationError
 from evidencepack.pipeline import BuildOptions, CompileOptions, build, check, verify_rebuild
 from evidencepack.signing.keyed import KeySigner
 from evidencepack.signing.keyless import KeylessSigner, load_trust_root
 from evidencepack.signing.oms import OMS_PREDICATE_TYPE, verify_model_signature
 from evidencepack.signing.verify import KeyPolicy
+from evidencepack.spec import load_spec
 from evidencepack.spec_model_signature import ModelSignature
 
 from ..sigstore_testing.fixtures import IDENTITY, ISSUER, WORKFLOW_REF, LocalSigstore
@@ -304,3 +305,16 @@ def test_a_pack_citing_a_model_signature_verifies_and_rebuilds(
     report = verify_rebuild(tmp_path / "pack", KeyPolicy(signing.public_key()))
     assert report.ok, (report.problems, report.rebuild)
     assert report.checks.rebuild == report.checks.verdicts == "passed"
+
+
+def test_a_missing_model_signature_file_is_a_located_spec_error(samples: Path) -> None:
+    spec = samples / "pack.yaml"
+    text = spec.read_text(encoding="utf-8")
+    line = f"    digest: {SAMPLE_DIGEST}\n"
+    cited = "    signature:\n      path: model/model.sig\n      public_key: model/model.pub\n"
+    spec.write_text(text.replace(line, line + cited), encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        load_spec(spec)
+    problems = "\n".join(caught.value.problems)
+    assert "envelope.model.signature.path: " in problems
+    assert "envelope.model.signature.public_key: " in problems

@@ -61,6 +61,7 @@ from .pack.replaceable import replace_problem
 from .pack.toolchain import rendering_toolchain
 from .render.signing_plan import SigningPlan
 from .signing.bundle import parse_bundle, read_bundle
+from .signing.model_signature import read_model_signature
 from .signing.pades_options import PdfSignOptions
 from .signing.rebuild_compare import compare_rebuilt
 from .signing.sign import CertifiedSigner, PackSigner, SignerIdentity, sign_pack
@@ -109,6 +110,11 @@ def compile_pack(
     progress.stage(f"reading and hashing the inputs of {spec_path}")
     collector = Collector(loaded, taken)
     evidence = gather(loaded, store, collector)
+    # The envelope model's own signature: read once, judged for every candidate (PROV-MODEL).
+    signed, signature_problems = read_model_signature(loaded, collector)
+    for candidate_evidence in evidence.values():
+        candidate_evidence.signed_weights = signed
+        candidate_evidence.problems += signature_problems
     # A price cited as a FOCUS export or a quote is read from that file (packed like evidence).
     analysed, price_problems, priced = read_prices(loaded, collector)
     for candidate, problems in price_problems.items():

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import evidencepack
 from evidencepack.pack.layout import (
-    BUNDLE_NAME,
     DECISION_NAME,
     MANIFEST_NAME,
     PREDICATE_NAME,
+    SIGNATURE_NAMES,
     SPEC_PATH,
 )
 
@@ -324,7 +324,7 @@ def _exists(name: str) -> bool:
         return True
     if any(str(p.relative_to(PACKAGE)).endswith(name) for p in PACKAGE.rglob("*.py")):
         return True
-    pack_files = {DECISION_NAME, MANIFEST_NAME, PREDICATE_NAME, BUNDLE_NAME, SPEC_PATH}
+    pack_files = {DECISION_NAME, MANIFEST_NAME, PREDICATE_NAME, *SIGNATURE_NAMES, SPEC_PATH}
     return name in pack_files or name == Path(SPEC_PATH).name
 
 

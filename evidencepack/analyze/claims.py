@@ -125,4 +125,16 @@ def claims_for(
                     evidence=(ref.link(),),
                 )
             )
-    return out
+    return _on_signed_weights(out, ev)
+
+
+def _on_signed_weights(claims: list[Claim], ev: CandidateEvidence) -> list[Claim]:
+    """Each figure measured on the candidate linked to the signed weights too, when the
+    envelope model's signature verified and names them (``envelope.model.signature``)."""
+    signed = ev.signed_weights
+    if signed is None or signed.problem is not None or signed.link is None:
+        return claims
+    return [
+        c.model_copy(update={"evidence": (*c.evidence, signed.link)}) if c.kind == "measured" else c
+        for c in claims
+    ]

@@ -178,6 +178,19 @@ class TrainingEvidence:
     files: tuple[InputFile, ...]
 
 
+@dataclass(frozen=True)
+class SignedWeights:
+    """The envelope model's signature (``envelope.model.signature``) as ``check`` judged it."""
+
+    problem: str | None
+    """Why the weights are not shown signed (a bad bundle, another signer, other weights, the
+    bundle missing), naming the file and field or both digests; None when they are."""
+    detail: str
+    """One line: the signed weights' root digest, their file count and the signer."""
+    link: EvidenceLink | None
+    """The signature bundle in the pack; None when it could not be read."""
+
+
 @dataclass
 class CandidateEvidence:
     """Everything read for one candidate: its runs, score sets, MLPerf references and problems."""
@@ -197,6 +210,8 @@ class CandidateEvidence:
     cited: list[tuple[str, str, InputFile]] = field(default_factory=list)
     """Every run and score file the candidate cites: (role, spec reference, file), also those
     that yielded nothing for it (the same bytes already read for another candidate)."""
+    signed_weights: SignedWeights | None = None
+    """The envelope model's signature, when the spec cites one (PROV-MODEL, the claim ledger)."""
 
     def findings(self) -> list[DataFinding]:
         """Every data finding of the candidate's runs."""

@@ -46,10 +46,13 @@ class InputFile(StrictModel):
 
     pack_path: str = Field(description="relative POSIX path inside the pack (inputs/...)")
     spec_path: str = Field(description="the path as the spec names it")
-    role: Literal["spec", "dataset", "mlperf", "runs", "scores", "references", "prices"] = Field(
+    role: Literal[
+        "spec", "dataset", "mlperf", "runs", "scores", "references", "prices", "model"
+    ] = Field(
         description=(
             "why the spec cites the file: the spec itself, a dataset, MLPerf "
-            "results, serving runs, quality scores, public references or prices"
+            "results, serving runs, quality scores, public references, prices, or the "
+            "model's signature and its signer's key or trusted root (model)"
         )
     )
     candidate: str | None = Field(

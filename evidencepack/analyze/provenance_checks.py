@@ -75,7 +75,8 @@ def prov_mlperf(cid: str, ev: CandidateEvidence) -> CheckResult | None:
 
 
 def prov_model(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
-    """PROV-MODEL: no run or score set names another model than the envelope's."""
+    """PROV-MODEL: no run or score set names another model than the envelope's, and the
+    model's own signature, when the spec cites one, verifies and signs the envelope's weights."""
     envelope = spec.envelope.model
     wrong = []
     for item in ev.items():
@@ -85,6 +86,16 @@ def prov_model(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
             wrong.append(f"{item.id} is for model digest {digest[:12]}...")
         elif name is not None and name.strip().lower() != envelope.name.strip().lower():
             wrong.append(f"{item.id} is for model {name!r}")
+    signed = ev.signed_weights
+    signature = [signed.link] if signed is not None and signed.link is not None else []
+    if signed is not None and signed.problem is not None:
+        return PROV_MODEL.result(
+            cid,
+            "FAIL",
+            f"the model signature does not sign the envelope's weights: {signed.problem}"
+            + (f"; evidence for the wrong model: {'; '.join(wrong)}" if wrong else ""),
+            signature,
+        )
     if wrong:
         return PROV_MODEL.result(
             cid,
@@ -92,8 +103,12 @@ def prov_model(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
             f"evidence for the wrong model (envelope: {envelope.name}): " + "; ".join(wrong),
             [link(x) for x in ev.items()],
         )
+    said = f"; {signed.detail}" if signed is not None else ""
     return PROV_MODEL.result(
-        cid, "PASS", f"no run or score set names another model than {envelope.name}"
+        cid,
+        "PASS",
+        f"no run or score set names another model than {envelope.name}{said}",
+        signature,
     )
 
 

@@ -31,7 +31,7 @@ from ..spec.load import LoadedSpec
 from ..spec.models import EvidenceRef
 from .snapshot import Snapshots, require_regular
 
-Role = Literal["spec", "dataset", "mlperf", "runs", "scores", "references", "prices"]
+Role = Literal["spec", "dataset", "mlperf", "runs", "scores", "references", "prices", "model"]
 
 
 @dataclass

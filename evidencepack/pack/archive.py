@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from .._atomic import atomic_output
 from ..errors import InputError, VerificationError
 from ..limits import MAX_ARCHIVE_RATIO, regular_file_problem
-from .layout import BUNDLE_NAME, pack_path_problem, scan_pack
+from .layout import SIGNATURE_NAMES, pack_path_problem, scan_pack
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz")
 _CHUNK = 1 << 20
@@ -63,8 +63,9 @@ def write_archive(pack_dir: Path, out: Path, *, mtime: int = 0, root: str | None
     if scan.problems:
         raise InputError(f"{pack_dir}: cannot archive the pack", list(scan.problems))
     files = dict(scan.files)
-    if (pack_dir / BUNDLE_NAME).is_file():
-        files[BUNDLE_NAME] = pack_dir / BUNDLE_NAME
+    for name in SIGNATURE_NAMES:
+        if (pack_dir / name).is_file():
+            files[name] = pack_dir / name
     folders = {str(p) for name in files for p in PurePosixPath(name).parents if str(p) != "."}
     entries = sorted([*folders, *files], key=lambda name: PurePosixPath(name).parts)
 

@@ -13,6 +13,9 @@ A pack is a folder (or its ``.tar.gz``) of regular files::
     assessment-results.json  with ``build --oscal``: the decision as OSCAL (export.oscal)
     checks-catalog.json      with ``build --oscal``: the checks as an OSCAL catalog
     pack.sigstore.json     the signature bundle over all the others (signing.sign)
+    svr.sigstore.json      with a decision.json: the verdict as a signed in-toto Simple
+                           Verification Result over the same files (signing.verdicts)
+    test-result.sigstore.json  the same verdict as a signed in-toto test result
 """
 
 from __future__ import annotations
@@ -33,6 +36,12 @@ REPORT_HTML_NAME = "report.html"
 REPORT_PDF_NAME = "report.pdf"
 PREDICATE_NAME = "predicate.json"
 BUNDLE_NAME = "pack.sigstore.json"
+SVR_BUNDLE_NAME = "svr.sigstore.json"
+"""The signed Simple Verification Result over the pack's files (signed after the pack)."""
+TEST_RESULT_BUNDLE_NAME = "test-result.sigstore.json"
+"""The signed in-toto test result over the pack's files (signed after the pack)."""
+SIGNATURE_NAMES = (BUNDLE_NAME, SVR_BUNDLE_NAME, TEST_RESULT_BUNDLE_NAME)
+"""The bundles at the top of a pack: none of them is a subject of the pack's statement."""
 STORE_NAME = "evidence.duckdb"
 """The evidence store: every input row and every analysis table (not byte-reproducible)."""
 INPUTS_DIR = "inputs"
@@ -82,7 +91,7 @@ class PackScan:
 def scan_pack(pack_dir: Path) -> PackScan:
     """List every regular file under ``pack_dir`` (sorted), never following links.
 
-    The bundle at the top (``pack.sigstore.json``) is left out: it signs the others.
+    The bundles at the top (``SIGNATURE_NAMES``) are left out: they sign the others.
     Symlinks, devices, sockets and names that are not UTF-8 are reported, not followed.
     """
     if not pack_dir.is_dir():
@@ -110,7 +119,7 @@ def scan_pack(pack_dir: Path) -> PackScan:
                 problems.append(f"{rel}: not a regular file")
             elif (problem := pack_path_problem(rel)) is not None:
                 problems.append(f"{rel!r}: {problem}")
-            elif rel != BUNDLE_NAME:
+            elif rel not in SIGNATURE_NAMES:
                 files[rel] = Path(entry.path)
 
     walk(pack_dir, "")

@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 
 from ..errors import CouldNotRun
-from ..pack.layout import BUNDLE_NAME, scan_pack
+from ..pack.layout import SIGNATURE_NAMES, scan_pack
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
@@ -52,9 +52,10 @@ def copy_pack(folder: Path, target: Path) -> tuple[str, ...]:
     except OSError as exc:
         raise CouldNotRun(f"cannot create the temporary folder {target}: {exc}") from exc
     files = dict(scan.files)
-    bundle = folder / BUNDLE_NAME
-    if bundle.exists() or bundle.is_symlink():
-        files[BUNDLE_NAME] = bundle
+    for name in SIGNATURE_NAMES:
+        bundle = folder / name
+        if bundle.exists() or bundle.is_symlink():
+            files[name] = bundle
     for name, source in files.items():
         problem = _copy_one(source, target / name, name)
         if problem:

@@ -6,15 +6,18 @@ The signer is a ``KeySigner`` (``evidencepack.signing.keyed``, air-gapped) or a
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from .._atomic import atomic_write
 from ..errors import InputError, UsageError
-from ..pack.layout import BUNDLE_NAME, PREDICATE_NAME
+from ..pack.layout import BUNDLE_NAME, DECISION_NAME, PREDICATE_NAME, SIGNATURE_NAMES
 from ..pack.predicate import PackPredicate, load_predicate, write_predicate
+from .json_diff import parse_object
 from .statement import Statement, build_statement, statement_bytes
+from .verdicts import verdict_payloads
 
 
 class PackSigner(Protocol):
@@ -66,6 +69,8 @@ def sign_pack_detailed(
 ) -> SignResult:
     """``sign_pack`` returning what was signed; ``predicate=None`` reads the pack's own.
 
+    A pack with a ``decision.json`` gets its two verdict statements too (``sign_verdicts``).
+
     A pack always carries its predicate as ``predicate.json`` (written here if absent), so
     that it can be signed again later, keyless or with another key, from the pack alone.
     An existing signature is replaced only with ``force`` (never silently).
@@ -89,8 +94,32 @@ def sign_pack_detailed(
             )
         predicate = stored
     statement = build_statement(pack_dir, predicate)
-    bundle = signer.sign_payload(statement_bytes(statement))
+    payload = statement_bytes(statement)
+    bundle = signer.sign_payload(payload)
     path = atomic_write(pack_dir / BUNDLE_NAME, bundle)
+    sign_verdicts(pack_dir, statement, payload, signer)
     return SignResult(
         bundle=path, mode=signer.mode, files=len(statement.subject), statement=statement
     )
+
+
+def sign_verdicts(
+    pack_dir: Path, statement: Statement, payload: bytes, signer: PackSigner
+) -> list[Path]:
+    """Sign the SVR and test-result statements (``signing.verdicts``) of a pack whose signed
+    statement lists ``decision.json``; none for a pack without one (a change note)."""
+    signed = statement.digests().get(DECISION_NAME)
+    if signed is None:
+        for name in SIGNATURE_NAMES[1:]:
+            (pack_dir / name).unlink(missing_ok=True)
+        return []
+    raw = (pack_dir / DECISION_NAME).read_bytes()
+    if hashlib.sha256(raw).hexdigest() != signed:
+        raise InputError(f"{pack_dir / DECISION_NAME} changed while the pack was being signed")
+    decision = parse_object(raw)
+    if decision is None:
+        raise InputError(f"{pack_dir / DECISION_NAME}: not a JSON object")
+    return [
+        atomic_write(pack_dir / name, signer.sign_payload(verdict))
+        for name, verdict in verdict_payloads(statement, payload, decision).items()
+    ]

@@ -15,7 +15,7 @@ from pydantic import Field, model_validator
 
 from .._models import Sha256Hex, StrictModel
 from ..errors import InputError, VerificationError
-from ..pack.layout import BUNDLE_NAME, PackPath, scan_pack
+from ..pack.layout import SIGNATURE_NAMES, PackPath, scan_pack
 from ..pack.predicate import PREDICATE_TYPE, PackPredicate, predicate_problems, validation_problems
 from ..provenance import sha256_files
 
@@ -75,8 +75,9 @@ class Statement(StrictModel):
             (duplicates if subject.name in names else names).add(subject.name)
         if duplicates:
             raise ValueError(f"duplicate subject names: {', '.join(sorted(duplicates))}")
-        if BUNDLE_NAME in names:
-            raise ValueError(f"the bundle {BUNDLE_NAME} cannot be a subject of itself")
+        signatures = sorted(names.intersection(SIGNATURE_NAMES))
+        if signatures:
+            raise ValueError(f"the bundle {signatures[0]} cannot be a subject of itself")
         return self
 
     def digests(self) -> dict[str, str]:

@@ -42,10 +42,12 @@ from .verify_report import (
     FileMismatch,
     RebuildDifference,
     RebuildOutcome,
+    VerdictCheck,
     VerifyChecks,
     VerifyReport,
 )
 from .verify_text import format_report
+from .verify_verdicts import check_verdicts, unexpected_verdicts
 
 if TYPE_CHECKING:
     from .keyless import TrustRoot
@@ -238,6 +240,12 @@ def _mismatches(
     }
 
 
+def _label(target: str, kind: str, name: str) -> str:
+    """A file of the pack as the report names it: by its place in the target (a private copy
+    or an extracted archive is never named)."""
+    return f"{target}!{name}" if kind == "archive" else str(Path(target) / name)
+
+
 def _verify_folder(
     root: Path,
     target: str,
@@ -248,8 +256,7 @@ def _verify_folder(
 ) -> VerifiedPack:
     if bundle_path is None:
         bundle_path = root / BUNDLE_NAME
-        # A bundle inside an archive or a private copy is named by its place in the target.
-        label = f"{target}!{BUNDLE_NAME}" if kind == "archive" else str(Path(target) / BUNDLE_NAME)
+        label = _label(target, kind, BUNDLE_NAME)
     else:
         label = str(bundle_path)
     report: dict[str, object] = {
@@ -290,11 +297,27 @@ def _verify_folder(
         problems.extend(_predicate_file_problems(scan.files[PREDICATE_NAME], predicate))
     files_ok = not (problems or any(mismatches.values()))
     contradictions = cross_check(predicate, documents) if files_ok else []
-    ok = files_ok and not contradictions
+    verdicts: tuple[VerdictCheck, ...] = ()
+    if files_ok and DECISION_NAME in expected:
+        verdicts = check_verdicts(
+            root,
+            lambda name: _label(target, kind, name),
+            statement,
+            checked.payload or b"",
+            documents.get(DECISION_NAME, b""),
+            lambda raw, source: _check_signature(raw, source, policy),
+            checked.signer,
+        )
+    elif files_ok:
+        problems.extend(unexpected_verdicts(root))
+        files_ok = not problems
+    verdicts_ok = all(v.ok for v in verdicts)
+    ok = files_ok and not contradictions and verdicts_ok
     checks = VerifyChecks(
         signature="passed",
         files="passed" if files_ok else "failed",
         documents=("failed" if contradictions else "passed") if files_ok else "not run",
+        verdicts=("passed" if verdicts_ok else "failed") if verdicts else "not run",
     )
     return VerifiedPack(
         VerifyReport.model_validate(
@@ -311,6 +334,7 @@ def _verify_folder(
                 if files_ok
                 else [],
                 "contradictions": contradictions,
+                "verdicts": verdicts,
             }
         ),
         documents if ok else {},

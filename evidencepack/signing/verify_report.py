@@ -58,10 +58,43 @@ class VerifyChecks(StrictModel):
         description="decision.json, manifest.json, predicate.json and the report's embedded "
         "metadata agree with each other",
     )
+    verdicts: CheckState = Field(
+        default="not run",
+        description="the SVR and test-result statements (svr.sigstore.json, "
+        "test-result.sigstore.json) are signed by the pack's signer, over the pack statement's "
+        "subjects, and say what decision.json says; not run for a pack without decision.json "
+        "(a change note) or whose files are not as signed",
+    )
     rebuild: CheckState = Field(
         default="not run",
         description="with --rebuild: the decision, manifest and report recomputed from the "
         "packed inputs and spec alone are byte for byte the pack's",
+    )
+
+
+class VerdictCheck(StrictModel):
+    """One verdict statement of the pack (``signing.verdicts``) and what its check found."""
+
+    file: str = Field(description="the statement's bundle, by pack path (svr.sigstore.json, ...)")
+    predicate_type: str = Field(
+        description="the predicate type the statement must have: "
+        "https://in-toto.io/attestation/svr/v0.2 or https://in-toto.io/attestation/test-result/v0.1"
+    )
+    ok: bool = Field(
+        description="signed by the pack's signer, over the pack statement's subjects, and equal "
+        "field for field to the statement recomputed from decision.json"
+    )
+    bundle_sha256: Sha256Hex | None = Field(
+        default=None, description="sha256 hex of the bundle's bytes; None when it is missing"
+    )
+    says: tuple[str, ...] = Field(
+        default=(),
+        description="what the verified statement states: the SVR's verifiedProperties, or the "
+        "test result's result; empty unless ok",
+    )
+    problems: tuple[str, ...] = Field(
+        default=(),
+        description="why the statement failed, naming the file and the first differing field",
     )
 
 
@@ -241,6 +274,11 @@ class VerifyReport(StrictModel):
     )
     contradictions: tuple[Contradiction, ...] = Field(
         default=(), description="two documents of the pack that state different values"
+    )
+    verdicts: tuple[VerdictCheck, ...] = Field(
+        default=(),
+        description="the pack's verdict statements (SVR and test result) and their checks; "
+        "empty when not checked (see checks.verdicts)",
     )
     rebuild: RebuildOutcome | None = Field(
         default=None, description="with --rebuild: what the recomputation found"

@@ -31,7 +31,8 @@ def format_report(report: VerifyReport) -> str:
     c = report.checks
     row(
         "checks",
-        f"signature {c.signature}, files {c.files}, documents {c.documents}, rebuild {c.rebuild}",
+        f"signature {c.signature}, files {c.files}, documents {c.documents}, "
+        f"verdicts {c.verdicts}, rebuild {c.rebuild}",
     )
     _signer_rows(report, row)
     if report.decision and report.ok:
@@ -57,6 +58,12 @@ def format_report(report: VerifyReport) -> str:
     )
     if report.documents_checked and not report.contradictions:
         row("documents", f"{', '.join(report.documents_checked)} agree with each other")
+    for verdict in report.verdicts:
+        if verdict.ok:
+            says = ", ".join(verdict.says)
+            row("verdict", f"{verdict.file}: same signer, same files, as decision.json: {says}")
+        for problem in verdict.problems:
+            row("verdict", f"FAIL: {problem}")
     for problem in report.problems:
         row("problem", problem)
     for contradiction in report.contradictions:
@@ -141,6 +148,11 @@ def _result_words(report: VerifyReport) -> str:
         return (
             "the signed files contradict each other (the decision was edited after it was "
             "made); do not rely on it"
+        )
+    if any(not v.ok for v in report.verdicts):
+        return (
+            "a verdict statement is missing or says otherwise than decision.json (see below); "
+            "do not rely on it"
         )
     if report.rebuild is not None and not report.rebuild.ok:
         return (

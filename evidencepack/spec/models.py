@@ -14,6 +14,7 @@ from pydantic import Field, Strict, model_validator
 from .._models import Fraction, NonEmptyStr, NonNegativeFloat, Sha256Hex
 from .cost import Basis, Facility, FocusPrice, Own, Power, QuotePrice, Rent
 from .fit import DeclaredConditions, ExchangeRate, FitPolicy
+from .model_signature import ModelSignature
 from .types import (
     CheckId,
     Currency,
@@ -171,6 +172,10 @@ class ModelIdentity(SpecModel):
     """The model's name, as the serving tools report it."""
     digest: Sha256Hex
     """sha256 of the model weights: the identity a run or score set must match."""
+    signature: ModelSignature | None = None
+    """The weights' own OpenSSF model signature (``model.sig``, OMS v1.0), verified offline:
+    its manifest must name ``digest`` (its root digest, or the one file's sha256 of a one-file
+    model), or PROV-MODEL fails; every measured figure is then linked to the signed weights."""
 
 
 class Runtime(SpecModel):

@@ -27,12 +27,20 @@ if TYPE_CHECKING:
 
 
 def raw_paths(data: object) -> Iterator[tuple[Loc, str]]:
-    """Every evidence path and the dataset path in the unvalidated document, with its place."""
+    """Every evidence path, the dataset path and the model signature's files in the unvalidated
+    document, with its place."""
     if not isinstance(data, dict):
         return
     dataset = data.get("dataset")
     if isinstance(dataset, dict) and isinstance(dataset.get("path"), str):
         yield ("dataset", "path"), dataset["path"]
+    envelope = data.get("envelope")
+    model = envelope.get("model") if isinstance(envelope, dict) else None
+    signature = model.get("signature") if isinstance(model, dict) else None
+    for key in ("path", "public_key", "trusted_root"):
+        cited = signature.get(key) if isinstance(signature, dict) else None
+        if isinstance(cited, str) and cited:
+            yield ("envelope", "model", "signature", key), cited
     candidates = data.get("candidates")
     for ci, candidate in enumerate(candidates if isinstance(candidates, list) else []):
         price = candidate.get("price") if isinstance(candidate, dict) else None

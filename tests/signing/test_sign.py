@@ -100,8 +100,9 @@ def test_a_second_pack_gets_the_next_log_index(
     sign_pack(other, predicate, KeylessSigner(token, context=local.signing_context()))
     first = _bundle(keyless_pack.folder)["verificationMaterial"]["tlogEntries"][0]  # type: ignore[index]
     second = _bundle(other)["verificationMaterial"]["tlogEntries"][0]  # type: ignore[index]
-    assert (first["logIndex"], second["logIndex"]) == ("0", "1")
-    assert second["inclusionProof"]["treeSize"] == "2"
+    # Each pack logs three entries: its statement, then its SVR and test-result statements.
+    assert (first["logIndex"], second["logIndex"]) == ("0", "3")
+    assert second["inclusionProof"]["treeSize"] == "4"
 
 
 def test_sign_refuses_a_predicate_that_differs_from_the_packs(pack: Pack) -> None:
@@ -189,7 +190,10 @@ def test_sign_command_with_a_key(
     assert main(["sign", str(folder), "--key", str(private), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["mode"] == "key"
-    assert out["files"] == len([p for p in folder.rglob("*") if p.is_file()]) - 1
+    # every file but its three bundles (the pack, SVR and test-result statements)
+    assert (
+        out["files"] == len([p for p in folder.rglob("*") if p.is_file()]) - 3
+    )  # its three bundles
     assert out["log_index"] is None
     assert main(["verify", str(folder), "--key", str(public)]) == 0
     assert capsys.readouterr().out.startswith(f"OK: pack {folder}")

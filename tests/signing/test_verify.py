@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from evidencepack._cli import main
-from evidencepack.pack.layout import BUNDLE_NAME
+from evidencepack.pack.layout import BUNDLE_NAME, SIGNATURE_NAMES
 from evidencepack.pack.predicate import PREDICATE_TYPE
 from evidencepack.provenance import sha256_file
 from evidencepack.resources import schemas_dir
@@ -41,7 +41,7 @@ def _key(signed: KeyPack) -> KeyPolicy:
 
 
 def _files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.is_file() and p.name != BUNDLE_NAME)
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.name not in SIGNATURE_NAMES)
 
 
 def test_keyless_pack_passes_with_the_right_identity(keyless_pack: KeylessPack) -> None:
@@ -58,6 +58,9 @@ def test_keyless_pack_passes_with_the_right_identity(keyless_pack: KeylessPack) 
     assert report.predicate_type == PREDICATE_TYPE
     assert report.decision == keyless_pack.predicate.decision
     assert report.trust_root is not None
+    # the verdict statements, signed keyless by the same certificate identity, check too
+    assert report.checks.verdicts == "passed"
+    assert [v.says for v in report.verdicts] == [("EVIDENCEPACK_DECISION_PASS",), ("PASSED",)]
     assert report.trust_root.sha256 == sha256_file(keyless_pack.trusted_root)
     text = format_report(report)
     assert (

@@ -1,0 +1,137 @@
+"""``verify``'s check of a pack's verdict statements (``signing.verdicts``).
+
+Each statement must be there (a pack with ``decision.json`` always carries both), signed by the
+signer of the pack (the same key, or the same identity and issuer), over exactly the pack
+statement's subjects, and equal field for field to the statement recomputed from the verified
+``decision.json`` and the pack statement: a re-signed statement that changed one check's
+outcome is named by its file and its first differing field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import InputError, VerificationError
+from .bundle import CheckedSignature, SignerInfo, read_bundle
+from .json_diff import first_difference, parse_object, show
+from .statement import Statement
+from .verdicts import SVR_PREDICATE_TYPE, VERDICTS, VerdictKind, verdict_payloads
+from .verify_report import VerdictCheck
+
+CheckSignature = Callable[[bytes, str], CheckedSignature]
+"""Checks a bundle's signature under the verify policy: (raw bundle, label) -> what it proves."""
+
+
+def _same_signer(signer: SignerInfo, pack: SignerInfo) -> bool:
+    return (signer.mode, signer.identity, signer.issuer, signer.key_fingerprint) == (
+        pack.mode,
+        pack.identity,
+        pack.issuer,
+        pack.key_fingerprint,
+    )
+
+
+def _says(kind: VerdictKind, statement: dict[str, object]) -> tuple[str, ...]:
+    predicate = statement.get("predicate")
+    assert isinstance(predicate, dict)
+    if kind.predicate_type == SVR_PREDICATE_TYPE:
+        return tuple(predicate.get("verifiedProperties", ()))
+    return (str(predicate.get("result")),)
+
+
+def _check_one(
+    kind: VerdictKind,
+    path: Path,
+    label: str,
+    expected: bytes,
+    check_signature: CheckSignature,
+    pack_signer: SignerInfo,
+) -> VerdictCheck:
+    digest: str | None = None
+    says: tuple[str, ...] = ()
+    try:
+        if not path.exists() and not path.is_symlink():
+            raise VerificationError(
+                f"{label}: missing: a pack with decision.json carries its verdict statement "
+                f"({kind.predicate_type}), signed with the pack"
+            )
+        raw = read_bundle(path, label)
+        digest = hashlib.sha256(raw).hexdigest()
+        checked = check_signature(raw, label)
+        if not _same_signer(checked.signer, pack_signer):
+            raise VerificationError(
+                f"{label}: signed by another signer than the pack's {pack_signer.mode} signature"
+            )
+        found = parse_object(checked.payload or b"")
+        if found is None:
+            raise VerificationError(f"{label}: the signed payload is not a JSON object")
+        difference = first_difference(found, json.loads(expected))
+        if difference is not None:
+            raise VerificationError(
+                f"{label}: {difference.path} is {show(difference.left)}; decision.json and the "
+                f"pack statement say {show(difference.right)}"
+            )
+        says = _says(kind, found)
+    except VerificationError as exc:
+        problems = exc.problems
+    else:
+        problems = ()
+    return VerdictCheck(
+        file=kind.file,
+        predicate_type=kind.predicate_type,
+        ok=not problems,
+        bundle_sha256=digest,
+        says=says,
+        problems=problems,
+    )
+
+
+def check_verdicts(
+    root: Path,
+    label: Callable[[str], str],
+    statement: Statement,
+    payload: bytes,
+    decision: bytes,
+    check_signature: CheckSignature,
+    pack_signer: SignerInfo,
+) -> tuple[VerdictCheck, ...]:
+    """Both verdict statements of the pack in ``root`` checked; ``label`` names a pack file as
+    the report shows it, ``decision`` is the verified ``decision.json``'s bytes."""
+    parsed = parse_object(decision)
+    try:
+        if parsed is None:
+            raise InputError("decision.json: not a JSON object")
+        expected = verdict_payloads(statement, payload, parsed)
+    except InputError as exc:
+        return tuple(
+            VerdictCheck(
+                file=kind.file,
+                predicate_type=kind.predicate_type,
+                ok=False,
+                problems=(f"{kind.file}: cannot be recomputed: {exc.message}",),
+            )
+            for kind in VERDICTS
+        )
+    return tuple(
+        _check_one(
+            kind,
+            root / kind.file,
+            label(kind.file),
+            expected[kind.file],
+            check_signature,
+            pack_signer,
+        )
+        for kind in VERDICTS
+    )
+
+
+def unexpected_verdicts(root: Path) -> list[str]:
+    """A pack without decision.json (a change note) carries no verdict statement."""
+    return [
+        f"{kind.file}: a verdict statement in a pack without decision.json"
+        for kind in VERDICTS
+        if (root / kind.file).exists() or (root / kind.file).is_symlink()
+    ]

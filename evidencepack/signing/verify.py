@@ -47,7 +47,7 @@ from .verify_report import (
     VerifyReport,
 )
 from .verify_text import format_report
-from .verify_verdicts import check_verdicts, unexpected_verdicts
+from .verify_verdicts import check_verdicts, unexpected_verdicts, verdicts_absent
 
 if TYPE_CHECKING:
     from .keyless import TrustRoot
@@ -298,7 +298,8 @@ def _verify_folder(
     files_ok = not (problems or any(mismatches.values()))
     contradictions = cross_check(predicate, documents) if files_ok else []
     verdicts: tuple[VerdictCheck, ...] = ()
-    if files_ok and DECISION_NAME in expected:
+    absent = files_ok and DECISION_NAME in expected and verdicts_absent(root)
+    if files_ok and DECISION_NAME in expected and not absent:
         verdicts = check_verdicts(
             root,
             lambda name: _label(target, kind, name),
@@ -317,7 +318,11 @@ def _verify_folder(
         signature="passed",
         files="passed" if files_ok else "failed",
         documents=("failed" if contradictions else "passed") if files_ok else "not run",
-        verdicts=("passed" if verdicts_ok else "failed") if verdicts else "not run",
+        verdicts="absent"
+        if absent
+        else ("passed" if verdicts_ok else "failed")
+        if verdicts
+        else "not run",
     )
     return VerifiedPack(
         VerifyReport.model_validate(

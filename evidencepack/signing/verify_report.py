@@ -58,12 +58,14 @@ class VerifyChecks(StrictModel):
         description="decision.json, manifest.json, predicate.json and the report's embedded "
         "metadata agree with each other",
     )
-    verdicts: CheckState = Field(
+    verdicts: Literal["passed", "failed", "not run", "absent"] = Field(
         default="not run",
         description="the SVR and test-result statements (svr.sigstore.json, "
         "test-result.sigstore.json) are signed by the pack's signer, over the pack statement's "
         "subjects, and say what decision.json says; not run for a pack without decision.json "
-        "(a change note) or whose files are not as signed",
+        "(a change note) or whose files are not as signed; absent when the pack carries neither "
+        "statement (signed before evidencepack wrote them: the pack's own signature still covers "
+        "decision.json, so this is no failure; a policy engine that needs the SVR must ask for it)",
     )
     rebuild: CheckState = Field(
         default="not run",

@@ -58,6 +58,12 @@ def format_report(report: VerifyReport) -> str:
     )
     if report.documents_checked and not report.contradictions:
         row("documents", f"{', '.join(report.documents_checked)} agree with each other")
+    if c.verdicts == "absent":
+        row(
+            "verdict",
+            "no verdict statements (svr.sigstore.json, test-result.sigstore.json): the pack was "
+            "signed before evidencepack wrote them; its own signature covers decision.json",
+        )
     for verdict in report.verdicts:
         if verdict.ok:
             says = ", ".join(verdict.says)

@@ -1,7 +1,8 @@
 """``verify``'s check of a pack's verdict statements (``signing.verdicts``).
 
-Each statement must be there (a pack with ``decision.json`` always carries both), signed by the
-signer of the pack (the same key, or the same identity and issuer), over exactly the pack
+Each statement must be there (a pack with ``decision.json`` carries both, unless it was
+signed before evidencepack wrote them: then neither is, and verify says they are absent), signed
+by the signer of the pack (the same key, or the same identity and issuer), over exactly the pack
 statement's subjects, and equal field for field to the statement recomputed from the verified
 ``decision.json`` and the pack statement: a re-signed statement that changed one check's
 outcome is named by its file and its first differing field.
@@ -125,6 +126,15 @@ def check_verdicts(
             pack_signer,
         )
         for kind in VERDICTS
+    )
+
+
+def verdicts_absent(root: Path) -> bool:
+    """Neither verdict statement is in the pack: one signed before evidencepack wrote them. Its
+    own signature still covers decision.json, so verify says so instead of failing; one of the
+    two alone is checked (and fails as missing)."""
+    return not any(
+        (root / kind.file).exists() or (root / kind.file).is_symlink() for kind in VERDICTS
     )
 
 

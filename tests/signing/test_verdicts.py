@@ -190,6 +190,22 @@ def test_a_missing_verdict_statement_fails(signed: dict[str, Path], tmp_path: Pa
     assert problem.startswith(f"{pack / TEST_RESULT_BUNDLE_NAME}: missing")
 
 
+def test_a_pack_signed_before_verdict_statements_verifies_and_says_so(
+    signed: dict[str, Path], tmp_path: Path
+) -> None:
+    """A pack signed by an evidencepack that wrote no verdict statements carries neither: its
+    own signature covers decision.json, so it verifies, and the report says they are absent
+    (one of the two alone still fails, above)."""
+    pack = _copy(signed, tmp_path)
+    (pack / SVR_BUNDLE_NAME).unlink()
+    (pack / TEST_RESULT_BUNDLE_NAME).unlink()
+    report = verify_pack(pack, _policy(signed))
+    assert report.ok
+    assert report.checks.verdicts == "absent"
+    assert report.verdicts == ()
+    assert "no verdict statements" in format_report(report)
+
+
 def test_a_verdict_signed_with_another_key_fails(signed: dict[str, Path], tmp_path: Path) -> None:
     pack = _copy(signed, tmp_path)
     generate_keypair(tmp_path / "other.pem", tmp_path / "other.pub", PASSPHRASE)

@@ -163,6 +163,27 @@ def _replicate(source: Path, target: Path, factor: int) -> None:
     con.close()
 
 
+def _explode(source: Path, target: Path) -> None:
+    """The dataset of ``source`` with one file per pack per table, as adds leave it (the pack's
+    digest joins the year in the folder names: the rows and the answers are the same)."""
+    import duckdb
+
+    shutil.rmtree(target, ignore_errors=True)
+    con = duckdb.connect()
+    for table in TABLES:
+        if not (source / storage.TABLES_DIR / table).is_dir():
+            continue
+        relation = con.read_parquet(storage.table_glob(source, table), hive_partitioning=True)
+        relation.create_view("src", replace=True)
+        out = target / storage.TABLES_DIR / table
+        out.mkdir(parents=True)
+        con.execute(
+            "COPY src TO $p (FORMAT PARQUET, PARTITION_BY (decision_year, pack_digest))",
+            {"p": str(out)},
+        )
+    con.close()
+
+
 def _compact(root: Path) -> None:
     cpu, wall = cpu_now(), time.perf_counter()
     done = compact(root)
@@ -253,6 +274,11 @@ def main() -> None:
         _print_latency(label, _latency(big, args.repeat))
         _compact(big)
         _print_latency(f"{count:>6} packs, compacted", _latency(big, args.repeat))
+        loose = HERE / f"wh-{args.packs}x{args.replicate}-per-pack"
+        _explode(big, loose)
+        size, files = _size(loose / storage.TABLES_DIR)
+        print(f"one file per pack per table: {size / 1e6:.1f} MB in {files} files")
+        _print_latency(f"{count:>6} packs, a file per pack", _latency(loose, args.repeat))
 
 
 if __name__ == "__main__":

@@ -14,8 +14,8 @@ add is not re-run), as K files per partition and then compacted.
 ``--requests N`` adds one pack whose b200-trtllm candidate also cites an N-request AIPerf export
 (benchmarks/bench_requests.py's generator) with ``add --requests``: its time, rows and file.
 
-    python benchmarks/bench_warehouse.py --packs 1000 --replicate 10 --spark   # the README's
-    python benchmarks/bench_warehouse.py --packs 0 --requests 1000000          # per-request rows
+    python benchmarks/bench_warehouse.py --packs 1000 --replicate 10 --spark --requests 1000000
+    python benchmarks/bench_warehouse.py --packs 0 --requests 1000000   # per-request rows alone
 """
 
 from __future__ import annotations

@@ -1,16 +1,21 @@
 """The evidence warehouse at scale: time and size to add 1,000 signed packs, and query latency.
 
-Generates (once, into benchmarks/.cache/warehouse/) the sample pack built and signed with a
-generated key, and N signed variants of it (tests/warehouse/variants.py: hard-linked copies with
-their own decision, re-signed). Then, in a fresh warehouse: ``add_packs`` of all N (each one
-verified: signature and every file re-hashed), the dataset's size on disk, and the median wall
-time of the named queries. ``--replicate K`` also times the queries on a dataset K times larger,
-made by copying every table's rows under new pack digests (a synthetic scale-up: the queries
-read the same columns; add is not re-run).
+Generates (once, into benchmarks/.cache/warehouse/) the sample and the stack-bump pack built and
+signed with a generated key, and N signed variants of the sample (tests/warehouse/variants.py:
+hard-linked copies with their own decision, re-signed). Then, in a fresh warehouse: ``add_packs``
+of the sample, the stack-bump pack and the N variants (each one verified: signature and every
+file re-hashed), the dataset's size on disk, and the median wall time of the named queries;
+``warehouse compact`` (time, files) and the queries again. ``--spark`` asks Spark the two
+questions of issue 31 before and after the compaction and compares its answers with DuckDB's.
+``--replicate K`` also times the queries on a dataset K times larger, made by copying every
+table's rows under new pack digests (a synthetic scale-up: the queries read the same columns;
+add is not re-run), as K files per partition and then compacted.
 
-    python benchmarks/bench_warehouse.py                 # 1,000 packs
-    python benchmarks/bench_warehouse.py --packs 1000 --replicate 10   # + queries at 10,000
-    python benchmarks/bench_warehouse.py --spark     # + Spark's answers compared with DuckDB's
+``--requests N`` adds one pack whose b200-trtllm candidate also cites an N-request AIPerf export
+(benchmarks/bench_requests.py's generator) with ``add --requests``: its time, rows and file.
+
+    python benchmarks/bench_warehouse.py --packs 1000 --replicate 10 --spark --requests 1000000
+    python benchmarks/bench_warehouse.py --packs 0 --requests 1000000   # per-request rows alone
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from evidencepack.signing.keys import generate_keypair, load_public_key
 from evidencepack.signing.verify import KeyPolicy
 from evidencepack.warehouse import storage
 from evidencepack.warehouse.add import add_packs
+from evidencepack.warehouse.compact import compact
 from evidencepack.warehouse.models import TABLES
 from evidencepack.warehouse.named import bind, named_query
 from evidencepack.warehouse.query import run_query
@@ -44,16 +50,19 @@ QUESTIONS = (
 
 
 def _packs(count: int) -> tuple[list[Path], KeyPolicy]:
+    """The sample, the stack-bump pack and ``count`` variants of the sample, all signed."""
     key, public = HERE / "key.pem", HERE / "key.pub.pem"
     if not key.exists():
         HERE.mkdir(parents=True, exist_ok=True)
         generate_keypair(key, public, None)
     signer = KeySigner.from_file(key)
+    for name, spec in (("sample", "pack.yaml"), ("stack-bump", "pack-stack-bump.yaml")):
+        if not (HERE / name / "pack.sigstore.json").exists():
+            shutil.rmtree(HERE / name, ignore_errors=True)
+            options = BuildOptions(compile=CompileOptions())
+            build(REPO / "samples" / spec, HERE / name, options, signer)
     sample = HERE / "sample"
-    if not sample.exists():
-        options = BuildOptions(compile=CompileOptions())
-        build(REPO / "samples" / "pack.yaml", sample, options, signer)
-    made = []
+    made = [sample, HERE / "stack-bump"]
     started = time.perf_counter()
     for v in variants(count):
         out = HERE / "variants" / v.decision_id
@@ -63,6 +72,51 @@ def _packs(count: int) -> tuple[list[Path], KeyPolicy]:
         made.append(out)
     print(f"{count} signed variants ready in {time.perf_counter() - started:.1f} s")
     return made, KeyPolicy(load_public_key(public))
+
+
+def _requests_pack(count: int) -> Path:
+    """The sample, b200-trtllm also citing a generated ``count``-request AIPerf export, signed."""
+    from bench_requests import generate
+
+    pack = HERE / f"requests-{count}"
+    if (pack / "pack.sigstore.json").exists():
+        return pack
+    samples = HERE / f"samples-requests-{count}"
+    shutil.rmtree(samples, ignore_errors=True)
+    shutil.copytree(REPO / "samples", samples, ignore=shutil.ignore_patterns("generate"))
+    generate(samples / "profile_export.jsonl", count)
+    spec = samples / "pack.yaml"
+    anchor = "        - path: evidence/b200-trtllm/runs/qps_2.0\n"
+    text = spec.read_text(encoding="utf-8")
+    spec.write_text(text.replace(anchor, f"{anchor}        - path: profile_export.jsonl\n"))
+    shutil.rmtree(pack, ignore_errors=True)
+    started = time.perf_counter()
+    signer = KeySigner.from_file(HERE / "key.pem")
+    build(spec, pack, BuildOptions(compile=CompileOptions()), signer)
+    print(f"a pack with {count} per-request rows built in {time.perf_counter() - started:.1f} s")
+    return pack
+
+
+def _add_requests(count: int, policy: KeyPolicy) -> None:
+    pack = _requests_pack(count)
+    root = HERE / f"wh-requests-{count}"
+    shutil.rmtree(root, ignore_errors=True)
+    cpu, wall = cpu_now(), time.perf_counter()
+    (outcome,) = add_packs(root, [pack], policy, requests=True)
+    cpu, wall = cpu_now() - cpu, time.perf_counter() - wall
+    assert outcome.requests == count, outcome
+    (file,) = (root / storage.TABLES_DIR / "requests").rglob("*.parquet")
+    print(
+        f"add --requests of a pack with {count} per-request rows: wall {wall:.1f} s, "
+        f"CPU {cpu:.1f} s; requests file {file.stat().st_size / 1e6:.1f} MB"
+    )
+    sql = "SELECT candidate, count(*), quantile_cont(ttft_ms, 0.99) FROM requests GROUP BY ALL"
+    times = []
+    for _ in range(5):
+        started = time.perf_counter()
+        run_query(root, sql)
+        times.append(time.perf_counter() - started)
+    print(f"  p99 TTFT over the {count} rows: {statistics.median(times) * 1000:.1f} ms")
 
 
 def _size(root: Path) -> tuple[int, int]:
@@ -84,23 +138,62 @@ def _latency(root: Path, repeat: int) -> dict[str, tuple[float, int]]:
 
 
 def _replicate(source: Path, target: Path, factor: int) -> None:
-    """``factor`` copies of every row under new pack digests: one Parquet file per table/copy."""
+    """``factor`` copies of every row under new pack digests: one file per partition and copy."""
     import duckdb
 
     shutil.rmtree(target, ignore_errors=True)
     con = duckdb.connect()
     for table in TABLES:
+        folder = source / storage.TABLES_DIR / table
+        if not folder.is_dir():
+            continue
         relation = con.read_parquet(storage.table_glob(source, table), hive_partitioning=True)
         relation.create_view("src", replace=True)
-        for k in range(factor):
-            out = target / storage.TABLES_DIR / table / f"copy{k}"
-            out.parent.mkdir(parents=True, exist_ok=True)
-            con.execute(
-                "COPY (SELECT * REPLACE (sha256(pack_digest || $k) AS pack_digest) FROM src) "
-                "TO $p (FORMAT PARQUET, PARTITION_BY (decision_year))",
-                {"k": str(k), "p": str(out)},
-            )
+        for partition in sorted(p for p in folder.iterdir() if p.is_dir()):
+            year = int(partition.name.removeprefix("decision_year="))
+            out = target / storage.TABLES_DIR / table / partition.name
+            out.mkdir(parents=True, exist_ok=True)
+            for k in range(factor):
+                con.execute(
+                    "COPY (SELECT * EXCLUDE (decision_year) "
+                    "REPLACE (sha256(pack_digest || $k) AS pack_digest) "
+                    "FROM src WHERE decision_year = $y) TO $p (FORMAT PARQUET)",
+                    {"k": str(k), "y": year, "p": str(out / f"copy{k}.parquet")},
+                )
     con.close()
+
+
+def _explode(source: Path, target: Path) -> None:
+    """The dataset of ``source`` with one file per pack per table, as adds leave it (the pack's
+    digest joins the year in the folder names: the rows and the answers are the same)."""
+    import duckdb
+
+    shutil.rmtree(target, ignore_errors=True)
+    con = duckdb.connect()
+    for table in TABLES:
+        if not (source / storage.TABLES_DIR / table).is_dir():
+            continue
+        relation = con.read_parquet(storage.table_glob(source, table), hive_partitioning=True)
+        relation.create_view("src", replace=True)
+        out = target / storage.TABLES_DIR / table
+        out.mkdir(parents=True)
+        con.execute(
+            "COPY src TO $p (FORMAT PARQUET, PARTITION_BY (decision_year, pack_digest))",
+            {"p": str(out)},
+        )
+    con.close()
+
+
+def _compact(root: Path) -> None:
+    cpu, wall = cpu_now(), time.perf_counter()
+    done = compact(root)
+    cpu, wall = cpu_now() - cpu, time.perf_counter() - wall
+    before = sum(c.files_before for c in done)
+    size, files = _size(root / storage.TABLES_DIR)
+    print(
+        f"compact: {len(done)} partitions, {before} files -> {len(done)}, wall {wall:.1f} s, "
+        f"CPU {cpu:.1f} s; the dataset now {size / 1e6:.1f} MB in {files} files"
+    )
 
 
 def _compare_with_spark(root: Path) -> None:
@@ -124,7 +217,7 @@ def _compare_with_spark(root: Path) -> None:
 
 def _print_latency(label: str, latency: dict[str, tuple[float, int]]) -> None:
     for name, (seconds, rows) in latency.items():
-        print(f"  {label} {name:18} {seconds * 1000:8.1f} ms  ({rows} rows)")
+        print(f"  {label:>32} {name:18} {seconds * 1000:8.1f} ms  ({rows} rows)")
 
 
 def _add(root: Path, packs: list[Path], policy: KeyPolicy) -> None:
@@ -151,23 +244,41 @@ def main() -> None:
     parser.add_argument(
         "--spark", action="store_true", help="also ask Spark the two questions and compare"
     )
+    parser.add_argument("--requests", type=int, default=0, metavar="N")
     args = parser.parse_args()
     packs, policy = _packs(args.packs)
+    if args.requests:
+        _add_requests(args.requests, policy)
+    if not args.packs:
+        return
     root = HERE / f"wh-{args.packs}"
     if args.reuse and root.exists():
         print(f"reusing {root}")
     else:
         _add(root, packs, policy)
-    _print_latency(f"{args.packs:>6} packs", _latency(root, args.repeat))
+    count = len(packs)
+    _print_latency(f"{count:>6} packs", _latency(root, args.repeat))
+    if args.spark:
+        _compare_with_spark(root)
+    _compact(root)
+    _print_latency(f"{count:>6} packs, compacted", _latency(root, args.repeat))
     if args.spark:
         _compare_with_spark(root)
     if args.replicate:
         big = HERE / f"wh-{args.packs}x{args.replicate}"
         _replicate(root, big, args.replicate)
-        count = args.packs * args.replicate
+        count *= args.replicate
         (held,) = run_query(big, "SELECT count(DISTINCT pack_digest) FROM packs").rows
         assert held == (count,), held
-        _print_latency(f"{count:>6} packs", _latency(big, args.repeat))
+        label = f"{count:>6} packs, {args.replicate} files a partition"
+        _print_latency(label, _latency(big, args.repeat))
+        _compact(big)
+        _print_latency(f"{count:>6} packs, compacted", _latency(big, args.repeat))
+        loose = HERE / f"wh-{args.packs}x{args.replicate}-per-pack"
+        _explode(big, loose)
+        size, files = _size(loose / storage.TABLES_DIR)
+        print(f"one file per pack per table: {size / 1e6:.1f} MB in {files} files")
+        _print_latency(f"{count:>6} packs, a file per pack", _latency(loose, args.repeat))
 
 
 if __name__ == "__main__":

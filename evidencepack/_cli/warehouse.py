@@ -30,11 +30,14 @@ def _cmd_add(args: argparse.Namespace) -> int:
     from ..warehouse.add import add_packs
 
     packs = [Path(p) for p in args.packs]
-    outcomes = add_packs(Path(args.warehouse), packs, _policy(args), _catalog(args))
+    outcomes = add_packs(
+        Path(args.warehouse), packs, _policy(args), _catalog(args), requests=args.requests
+    )
     lines = []
     for o in outcomes:
         if o.status == "added":
-            lines.append(f"added    {o.source}: {o.decision_id} (evidence digest {o.digest})")
+            held = "" if o.requests is None else f", {o.requests} per-request rows"
+            lines.append(f"added    {o.source}: {o.decision_id} (evidence digest {o.digest}{held})")
         elif o.status == "skipped":
             lines.append(f"skipped  {o.source}: already held (evidence digest {o.digest})")
         else:
@@ -48,6 +51,7 @@ def _cmd_add(args: argparse.Namespace) -> int:
                 "evidence_digest": o.digest,
                 "decision_id": o.decision_id,
                 "problems": list(o.problems),
+                "requests": o.requests,
             }
             for o in outcomes
         ],
@@ -128,6 +132,41 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_FAILED if bad else EXIT_OK
 
 
+def _cmd_compact(args: argparse.Namespace) -> int:
+    from ..warehouse.compact import compact
+    from ..warehouse.models import TABLES
+
+    unknown = sorted(set(args.table) - set(TABLES))
+    if unknown:
+        raise UsageError(f"--table {unknown[0]}: no such table (the tables: {', '.join(TABLES)})")
+    root = Path(args.warehouse)
+    if not root.is_dir():
+        raise UsageError(
+            f"{root}: no warehouse here (add a pack first: evidencepack warehouse add)"
+        )
+    done = compact(root, _catalog(args), tuple(args.table) or tuple(TABLES))
+    lines = [
+        f"compacted {c.table}/{c.partition}: {c.files_before} files -> 1 ({c.size_bytes} bytes)"
+        for c in done
+    ]
+    lines.append(f"{len(done)} partition(s) compacted" if done else "nothing to compact")
+    emit(
+        [
+            {
+                "table": c.table,
+                "partition": c.partition,
+                "files_before": c.files_before,
+                "file": c.file,
+                "size_bytes": c.size_bytes,
+            }
+            for c in done
+        ],
+        as_json=args.json,
+        text="\n".join(lines),
+    )
+    return EXIT_OK
+
+
 def _cmd_list_queries(args: argparse.Namespace) -> int:
     from ..warehouse.named import QUERIES
 
@@ -181,6 +220,12 @@ def register(command: Command) -> None:
         "refused (exit 1) and nothing of it is written; a pack already held is skipped",
     )
     q.add_argument("packs", nargs="+", metavar="PACK", help="pack folders or .tar.gz archives")
+    q.add_argument(
+        "--requests",
+        action="store_true",
+        help="also add every per-request row of the packs' runs (table requests), copied in "
+        "bulk from each pack's evidence.duckdb",
+    )
     _warehouse_argument(q)
     verifier_arguments(q, "accept only packs signed with this key")
     json_argument(q)
@@ -213,6 +258,23 @@ def register(command: Command) -> None:
     )
     _warehouse_argument(q)
     verifier_arguments(q, "verify key-signed packs with this key")
+    json_argument(q)
+
+    q = add_command(
+        actions,
+        "compact",
+        _cmd_compact,
+        "rewrite each partition's many Parquet files (one per pack per table) as one, "
+        "atomically: queries give the same answers, faster; adds and queries may run meanwhile",
+    )
+    q.add_argument(
+        "--table",
+        action="append",
+        default=[],
+        metavar="TABLE",
+        help="compact only this table (repeatable; default: every table)",
+    )
+    _warehouse_argument(q)
     json_argument(q)
 
     q = add_command(actions, "list-queries", _cmd_list_queries, "list the named queries")

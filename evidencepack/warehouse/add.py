@@ -25,12 +25,20 @@ class AddOutcome:
     digest: str | None = None
     decision_id: str | None = None
     problems: tuple[str, ...] = ()
+    requests: int | None = None
+    """With ``--requests``: how many per-request rows were added."""
 
 
 def add_packs(
-    root: Path, packs: Sequence[Path], policy: VerifyPolicy, catalog: Catalog | None = None
+    root: Path,
+    packs: Sequence[Path],
+    policy: VerifyPolicy,
+    catalog: Catalog | None = None,
+    *,
+    requests: bool = False,
 ) -> list[AddOutcome]:
-    """Add each pack (folder or archive) to the warehouse in ``root``, one at a time.
+    """Add each pack (folder or archive) to the warehouse in ``root``, one at a time; with
+    ``requests``, its per-request rows too (table ``requests``).
 
     A pack that does not verify against ``policy`` is refused and nothing of it is written; a
     pack whose evidence digest is already held is skipped. Verification runs unlocked, so
@@ -48,12 +56,19 @@ def add_packs(
                 )
                 continue
             with storage.locked(root, exclusive=True):
-                outcomes.append(_write(root, path, pack, pack.folder, pack.digest, catalog))
+                outcome = _write(root, path, pack, pack.folder, pack.digest, catalog, requests)
+                outcomes.append(outcome)
     return outcomes
 
 
 def _write(
-    root: Path, path: Path, pack: OpenedPack, folder: Path, digest: str, catalog: Catalog
+    root: Path,
+    path: Path,
+    pack: OpenedPack,
+    folder: Path,
+    digest: str,
+    catalog: Catalog,
+    requests: bool,
 ) -> AddOutcome:
     if digest in catalog.held_digests():
         return AddOutcome(str(path), "skipped", digest)
@@ -63,9 +78,10 @@ def _write(
         source=str(pack.source),
         source_kind=pack.kind,
         signer=pack.report.signer if pack.report else None,
+        requests=requests,
     )
-    moves = storage.stage_pack(root, rows)
     try:
+        moves, request_rows = storage.stage_pack(root, rows)
         storage.publish(root, rows.digest, moves)
         recorded = catalog.record(rows.pack)
     except Exception:
@@ -76,4 +92,4 @@ def _write(
         storage.roll_back(root, rows.digest)
         return AddOutcome(str(path), "skipped", digest)
     storage.finish(root, rows.digest)
-    return AddOutcome(str(path), "added", rows.digest, rows.decision_id)
+    return AddOutcome(str(path), "added", rows.digest, rows.decision_id, requests=request_rows)

@@ -203,6 +203,34 @@ class InputFileRow(PackKey):
     size_bytes: int = Field(description="the file's size")
 
 
+class RequestRow(PackKey):
+    """One request of a candidate's serving run, as the pack's evidence store holds it."""
+
+    candidate: str | None = Field(description="the candidate the run was cited for")
+    run_id: str | None = Field(
+        description="the run's id as the decision names it (runs.run_id for a load point); "
+        "None when the decision does not name the run"
+    )
+    stored_run_id: str = Field(
+        description="the evidence store's id of the run: <first 12 hex of the file's "
+        "sha256>#<index of the run in the file>"
+    )
+    run_file: str = Field(description="the pack path of the file the run was read from")
+    tool: str = Field(description="the tool that measured the run")
+    request_index: int = Field(description="the request's index in its run")
+    ok: bool = Field(description="whether the request succeeded")
+    error: str | None = Field(description="the tool's error for a failed request")
+    input_tokens: int | None = Field(description="prompt tokens")
+    output_tokens: int | None = Field(description="generated tokens")
+    start_s: float | None = Field(description="when the request was sent, epoch seconds")
+    ttft_ms: float | None = Field(description="time to first token, ms")
+    e2e_ms: float | None = Field(description="end-to-end latency, ms")
+    tpot_ms: float | None = Field(description="time per output token after the first, ms")
+    tool_itl_ms: float | None = Field(description="the tool's own inter-token latency, ms")
+    itl_gap_count: int | None = Field(description="inter-token gaps recorded")
+    itl_gap_max_ms: float | None = Field(description="the longest inter-token gap, ms")
+
+
 TABLES: dict[str, type[PackKey]] = {
     "packs": PackRow,
     "candidates": CandidateRow,
@@ -216,8 +244,10 @@ TABLES: dict[str, type[PackKey]] = {
     "cited_results": ReferenceRow,
     "runs": RunRow,
     "inputs": InputFileRow,
+    "requests": RequestRow,
 }
-"""Table name -> row model, in the order the README lists them."""
+"""Table name -> row model, in the order the README lists them (``requests`` only with
+``add --requests``: its rows are copied in bulk from the pack's evidence store)."""
 
 _DUCKDB_TYPES: dict[object, str] = {
     str: "VARCHAR",

@@ -30,6 +30,7 @@ from .models import (
     RunRow,
     WaiverRow,
 )
+from .per_request import RequestsSource, requests_source
 
 
 class _Key(TypedDict):
@@ -47,6 +48,8 @@ class PackRows:
     decision_date_iso: str
     tables: dict[str, list[PackKey]]
     pack: PackRow
+    requests: RequestsSource | None = None
+    """With ``add --requests``: the pack's per-request rows, copied in bulk when staged."""
 
 
 def evidence_digest(folder: Path) -> str:
@@ -81,8 +84,10 @@ def pack_rows(
     source: str,
     source_kind: Literal["pack", "archive"],
     signer: SignerInfo | None,
+    requests: bool = False,
 ) -> PackRows:
-    """The rows of the verified pack in ``folder`` (``label`` names it in errors)."""
+    """The rows of the verified pack in ``folder`` (``label`` names it in errors); with
+    ``requests``, where its per-request rows are (``per_request.py`` copies them)."""
     decision, manifest = _read(folder, label)
     digest = evidence_digest(folder)
     key: _Key = {
@@ -203,7 +208,9 @@ def pack_rows(
             for f in manifest.inputs
         ],
     }
-    return PackRows(digest, decision.decision_id, key["decision_date"].isoformat(), tables, pack)
+    per_request = requests_source(folder, decision, label) if requests else None
+    day = key["decision_date"].isoformat()
+    return PackRows(digest, decision.decision_id, day, tables, pack, per_request)
 
 
 def _candidates(decision: DecisionDocument, key: _Key) -> list[CandidateRow]:

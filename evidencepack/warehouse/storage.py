@@ -8,6 +8,7 @@ process), so a pack is visible whole or not at all.
 
 from __future__ import annotations
 
+import datetime as dt
 import fcntl
 import json
 import os
@@ -19,20 +20,23 @@ from pathlib import Path
 from ..errors import CouldNotRun, StoreError
 from .catalog import Catalog
 from .models import TABLES, columns
+from .per_request import stage_requests
 from .rows import PackRows
 
 TABLES_DIR = "tables"
 STAGING_DIR = ".staging"
 JOURNAL_DIR = ".journal"
+COMPACT_JOURNAL_DIR = ".journal-compact"
 LOCK_NAME = ".lock"
 
 
 @contextmanager
-def locked(root: Path, *, exclusive: bool) -> Iterator[None]:
-    """Hold the warehouse lock: exclusive for a writer, shared for a reader."""
+def locked(root: Path, *, exclusive: bool, name: str = LOCK_NAME) -> Iterator[None]:
+    """Hold the warehouse lock: exclusive for a writer, shared for a reader (``name``: another
+    lock file, e.g. the one compactions take one at a time)."""
     try:
         root.mkdir(parents=True, exist_ok=True)
-        handle = (root / LOCK_NAME).open("a")
+        handle = (root / name).open("a")
     except OSError as exc:
         raise CouldNotRun(f"{root}: cannot open the warehouse: {exc.strerror}") from exc
     with handle:
@@ -48,8 +52,9 @@ def table_glob(root: Path, table: str) -> str:
     return str(root / TABLES_DIR / table / "**" / "*.parquet")
 
 
-def stage_pack(root: Path, rows: PackRows) -> dict[Path, Path]:
-    """Write the pack's Parquet files under the staging folder: staged file -> final place."""
+def stage_pack(root: Path, rows: PackRows) -> tuple[dict[Path, Path], int | None]:
+    """Write the pack's Parquet files under the staging folder: (staged file -> final place,
+    the number of per-request rows staged, None without ``--requests``)."""
     import duckdb
 
     staging = root / STAGING_DIR / rows.digest
@@ -60,7 +65,7 @@ def stage_pack(root: Path, rows: PackRows) -> dict[Path, Path]:
     con = duckdb.connect()
     try:
         for table, model in TABLES.items():
-            items = rows.tables[table]
+            items = rows.tables.get(table)
             if not items:
                 continue
             lines = staging / f"{table}.jsonl"
@@ -77,13 +82,23 @@ def stage_pack(root: Path, rows: PackRows) -> dict[Path, Path]:
                 {"p": str(out)},
             )
             (written,) = out.glob("decision_year=*/*.parquet")
-            final = root / TABLES_DIR / table / f"decision_year={year}" / f"{rows.digest}.parquet"
-            moves[written] = final
+            moves[written] = _final(root, table, year, rows.digest)
     except duckdb.Error as exc:
         raise StoreError(f"{root}: cannot write the pack {rows.digest}: {exc}") from exc
     finally:
         con.close()
-    return moves
+    if rows.requests is None:
+        return moves, None
+    staged = staging / "requests.parquet"
+    day = dt.date.fromisoformat(rows.decision_date_iso)
+    count = stage_requests(rows.requests, rows.digest, rows.decision_id, day, staged)
+    if count:
+        moves[staged] = _final(root, "requests", year, rows.digest)
+    return moves, count
+
+
+def _final(root: Path, table: str, year: str, digest: str) -> Path:
+    return root / TABLES_DIR / table / f"decision_year={year}" / f"{digest}.parquet"
 
 
 def _journal(root: Path, digest: str) -> Path:
@@ -118,8 +133,22 @@ def roll_back(root: Path, digest: str) -> None:
     shutil.rmtree(root / STAGING_DIR / digest, ignore_errors=True)
 
 
+def finish_compaction(journal: Path) -> None:
+    """Complete a journalled compaction (call under the exclusive lock): once its new file is in
+    place, remove the files it replaces; before that, nothing of it is visible. Then drop the
+    journal."""
+    done = json.loads(journal.read_text(encoding="utf-8"))
+    if Path(done["new"]).exists():
+        for name in done["old"]:
+            Path(name).unlink(missing_ok=True)
+    journal.unlink()
+
+
 def recover(root: Path, catalog: Catalog) -> list[str]:
-    """Undo every add that never reached the catalog (call under the exclusive lock)."""
+    """Undo every add that never reached the catalog and complete every compaction that was
+    stopped halfway (call under the exclusive lock)."""
+    for journal in sorted((root / COMPACT_JOURNAL_DIR).glob("*.json")):
+        finish_compaction(journal)
     journals = sorted((root / JOURNAL_DIR).glob("*.json"))
     staged = sorted((root / STAGING_DIR).glob("*")) if (root / STAGING_DIR).exists() else []
     if not journals and not staged:
@@ -139,5 +168,9 @@ def recover(root: Path, catalog: Catalog) -> list[str]:
 
 
 def needs_recovery(root: Path) -> bool:
-    """Whether a killed add left a journal or staging folder behind."""
-    return any((root / JOURNAL_DIR).glob("*.json")) or any((root / STAGING_DIR).glob("*"))
+    """Whether a killed add or compaction left a journal or staging folder behind."""
+    return (
+        any((root / JOURNAL_DIR).glob("*.json"))
+        or any((root / STAGING_DIR).glob("*"))
+        or any((root / COMPACT_JOURNAL_DIR).glob("*.json"))
+    )

@@ -53,8 +53,10 @@ def local_spark() -> Any:
 def spark_views(spark: Any, root: Path) -> None:
     """Register every table of the warehouse in ``root`` as a Spark temp view, read as it is."""
     for table in TABLES:
-        folder = str(root / storage.TABLES_DIR / table)
-        spark.read.option("basePath", folder).parquet(folder).createOrReplaceTempView(table)
+        folder = root / storage.TABLES_DIR / table
+        if folder.is_dir():  # requests: only with add --requests
+            frame = spark.read.option("basePath", str(folder)).parquet(str(folder))
+            frame.createOrReplaceTempView(table)
 
 
 def spark_answers(spark: Any, root: Path) -> Answers:

@@ -68,3 +68,32 @@ def copy_pack(tmp_path: Path) -> Callable[[Path], Path]:
         return Path(shutil.copytree(pack, tmp_path / "copies" / pack.name))
 
     return copy
+
+
+AIPERF_REQUESTS = "formats/aiperf/generated/profile_export.jsonl"
+"""A real AIPerf per-request export (40 requests), cited in place for the requests pack."""
+
+
+@pytest.fixture(scope="session")
+def requests_pack(
+    built: Built, tmp_path_factory: pytest.TempPathFactory, shared_data: Path
+) -> Path:
+    """The sample with b200-trtllm also citing a real AIPerf per-request export (read in place
+    from the shared data, outside the spec's folder), built and key-signed (about 25 s)."""
+    import os
+    import shutil
+
+    root = tmp_path_factory.mktemp("warehouse-requests")
+    samples = Path(
+        shutil.copytree(
+            SAMPLE_SPEC.parent, root / "samples", ignore=shutil.ignore_patterns("generate")
+        )
+    )
+    spec = samples / "pack.yaml"
+    cited = os.path.relpath(shared_data / AIPERF_REQUESTS, samples)
+    anchor = "        - path: evidence/b200-trtllm/runs/qps_2.0\n"
+    text = spec.read_text(encoding="utf-8")
+    assert anchor in text
+    spec.write_text(text.replace(anchor, f"{anchor}        - path: {cited}\n"), encoding="utf-8")
+    options = BuildOptions(compile=CompileOptions(allow_outside=True))
+    return build(spec, root / "pack", options, KeySigner.from_file(built.key)).out_dir

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from evidencepack.warehouse.add import add_packs
+from evidencepack.warehouse.compact import compact
 from evidencepack.warehouse.query import run_query
 
 from .answers import duckdb_answers, local_spark, spark_answers
@@ -31,7 +32,7 @@ def spark() -> Iterator[Any]:
 
 
 def test_spark_reads_the_dataset_and_gives_duckdbs_answers(
-    built: Built, spark: Any, tmp_path: Path
+    built: Built, requests_pack: Path, spark: Any, tmp_path: Path
 ) -> None:
     root = tmp_path / "wh"
     packs = [built.sample, built.stack_bump, *built.variants]
@@ -44,3 +45,15 @@ def test_spark_reads_the_dataset_and_gives_duckdbs_answers(
     # The partition column Spark discovers is the decision's year, as DuckDB reads it.
     years = {r[0] for r in spark.sql("SELECT DISTINCT decision_year FROM packs").collect()}
     assert years == {r[0] for r in run_query(root, "SELECT DISTINCT decision_year FROM packs").rows}
+
+    # Per-request rows and a compacted dataset are read as they are, with the same answers.
+    (added,) = add_packs(root, [requests_pack], built.policy, requests=True)
+    assert added.requests
+    before = duckdb_answers(root)
+    assert compact(root)
+    assert duckdb_answers(root) == before
+    assert spark_answers(spark, root) == before
+    sql = "SELECT pack_digest, count(*), sum(output_tokens) FROM requests GROUP BY pack_digest"
+    (row,) = run_query(root, sql).rows
+    assert row[:2] == (added.digest, added.requests)
+    assert [tuple(r) for r in spark.sql(sql).collect()] == [row]

@@ -121,6 +121,7 @@ def test_check_refuses_a_missing_spec_before_it_imports_pydantic_or_yaml(tmp_pat
     argv = ("check", str(tmp_path / "missing.yaml"))
     modules = _modules(*argv)
     assert not {m.split(".")[0] for m in modules} & {*HEAVY, "yaml"}
+    assert not {"dataclasses", "inspect", "json"} & set(modules)  # the CLI's options: NamedTuples
     assert _ours(*argv) == {
         "evidencepack", "_cli", "errors", "export", "api", "limits", "progress",
     }  # fmt: skip

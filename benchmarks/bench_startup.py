@@ -46,6 +46,12 @@ for name, (_, text) in COMMANDS.items():
 p.print_help()
 """
 DIFF_FLOOR = "import json, sys\nfor p in sys.argv[1:]:\n    json.load(open(p, 'rb'))\n"
+# what reading a decision as the document model costs: pydantic and the model's import, then
+# validating both files (the part of diff no raw-JSON floor pays)
+MODEL_FLOOR = (
+    "import sys\nfrom evidencepack.analyze.models import DecisionDocument\n"
+    "for p in sys.argv[1:]:\n    DecisionDocument.model_validate_json(open(p, 'rb').read())\n"
+)
 
 
 def _heavy(modules: str) -> str:
@@ -129,12 +135,22 @@ def main() -> int:
     )
     old, new = _sample_packs()
     diff_argv = [python, "-m", "evidencepack", "diff", old, new, "--as-of", "2026-12-01"]
+    decisions = [f"{old}/decision.json", f"{new}/decision.json"]
+    diff_pair = pair(diff_argv, [python, "-c", DIFF_FLOOR, *decisions])
+    model_pair = pair(
+        [python, "-c", MODEL_FLOOR, *decisions], [python, "-c", DIFF_FLOOR, *decisions]
+    )
+    print(
+        f"reading both decisions as DecisionDocument models: {model_pair.cpu_ratio:.2f}x the "
+        f"json.load floor; diff is {diff_pair.ours.cpu_s / model_pair.ours.cpu_s:.2f}x that"
+    )
     report(
         "diff",
-        pair(diff_argv, [python, "-c", DIFF_FLOOR, f"{old}/decision.json", f"{new}/decision.json"]),
+        diff_pair,
         ours="evidencepack diff of two copies of the sample pack",
         floor="python: json.load both decision.json",
         goal=5.0,
+        extra={"model_floor_ratio": round(model_pair.cpu_ratio, 3)},
         row_id="diff",
     )
     return 0

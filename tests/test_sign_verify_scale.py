@@ -133,9 +133,10 @@ def _verify_peak_kib(folder: Path, public_pem: Path) -> int:
 def test_verify_memory_per_file_is_the_statement_not_a_model_per_file(
     pack: Pack, tmp_path: Path
 ) -> None:
-    """Verifying 18,000 more tiny files costs under 1.8 KiB of peak memory each (1.4 KiB
-    measured): the signed statement (bundle, payload, the name -> digest dict), the walk and
-    the digests read. A pydantic ``Subject`` and ``Digest`` per file made it 2.7 KiB (issue 29)."""
+    """Verifying 18,000 more tiny files of a built pack costs under 3.9 KiB of peak memory each
+    (3.3 KiB measured): the signed statement (bundle, payload, the name -> digest dict), the two
+    verdict statements over the same subjects (read, and rebuilt to compare), the walk and the
+    digests read. A pydantic ``Subject`` and ``Digest`` per file made it 4.4 KiB (issue 29)."""
     folder, _ = pack
     key = ec.generate_private_key(ec.SECP256R1())
     public_pem = tmp_path / "pub.pem"
@@ -148,4 +149,4 @@ def test_verify_memory_per_file_is_the_statement_not_a_model_per_file(
         sign_pack_detailed(folder, None, KeySigner(key), force=True)
         peaks.append(min(_verify_peak_kib(folder, public_pem) for _ in range(2)))
     per_file_kib = (peaks[1] - peaks[0]) / 18_000
-    assert 0.2 < per_file_kib < 1.8, peaks
+    assert 0.2 < per_file_kib < 3.9, peaks

@@ -38,6 +38,7 @@ if str(REPO) not in sys.path:
 class Timing:
     cpu_s: float
     wall_s: float
+    peak_mib: float = 0.0  # a child process's peak RSS (timed_process only)
 
 
 def cpu_now() -> float:
@@ -51,17 +52,22 @@ def timed(fn: Callable[[], Any]) -> Timing:
     return Timing(cpu_s=cpu_now() - cpu, wall_s=time.perf_counter() - wall)
 
 
-def timed_process(argv: Sequence[str], **kwargs: Any) -> Timing:
-    """CPU (user + system, from wait4) and wall time of one child process; it must succeed."""
+def timed_process(
+    argv: Sequence[str], *, exit_codes: Sequence[int] = (0,), **kwargs: Any
+) -> Timing:
+    """CPU (user + system, from wait4) and wall time of one child process; it must exit with
+    one of ``exit_codes``."""
     wall = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kwargs)
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - wall
     proc.returncode = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-    if proc.returncode != 0:
+    if proc.returncode not in exit_codes:
         raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{err}")
-    return Timing(cpu_s=usage.ru_utime + usage.ru_stime, wall_s=elapsed)
+    return Timing(
+        cpu_s=usage.ru_utime + usage.ru_stime, wall_s=elapsed, peak_mib=usage.ru_maxrss / 1024
+    )
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,7 @@ def _median(timings: list[Timing]) -> Timing:
     return Timing(
         cpu_s=statistics.median(t.cpu_s for t in timings),
         wall_s=statistics.median(t.wall_s for t in timings),
+        peak_mib=statistics.median(t.peak_mib for t in timings),
     )
 
 
@@ -114,8 +121,13 @@ def report(
     goal: float,
     clock: str = "cpu",
     extra: dict[str, Any] | None = None,
+    row_id: str | None = None,
 ) -> None:
-    """Print both figures and the ratio, then the ``RESULT`` line ``run_all.py`` collects."""
+    """Print both figures and the ratio, then the ``RESULT`` line ``run_all.py`` collects.
+
+    ``row_id`` is the row's stable key (``benchmarks/recorded.json`` keeps each row's ratio
+    under it; default: ``row`` in lower case, spaces as dashes): the same in ``--quick`` and
+    full runs, whatever sizes ``row`` names."""
     ratio = result.cpu_ratio if clock == "cpu" else result.wall_ratio
     width = max(len(ours), len(floor))
     print(f"medians of {result.runs} paired runs (order alternated):")
@@ -126,6 +138,7 @@ def report(
         f"goal <= {goal}x by {clock} time: {'met' if ratio <= goal else 'MISSED'}"
     )
     line = {
+        "id": row_id or row.lower().replace(" ", "-"),
         "row": row,
         "ours": ours,
         "floor": floor,

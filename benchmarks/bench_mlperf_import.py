@@ -60,11 +60,11 @@ def run_baseline(files: list[Path]) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=None, help="the results tree")
-    parser.add_argument("--quick", action="store_true", help="one submitter (closed/AMD), 1 pair")
+    parser.add_argument("--quick", action="store_true", help="one submitter (closed/AMD), 3 pairs")
     parser.add_argument("--repeat", type=int, default=5, help="paired runs (median kept)")
     args = parser.parse_args()
     tree = args.data or (QUICK_DATA if args.quick else DEFAULT_DATA)
-    repeat = 1 if args.quick else args.repeat
+    repeat = 3 if args.quick else args.repeat
     _, results, files = run_import(tree)
     lines = run_baseline(files)
     size_mb = sum(p.stat().st_size for p in files) / 1e6
@@ -78,6 +78,7 @@ def main() -> None:
         result,
         ours=f"mlperf import ({results} results, new store file)",
         floor="read the same files + json.loads every :::MLLOG line",
+        row_id="mlperf-import",
         goal=1.5,
         extra={"results": results, "over_floor_ms_per_result": round(per_result_ms, 3)},
     )

@@ -4,7 +4,7 @@ Generates a pack shaped like the issue's (20,000 small files of 1-64 KiB plus 90
 2.24 GB in all; seeded) into ``benchmarks/.cache/`` once and signs it with a fresh key. Then,
 paired and alternated: ``verify_pack`` (signature, statement, walk, every file re-hashed on all
 cores) against the floor, one thread reading every file of the same list in 1 MiB chunks into
-``hashlib.sha256``. The ratio is by CPU time (the work: goal <= 1.2x); the wall-time ratio shows
+``hashlib.sha256``. The ratio is by CPU time (the work: goal <= 1.1x); the wall-time ratio shows
 what hashing on both cores buys (goal < 1x where two cores are free).
 
     python benchmarks/bench_verify.py [--quick] [--repeat 5] [--gigabytes 2.24]
@@ -97,13 +97,13 @@ def hashlib_floor(paths: list[Path]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a 500-file, 20 MB pack")
+    parser.add_argument("--quick", action="store_true", help="a 500-file, 20 MB pack, 5 pairs")
     parser.add_argument("--repeat", type=int, default=5, help="paired runs (median kept)")
     parser.add_argument("--gigabytes", type=float, default=2.24, help="the pack's total size")
     args = parser.parse_args()
     small, large, size = SMALL_FILES, LARGE_FILES, int(args.gigabytes * 1e9)
     if args.quick:
-        small, large, size, args.repeat = 495, 5, 20_000_000, 1
+        small, large, size, args.repeat = 495, 5, 20_000_000, 5
     folder = CACHE / f"verify-pack-{small + large}-{size}"
     if not folder.exists():
         CACHE.mkdir(exist_ok=True)
@@ -143,7 +143,8 @@ def main() -> int:
         result,
         ours=f"verify ({signed.files} files, {size_gb:.2f} GB)",
         floor="hashlib.sha256 over the same files, 1 thread",
-        goal=1.2,
+        row_id="verify",
+        goal=1.1,
         extra={
             "sign_cpu_ratio": round(sign_result.cpu_ratio, 3),
             "sign_wall_ratio": round(sign_result.wall_ratio, 3),

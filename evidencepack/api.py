@@ -78,10 +78,20 @@ def check(
     ``check --no-waivers``). ``as_of`` judges waiver expiry on that
     date (default: the spec's decision date). Raises ``SpecError`` or ``InputError`` for a bad
     spec or input, before DuckDB or numpy is imported when the spec is the problem."""
+    _read_spec_first(Path(spec))
     load_spec(spec, allow_outside=allow_outside)
     from .pipeline import check as run_check
 
     return run_check(Path(spec), _compile_options(allow_outside, as_of))
+
+
+def _read_spec_first(path: Path) -> None:
+    """Refuse a missing, unreadable or oversized spec before pydantic and the spec models load
+    (``check``'s start-up; ``load_spec`` reads the file again, a few kilobytes)."""
+    from .errors import SpecError
+    from .limits import MAX_SPEC_BYTES, read_limited
+
+    read_limited(path, MAX_SPEC_BYTES, what="YAML file", error=SpecError)
 
 
 def signer(

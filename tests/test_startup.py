@@ -18,13 +18,15 @@ from .conftest import SAMPLE_SPEC
 HEAVY = ("duckdb", "weasyprint", "sigstore", "numpy", "jinja2", "pydantic", "cryptography")
 
 _PROBE = """
-import json, sys
+import sys
 from evidencepack._cli import main
 try:
     main(sys.argv[1:])
 except SystemExit:
     pass
-print(json.dumps(sorted(sys.modules)))
+modules = sorted(sys.modules)
+import json
+print(json.dumps(modules))
 """
 
 # What compiles a spec: the pipeline, the store, the input readers, the analysis (the models of
@@ -70,28 +72,73 @@ def _compile_modules(*argv: str) -> list[str]:
     ]
 
 
+def _ours(*argv: str) -> set[str]:
+    """The evidencepack subsystems (top-level modules and packages) running ``argv`` imported."""
+    return {
+        m.split(".")[1] if "." in m else m for m in _modules(*argv) if m.startswith("evidencepack")
+    }
+
+
+# What only some commands need, each a cost at start-up: none of it for --help.
+STDLIB_AT_USE = ("typing", "dataclasses", "pathlib", "json", "datetime", "inspect", "logging")
+
+
 def test_help_imports_no_heavy_library() -> None:
+    """``--help`` lists every command from the CLI's own table: no command group module, none
+    of the option dataclasses, not even typing, pathlib or json (issue 29: <= 2x ``python -c
+    pass`` was 6.3x when each group module was imported to list it)."""
+    modules = _modules("--help")
     assert _imported("--help") == set()
-    ours = {m for m in _modules("--help") if m.startswith("evidencepack")}
-    assert ours == {
+    assert {m for m in modules if m.startswith("evidencepack")} == {
         "evidencepack",
         "evidencepack._cli",
-        *(f"evidencepack._cli.{m}" for m in ("_common", "_pdf_sign", "_signers", "compiler")),
-        "evidencepack._cli.diff",
-        *(
-            f"evidencepack._cli.{m}"
-            for m in ("export", "inspect", "measure", "mlperf", "signing", "warehouse")
-        ),
+        "evidencepack._cli._common",
         "evidencepack.errors",
-        "evidencepack.export",
-        "evidencepack.export.versions",  # the OSCAL version names --help lists
-        "evidencepack.progress",
     }
+    assert not set(STDLIB_AT_USE) & set(modules)
+
+
+def test_the_help_of_the_lazy_parser_is_the_full_parsers() -> None:
+    """The command table ``--help`` reads agrees with each group's own registration: the same
+    names, order and one-line help as the parser with every group built."""
+    from evidencepack._cli import COMMANDS, build_parser
+
+    full = build_parser()
+    assert build_parser(["--help"]).format_help() == full.format_help()
+    sub = next(a for a in full._actions if a.dest == "command")
+    assert list(sub.choices) == list(COMMANDS)  # type: ignore[arg-type]
+    helps = {a.dest: a.help for a in sub._get_subactions()}
+    assert helps == {name: help_text for name, (_, help_text) in COMMANDS.items()}
+    for name in COMMANDS:  # each command's own --help is built in full from its group
+        lazy = build_parser([name])
+        lazy_sub = next(a for a in lazy._actions if a.dest == "command")
+        assert lazy_sub.choices[name].format_help() == sub.choices[name].format_help()  # type: ignore[index]
+
+
+def test_check_refuses_a_missing_spec_before_it_imports_pydantic_or_yaml(tmp_path: Path) -> None:
+    """``check``'s spec phase: a missing spec is refused before pydantic, PyYAML or the spec
+    models load (issue 29: 63x ``python -c pass`` when the spec module came first)."""
+    argv = ("check", str(tmp_path / "missing.yaml"))
+    modules = _modules(*argv)
+    assert not {m.split(".")[0] for m in modules} & {*HEAVY, "yaml"}
+    assert not {"dataclasses", "inspect", "json"} & set(modules)  # the CLI's options: NamedTuples
+    assert _ours(*argv) == {
+        "evidencepack", "_cli", "errors", "export", "api", "limits", "progress",
+    }  # fmt: skip
+
+
+# The subsystems the spec phase imports: reading (limits, hidden characters), the spec package
+# (its models, YAML reading and problems) and the problem records.
+SPEC_PHASE = {
+    "evidencepack", "_cli", "errors", "export", "progress", "limits", "_text", "_models",
+    "problems", "spec",
+}  # fmt: skip
 
 
 def test_validate_imports_neither_the_store_nor_rendering_nor_signing() -> None:
     assert _imported("validate", str(SAMPLE_SPEC)) == {"pydantic"}
     assert _compile_modules("validate", str(SAMPLE_SPEC)) == []
+    assert _ours("validate", str(SAMPLE_SPEC)) == SPEC_PHASE
 
 
 def test_check_validates_the_spec_before_it_imports_the_compile_pipeline(tmp_path: Path) -> None:
@@ -99,6 +146,7 @@ def test_check_validates_the_spec_before_it_imports_the_compile_pipeline(tmp_pat
     spec.write_text("apiVersion: evidencepack/v1\ncandidates: []\n", encoding="utf-8")
     assert _imported("check", str(spec)) == {"pydantic"}
     assert _compile_modules("check", str(spec)) == []
+    assert _ours("check", str(spec)) == SPEC_PHASE | {"api"}
 
 
 def test_importing_evidencepack_loads_nothing_but_itself() -> None:
@@ -140,6 +188,10 @@ def test_verify_with_a_key_imports_no_store_renderer_or_numpy(tmp_path: Path) ->
     assert {"cryptography", "pydantic"} <= imported
     assert not imported & {"duckdb", "weasyprint", "jinja2", "numpy", "sigstore"}
     assert _compile_modules(*argv) == []
+    assert _ours(*argv) == {
+        "evidencepack", "_cli", "errors", "progress", "api", "signing", "pack", "provenance",
+        "limits", "_atomic", "_display", "_models", "_text", "spec",
+    }  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -164,6 +216,12 @@ def test_diff_imports_nothing_of_the_compile_pipeline(built_pack: Path) -> None:
     assert "pydantic" in imported  # it read both decisions: the probe saw it run
     assert not imported & {"duckdb", "numpy", "weasyprint", "jinja2", "sigstore"}
     assert _compile_modules(*argv) == []
+    # decision.json's models (analyze.models, render.formatting) and the spec's, the pack's
+    # reading and verification; nothing else (no store, inputs, measure or pipeline)
+    assert _ours(*argv) == {
+        "evidencepack", "_cli", "errors", "progress", "limits", "_text", "_models", "spec",
+        "diff", "analyze", "render", "signing", "pack", "provenance", "_atomic", "_display",
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize("command", ["mlperf", "inspect", "build", "sign", "keygen", "schemas"])

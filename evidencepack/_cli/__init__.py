@@ -12,8 +12,9 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 
-from .. import __version__, progress
+from .. import __version__
 from ..errors import (
     EXIT_CODES_HELP,
     EXIT_COULD_NOT_RUN,
@@ -21,12 +22,53 @@ from ..errors import (
     EvidencePackError,
     InputError,
 )
-from . import compiler, diff, export, inspect, measure, mlperf, signing, warehouse
 from ._common import Handler, Parser, add_command
 
+# Every command, in the order ``--help`` lists them: the module of its group (the one whose
+# ``register`` adds it, with the same one-line help) and its one-line help. A command line builds
+# only its own command's group; the others are listed by name and help, which is all ``--help``
+# shows, so ``--help`` imports no group module (tests/test_cli.py checks this table against
+# the groups' own registrations).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("compiler", "check a pack spec and report every problem"),
+    "init": ("compiler", "start a pack spec from a folder of evidence"),
+    "check": (
+        "compiler",
+        "the release gate: analyse a spec's evidence and print the decision",
+    ),
+    "build": ("compiler", "compile a spec into an evidence pack folder (and sign it)"),
+    "schemas": ("compiler", "write (or --check) the JSON Schemas in schemas/"),
+    "inspect": ("inspect", "detect and summarise serving-benchmark and eval-score files"),
+    "measure": (
+        "measure",
+        "re-measure an OpenAI-compatible endpoint with MLPerf LoadGen (Server, Offline, sweeps)",
+    ),
+    "mlperf": ("mlperf", "import, list and show MLPerf Inference results"),
+    "keygen": ("signing", "write an ECDSA P-256 key pair for signing packs with --key"),
+    "sign": ("signing", "sign a built pack: write PACK/pack.sigstore.json"),
+    "verify": ("signing", "verify a signed pack (folder or .tar.gz) or one file of it"),
+    "diff": (
+        "diff",
+        "compare two packs: what changed, and does the decision still hold (exit 1 if not)",
+    ),
+    "export": ("export", "export a built pack for other tools (OSCAL)"),
+    "warehouse": ("warehouse", "hold many verified packs as Parquet tables and query them"),
+}
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``evidencepack`` parser with every subcommand, in the order ``--help`` lists them."""
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names: its first argument that is not an option (the top-level
+    options take no value)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The ``evidencepack`` parser, its subcommands in the order ``--help`` lists them.
+
+    Without ``argv`` every command is built in full. With it, only the group of the command
+    ``argv`` names is (imported and) built; the other commands are listed by name and help.
+    """
+    chosen = COMMANDS.get(_command_of(argv) or "", ("", ""))[0] if argv is not None else None
     parser = Parser(
         prog="evidencepack",
         description="Compile MLPerf results, your own serving re-measurements and eval scores "
@@ -43,21 +85,31 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
         return add_command(sub, name, handler, help_text)
 
-    for group in (compiler, inspect, measure, mlperf, signing, diff, export, warehouse):
-        group.register(command)
+    for name, (group, help_text) in COMMANDS.items():
+        if name in sub.choices:
+            continue  # registered with its group
+        if chosen is None or group == chosen:
+            import_module(f"{__name__}.{group}").register(command)
+        else:
+            sub.add_parser(name, help=help_text)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``evidencepack`` with ``argv`` and return the exit code; errors print, never trace."""
-    parser = build_parser()
-    verbose = "-v" in (argv or sys.argv[1:]) or "--verbose" in (argv or sys.argv[1:])
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
+    verbose = "-v" in argv or "--verbose" in argv
+    reporting = False
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
+        from .. import progress
+
         progress.enable(progress.wanted(sys.stderr, as_json=getattr(args, "json", False)))
+        reporting = True
         result: int = args.handler(args)
         sys.stdout.flush()
         return result
@@ -83,4 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"  {problem}", file=sys.stderr)
         return exc.exit_code
     finally:
-        progress.enable(False)
+        if reporting:
+            from .. import progress
+
+            progress.enable(False)

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import EXIT_CODES_HELP, UsageError
 
+# Not ``from typing import TYPE_CHECKING``: ``--help`` imports this module and needs neither
+# typing nor json, datetime or pathlib (imported where used; tests/test_startup.py pins what
+# ``--help`` imports). Type checkers treat any ``TYPE_CHECKING`` as true.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import datetime as dt
+    from pathlib import Path
+    from typing import Any, NoReturn
+
     from ..pipeline import CompileOptions
 
 Handler = Callable[[argparse.Namespace], int]
@@ -29,12 +33,16 @@ class Parser(argparse.ArgumentParser):
 
 def optional_path(value: str | None) -> Path | None:
     """A path argument that may be absent."""
+    from pathlib import Path
+
     return Path(value) if value else None
 
 
 def emit(payload: Any, *, as_json: bool, text: str) -> None:
     """Print ``payload`` as JSON with ``--json``, else ``text``."""
     if as_json:
+        import json
+
         print(json.dumps(payload, indent=2, sort_keys=True, default=str))
     else:
         print(text)
@@ -51,6 +59,8 @@ def parse_as_of(value: str | None) -> dt.date | None:
     """``--as-of YYYY-MM-DD`` as a date (None when not given)."""
     if not value:
         return None
+    import datetime as dt
+
     try:
         return dt.date.fromisoformat(value)
     except ValueError as exc:

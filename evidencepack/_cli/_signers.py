@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import UsageError
 from ._common import optional_path
@@ -15,8 +14,7 @@ if TYPE_CHECKING:
     from ..signing.verify import VerifyPolicy
 
 
-@dataclass(frozen=True)
-class SignerOptions:
+class SignerOptions(NamedTuple):
     """``--key``, or the keyless options: shared by ``sign`` and ``build --sign``."""
 
     key: Path | None
@@ -47,8 +45,7 @@ def make_signer(opts: SignerOptions) -> PackSigner:
     return KeylessSigner(opts.identity_token, staging=opts.staging, trust_config=opts.trust_config)
 
 
-@dataclass(frozen=True, kw_only=True)
-class VerifyOptions:
+class VerifyOptions(NamedTuple):
     """What ``verify`` (and ``diff``, which verifies first) was asked to check, and how."""
 
     target: Path

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import EXIT_FAILED, EXIT_OK, InputError
 from ._common import (
@@ -32,8 +30,7 @@ if TYPE_CHECKING:
 # --- validate -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ValidateOptions:
+class ValidateOptions(NamedTuple):
     spec: Path
     allow_outside: bool
     json: bool
@@ -72,14 +69,15 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def _print_model(model: BaseModel) -> None:
     """A document model as the JSON ``--json`` prints: by alias, sorted keys, two-space indent."""
+    import json
+
     emit(json.loads(model.model_dump_json(by_alias=True)), as_json=True, text="")
 
 
 # --- init ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class InitOptions:
+class InitOptions(NamedTuple):
     folder: Path
     out: Path | None
     force: bool
@@ -174,8 +172,7 @@ def _basis_lines(decision: DecisionDocument, candidate: str) -> list[str]:
     return out
 
 
-@dataclass(frozen=True)
-class CheckOptions:
+class CheckOptions(NamedTuple):
     spec: Path
     json: bool
     markdown: bool
@@ -212,6 +209,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if opts.markdown:
         print(markdown(decision, allow_waivers=allow), end="")
     else:
+        import json
+
         emit(
             json.loads(decision.model_dump_json(by_alias=True)),
             as_json=opts.json,
@@ -251,8 +250,7 @@ def _check_problems(opts: CheckOptions, exc: InputError) -> int:
     return exc.exit_code
 
 
-@dataclass(frozen=True)
-class BuildCommandOptions:
+class BuildCommandOptions(NamedTuple):
     spec: Path
     out: Path
     force: bool
@@ -326,8 +324,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 # --- schemas ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SchemasOptions:
+class SchemasOptions(NamedTuple):
     check: bool
     out: Path | None
     json: bool

@@ -298,7 +298,7 @@ def _record(raw: str) -> dict[str, Any] | str:
     if not raw.startswith(_PREFIX):
         return f"not a :::MLLOG record: {raw.strip()[:60]!r}"
     try:
-        record = json.loads(raw[len(_PREFIX) :], parse_constant=_no_constant, parse_float=_finite)
+        record = _DECODER.decode(raw[len(_PREFIX) :])
     except json.JSONDecodeError as exc:
         return f"truncated or invalid JSON: {exc.msg} (column {exc.colno + len(_PREFIX)})"
     except ValueError as exc:
@@ -317,6 +317,11 @@ def _finite(text: str) -> float:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number LoadGen writes (a non-finite value)")
+
+
+# One decoder for every line: json.loads with these options builds a new one per call, a cost
+# per line of a detail log (tens of thousands of lines per MLPerf round).
+_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
 
 
 def parse_detail(path: Path) -> LoadgenLog:

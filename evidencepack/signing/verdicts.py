@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from ..pack.layout import BUNDLE_NAME, SPEC_PATH, SVR_BUNDLE_NAME, TEST_RESULT_BUNDLE_NAME
-from .statement import PAYLOAD_TYPE, STATEMENT_TYPE, Statement
+from .statement import PAYLOAD_TYPE, STATEMENT_TYPE, SignedStatement, Statement
 
 SVR_PREDICATE_TYPE = "https://in-toto.io/attestation/svr/v0.2"
 TEST_RESULT_PREDICATE_TYPE = "https://in-toto.io/attestation/test-result/v0.1"
@@ -152,19 +152,22 @@ def verdict_predicates(
 
 
 def verdict_statement(
-    statement: Statement, predicate_type: str, predicate: object
+    statement: Statement | SignedStatement, predicate_type: str, predicate: object
 ) -> dict[str, object]:
     """The in-toto Statement v1 over the pack statement's subjects with this predicate."""
     return {
         "_type": STATEMENT_TYPE,
-        "subject": [s.model_dump(mode="json") for s in statement.subject],
+        "subject": [
+            {"name": name, "digest": {"sha256": sha256}}
+            for name, sha256 in statement.digests().items()
+        ],
         "predicateType": predicate_type,
         "predicate": predicate,
     }
 
 
 def verdict_payloads(
-    statement: Statement, pack_payload: bytes, decision: Mapping[str, object]
+    statement: Statement | SignedStatement, pack_payload: bytes, decision: Mapping[str, object]
 ) -> dict[str, bytes]:
     """Bundle file name -> the exact payload it signs: compact JSON, sorted keys, UTF-8."""
     predicates = verdict_predicates(decision, pack_payload)

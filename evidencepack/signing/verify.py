@@ -36,7 +36,7 @@ from .bundle import CheckedSignature, TrustRootInfo, parse_bundle, read_bundle
 from .documents import DOCUMENTS, cross_check, read_documents
 from .json_diff import parse_object
 from .private_copy import copy_pack
-from .statement import Statement, hash_files, parse_statement
+from .statement import Statement, hash_files, parse_statement, read_signed_statement
 from .verify_report import (
     VERIFY_API_VERSION,
     FileMismatch,
@@ -270,7 +270,7 @@ def _verify_folder(
         report["bundle_sha256"] = hashlib.sha256(raw).hexdigest()
         checked = _check_signature(raw, label, policy)
         report["signer"] = checked.signer
-        statement = parse_statement(checked.payload or b"")
+        statement = read_signed_statement(checked.payload or b"")
     except VerificationError as exc:
         checks = VerifyChecks(signature="failed")
         return VerifiedPack(

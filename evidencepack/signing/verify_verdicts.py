@@ -18,7 +18,7 @@ from pathlib import Path
 from ..errors import InputError, VerificationError
 from .bundle import CheckedSignature, SignerInfo, read_bundle
 from .json_diff import first_difference, parse_object, show
-from .statement import Statement
+from .statement import SignedStatement, Statement
 from .verdicts import SVR_PREDICATE_TYPE, VERDICTS, VerdictKind, verdict_payloads
 from .verify_report import VerdictCheck
 
@@ -93,7 +93,7 @@ def _check_one(
 def check_verdicts(
     root: Path,
     label: Callable[[str], str],
-    statement: Statement,
+    statement: Statement | SignedStatement,
     payload: bytes,
     decision: bytes,
     check_signature: CheckSignature,

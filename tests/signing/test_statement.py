@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pydantic
@@ -25,6 +27,7 @@ from evidencepack.signing.statement import (
     STATEMENT_TYPE,
     build_statement,
     parse_statement,
+    read_signed_statement,
     statement_bytes,
 )
 
@@ -209,3 +212,53 @@ def test_predicate_file_round_trips_and_bad_ones_name_the_json_path(pack: Pack) 
         load_predicate(folder)
     write_predicate(folder, predicate)
     assert load_predicate(folder) == predicate
+
+
+def _bad_statements(good: dict[str, Any]) -> dict[str, Any]:
+    """Each way a signed statement's subjects (or head) can be wrong, by name."""
+
+    def with_subject(index: int, subject: object) -> dict[str, Any]:
+        data = copy.deepcopy(good)
+        data["subject"][index] = subject
+        return data
+
+    first = good["subject"][0]
+    sha = first["digest"]["sha256"]
+    return {
+        "duplicate": {**good, "subject": [*good["subject"], first]},
+        "bundle": with_subject(-1, {"name": BUNDLE_NAME, "digest": {"sha256": sha}}),
+        "escape": with_subject(1, {"name": "../escape", "digest": {"sha256": sha}}),
+        "absolute": with_subject(1, {"name": "/etc/passwd", "digest": {"sha256": sha}}),
+        "upper-hex": with_subject(2, {"name": first["name"] + "x", "digest": {"sha256": "A" * 64}}),
+        "newline": with_subject(2, {"name": "x", "digest": {"sha256": "a" * 64 + "\n"}}),
+        "short": with_subject(0, {"name": "x", "digest": {"sha256": "a" * 63}}),
+        "name-not-str": with_subject(0, {"name": 7, "digest": {"sha256": sha}}),
+        "extra-key": with_subject(0, {**first, "size": 1}),
+        "extra-digest": with_subject(0, {"name": "x", "digest": {"sha256": sha, "md5": "0"}}),
+        "not-an-object": with_subject(0, ["x", sha]),
+        "no-subjects": {**good, "subject": []},
+        "subjects-not-a-list": {**good, "subject": {"x": sha}},
+        "no-type": {k: v for k, v in good.items() if k != "_type"},
+        "other-predicate": {**good, "predicateType": "https://example.com/other/v1"},
+        "bad-predicate": {**good, "predicate": {**good["predicate"], "tool": 1}},
+    }
+
+
+def test_the_light_reader_of_a_signed_statement_agrees_with_the_model(pack: Pack) -> None:
+    """verify reads the subjects as one dict, not a model per subject (issue 29: 1.4 KiB per pack
+    file): the same predicate and digests on a good statement, the same error on every bad one."""
+    folder, predicate = pack
+    payload = statement_bytes(build_statement(folder, predicate))
+    light, full = read_signed_statement(payload), parse_statement(payload)
+    assert light.predicate == full.predicate
+    assert light.predicate_type == full.predicate_type
+    assert light.digests() == full.digests()
+    assert len(light.digests()) == len(full.subject) > 3
+    for name, data in {**_bad_statements(json.loads(payload)), "not-json": None}.items():
+        bad = b"{not json" if data is None else json.dumps(data).encode()
+        with pytest.raises(VerificationError) as model_error:
+            parse_statement(bad)
+        with pytest.raises(VerificationError) as light_error:
+            read_signed_statement(bad)
+        assert light_error.value.message == model_error.value.message, name
+        assert light_error.value.problems == model_error.value.problems, name

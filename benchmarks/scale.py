@@ -1,0 +1,130 @@
+"""How time and memory grow with the size of the input: the README's scale figures.
+
+    python benchmarks/scale.py [--quick] [--only requests,pack-files]
+
+Each size is measured once, as a fresh process (CPU time from ``wait4``, peak RSS), its inputs
+generated into ``benchmarks/.cache/`` the first time:
+
+- **requests**: one AIPerf per-request file of 100,000, 1,000,000 and 10,000,000 requests
+  (``bench_requests.py``'s generator), loaded by ``read_input`` + ``load_input`` into a store,
+  beside DuckDB's ``read_json`` of the same file (a size over an evidencepack limit is reported
+  with the refusal: 10M such requests are a 5.7 GiB file, over the 1 GiB an evidence file may
+  be);
+- **pack-files**: ``verify --key`` of signed packs of 1,000, 10,000 and 90,000 tiny files
+  (``bench_verify_memory.py``'s generator; 90,000 is about the most a pack's bundle holds).
+
+Prints one Markdown table per series (the README's "Scale" section) and writes them as JSON to
+``benchmarks/.cache/scale.json``. ``--quick`` runs the two smallest sizes of each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _common import CACHE, REPO, timed_process  # noqa: E402
+from bench_requests import generate, run_child  # noqa: E402
+
+REQUESTS = (100_000, 1_000_000, 10_000_000)
+PACK_FILES = (1_000, 10_000, 90_000)
+
+
+def requests_series(sizes: tuple[int, ...]) -> list[dict[str, Any]]:
+    rows = []
+    for n in sizes:
+        path = CACHE / f"profile_export_{n}.jsonl"
+        if not path.exists():
+            CACHE.mkdir(parents=True, exist_ok=True)
+            generate(path, n)
+        try:
+            ours = run_child("evidencepack", path)
+        except SystemExit as refused:  # over a limit: said, not measured
+            reason = str(refused).strip().splitlines()[-1].split(": ", 1)[-1]
+            rows.append({"requests": n, "file_mib": round(path.stat().st_size / 2**20)})
+            rows[-1]["refused"] = reason[:160]
+            print(json.dumps(rows[-1]), flush=True)
+            continue
+        duck = run_child("duckdb", path)
+        rows.append(
+            {
+                "requests": n,
+                "file_mib": round(path.stat().st_size / 2**20),
+                "cpu_s": round(float(ours["cpu_s"]), 2),
+                "wall_s": round(float(ours["wall_s"]), 2),
+                "peak_mib": round(float(ours["peak_rss_mib"])),
+                "duckdb_cpu_s": round(float(duck["cpu_s"]), 2),
+                "duckdb_peak_mib": round(float(duck["peak_rss_mib"])),
+            }
+        )
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def pack_files_series(sizes: tuple[int, ...]) -> list[dict[str, Any]]:
+    rows = []
+    for n in sizes:
+        script = str(HERE / "bench_verify_memory.py")
+        subprocess.run([sys.executable, script, "--prepare", "--files", str(n)], check=True)
+        folder = CACHE / f"verify-memory-{n}"
+        public = CACHE / f"verify-memory-{n}.pub.pem"
+        argv = [sys.executable, "-m", "evidencepack", "verify", str(folder), "--key", str(public)]
+        timing = timed_process(argv, cwd=REPO)
+        bundle = (folder / "pack.sigstore.json").stat().st_size
+        rows.append(
+            {
+                "files": n,
+                "bundle_mib": round(bundle / 2**20, 1),
+                "cpu_s": round(timing.cpu_s, 2),
+                "wall_s": round(timing.wall_s, 2),
+                "peak_mib": round(timing.peak_mib),
+            }
+        )
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def markdown(rows: list[dict[str, Any]]) -> str:
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+
+    def cell(value: Any) -> str:
+        return "" if value is None else f"{value:,}" if isinstance(value, int | float) else value
+
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    lines += ["| " + " | ".join(cell(r.get(k)) for k in keys) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the two smallest sizes of each")
+    parser.add_argument("--only", help="comma-separated series: requests, pack-files")
+    args = parser.parse_args()
+    series = {
+        "requests": (requests_series, REQUESTS),
+        "pack-files": (pack_files_series, PACK_FILES),
+    }
+    chosen = args.only.split(",") if args.only else list(series)
+    began = time.perf_counter()
+    results = {}
+    for name in chosen:
+        run, sizes = series[name]
+        print(f"== {name}", flush=True)
+        results[name] = run(sizes[:2] if args.quick else sizes)
+    print()
+    for name, rows in results.items():
+        print(f"{name}:\n{markdown(rows)}\n")
+    print(f"({time.perf_counter() - began:.0f} s)")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    (CACHE / "scale.json").write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

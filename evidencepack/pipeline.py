@@ -21,6 +21,7 @@ from ._spec_problems import raw_paths
 from ._validation import located_problem
 from ._yaml import load_located
 from .analyze.decision import decide
+from .analyze.decision_rows import decision_rows
 from .analyze.gather import gather
 from .analyze.models import DecisionDocument
 from .analyze.price_read import read_prices
@@ -68,7 +69,7 @@ from .signing.verify import VerifyPolicy, verified_copy
 from .signing.verify_report import RebuildOutcome, VerifyReport
 from .spec import LoadedSpec, load_spec
 from .store import Store
-from .store.analysis import save_decision
+from .store.analysis import replace_decision
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ def compile_pack(
         written=loaded.spec,
         priced=priced,
     )
-    save_decision(store, decision)
+    replace_decision(store, decision.decision_id, decision_rows(decision))
     return Compiled(loaded=loaded, decision=decision, collected=collector.result)
 
 

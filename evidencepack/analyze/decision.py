@@ -8,6 +8,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 
 from .. import __version__
+from ..inputs.records import InputFile
 from ..pack.layout import SPEC_PATH
 from ..spec import PackSpec
 from .candidate import CandidateAnalysis, analyse_candidate, shared_files, waiver_names
@@ -20,7 +21,6 @@ from .models import (
     Claim,
     DecisionDocument,
     EvidenceLink,
-    InputFile,
     Quality,
     Status,
     Verdict,

@@ -18,13 +18,11 @@ from ..inputs.collect import Collector, portable
 from ..inputs.crosscheck import loadgen_pair
 from ..inputs.load import load_input
 from ..inputs.models import Identity, LatencyStats, ServingRun
+from ..inputs.records import FileProblem, InputFile, in_spec
 from ..inputs.registry import read_input
 from ..inputs.snapshot import named_as
 from ..inputs.stage import TOLERANCE_TEXT, empty_outputs_valid
-from ..spec import Candidate, EvidenceRef, LoadedSpec
-from ..spec_fit import DeclaredConditions
-from ..store import Store
-from ..store.runs import (
+from ..inputs.stored import (
     companions,
     failed_checks,
     load_score_sets,
@@ -33,6 +31,9 @@ from ..store.runs import (
     runs_of_file,
     score_item_rows,
 )
+from ..spec import Candidate, EvidenceRef, LoadedSpec
+from ..spec_fit import DeclaredConditions
+from ..store import Store
 from .capacity import RunPoint
 from .evidence import (
     CandidateEvidence,
@@ -42,7 +43,6 @@ from .evidence import (
     ScoreEvidence,
 )
 from .layout import layout_of
-from .models import FileProblem, InputFile, in_spec
 from .public_read import public_points
 from .references import MlperfImports, gather_reference
 from .run_folder import FolderRows, folder_rows, reconcile

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..inputs.collect import Collector
+from ..inputs.records import FileProblem, in_spec
 from ..inputs.reference_points import read_reference_points
 from ..spec import EvidenceRef, LoadedSpec
 from .evidence import PublicEvidence
-from .models import FileProblem, in_spec
 
 
 def public_points(

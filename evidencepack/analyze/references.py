@@ -11,6 +11,8 @@ from pathlib import Path
 from .. import progress
 from ..errors import InputError
 from ..inputs.collect import Collector, portable, scan_tree
+from ..inputs.normalise import serving_rank
+from ..inputs.records import FileProblem, InputFile
 from ..mlperf.energy import energy_figures
 from ..mlperf.importer import import_path
 from ..mlperf.models import ImportReport, MlperfResult
@@ -19,8 +21,6 @@ from ..mlperf.training_import import load_training
 from ..spec import Candidate, LoadedSpec, MlperfRef
 from ..store import Store
 from .evidence import CandidateEvidence, ReferenceEvidence, TrainingEvidence
-from .models import FileProblem, InputFile
-from .normalise import serving_rank
 
 
 class MlperfImports:

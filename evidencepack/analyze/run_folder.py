@@ -16,9 +16,9 @@ from pathlib import Path
 from ..errors import InputError
 from ..inputs.collect import Collector
 from ..inputs.models import Identity, ServingRun, TokenStats
+from ..inputs.records import InputFile, in_spec
 from ..inputs.registry import read_input
 from .evidence import DataFinding
-from .models import InputFile, in_spec
 
 MEASURE_REQUESTS = "requests.jsonl"
 MEASURE_RUN = "run.json"

@@ -23,10 +23,10 @@ from ..errors import InputError
 from ..mlperf.loadgen_log import parse_detail
 from ..mlperf.loadgen_summary import cross_check, parse_summary_raw
 from ..store import Store
-from ..store.runs import insert_check, pairing_candidates
 from ._runs import disagreement, same_meaning
 from .models import AggregateCheck, LatencyStats, RunFinding, ServingRun
 from .stage import EMPTY_OUTPUT, compare
+from .stored import insert_check, pairing_candidates
 
 MAX_START_GAP_S = 5.0
 _ROW_COLUMN = {"ttft": "ttft_ms", "tpot": "tpot_ms", "e2e": "e2e_ms"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evidencepack.analyze.normalise import (
+from evidencepack.inputs.normalise import (
     normalise_precision,
     normalise_runtime,
     serving_rank,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from evidencepack.inputs.load import load_input
 from evidencepack.inputs.registry import read_input
+from evidencepack.inputs.stored import load_runs
 from evidencepack.store import Store
-from evidencepack.store.runs import load_runs
 
 from .builders import llmperf_responses, llmperf_summary, requests, write_json
 

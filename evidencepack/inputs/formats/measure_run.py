@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ...analyze.normalise import SERVING_RUNTIMES, normalise_runtime
 from ...errors import InputError
 from ...provenance import FileRecord
 from ...store.connection import literal_path
@@ -23,6 +22,7 @@ from .._json import Node, load_json_document
 from .._runs import build_run, one_run, request_window
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id
 from ..models import Identity, Load
+from ..normalise import SERVING_RUNTIMES, normalise_runtime
 from ..stage import Staging
 
 RECORD_FILE = "run.json"

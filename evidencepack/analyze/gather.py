@@ -17,7 +17,7 @@ from ..inputs.clients import is_client
 from ..inputs.collect import Collector, portable
 from ..inputs.crosscheck import loadgen_pair
 from ..inputs.load import load_input
-from ..inputs.models import Identity, LatencyStats, ServingRun
+from ..inputs.models import AggregateCheck, Identity, LatencyStats, RunFinding, ServingRun
 from ..inputs.records import FileProblem, InputFile, in_spec
 from ..inputs.registry import read_input
 from ..inputs.snapshot import named_as
@@ -28,7 +28,7 @@ from ..inputs.stored import (
     load_score_sets,
     replace_findings,
     run_findings,
-    runs_of_file,
+    runs_of_files,
     score_item_rows,
 )
 from ..spec import Candidate, EvidenceRef, LoadedSpec
@@ -213,7 +213,7 @@ def _check_loadgen_summary(
         findings = [
             f.model_copy(update={"detail": f.detail.replace(str(copy), shown)}) for f in findings
         ]
-    for run in runs_of_file(store, detail.sha256, candidate.id):
+    for run in runs_of_files(store, [detail.sha256], candidate.id)[detail.sha256]:
         replace_findings(store, run.run_id, "summary-disagrees", findings)
 
 
@@ -225,14 +225,17 @@ def _stored_runs(
 ) -> list[RunEvidence]:
     """The candidate's runs as the store holds them, one load point per run: a summary run
     cross-checked against another file's per-request rows joins that run (``also``)."""
-    stored = [(ref, file, runs_of_file(store, file.sha256, candidate.id)) for ref, file in read]
+    of_file = runs_of_files(store, [file.sha256 for _, file in read], candidate.id)
+    stored = [(ref, file, of_file[file.sha256]) for ref, file in read]
     per_ref: dict[int, int] = {}
     for ref, _ in read:
         per_ref[id(ref)] = per_ref.get(id(ref), 0) + 1
     by_id = {run.run_id: (ref, file, run, len(runs)) for ref, file, runs in stored for run in runs}
-    joined: dict[str, list[str]] = {
-        run_id: [s for s in companions(store, run_id) if s in by_id] for run_id in by_id
-    }
+    found = companions(store, list(by_id))
+    joined = {run_id: [s for s in found[run_id] if s in by_id] for run_id in by_id}
+    stored_findings = StoredFindings(
+        run_findings(store, list(by_id)), failed_checks(store, list(by_id))
+    )
     summaries = {s for found in joined.values() for s in found}
     out = []
     for run_id, (ref, file, run, count) in by_id.items():
@@ -241,7 +244,7 @@ def _stored_runs(
         label = _label(ref, file, run.index, count, per_ref[id(ref)])
         declared = ref.declared or candidate.evidence.declared
         model = run.identity.model_name or (declared.model_name if declared else None)
-        findings = _findings(store, label, file, run, model)
+        findings = _findings(stored_findings, label, file, run, model)
         if file.pack_path in beside:
             run, more = reconcile(label, file, run, beside[file.pack_path], model)
             findings += more
@@ -250,7 +253,7 @@ def _stored_runs(
             s_ref, s_file, summary, _ = by_id[summary_id]
             also.append(s_file)
             findings += _findings(
-                store, f"{s_ref.path} (summary of {label})", s_file, summary, model
+                stored_findings, f"{s_ref.path} (summary of {label})", s_file, summary, model
             )
         out.append(_run(ref, candidate, file, run, label, tuple(findings), tuple(also)))
     return out
@@ -265,8 +268,17 @@ def _label(ref: EvidenceRef, file: InputFile, index: int, in_file: int, in_ref: 
     return label if in_file == 1 else f"{label}#{index}"
 
 
+@dataclasses.dataclass(frozen=True)
+class StoredFindings:
+    """What the store holds against each run of a candidate: its findings and its failed
+    checks (read in one query each for every run)."""
+
+    findings: dict[str, list[RunFinding]]
+    failed: dict[str, list[tuple[AggregateCheck, str | None]]]
+
+
 def _findings(
-    store: Store, label: str, file: InputFile, run: ServingRun, model: str | None
+    stored: StoredFindings, label: str, file: InputFile, run: ServingRun, model: str | None
 ) -> list[DataFinding]:
     """A run's stored findings and the tool figures its rows contradict, as the analysis sees
     them (``model``: the run's own, else the declared one)."""
@@ -276,9 +288,9 @@ def _findings(
     ) -> DataFinding:
         return DataFinding(label, file, model, kind, severity, figure, detail)
 
-    out = [finding(f.kind, f.severity, f.figure, f.detail) for f in run_findings(store, run.run_id)]
+    out = [finding(f.kind, f.severity, f.figure, f.detail) for f in stored.findings[run.run_id]]
     emptied = any(f.kind == "empty-output" for f in run.findings)
-    for check, against in failed_checks(store, run.run_id):
+    for check, against in stored.failed[run.run_id]:
         figure = f"{check.metric.upper()} {check.statistic}"
         rows = f"the per-request rows of {against}" if against else "its own per-request rows"
         if emptied and against is None:

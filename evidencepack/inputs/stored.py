@@ -83,21 +83,26 @@ def insert_run(store: Store, file: FileRecord, run: ServingRun) -> None:
     ]
     marks = ", ".join("?" * len(values))
     store.execute(f"INSERT INTO serving_runs ({_RUN_COLUMNS}) VALUES ({marks})", values)
-    for stats in (run.ttft, run.tpot, run.itl, run.e2e):
-        if stats is not None:
-            _insert_latency(store, run.run_id, stats)
-    for check in run.checks:
-        insert_check(store, run.run_id, check, None)
+    latency = [_latency_row(run.run_id, s) for s in (run.ttft, run.tpot, run.itl, run.e2e) if s]
+    _insert_rows(store, "INSERT INTO run_latency VALUES", latency)
+    checks = [_check_row(run.run_id, check, None) for check in run.checks]
+    _insert_rows(store, "INSERT INTO run_checks VALUES", checks, " ON CONFLICT DO NOTHING")
     insert_findings(store, run.run_id, run.findings)
+
+
+def _insert_rows(store: Store, insert: str, rows: Sequence[Sequence[Any]], tail: str = "") -> None:
+    """``rows`` in one statement (``insert`` names the table; ``tail`` ends the statement): a
+    small file's cost is its number of statements, and ``executemany`` runs one per row."""
+    if not rows:
+        return
+    marks = ", ".join(["(" + ", ".join("?" * len(rows[0])) + ")"] * len(rows))
+    store.execute(f"{insert} {marks}{tail}", [value for row in rows for value in row])
 
 
 def insert_findings(store: Store, run_id: str, findings: Sequence[RunFinding]) -> None:
     """The findings of one run, as rows the PROV-DATA check reads."""
-    if findings:
-        store.executemany(
-            "INSERT INTO run_findings VALUES (?, ?, ?, ?, ?)",
-            [(run_id, f.kind, f.severity, f.figure, f.detail) for f in findings],
-        )
+    rows = [(run_id, f.kind, f.severity, f.figure, f.detail) for f in findings]
+    _insert_rows(store, "INSERT INTO run_findings VALUES", rows)
 
 
 def replace_findings(store: Store, run_id: str, kind: str, findings: Sequence[RunFinding]) -> None:
@@ -107,78 +112,87 @@ def replace_findings(store: Store, run_id: str, kind: str, findings: Sequence[Ru
         insert_findings(store, run_id, findings)
 
 
-def run_findings(store: Store, run_id: str) -> list[RunFinding]:
-    """A run's findings as stored, in the order they were found."""
+def run_findings(store: Store, run_ids: Sequence[str]) -> dict[str, list[RunFinding]]:
+    """Each run's findings as stored, in the order they were found (one query for all)."""
     rows = store.rows(
-        "SELECT kind, severity, figure, detail FROM run_findings WHERE run_id = ? ORDER BY rowid",
-        [run_id],
+        "SELECT run_id, kind, severity, figure, detail FROM run_findings "
+        "WHERE list_contains(?::VARCHAR[], run_id) ORDER BY rowid",
+        [list(run_ids)],
     )
-    return [RunFinding.model_validate(row) for row in rows]
+    out: dict[str, list[RunFinding]] = {run_id: [] for run_id in run_ids}
+    for row in rows:
+        out[row.pop("run_id")].append(RunFinding.model_validate(row))
+    return out
 
 
-def failed_checks(store: Store, run_id: str) -> list[tuple[AggregateCheck, str | None]]:
-    """A run's tool figures that disagree with its per-request rows beyond the tolerance, each
-    with the run whose rows were used when they are in another file."""
+def failed_checks(
+    store: Store, run_ids: Sequence[str]
+) -> dict[str, list[tuple[AggregateCheck, str | None]]]:
+    """Each run's tool figures that disagree with its per-request rows beyond the tolerance,
+    each with the run whose rows were used when they are in another file (one query for all)."""
     rows = store.rows(
-        "SELECT metric, statistic, tool_value, recomputed_value, lower, upper, ok, "
-        "against_run_id FROM run_checks WHERE run_id = ? AND NOT ok ORDER BY metric, statistic",
-        [run_id],
+        "SELECT run_id, metric, statistic, tool_value, recomputed_value, lower, upper, ok, "
+        "against_run_id FROM run_checks WHERE list_contains(?::VARCHAR[], run_id) AND NOT ok "
+        "ORDER BY run_id, metric, statistic",
+        [list(run_ids)],
     )
-    return [
-        (
-            AggregateCheck.model_validate({k: v for k, v in r.items() if k != "against_run_id"}),
-            r["against_run_id"],
-        )
-        for r in rows
-    ]
+    out: dict[str, list[tuple[AggregateCheck, str | None]]] = {run_id: [] for run_id in run_ids}
+    for row in rows:
+        run_id, against = row.pop("run_id"), row.pop("against_run_id")
+        out[run_id].append((AggregateCheck.model_validate(row), against))
+    return out
 
 
-def companions(store: Store, run_id: str) -> list[str]:
-    """The runs cross-checked against this run's per-request rows (its own summary files)."""
+def companions(store: Store, run_ids: Sequence[str]) -> dict[str, list[str]]:
+    """For each run, the runs cross-checked against its per-request rows (its own summary
+    files), one query for all."""
     rows = store.rows(
-        "SELECT DISTINCT run_id FROM run_checks WHERE against_run_id = ? ORDER BY run_id",
-        [run_id],
+        "SELECT DISTINCT against_run_id, run_id FROM run_checks "
+        "WHERE list_contains(?::VARCHAR[], against_run_id) ORDER BY against_run_id, run_id",
+        [list(run_ids)],
     )
-    return [row["run_id"] for row in rows]
+    out: dict[str, list[str]] = {run_id: [] for run_id in run_ids}
+    for row in rows:
+        out[row["against_run_id"]].append(row["run_id"])
+    return out
 
 
 def insert_check(store: Store, run_id: str, check: AggregateCheck, against: str | None) -> None:
     """One check row; ``against`` names the run whose rows were used when it is another file."""
-    store.execute(
-        "INSERT INTO run_checks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-        [
-            run_id,
-            check.metric,
-            check.statistic,
-            check.tool_value,
-            check.recomputed_value,
-            check.lower,
-            check.upper,
-            check.ok,
-            against,
-        ],
+    rows = [_check_row(run_id, check, against)]
+    _insert_rows(store, "INSERT INTO run_checks VALUES", rows, " ON CONFLICT DO NOTHING")
+
+
+def _check_row(run_id: str, check: AggregateCheck, against: str | None) -> tuple[Any, ...]:
+    return (
+        run_id,
+        check.metric,
+        check.statistic,
+        check.tool_value,
+        check.recomputed_value,
+        check.lower,
+        check.upper,
+        check.ok,
+        against,
     )
 
 
-def _insert_latency(store: Store, run_id: str, s: LatencyStats) -> None:
-    store.execute(
-        "INSERT INTO run_latency VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            run_id,
-            s.metric,
-            s.definition,
-            s.weighting,
-            s.source,
-            s.count,
-            s.mean_ms,
-            s.p50_ms,
-            s.p90_ms,
-            s.p95_ms,
-            s.p99_ms,
-            s.min_ms,
-            s.max_ms,
-            s.std_ms,
-        ],
+def _latency_row(run_id: str, s: LatencyStats) -> tuple[Any, ...]:
+    return (
+        run_id,
+        s.metric,
+        s.definition,
+        s.weighting,
+        s.source,
+        s.count,
+        s.mean_ms,
+        s.p50_ms,
+        s.p90_ms,
+        s.p95_ms,
+        s.p99_ms,
+        s.min_ms,
+        s.max_ms,
+        s.std_ms,
     )
 
 
@@ -233,28 +247,46 @@ def load_runs(
 
 
 def pairing_candidates(
-    store: Store, *, candidate: str | None, tool: str, with_rows: bool, exclude: str
+    store: Store,
+    *,
+    candidate: str | None,
+    tool: str,
+    with_rows: bool,
+    exclude: str,
+    completed: int,
+    empty_error: str,
 ) -> list[ServingRun]:
     """The candidate's stored runs of ``tool`` that have per-request rows (``with_rows``) or
-    none, other than ``exclude``: a keyed lookup, so pairing a new file never re-reads every
-    stored run."""
+    none, other than ``exclude``, that count ``completed`` requests as the tool wrote it (with
+    the successes that produced no token, stored as ``empty_error``): a keyed lookup in SQL, so
+    pairing a new file never reads or validates the other stored runs."""
     rows = store.rows(
-        "SELECT document FROM serving_runs WHERE candidate IS NOT DISTINCT FROM ? AND tool = ? "
-        "AND (per_request_rows > 0) = ? AND run_id <> ? ORDER BY run_id",
-        [candidate, tool, with_rows, exclude],
+        "WITH c AS (SELECT run_id, requests_completed, document FROM serving_runs "
+        "WHERE candidate IS NOT DISTINCT FROM ? AND tool = ? AND (per_request_rows > 0) = ? "
+        "AND run_id <> ?), "
+        "e AS (SELECT run_id, count(*) AS n FROM run_requests "
+        "WHERE error = ? AND run_id IN (SELECT run_id FROM c) GROUP BY run_id) "
+        "SELECT c.document FROM c LEFT JOIN e USING (run_id) "
+        "WHERE coalesce(c.requests_completed, 0) + coalesce(e.n, 0) = ? ORDER BY c.run_id",
+        [candidate, tool, with_rows, exclude, empty_error, completed],
     )
     return [ServingRun.model_validate_json(row["document"]) for row in rows]
 
 
-def runs_of_file(store: Store, sha256: str, candidate: str | None) -> list[ServingRun]:
-    """The stored runs read from one file for one candidate, in file order."""
+def runs_of_files(
+    store: Store, sha256s: Sequence[str], candidate: str | None
+) -> dict[str, list[ServingRun]]:
+    """For each file (by digest), the stored runs read from it for one candidate, in file
+    order; one query for all the files."""
     rows = store.rows(
-        "SELECT document FROM serving_runs WHERE file_sha256 = ? AND candidate IS NOT DISTINCT "
-        "FROM ? ORDER BY run_id",
-        [sha256, candidate],
+        "SELECT file_sha256, document FROM serving_runs WHERE list_contains(?::VARCHAR[], "
+        "file_sha256) AND candidate IS NOT DISTINCT FROM ? ORDER BY run_id",
+        [list(sha256s), candidate],
     )
-    runs = [ServingRun.model_validate_json(row["document"]) for row in rows]
-    return sorted(runs, key=lambda r: r.index)
+    out: dict[str, list[ServingRun]] = {sha: [] for sha in sha256s}
+    for row in rows:
+        out[row["file_sha256"]].append(ServingRun.model_validate_json(row["document"]))
+    return {sha: sorted(runs, key=lambda r: r.index) for sha, runs in out.items()}
 
 
 def load_score_sets(

@@ -5,9 +5,11 @@ JSON/CSV readers (or, for small embedded arrays, a columnar numpy batch); nothin
 row by row. Percentiles are recomputed here with ``quantile_cont`` and checked against the
 tool's own aggregates (``reconcile``). Every ``duckdb.Error`` becomes an ``InputError``.
 
-Each file's rows sit in temporary tables of its own connection to one in-memory database per
-thread (``staging_database``), gone when the file's staging is closed: opening a database per
-file cost more than reading a small file (12 ms per connect, DDL and close; issue 29).
+Within ``shared_staging`` (a build's intake), each file's rows sit in temporary tables of its own
+connection to one in-memory database per thread, gone when the file's staging is closed:
+opening a database per file cost more than reading a small file (12 ms per connect, DDL and
+close; issue 29). The databases close with the block, so nothing stays open while the report
+is rendered.
 """
 
 from __future__ import annotations
@@ -121,21 +123,38 @@ more than the work (0.7 against 1.1 ms of CPU per statement, 1.3 against 5.7 ms 
 a busy 2-core machine), while a big file's scan is spread over every core."""
 
 
-def staging_database(*, small: bool = False) -> duckdb.DuckDBPyConnection:
-    """This thread's in-memory database for staging files (a DuckDB connection is not shared
-    between threads), single-threaded for ``small`` files; each file gets its own connection
-    to it (``FileStaging``)."""
-    name = "small" if small else "large"
-    database: duckdb.DuckDBPyConnection | None = getattr(_THREAD, name, None)
-    if database is None:
-        database = duckdb.connect(":memory:", config={"threads": 1} if small else {})
-        setattr(_THREAD, name, database)
-    return database
+@contextmanager
+def shared_staging() -> Iterator[None]:
+    """Within this block, the files staged on this thread share one in-memory database (one
+    single-threaded for small files), each in temporary tables of its own connection to it;
+    the databases are closed when the block ends (the intake of a build is one block). Outside
+    one, a file is staged in a database of its own."""
+    if getattr(_THREAD, "shared", None) is not None:  # already inside one
+        yield
+        return
+    _THREAD.shared = {}
+    try:
+        yield
+    finally:
+        databases, _THREAD.shared = _THREAD.shared, None
+        for database in databases.values():
+            database.close()
+
+
+def _shared_database(small: bool) -> duckdb.DuckDBPyConnection | None:
+    """This thread's shared staging database (None outside ``shared_staging``)."""
+    databases: dict[bool, duckdb.DuckDBPyConnection] | None = getattr(_THREAD, "shared", None)
+    if databases is None:
+        return None
+    if small not in databases:
+        databases[small] = duckdb.connect(":memory:", config={"threads": 1} if small else {})
+    return databases[small]
 
 
 class FileStaging(Connection):
     """The rows of one input file, in temporary tables private to this staging (its own
-    connection to ``staging_database``, closed with it); errors name the file."""
+    connection to the ``shared_staging`` database, or a database of its own), closed with it;
+    errors name the file."""
 
     def __init__(self, path: Path, ddl: str) -> None:
         self.path = path
@@ -143,7 +162,11 @@ class FileStaging(Connection):
             small = path.stat().st_size <= SMALL_FILE_BYTES
         except OSError:  # reading it will say what is wrong
             small = False
-        super().__init__(cursor_of=staging_database(small=small))
+        shared = _shared_database(small)
+        if shared is None:
+            super().__init__()
+        else:
+            super().__init__(cursor_of=shared)
         self.execute(ddl)
 
     def _error(self, exc: duckdb.Error, doing: str) -> InputError:

@@ -1,4 +1,5 @@
-"""A run folder read whole: what lies beside the cited log is reconciled with it.
+"""A run folder read whole: the request rows beside the cited log (read by the intake,
+``inputs/intake.py``) reconciled with it.
 
 ``evidencepack measure`` writes a LoadGen folder (``mlperf_log_detail.txt``, the summary) and,
 beside it, the client's own record of every request (``requests.jsonl``) and of the run
@@ -10,41 +11,10 @@ PROV-DATA failure naming both files.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
-from ..errors import InputError
-from ..inputs.collect import Collector
+from ..inputs.intake import FolderRows
 from ..inputs.models import Identity, ServingRun, TokenStats
 from ..inputs.records import InputFile, in_spec
-from ..inputs.registry import read_input
 from .evidence import DataFinding
-
-MEASURE_REQUESTS = "requests.jsonl"
-MEASURE_RUN = "run.json"
-
-
-@dataclass(frozen=True)
-class FolderRows:
-    """The request rows found beside a run's log: their file and the run they describe."""
-
-    file: InputFile
-    run: ServingRun
-
-
-def folder_rows(collector: Collector, added: list[InputFile]) -> FolderRows | None:
-    """The ``requests.jsonl`` of a cited run folder, read from the build's private copy, or None
-    when the folder has none or it cannot be read (the folder's log is still read)."""
-    rows = next((f for f in added if Path(f.pack_path).name == MEASURE_REQUESTS), None)
-    if rows is None:
-        return None
-    try:
-        parsed = read_input(collector.result.sources[rows.pack_path], record=rows.as_read())
-    except InputError:
-        return None
-    if len(parsed.runs) != 1:
-        return None
-    return FolderRows(collector.result.files[rows.pack_path], parsed.runs[0])
 
 
 def _identity(log: Identity, rows: Identity) -> Identity:

@@ -20,6 +20,8 @@ def is_misleading(char: str) -> bool:
 
 def misleading_characters(text: str) -> list[str]:
     """The misleading characters of ``text`` as ``U+XXXX`` codes, in order, once each."""
+    if text.isprintable():  # no control or format character at all: the common case, in C
+        return []
     seen: dict[str, None] = {}
     for char in text:
         if is_misleading(char):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from . import __version__, progress
 from .analyze.decision import decide
+from .analyze.decision_rows import decision_rows
 from .analyze.gather import gather
 from .analyze.models import DecisionDocument
 from .analyze.price_read import read_prices
@@ -73,7 +74,7 @@ from .spec.located import load_located
 from .spec.semantic import raw_paths
 from .spec.validation import located_problem
 from .store import Store
-from .store.analysis import save_decision
+from .store.analysis import replace_decision
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,7 @@ def compile_pack(
         written=loaded.spec,
         priced=priced,
     )
-    save_decision(store, decided.document)
+    replace_decision(store, decided.document.decision_id, decision_rows(decided.document))
     return Compiled(
         loaded=loaded,
         decision=decided.document,

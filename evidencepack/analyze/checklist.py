@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .._numbers import plain
-from ..inputs.names import normalise_precision, normalise_runtime
+from ..inputs.normalise import normalise_precision, normalise_runtime, versions_match
 from ..spec.models import Candidate, PackSpec
 from .check_base import Check, model_of, worst
 from .comparability import HARD_FIELDS
 from .evidence import CandidateEvidence, ReferenceEvidence, RunEvidence, ScoreEvidence, link
 from .models import Capacity, CheckResult, ComparabilityRow, EvidenceLink, Status
-from .normalise import versions_match
 from .public import c1_public
 
 

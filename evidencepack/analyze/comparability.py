@@ -11,11 +11,10 @@ import re
 from collections.abc import Iterator
 from typing import Literal
 
-from ..inputs.names import normalise_precision, normalise_runtime
+from ..inputs.normalise import normalise_precision, normalise_runtime, versions_match
 from ..spec.models import Candidate, PackSpec
 from .evidence import Conditions
 from .models import ComparabilityRow, FieldDifference
-from .normalise import versions_match
 
 HARD_FIELDS = ("model_name", "model_digest", "precision", "runtime", "runtime_version")
 """A difference here means the evidence is for another model or stack: C5 fails."""

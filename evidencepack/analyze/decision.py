@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .. import __version__
-from ..pack.layout import SPEC_PATH
+from ..inputs.records import SPEC_PATH, InputFile
 from ..spec.models import Candidate, PackSpec
 from .candidate import CandidateAnalysis, analyse_candidate, shared_files, waiver_names
 from .checks import DECISION
@@ -21,7 +21,6 @@ from .models import (
     Claim,
     DecisionDocument,
     EvidenceLink,
-    InputFile,
     Quality,
     Status,
     Verdict,

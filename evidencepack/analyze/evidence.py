@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..inputs.models import ReferencePoint
+from ..inputs.records import FileProblem, InputFile
 from ..mlperf.energy import EnergyFigures
 from ..mlperf.training_import import TrainingResult
 from .capacity import RunPoint
-from .models import EvidenceLink, FileProblem, InputFile
+from .models import EvidenceLink
 
 
 @dataclass(frozen=True)

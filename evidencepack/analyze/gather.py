@@ -1,239 +1,134 @@
-"""Read every input a spec cites into the store and into the analysis' evidence views.
+"""The analysis' evidence views of every candidate, built from what the intake took.
 
-This is the one module that knows both the input readers (``mlperf``, ``inputs``) and the
-analysis' views (``analyze.evidence``): a new input format never reaches the analysis.
+``inputs/intake.py`` collects, reads and stores every cited file once; this module turns what
+it hands over (and what the store holds) into ``analyze.evidence``'s views, the only evidence
+the checks read: a new input format never reaches the analysis.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Literal
 
-from .. import progress
-from ..errors import InputError
-from ..inputs.base import ParsedInput
 from ..inputs.clients import is_client
-from ..inputs.collect import Collector, portable
-from ..inputs.crosscheck import loadgen_pair
-from ..inputs.load import load_input
-from ..inputs.models import Identity, LatencyStats, ServingRun
-from ..inputs.registry import read_input
-from ..inputs.snapshot import named_as
-from ..inputs.stage import TOLERANCE_TEXT, empty_outputs_valid
+from ..inputs.collect import Collector
+from ..inputs.intake import FolderRows, ReadScores, take_in
+from ..inputs.models import AggregateCheck, Identity, LatencyStats, RunFinding, ServingRun
+from ..inputs.records import InputFile, in_spec
+from ..inputs.stage import TOLERANCE_TEXT
+from ..inputs.stored import (
+    companions,
+    failed_checks,
+    load_score_sets,
+    run_findings,
+    runs_of_files,
+    score_item_rows,
+)
 from ..spec.fit import DeclaredConditions
 from ..spec.load import LoadedSpec
 from ..spec.models import Candidate, EvidenceRef
 from ..store import Store
-from ..store.runs import (
-    companions,
-    failed_checks,
-    load_score_sets,
-    replace_findings,
-    run_findings,
-    runs_of_file,
-    score_item_rows,
-)
 from .capacity import RunPoint
 from .evidence import (
     CandidateEvidence,
     Conditions,
     DataFinding,
+    PublicEvidence,
     RunEvidence,
     ScoreEvidence,
+    TrainingEvidence,
 )
 from .layout import layout_of
-from .models import FileProblem, InputFile, in_spec
-from .public_read import public_points
-from .references import MlperfImports, gather_reference
-from .run_folder import FolderRows, folder_rows, reconcile
-
-LOADGEN_DETAIL = "mlperf_log_detail.txt"
-LOADGEN_SUMMARY = "mlperf_log_summary.txt"
-MEASURE_REQUESTS = "requests.jsonl"
+from .references import reference_view
+from .run_folder import reconcile
 
 
 def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, CandidateEvidence]:
-    """Every candidate's evidence; problems are recorded as provenance findings, not raised."""
-    spec = loaded.spec
-    imports = MlperfImports(store, collector)
-    shared_problems: list[FileProblem] = []
-    if spec.dataset.path is not None:
-        ref = EvidenceRef(path=spec.dataset.path, sha256=spec.dataset.digest)
-        shared_problems += collector.add_ref(ref, "dataset", None).problems
+    """Every candidate's evidence: the intake taken once (``inputs/intake.py``: every cited
+    file collected, read and stored, problems recorded as provenance findings, never raised),
+    then each candidate's views built from what it took and from the store."""
+    taken = take_in(loaded, store, collector)
     out: dict[str, CandidateEvidence] = {}
-    for candidate in spec.candidates:
-        progress.stage(f"reading the evidence of {candidate.id}")
-        ev = CandidateEvidence(candidate.id, problems=list(shared_problems))
-        for ref in candidate.evidence.mlperf:
-            gather_reference(loaded, store, collector, imports, candidate, ref, ev)
-        for ref in candidate.evidence.references:
-            ev.public += public_points(loaded, collector, candidate.id, ref, ev.problems)
-        read: list[tuple[EvidenceRef, InputFile]] = []
-        beside: dict[str, FolderRows] = {}
-        for ref in candidate.evidence.runs:
-            start = len(ev.cited)  # the files this reference adds are cited after it
-            logs = [
-                files[0]
-                for _, files in _read_ref(loaded, store, collector, candidate, ref, "runs", ev)
-            ]
-            read += [(ref, log) for log in logs]
-            added = [file for _, _, file in ev.cited[start:]]
-            beside.update(_folder_rows(loaded, collector, ref, logs, added))
+    for candidate in loaded.spec.candidates:
+        intake = taken[candidate.id]
+        ev = CandidateEvidence(
+            candidate.id,
+            problems=list(intake.problems),
+            file_warnings=list(intake.file_warnings),
+            cited=list(intake.cited),
+        )
+        ev.references += [reference_view(c.result, list(c.files)) for c in intake.mlperf]
+        ev.training += [TrainingEvidence(c.result, c.files) for c in intake.training]
+        ev.public += [PublicEvidence(p.label, p.file, p.point) for p in intake.public]
         # Read back from the store only once every file is in: a summary is cross-checked
         # against its per-request companion when the second of the two is loaded.
-        ev.runs += _stored_runs(store, candidate, read, beside)
-        for ref in candidate.evidence.scores:
-            parsed_files = _read_ref(loaded, store, collector, candidate, ref, "scores", ev)
-            scored = len(parsed_files)
-            for parsed, files in parsed_files:
-                stored = {s.set_id: s for s in load_score_sets(store, candidate=candidate.id)}
-                for index, parsed_set in enumerate(parsed.score_sets):
-                    score_set = stored.get(parsed_set.set_id, parsed_set)
-                    rows = score_item_rows(store, score_set.set_id)
-                    label = _label(ref, files[0], index, len(parsed.score_sets), scored)
-                    ev.scores.append(
-                        ScoreEvidence(
-                            id=label,
-                            file=files[0],
-                            tool=score_set.tool,
-                            metric=score_set.metric,
-                            scores=tuple(row.score for row in rows),
-                            item_ids=tuple(row.item_id for row in rows),
-                            task=score_set.task,
-                            scorer=score_set.scorer,
-                            observed=_observed(score_set.identity),
-                            declared=_declared(ref.declared or candidate.evidence.declared),
-                            direction=score_set.direction,
-                            dataset=(
-                                (
-                                    score_set.dataset.name,
-                                    score_set.dataset.version,
-                                    score_set.dataset.digest,
-                                )
-                                if score_set.dataset is not None
-                                else (None, None, None)
-                            ),
-                            timestamp=score_set.timestamp,
-                        )
-                    )
+        ev.runs += _stored_runs(store, candidate, list(intake.runs), intake.beside)
+        ev.scores += _scores(store, candidate, intake.scores)
         out[candidate.id] = ev
     return out
 
 
-def _read_ref(
-    loaded: LoadedSpec,
-    store: Store,
-    collector: Collector,
-    candidate: Candidate,
-    ref: EvidenceRef,
-    role: Literal["runs", "scores"],
-    ev: CandidateEvidence,
-) -> list[tuple[ParsedInput, list[InputFile]]]:
-    """Hash, parse and store the files of one reference; a LoadGen folder is read by its
-    detail log. A file that cannot be read or stored becomes a PROV-FILES finding."""
-    ref_files = collector.add_ref(ref, role, candidate.id)
-    ev.problems += ref_files.problems
-    ev.file_warnings += ref_files.hard_links
-    added = ref_files.files
-    ev.cited += [(role, ref.path, f) for f in added]
-    source = loaded.resolve(ref.path)
-    targets = [f for f in added if source.is_file() or Path(f.pack_path).name == LOADGEN_DETAIL]
-    if not targets:
-        # A measure run stopped before LoadGen's verdict holds only what the client measured.
-        targets = [f for f in added if Path(f.pack_path).name == MEASURE_REQUESTS] or added
+def _scores(
+    store: Store, candidate: Candidate, read: tuple[ReadScores, ...]
+) -> list[ScoreEvidence]:
+    """The candidate's score sets as the store holds them (an lm-eval samples set completed
+    from its results set), one per set of each file read."""
+    stored = {s.set_id: s for s in load_score_sets(store, candidate=candidate.id)}
     out = []
-    for target in targets:
-        path = collector.result.sources[target.pack_path]
-        shown = collector.shown(path)
-        try:
-            with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
-                # The reader gets the collector's record: named by its pack path, not hashed again.
-                parsed = named_as(read_input(path, record=target.as_read()), path, shown)
-        except InputError as exc:
-            message = portable(exc.message, path, shown)
-            ev.problems.append(FileProblem(f"{ref.path}: cannot read: {message}", target))
-            continue
-        try:
-            load_input(store, parsed, role=role, candidate=candidate.id)
-        except InputError as exc:
-            message = exc.message.replace(target.pack_path, shown)
-            ev.problems.append(FileProblem(f"{ref.path}: {portable(message, path, shown)}", target))
-            continue
-        if not (parsed.runs if role == "runs" else parsed.score_sets):
-            holds = "serving runs" if role == "runs" else "scores"
-            ev.problems.append(
-                FileProblem(f"{ref.path}: a {parsed.format_id} file holds no {holds}", target)
+    for taken in read:
+        ref, parsed = taken.ref, taken.parsed
+        for index, parsed_set in enumerate(parsed.score_sets):
+            score_set = stored.get(parsed_set.set_id, parsed_set)
+            rows = score_item_rows(store, score_set.set_id)
+            label = _label(ref, taken.file, index, len(parsed.score_sets), taken.in_ref)
+            out.append(
+                ScoreEvidence(
+                    id=label,
+                    file=taken.file,
+                    tool=score_set.tool,
+                    metric=score_set.metric,
+                    scores=tuple(row.score for row in rows),
+                    item_ids=tuple(row.item_id for row in rows),
+                    task=score_set.task,
+                    scorer=score_set.scorer,
+                    observed=_observed(score_set.identity),
+                    declared=_declared(ref.declared or candidate.evidence.declared),
+                    direction=score_set.direction,
+                    dataset=(
+                        (
+                            score_set.dataset.name,
+                            score_set.dataset.version,
+                            score_set.dataset.digest,
+                        )
+                        if score_set.dataset is not None
+                        else (None, None, None)
+                    ),
+                    timestamp=score_set.timestamp,
+                )
             )
-            continue
-        progress.count("results imported")
-        collector.annotate(
-            target.pack_path,
-            fmt=parsed.format_id,
-            tool=(parsed.runs or parsed.score_sets)[0].tool,
-            tool_version=(parsed.runs or parsed.score_sets)[0].tool_version,
-            warnings=parsed.warnings,
-            plugin=parsed.plugin,
-        )
-        out.append((parsed, [collector.result.files[target.pack_path]]))
-    if role == "runs" and source.is_dir():
-        _check_loadgen_summary(store, collector, candidate, added)
     return out
-
-
-def _folder_rows(
-    loaded: LoadedSpec,
-    collector: Collector,
-    ref: EvidenceRef,
-    read: list[InputFile],
-    added: list[InputFile],
-) -> dict[str, FolderRows]:
-    """A cited run folder read by its LoadGen log: the request rows beside that log (``read``:
-    the files of this reference that were read, ``added``: all its files)."""
-    logs = [f for f in read if Path(f.pack_path).name == LOADGEN_DETAIL]
-    if len(logs) != 1 or not loaded.resolve(ref.path).is_dir():
-        return {}
-    folder = Path(logs[0].pack_path).parent
-    rows = folder_rows(collector, [f for f in added if Path(f.pack_path).parent == folder])
-    return {logs[0].pack_path: rows} if rows is not None else {}
-
-
-def _check_loadgen_summary(
-    store: Store, collector: Collector, candidate: Candidate, added: list[InputFile]
-) -> None:
-    """A team's own LoadGen folder: its summary checked against its detail log, the findings
-    stored on the detail log's run."""
-    by_name = {Path(f.pack_path).name: f for f in added}
-    detail, summary = by_name.get(LOADGEN_DETAIL), by_name.get(LOADGEN_SUMMARY)
-    if detail is None or summary is None:
-        return
-    copies = [collector.result.sources[f.pack_path] for f in (detail, summary)]
-    findings = loadgen_pair(copies[0], copies[1])
-    for copy in copies:
-        shown = collector.shown(copy)
-        findings = [
-            f.model_copy(update={"detail": f.detail.replace(str(copy), shown)}) for f in findings
-        ]
-    for run in runs_of_file(store, detail.sha256, candidate.id):
-        replace_findings(store, run.run_id, "summary-disagrees", findings)
 
 
 def _stored_runs(
     store: Store,
     candidate: Candidate,
     read: list[tuple[EvidenceRef, InputFile]],
-    beside: dict[str, FolderRows],
+    beside: Mapping[str, FolderRows],
 ) -> list[RunEvidence]:
     """The candidate's runs as the store holds them, one load point per run: a summary run
     cross-checked against another file's per-request rows joins that run (``also``)."""
-    stored = [(ref, file, runs_of_file(store, file.sha256, candidate.id)) for ref, file in read]
+    of_file = runs_of_files(store, [file.sha256 for _, file in read], candidate.id)
+    stored = [(ref, file, of_file[file.sha256]) for ref, file in read]
     per_ref: dict[int, int] = {}
     for ref, _ in read:
         per_ref[id(ref)] = per_ref.get(id(ref), 0) + 1
     by_id = {run.run_id: (ref, file, run, len(runs)) for ref, file, runs in stored for run in runs}
-    joined: dict[str, list[str]] = {
-        run_id: [s for s in companions(store, run_id) if s in by_id] for run_id in by_id
-    }
+    found = companions(store, list(by_id))
+    joined = {run_id: [s for s in found[run_id] if s in by_id] for run_id in by_id}
+    stored_findings = StoredFindings(
+        run_findings(store, list(by_id)), failed_checks(store, list(by_id))
+    )
     summaries = {s for found in joined.values() for s in found}
     out = []
     for run_id, (ref, file, run, count) in by_id.items():
@@ -242,7 +137,7 @@ def _stored_runs(
         label = _label(ref, file, run.index, count, per_ref[id(ref)])
         declared = ref.declared or candidate.evidence.declared
         model = run.identity.model_name or (declared.model_name if declared else None)
-        findings = _findings(store, label, file, run, model)
+        findings = _findings(stored_findings, label, file, run, model)
         if file.pack_path in beside:
             run, more = reconcile(label, file, run, beside[file.pack_path], model)
             findings += more
@@ -251,7 +146,7 @@ def _stored_runs(
             s_ref, s_file, summary, _ = by_id[summary_id]
             also.append(s_file)
             findings += _findings(
-                store, f"{s_ref.path} (summary of {label})", s_file, summary, model
+                stored_findings, f"{s_ref.path} (summary of {label})", s_file, summary, model
             )
         out.append(_run(ref, candidate, file, run, label, tuple(findings), tuple(also)))
     return out
@@ -266,8 +161,17 @@ def _label(ref: EvidenceRef, file: InputFile, index: int, in_file: int, in_ref: 
     return label if in_file == 1 else f"{label}#{index}"
 
 
+@dataclasses.dataclass(frozen=True)
+class StoredFindings:
+    """What the store holds against each run of a candidate: its findings and its failed
+    checks (read in one query each for every run)."""
+
+    findings: dict[str, list[RunFinding]]
+    failed: dict[str, list[tuple[AggregateCheck, str | None]]]
+
+
 def _findings(
-    store: Store, label: str, file: InputFile, run: ServingRun, model: str | None
+    stored: StoredFindings, label: str, file: InputFile, run: ServingRun, model: str | None
 ) -> list[DataFinding]:
     """A run's stored findings and the tool figures its rows contradict, as the analysis sees
     them (``model``: the run's own, else the declared one)."""
@@ -277,9 +181,9 @@ def _findings(
     ) -> DataFinding:
         return DataFinding(label, file, model, kind, severity, figure, detail)
 
-    out = [finding(f.kind, f.severity, f.figure, f.detail) for f in run_findings(store, run.run_id)]
+    out = [finding(f.kind, f.severity, f.figure, f.detail) for f in stored.findings[run.run_id]]
     emptied = any(f.kind == "empty-output" for f in run.findings)
-    for check, against in failed_checks(store, run.run_id):
+    for check, against in stored.failed[run.run_id]:
         figure = f"{check.metric.upper()} {check.statistic}"
         rows = f"the per-request rows of {against}" if against else "its own per-request rows"
         if emptied and against is None:

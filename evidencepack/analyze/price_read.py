@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from ..inputs.collect import Collector
+from ..inputs.records import FileProblem, InputFile
 from ..pricing.focus import read_focus
 from ..pricing.quote import quote_line, rate_per_accelerator_hour, rate_per_server_hour, read_quote
 from ..spec.load import LoadedSpec
 from ..spec.models import Candidate, EvidenceRef, PackSpec
-from .models import FileProblem, InputFile
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""A run folder read whole: what lies beside the cited log is reconciled with it.
+"""A run folder read whole: the request rows beside the cited log (read by the intake,
+``inputs/intake.py``) reconciled with it.
 
 ``evidencepack measure`` writes a LoadGen folder (``mlperf_log_detail.txt``, the summary) and,
 beside it, the client's own record of every request (``requests.jsonl``) and of the run
@@ -10,62 +11,11 @@ PROV-DATA failure naming both files.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any
-
-from ..errors import InputError
-from ..inputs.collect import Collector
-from ..inputs.formats.measure_server_metrics import (
-    SERVER_METRICS_FILE,
-    ServerMetricsDocument,
-    client_view,
-    cross_check,
-    read_server_metrics,
-)
+from ..inputs.formats.measure_server_metrics import client_view, cross_check
+from ..inputs.intake import FolderRows
 from ..inputs.models import Identity, ServingRun, TokenStats
-from ..inputs.registry import read_input
+from ..inputs.records import InputFile, in_spec
 from .evidence import DataFinding
-from .models import InputFile, in_spec
-
-MEASURE_REQUESTS = "requests.jsonl"
-MEASURE_RUN = "run.json"
-
-
-@dataclass(frozen=True)
-class FolderRows:
-    """The request rows found beside a run's log: their file and the run they describe, and
-    the engine's own metrics when the run scraped them (or why they could not be read)."""
-
-    file: InputFile
-    run: ServingRun
-    metrics_file: InputFile | None = None
-    metrics: ServerMetricsDocument | None = None
-    metrics_problem: str | None = None
-
-
-def folder_rows(collector: Collector, added: list[InputFile]) -> FolderRows | None:
-    """The ``requests.jsonl`` of a cited run folder, read from the build's private copy, or None
-    when the folder has none or it cannot be read (the folder's log is still read)."""
-    rows = next((f for f in added if Path(f.pack_path).name == MEASURE_REQUESTS), None)
-    if rows is None:
-        return None
-    try:
-        parsed = read_input(collector.result.sources[rows.pack_path], record=rows.as_read())
-    except InputError:
-        return None
-    if len(parsed.runs) != 1:
-        return None
-    found = FolderRows(collector.result.files[rows.pack_path], parsed.runs[0])
-    metrics = next((f for f in added if Path(f.pack_path).name == SERVER_METRICS_FILE), None)
-    if metrics is None:
-        return found
-    update: dict[str, Any] = {"metrics_file": collector.result.files[metrics.pack_path]}
-    try:
-        update["metrics"] = read_server_metrics(collector.result.sources[metrics.pack_path])
-    except InputError as exc:
-        update["metrics_problem"] = exc.message
-    return replace(found, **update)
 
 
 def _metrics_findings(label: str, rows: FolderRows, model: str | None) -> list[DataFinding]:

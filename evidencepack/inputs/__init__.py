@@ -2,6 +2,6 @@
 
 ``registry.read_input(path)`` detects the format by content and returns a ParsedInput (runs or
 score sets, provenance, warnings); ``load.load_input(store, parsed, role=..., candidate=...)``
-stores it; ``store.runs.load_runs`` / ``load_score_sets`` / ``score_item_rows`` read it back. One
+stores it; ``stored.load_runs`` / ``load_score_sets`` / ``score_item_rows`` read it back. One
 module per format in ``formats/``, listed in ``registry.FORMATS``. Nothing is imported here.
 """

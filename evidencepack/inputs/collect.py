@@ -22,13 +22,12 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from .. import progress
-from ..analyze.models import FileProblem, InputFile
 from ..errors import CouldNotRun, InputError
 from ..limits import MAX_INPUT_FILE_BYTES
-from ..pack.layout import SPEC_PATH
 from ..provenance import sha256_file
 from ..spec.load import LoadedSpec
 from ..spec.models import EvidenceRef
+from .records import SPEC_PATH, FileProblem, InputFile
 from .snapshot import Snapshots, require_regular
 
 Role = Literal["spec", "dataset", "mlperf", "runs", "scores", "references", "prices", "model"]

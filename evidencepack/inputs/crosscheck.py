@@ -23,10 +23,10 @@ from ..errors import InputError
 from ..mlperf.loadgen_log import parse_detail
 from ..mlperf.loadgen_summary import cross_check, parse_summary_raw
 from ..store import Store
-from ..store.runs import insert_check, pairing_candidates
 from ._runs import disagreement, same_meaning
 from .models import AggregateCheck, LatencyStats, RunFinding, ServingRun
 from .stage import EMPTY_OUTPUT, compare
+from .stored import insert_check, pairing_candidates
 
 MAX_START_GAP_S = 5.0
 _ROW_COLUMN = {"ttft": "ttft_ms", "tpot": "tpot_ms", "e2e": "e2e_ms"}
@@ -101,17 +101,15 @@ def _pairs(store: Store, run: ServingRun) -> list[tuple[ServingRun, ServingRun]]
     completed = _tool_completed(store, run)
     if not completed:
         return []
-    others = [
-        r
-        for r in pairing_candidates(
-            store,
-            candidate=run.candidate,
-            tool=run.tool,
-            with_rows=not run.per_request_rows,
-            exclude=run.run_id,
-        )
-        if _tool_completed(store, r) == completed
-    ]
+    others = pairing_candidates(
+        store,
+        candidate=run.candidate,
+        tool=run.tool,
+        with_rows=not run.per_request_rows,
+        exclude=run.run_id,
+        completed=completed,
+        empty_error=EMPTY_OUTPUT,
+    )
     timed = [r for r in others if _close(r.timestamp, run.timestamp)]
     untimed = [r for r in others if _start(r.timestamp) is None or _start(run.timestamp) is None]
     chosen = timed if timed else (untimed if len(untimed) == 1 else [])

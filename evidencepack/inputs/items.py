@@ -1,4 +1,4 @@
-"""Per-item scores staged in a private in-memory DuckDB, validated and summarised per score set.
+"""Per-item scores staged in DuckDB, private to one file, validated and summarised per score set.
 
 Readers fill ``items`` with DuckDB's JSON/CSV readers or one columnar batch (inspect-ai's zip
 members are read one sample at a time, so only their scores are held). A set is ``binary``
@@ -20,7 +20,7 @@ from .base import Columns
 from .stage import FileStaging
 
 ITEMS_DDL = """
-CREATE TABLE items (
+CREATE TEMP TABLE items (
     set_index INTEGER NOT NULL,
     item_id VARCHAR,
     score DOUBLE,

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..store import Store
-from ..store.runs import insert_run, insert_set
 from .base import ParsedInput
 from .crosscheck import link_companions
+from .stored import insert_run, insert_set
 
 
 def load_input(store: Store, parsed: ParsedInput, *, role: str, candidate: str | None) -> None:

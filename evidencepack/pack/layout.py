@@ -29,6 +29,8 @@ from typing import Annotated
 from pydantic import AfterValidator
 
 from ..errors import InputError
+from ..inputs.records import INPUTS_DIR as INPUTS_DIR
+from ..inputs.records import SPEC_PATH as SPEC_PATH
 
 DECISION_NAME = "decision.json"
 MANIFEST_NAME = "manifest.json"
@@ -44,9 +46,6 @@ SIGNATURE_NAMES = (BUNDLE_NAME, SVR_BUNDLE_NAME, TEST_RESULT_BUNDLE_NAME)
 """The bundles at the top of a pack: none of them is a subject of the pack's statement."""
 STORE_NAME = "evidence.duckdb"
 """The evidence store: every input row and every analysis table (not byte-reproducible)."""
-INPUTS_DIR = "inputs"
-SPEC_PATH = f"{INPUTS_DIR}/pack.yaml"
-"""The spec inside a pack: the inputs folder mirrors the spec's folder."""
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _DRIVE = re.compile(r"[A-Za-z]:")

@@ -14,7 +14,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from .._models import Sha256Hex, StrictModel
-from ..analyze.models import DecisionDocument, InputFile
+from ..analyze.models import DecisionDocument
+from ..inputs.records import InputFile
 
 
 class DecisionRef(StrictModel):

@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..analyze.evidence import SignedWeights
-from ..analyze.models import EvidenceLink, FileProblem, InputFile
+from ..analyze.models import EvidenceLink
 from ..errors import EvidencePackError
 from ..inputs.collect import Collector, portable
+from ..inputs.records import FileProblem, InputFile
 from ..limits import read_limited
 from ..spec.load import LoadedSpec
 from ..spec.model_signature import ModelSignature

@@ -20,8 +20,19 @@ from ..errors import EvidencePackError
 class Connection:
     """A DuckDB database (a file, or ``:memory:``) open for one owner."""
 
-    def __init__(self, database: str = ":memory:", config: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        database: str = ":memory:",
+        config: Mapping[str, str] | None = None,
+        *,
+        cursor_of: duckdb.DuckDBPyConnection | None = None,
+    ) -> None:
+        """Open ``database``; or, with ``cursor_of``, a new connection to that open database (its
+        temporary tables are this connection's own, and go when it is closed)."""
         try:
+            if cursor_of is not None:
+                self.con = cursor_of.cursor()
+                return
             self.con = duckdb.connect(database, config=dict(config or {}))
             if config:
                 # Nothing run later may turn the configured switches back on.

@@ -23,9 +23,9 @@ from evidencepack.analyze.evidence import (
     RunEvidence,
     ScoreEvidence,
 )
-from evidencepack.analyze.models import InputFile
 from evidencepack.analyze.provenance_checks import provenance_checks
 from evidencepack.analyze.references import reference_view
+from evidencepack.inputs.records import InputFile
 from evidencepack.mlperf.importer import import_path
 from evidencepack.mlperf.query import load_results
 from evidencepack.spec.load import load_spec

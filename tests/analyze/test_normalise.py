@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from evidencepack.analyze.normalise import serving_rank, versions_match
-from evidencepack.inputs.names import normalise_precision, normalise_runtime
+from evidencepack.inputs.normalise import (
+    normalise_precision,
+    normalise_runtime,
+    serving_rank,
+    versions_match,
+)
 from evidencepack.mlperf.stack import parse_stack
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from evidencepack.inputs.load import load_input
 from evidencepack.inputs.registry import read_input
+from evidencepack.inputs.stored import load_runs
 from evidencepack.store import Store
-from evidencepack.store.runs import load_runs
 
 from .builders import llmperf_responses, llmperf_summary, requests, write_json
 
@@ -73,3 +74,42 @@ def test_llmperf_pair_without_times_and_other_candidates(tmp_path: Path) -> None
     assert linked.checks
     assert all(c.ok for c in linked.checks)
     assert {c.metric for c in linked.checks} == {"ttft", "itl", "e2e"}
+
+
+def _statements_to_load(store: Store, path: Path) -> int:
+    """How many statements the store runs to load ``path`` (read first, outside the count)."""
+    parsed = read_input(path)
+    sent = [0]
+    execute = store.execute
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        sent[0] += 1
+        return execute(*args, **kwargs)
+
+    store.execute = counted  # type: ignore[method-assign]
+    try:
+        load_input(store, parsed, role="runs", candidate="c")
+    finally:
+        del store.execute
+    return sent[0]
+
+
+def test_a_summary_finds_its_companions_by_key_not_by_reading_every_stored_run(
+    tmp_path: Path,
+) -> None:
+    """Issue 29: pairing a new summary asked the store once per stored run of its tool (and
+    validated each), so loading many run files was quadratic. Now the count is in the lookup:
+    loading a summary costs the same whether 2 or 12 per-request runs are stored."""
+    costs = []
+    for stored in (2, 12):
+        store = Store()
+        for seed in range(stored):
+            r = requests(n=30, seed=100 + seed)
+            _load(
+                store,
+                write_json(tmp_path / f"{seed}_individual_responses.json", llmperf_responses(r)),
+            )
+        r = requests(n=30, seed=99)
+        summary = write_json(tmp_path / f"s{stored}_summary.json", llmperf_summary(r))
+        costs.append(_statements_to_load(store, summary))
+    assert costs[0] == costs[1]

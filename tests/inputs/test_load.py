@@ -9,8 +9,8 @@ import pytest
 from evidencepack.errors import InputError, StoreError
 from evidencepack.inputs.load import load_input
 from evidencepack.inputs.registry import read_input
+from evidencepack.inputs.stored import load_runs, load_score_sets, score_item_rows
 from evidencepack.store import Store
-from evidencepack.store.runs import load_runs, load_score_sets, score_item_rows
 
 from .builders import requests, vllm_result, write_json
 

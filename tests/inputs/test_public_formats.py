@@ -15,8 +15,8 @@ import pytest
 from evidencepack.errors import InputError
 from evidencepack.inputs.load import load_input
 from evidencepack.inputs.registry import read_input
+from evidencepack.inputs.stored import load_score_sets
 from evidencepack.store import Store
-from evidencepack.store.runs import load_score_sets
 
 from .builders import requests, sglang_result, vllm_result, write_json, write_jsonl
 

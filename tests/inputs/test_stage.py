@@ -82,3 +82,40 @@ def test_tpot_excludes_the_first_token(tmp_path: Path) -> None:
     assert tpot is not None
     assert tpot.count == 2
     assert tpot.mean_ms == pytest.approx(15.0)
+
+
+def test_each_file_stages_privately_without_a_database_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29: a database opened per staged file cost more than reading a small file. Within
+    ``shared_staging`` (a build's intake) files share this thread's one staging database, each
+    in temporary tables of its own: two files staged at once never see each other's rows, and
+    the database is closed when the block ends."""
+    import duckdb
+
+    from evidencepack.inputs import stage
+
+    opened: list[duckdb.DuckDBPyConnection] = []
+    connect = duckdb.connect
+
+    def counted(*args: object, **kwargs: object) -> duckdb.DuckDBPyConnection:
+        opened.append(connect(*args, **kwargs))  # type: ignore[arg-type]
+        return opened[-1]
+
+    monkeypatch.setattr(stage.duckdb, "connect", counted)
+    with stage.shared_staging():
+        first = _staging(tmp_path, [1.0, 2.0, 3.0])
+        second = _staging(tmp_path, [5.0])
+        assert (first.counts(0), second.counts(0)) == ((3, 3), (1, 1))
+        first.close()
+        third = _staging(tmp_path, [7.0, 8.0])
+        assert (second.counts(0), third.counts(0)) == ((1, 1), (2, 2))
+        second.close()
+        third.close()
+    assert len(opened) == 1
+    with pytest.raises(duckdb.ConnectionException):
+        opened[0].execute("SELECT 1")  # closed with the block: nothing stays open
+    alone = _staging(tmp_path, [1.0])  # outside the block: a database of its own
+    assert alone.counts(0) == (1, 1)
+    alone.close()
+    assert len(opened) == 2

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack.analyze.models import EvidenceLink, InputFile
+from evidencepack.analyze.models import EvidenceLink
+from evidencepack.inputs.records import InputFile
 from evidencepack.provenance import sha256_file
 from evidencepack.render.evidence import (
     evidence_list,

@@ -14,7 +14,8 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from evidencepack.analyze.models import DecisionDocument, InputFile
+from evidencepack.analyze.models import DecisionDocument
+from evidencepack.inputs.records import InputFile
 from evidencepack.pack.layout import MANIFEST_NAME
 from evidencepack.pipeline import BuildOptions, BuildResult, CompileOptions, build
 from evidencepack.render.evidence import group_inputs, listing_sha256

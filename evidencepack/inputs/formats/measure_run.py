@@ -22,7 +22,7 @@ from .._json import Node, load_json_document
 from .._runs import build_run, one_run, request_window
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id
 from ..models import Identity, Load
-from ..names import SERVING_RUNTIMES, normalise_runtime
+from ..normalise import SERVING_RUNTIMES, normalise_runtime
 from ..stage import Staging
 from .measure_server_metrics import metrics_warnings
 

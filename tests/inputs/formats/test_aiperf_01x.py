@@ -19,9 +19,9 @@ import pytest
 from evidencepack.errors import InputError
 from evidencepack.inputs.load import load_input
 from evidencepack.inputs.registry import read_input
+from evidencepack.inputs.stored import load_runs
 from evidencepack.pipeline import CompileOptions, check
 from evidencepack.store import Store
-from evidencepack.store.runs import load_runs
 
 from ...test_pipeline import _edit
 from ..builders import write_json, write_jsonl

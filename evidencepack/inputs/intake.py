@@ -1,0 +1,306 @@
+"""The intake: every file the spec's candidates cite, collected, read and stored in one pass.
+
+``take_in`` is called once per build. For each candidate, in the spec's order, it takes the
+MLPerf references (``mlperf_refs``), the public results, the serving runs and the scores: each
+file snapshotted and recorded once (``Collector``), read by its format, stored, and cross-checked
+with its companions. What it hands the analysis is finished and read-only: a ``CandidateIntake``
+per candidate (what was read, and the PROV-FILES problems found, in the order found); the
+analysis builds its views from that and from the store, and never calls back into the intake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from .. import progress
+from ..errors import InputError
+from ..spec.load import LoadedSpec
+from ..spec.models import Candidate, EvidenceRef
+from ..store import Store
+from .base import ParsedInput
+from .collect import Collector, portable
+from .crosscheck import loadgen_pair
+from .formats.measure_server_metrics import (
+    SERVER_METRICS_FILE,
+    ServerMetricsDocument,
+    read_server_metrics,
+)
+from .load import load_input
+from .mlperf_refs import CitedResult, CitedTraining, MlperfImports, MlperfTaken, take_mlperf
+from .models import ReferencePoint, ServingRun
+from .records import FileProblem, InputFile, in_spec
+from .reference_points import read_reference_points
+from .registry import read_input
+from .snapshot import named_as
+from .stage import empty_outputs_valid, shared_staging
+from .stored import replace_findings, runs_of_files
+
+LOADGEN_DETAIL = "mlperf_log_detail.txt"
+LOADGEN_SUMMARY = "mlperf_log_summary.txt"
+MEASURE_REQUESTS = "requests.jsonl"
+
+
+@dataclass(frozen=True)
+class FolderRows:
+    """The request rows found beside a run's log: their file and the run they describe, and
+    the engine's own metrics when the run scraped them (or why they could not be read)."""
+
+    file: InputFile
+    run: ServingRun
+    metrics_file: InputFile | None = None
+    metrics: ServerMetricsDocument | None = None
+    metrics_problem: str | None = None
+
+
+@dataclass(frozen=True)
+class PublicPoint:
+    """One point of a cited public result or estimate, named as the analysis shows it."""
+
+    label: str
+    file: InputFile
+    point: ReferencePoint
+
+
+@dataclass(frozen=True)
+class ReadScores:
+    """One score file read and stored for a candidate; ``in_ref``: score files its reference
+    read (the label names the file when there are several)."""
+
+    ref: EvidenceRef
+    file: InputFile
+    parsed: ParsedInput
+    in_ref: int
+
+
+@dataclass(frozen=True)
+class CandidateIntake:
+    """Everything the intake took for one candidate, read-only."""
+
+    candidate: str
+    problems: tuple[FileProblem, ...]
+    """PROV-FILES problems, in the order found (the shared dataset's first)."""
+    file_warnings: tuple[FileProblem, ...]
+    """Files with several names (hard links): PROV-FILES warns of them."""
+    cited: tuple[tuple[str, str, InputFile], ...]
+    """Every run and score file cited: (role, spec reference, file)."""
+    mlperf: tuple[CitedResult, ...]
+    training: tuple[CitedTraining, ...]
+    public: tuple[PublicPoint, ...]
+    runs: tuple[tuple[EvidenceRef, InputFile], ...]
+    """The run files read and stored (a LoadGen folder by its detail log)."""
+    beside: Mapping[str, FolderRows]
+    """Per LoadGen log (pack path): the request rows in its folder."""
+    scores: tuple[ReadScores, ...]
+
+
+@dataclass
+class _Taking:
+    """A candidate's intake while it is taken."""
+
+    candidate: Candidate
+    problems: list[FileProblem]
+    file_warnings: list[FileProblem] = field(default_factory=list)
+    cited: list[tuple[str, str, InputFile]] = field(default_factory=list)
+    public: list[PublicPoint] = field(default_factory=list)
+    runs: list[tuple[EvidenceRef, InputFile]] = field(default_factory=list)
+    beside: dict[str, FolderRows] = field(default_factory=dict)
+    scores: list[ReadScores] = field(default_factory=list)
+
+    def done(self, mlperf: MlperfTaken) -> CandidateIntake:
+        return CandidateIntake(
+            candidate=self.candidate.id,
+            problems=tuple(self.problems),
+            file_warnings=tuple(self.file_warnings),
+            cited=tuple(self.cited),
+            mlperf=tuple(mlperf.results),
+            training=tuple(mlperf.training),
+            public=tuple(self.public),
+            runs=tuple(self.runs),
+            beside=dict(self.beside),
+            scores=tuple(self.scores),
+        )
+
+
+def take_in(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, CandidateIntake]:
+    """Every candidate's cited files collected, read into ``store`` and cross-checked; problems
+    are recorded as PROV-FILES findings, never raised. The files share one staging database
+    (``shared_staging``), closed when the intake is done."""
+    with shared_staging():
+        return _take_in(loaded, store, collector)
+
+
+def _take_in(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, CandidateIntake]:
+    spec = loaded.spec
+    imports = MlperfImports(store, collector)
+    shared: list[FileProblem] = []
+    if spec.dataset.path is not None:
+        ref = EvidenceRef(path=spec.dataset.path, sha256=spec.dataset.digest)
+        shared += collector.add_ref(ref, "dataset", None).problems
+    out: dict[str, CandidateIntake] = {}
+    for candidate in spec.candidates:
+        progress.stage(f"reading the evidence of {candidate.id}")
+        taking = _Taking(candidate, problems=list(shared))
+        mlperf = MlperfTaken(problems=taking.problems)  # one list: problems in the order found
+        for mlperf_ref in candidate.evidence.mlperf:
+            take_mlperf(imports, candidate, mlperf_ref, mlperf)
+        for ref in candidate.evidence.references:
+            _public(collector, taking, ref)
+        for ref in candidate.evidence.runs:
+            start = len(taking.cited)  # the files this reference adds are cited after it
+            logs = [file for _, file in _read_ref(loaded, store, collector, taking, ref, "runs")]
+            taking.runs += [(ref, log) for log in logs]
+            added = [file for _, _, file in taking.cited[start:]]
+            taking.beside.update(_folder_rows(loaded, collector, ref, logs, added))
+        for ref in candidate.evidence.scores:
+            read = _read_ref(loaded, store, collector, taking, ref, "scores")
+            taking.scores += [ReadScores(ref, file, parsed, len(read)) for parsed, file in read]
+        out[candidate.id] = taking.done(mlperf)
+    return out
+
+
+def _read_ref(
+    loaded: LoadedSpec,
+    store: Store,
+    collector: Collector,
+    taking: _Taking,
+    ref: EvidenceRef,
+    role: Literal["runs", "scores"],
+) -> list[tuple[ParsedInput, InputFile]]:
+    """Hash, parse and store the files of one reference; a LoadGen folder is read by its
+    detail log. A file that cannot be read or stored becomes a PROV-FILES finding."""
+    candidate = taking.candidate
+    ref_files = collector.add_ref(ref, role, candidate.id)
+    taking.problems += ref_files.problems
+    taking.file_warnings += ref_files.hard_links
+    added = ref_files.files
+    taking.cited += [(role, ref.path, f) for f in added]
+    source = loaded.resolve(ref.path)
+    targets = [f for f in added if source.is_file() or Path(f.pack_path).name == LOADGEN_DETAIL]
+    if not targets:
+        # A measure run stopped before LoadGen's verdict holds only what the client measured.
+        targets = [f for f in added if Path(f.pack_path).name == MEASURE_REQUESTS] or added
+    out = []
+    for target in targets:
+        path = collector.result.sources[target.pack_path]
+        shown = collector.shown(path)
+        try:
+            with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
+                # The reader gets the collector's record: named by its pack path, not hashed again.
+                parsed = named_as(read_input(path, record=target.as_read()), path, shown)
+        except InputError as exc:
+            message = portable(exc.message, path, shown)
+            taking.problems.append(FileProblem(f"{ref.path}: cannot read: {message}", target))
+            continue
+        try:
+            load_input(store, parsed, role=role, candidate=candidate.id)
+        except InputError as exc:
+            message = portable(exc.message.replace(target.pack_path, shown), path, shown)
+            taking.problems.append(FileProblem(f"{ref.path}: {message}", target))
+            continue
+        if not (parsed.runs if role == "runs" else parsed.score_sets):
+            holds = "serving runs" if role == "runs" else "scores"
+            taking.problems.append(
+                FileProblem(f"{ref.path}: a {parsed.format_id} file holds no {holds}", target)
+            )
+            continue
+        progress.count("results imported")
+        collector.annotate(
+            target.pack_path,
+            fmt=parsed.format_id,
+            tool=(parsed.runs or parsed.score_sets)[0].tool,
+            tool_version=(parsed.runs or parsed.score_sets)[0].tool_version,
+            warnings=parsed.warnings,
+            plugin=parsed.plugin,
+        )
+        out.append((parsed, collector.result.files[target.pack_path]))
+    if role == "runs" and source.is_dir():
+        _check_loadgen_summary(store, collector, candidate, added)
+    return out
+
+
+def _folder_rows(
+    loaded: LoadedSpec,
+    collector: Collector,
+    ref: EvidenceRef,
+    read: list[InputFile],
+    added: list[InputFile],
+) -> dict[str, FolderRows]:
+    """A cited run folder read by its LoadGen log: the request rows beside that log (``read``:
+    the files of this reference that were read, ``added``: all its files), read from the
+    build's private copy; none when the folder has none or they cannot be read (the folder's
+    log is still read)."""
+    logs = [f for f in read if Path(f.pack_path).name == LOADGEN_DETAIL]
+    if len(logs) != 1 or not loaded.resolve(ref.path).is_dir():
+        return {}
+    folder = Path(logs[0].pack_path).parent
+    beside = [f for f in added if Path(f.pack_path).parent == folder]
+    rows = next((f for f in beside if Path(f.pack_path).name == MEASURE_REQUESTS), None)
+    if rows is None:
+        return {}
+    try:
+        parsed = read_input(collector.result.sources[rows.pack_path], record=rows.as_read())
+    except InputError:
+        return {}
+    if len(parsed.runs) != 1:
+        return {}
+    found = FolderRows(collector.result.files[rows.pack_path], parsed.runs[0])
+    metrics = next((f for f in beside if Path(f.pack_path).name == SERVER_METRICS_FILE), None)
+    if metrics is not None:
+        update: dict[str, Any] = {"metrics_file": collector.result.files[metrics.pack_path]}
+        try:
+            update["metrics"] = read_server_metrics(collector.result.sources[metrics.pack_path])
+        except InputError as exc:
+            update["metrics_problem"] = exc.message
+        found = replace(found, **update)
+    return {logs[0].pack_path: found}
+
+
+def _check_loadgen_summary(
+    store: Store, collector: Collector, candidate: Candidate, added: list[InputFile]
+) -> None:
+    """A team's own LoadGen folder: its summary checked against its detail log, the findings
+    stored on the detail log's run."""
+    by_name = {Path(f.pack_path).name: f for f in added}
+    detail, summary = by_name.get(LOADGEN_DETAIL), by_name.get(LOADGEN_SUMMARY)
+    if detail is None or summary is None:
+        return
+    copies = [collector.result.sources[f.pack_path] for f in (detail, summary)]
+    findings = loadgen_pair(copies[0], copies[1])
+    for copy in copies:
+        shown = collector.shown(copy)
+        findings = [
+            f.model_copy(update={"detail": f.detail.replace(str(copy), shown)}) for f in findings
+        ]
+    for run in runs_of_files(store, [detail.sha256], candidate.id)[detail.sha256]:
+        replace_findings(store, run.run_id, "summary-disagrees", findings)
+
+
+def _public(collector: Collector, taking: _Taking, ref: EvidenceRef) -> None:
+    """The points of one cited public result or estimate (a file, or a folder of them), each
+    named by the spec's path; a file that cannot be read as one is a PROV-FILES problem."""
+    ref_files = collector.add_ref(ref, "references", taking.candidate.id)
+    taking.problems += ref_files.problems
+    several = len(ref_files.files) > 1
+    for file in ref_files.files:
+        path = collector.result.sources[file.pack_path]
+        try:
+            parsed = read_reference_points(path, record=file.as_read())
+        except InputError as exc:
+            message = exc.message.replace(str(path), in_spec(file))
+            taking.problems.append(FileProblem(f"{ref.path}: cannot read: {message}", file))
+            continue
+        collector.annotate(
+            file.pack_path,
+            fmt=parsed.format_id,
+            tool=parsed.references[0].source_tool,
+            tool_version=parsed.references[0].tool_version,
+            warnings=parsed.warnings,
+            plugin=parsed.plugin,
+        )
+        base = in_spec(file) if several else ref.path
+        for point in parsed.references:
+            label = base if len(parsed.references) == 1 else f"{base}#{point.index}"
+            taking.public.append(PublicPoint(label, collector.result.files[file.pack_path], point))

@@ -127,7 +127,9 @@ def timed_check(spec: Path, options: CompileOptions) -> tuple[Timing, int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="100 and 400 files only (the regression guard)")
+    parser.add_argument(
+        "--quick", action="store_true", help="100 and 400 files only (the regression guard)"
+    )
     parser.add_argument("--sizes", default=None, help="comma-separated file counts")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else None

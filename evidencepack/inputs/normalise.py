@@ -27,8 +27,9 @@ _RUNTIMES = {
     "tgi": ("tgi", "text-generation-inference"),
     "tensorrt": ("tensorrt", "trt"),
     "pytorch": ("pytorch", "torch"),
+    "llama.cpp": ("llama.cpp", "llamacpp", "llama-cpp", "llama_cpp", "llama-server", "xllamacpp"),
 }
-SERVING_RUNTIMES = ("tensorrt-llm", "vllm", "sglang", "tensorrt", "dynamo", "llmboost")
+SERVING_RUNTIMES = ("tensorrt-llm", "vllm", "sglang", "tensorrt", "dynamo", "llmboost", "llama.cpp")
 """Serving engines by canonical name, most specific first: of the runtimes a stack names
 (vLLM on PyTorch, TensorRT-LLM with TensorRT), the first listed here is the one that serves."""
 

@@ -20,6 +20,9 @@ from evidencepack.mlperf.stack import parse_stack
         ("tensorrt_llm", "TRT-LLM"),
         ("vLLM", "vllm"),
         ("torch", "PyTorch"),
+        # llama.cpp's server names itself "llamacpp" in its metrics; the pip package xllamacpp
+        ("llama.cpp", "llamacpp"),
+        ("llama-server", "xllamacpp"),
     ],
 )
 def test_runtime_aliases_meet(a: str, b: str) -> None:
@@ -27,7 +30,13 @@ def test_runtime_aliases_meet(a: str, b: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("a", "b"), [("TensorRT-LLM", "TensorRT"), ("vllm", "sglang"), ("TensorRT Edge-LLM", "trtllm")]
+    ("a", "b"),
+    [
+        ("TensorRT-LLM", "TensorRT"),
+        ("vllm", "sglang"),
+        ("TensorRT Edge-LLM", "trtllm"),
+        ("llama.cpp", "vllm"),
+    ],
 )
 def test_different_runtimes_stay_apart(a: str, b: str) -> None:
     assert normalise_runtime(a) != normalise_runtime(b)

@@ -51,6 +51,7 @@ class FileCheck:
     verdict_sha256: dict[str, str] = field(default_factory=dict)
     verdict_predicates: dict[str, dict[str, object]] = field(default_factory=dict)
     verdict_error: str | None = None
+    verdict_decision_sha256: str | None = None
 
 
 def _hashed(walk: Iterator[tuple[str, str]]) -> Iterator[tuple[str, str, str]]:
@@ -164,7 +165,8 @@ def compare_streamed(
             check.problems.append(f"over {MAX_STREAMED_FILES:,} files, the most verify reads")
             break
     check.problems[:0] = walk_problems
-    if verdicts is not None and verdicts.hashers:
+    if verdicts is not None and verdicts.hashers and verdicts.decision is not None:
+        check.verdict_decision_sha256 = hashlib.sha256(verdicts.decision).hexdigest()
         check.verdict_sha256 = verdicts.digests()
         check.verdict_predicates = verdicts.predicates
     return check
@@ -191,6 +193,9 @@ def check_streamed_verdicts(
     sha256 the one recomputed from ``decision.json`` and the pack statement's subjects."""
     if check.verdict_error is not None or not check.verdict_sha256:
         return not_recomputed(check.verdict_error or "decision.json cannot be read")
+    if check.verdict_decision_sha256 != check.expected.get(DECISION_NAME):
+        # the bytes the verdicts were recomputed from are not the signed decision.json
+        return not_recomputed("decision.json changed while the pack was being verified")
     return tuple(
         _check_one(kind, root / kind.file, label(kind.file), check, public_key, pack_signer)
         for kind in VERDICTS

@@ -111,3 +111,31 @@ def test_a_resigned_verdict_that_differs_is_named(
     svr = next(v for v in report.verdicts if v.file == SVR_BUNDLE_NAME)
     assert not svr.ok
     assert svr.problems[0].startswith(f"{key_pack.folder / SVR_BUNDLE_NAME}: the signed statement")
+
+
+def test_the_bundle_scanner_reads_escapes_across_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Escaped characters in a small string survive 8-byte chunks; an escaped payload (valid
+    JSON, but not plain base64) is refused rather than mis-hashed."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from evidencepack.errors import VerificationError
+
+    monkeypatch.setattr(stream_bundle, "_SMALL_STRING", 256)
+    monkeypatch.setattr(stream_bundle, "_CHUNK", 8)
+    key = ec.generate_private_key(ec.SECP256R1())
+    payload = json.dumps({"subject": ["x" * 600]}).encode()
+    bundle = json.loads(KeySigner(key).sign_payload(payload))
+    bundle["verificationMaterial"]["publicKey"]["hint"] = 'a"b\\c\u00e9/'
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(bundle))
+    signed = stream_bundle.verify_streamed_key_bundle(path, "b.json", key.public_key())
+    assert signed.signer.key_hint == 'a"b\\c\u00e9/'
+    read = stream_bundle.streamed_payload(signed).read()
+    assert read == payload
+    text = json.dumps(bundle)
+    assert '"payload": "eyJ' in text
+    path.write_text(text.replace('"payload": "eyJ', '"payload": "\\u0065yJ'))  # an escaped "e"
+    with pytest.raises(VerificationError, match="not plain base64"):
+        stream_bundle.verify_streamed_key_bundle(path, "b.json", key.public_key())

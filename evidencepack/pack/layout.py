@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -93,33 +94,58 @@ def scan_pack(pack_dir: Path) -> PackScan:
     The bundles at the top (``SIGNATURE_NAMES``) are left out: they sign the others.
     Symlinks, devices, sockets and names that are not UTF-8 are reported, not followed.
     """
+    problems: list[str] = []
+    files = {rel: Path(path) for rel, path in walk_pack(pack_dir, problems)}
+    return PackScan(root=pack_dir, files=files, problems=tuple(problems))
+
+
+def walk_order(name: str) -> str:
+    """The sort key of ``walk_pack``'s order: folder by folder, each sorted by name (``/``
+    ordered before every character a pack path may hold)."""
+    return name.replace("/", "\x00")
+
+
+_FILE, _FOLDER, _LINK, _OTHER = range(4)
+
+
+def _kind(entry: os.DirEntry[str]) -> int:
+    if entry.is_symlink():
+        return _LINK
+    if entry.is_dir(follow_symlinks=False):
+        return _FOLDER
+    return _FILE if entry.is_file(follow_symlinks=False) else _OTHER
+
+
+def walk_pack(pack_dir: Path, problems: list[str]) -> Iterator[tuple[str, str]]:
+    """``scan_pack`` as a stream: each regular file's pack path and path, in ``walk_order``;
+    what is not a regular file is appended to ``problems``. Holds one folder's names at a time.
+    """
     if not pack_dir.is_dir():
         raise InputError(f"{pack_dir}: not a folder")
-    files: dict[str, Path] = {}
-    problems: list[str] = []
 
-    def walk(folder: Path, prefix: str) -> None:
+    def walk(folder: str, prefix: str) -> Iterator[tuple[str, str]]:
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            with os.scandir(folder) as listing:
+                entries = sorted((e.name, _kind(e)) for e in listing)
         except OSError as exc:
             raise InputError(f"{folder}: cannot list: {exc}") from exc
-        for entry in entries:
-            rel = f"{prefix}{entry.name}"
+        for name, kind in entries:
+            rel = f"{prefix}{name}"
+            path = os.path.join(folder, name)
             try:
                 rel.encode("utf-8")
             except UnicodeEncodeError:
                 problems.append(f"{rel!r}: file name is not UTF-8")
                 continue
-            if entry.is_symlink():
+            if kind == _LINK:
                 problems.append(f"{rel}: symbolic link (packs hold regular files only)")
-            elif entry.is_dir(follow_symlinks=False):
-                walk(Path(entry.path), f"{rel}/")
-            elif not entry.is_file(follow_symlinks=False):
+            elif kind == _FOLDER:
+                yield from walk(path, f"{rel}/")
+            elif kind == _OTHER:
                 problems.append(f"{rel}: not a regular file")
             elif (problem := pack_path_problem(rel)) is not None:
                 problems.append(f"{rel!r}: {problem}")
             elif rel not in SIGNATURE_NAMES:
-                files[rel] = Path(entry.path)
+                yield rel, path
 
-    walk(pack_dir, "")
-    return PackScan(root=pack_dir, files=files, problems=tuple(problems))
+    yield from walk(str(pack_dir), "")

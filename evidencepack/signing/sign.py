@@ -15,8 +15,10 @@ from .._atomic import atomic_write
 from ..errors import InputError, UsageError
 from ..pack.layout import BUNDLE_NAME, DECISION_NAME, PREDICATE_NAME, SIGNATURE_NAMES
 from ..pack.predicate import PackPredicate, load_predicate, write_predicate
+from .bundle import MAX_BUNDLE_BYTES
 from .json_diff import parse_object
 from .statement import Statement, build_statement, statement_bytes
+from .stream_bundle import MAX_STREAMED_BUNDLE_BYTES
 from .verdicts import verdict_payloads
 
 
@@ -96,11 +98,24 @@ def sign_pack_detailed(
     statement = build_statement(pack_dir, predicate)
     payload = statement_bytes(statement)
     bundle = signer.sign_payload(payload)
+    _verifiable(pack_dir, signer.mode, len(bundle), len(statement.subject))
     path = atomic_write(pack_dir / BUNDLE_NAME, bundle)
     sign_verdicts(pack_dir, statement, payload, signer)
     return SignResult(
         bundle=path, mode=signer.mode, files=len(statement.subject), statement=statement
     )
+
+
+def _verifiable(pack_dir: Path, mode: str, size: int, files: int) -> None:
+    """Refuse to write a bundle ``verify`` would refuse: over 16 MiB keyless (the Sigstore
+    client reads it whole), over ``MAX_STREAMED_BUNDLE_BYTES`` with a key (streamed)."""
+    limit = MAX_STREAMED_BUNDLE_BYTES if mode == "key" else MAX_BUNDLE_BYTES
+    if size > limit:
+        raise InputError(
+            f"{pack_dir}: {files:,} files make a {size:,}-byte {mode} signature bundle, over the "
+            f"{limit:,} bytes `verify` reads"
+            + ("" if mode == "key" else "; sign with --key: key bundles are streamed")
+        )
 
 
 def sign_verdicts(

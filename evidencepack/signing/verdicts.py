@@ -117,10 +117,11 @@ def _test_name(result: _Result) -> str:
 
 
 def verdict_predicates(
-    decision: Mapping[str, object], pack_payload: bytes
+    decision: Mapping[str, object], pack_payload: bytes, *, payload_sha256: str | None = None
 ) -> dict[str, dict[str, object]]:
     """Predicate type -> predicate (JSON-ready) of both verdict statements, from
-    ``decision.json``'s object and the exact payload of the pack's signed statement."""
+    ``decision.json``'s object and the exact payload of the pack's signed statement (or its
+    ``payload_sha256``, when the payload was streamed)."""
     verdict, as_of, spec_sha256, version, results = _decision_fields(decision)
     policy = {"name": SPEC_PATH, "digest": {"sha256": spec_sha256}}
     properties = [f"{PROPERTY_PREFIX}DECISION_{token(verdict)}", *map(_property, results)]
@@ -131,7 +132,7 @@ def verdict_predicates(
         "inputAttestations": [
             {
                 "name": BUNDLE_NAME,
-                "digest": {"sha256": hashlib.sha256(pack_payload).hexdigest()},
+                "digest": {"sha256": payload_sha256 or hashlib.sha256(pack_payload).hexdigest()},
                 "mediaType": PAYLOAD_TYPE,
             }
         ],

@@ -25,18 +25,31 @@ from ..pack.layout import (
     BUNDLE_NAME,
     DECISION_NAME,
     MANIFEST_NAME,
-    PREDICATE_NAME,
     REPORT_HTML_NAME,
     REPORT_PDF_NAME,
     scan_pack,
 )
-from ..pack.predicate import PREDICATE_TYPE, DecisionSummary, PackPredicate, predicate_problems
+from ..pack.predicate import PREDICATE_TYPE
 from ..provenance import sha256_file
-from .bundle import CheckedSignature, TrustRootInfo, parse_bundle, read_bundle
-from .documents import DOCUMENTS, cross_check, read_documents
-from .json_diff import parse_object
+from .bundle import (
+    MAX_BUNDLE_BYTES,
+    CheckedSignature,
+    TrustRootInfo,
+    parse_bundle,
+    read_bundle,
+)
+from .documents import DOCUMENTS, read_documents
 from .private_copy import copy_pack
 from .statement import Statement, hash_files, parse_statement, read_signed_statement
+from .stream_bundle import (
+    MAX_STREAMED_FILES,
+    scan_bundle,
+    streamed_payload,
+    verify_streamed_key_bundle,
+)
+from .stream_statement import StreamedStatement
+from .stream_verify import FileCheck, check_streamed_verdicts, compare_streamed, wanted_names
+from .verify_outcome import VerifiedPack, finish, signature_failed
 from .verify_report import (
     VERIFY_API_VERSION,
     FileMismatch,
@@ -47,7 +60,7 @@ from .verify_report import (
     VerifyReport,
 )
 from .verify_text import format_report
-from .verify_verdicts import check_verdicts, unexpected_verdicts, verdicts_absent
+from .verify_verdicts import check_verdicts
 
 if TYPE_CHECKING:
     from .keyless import TrustRoot
@@ -117,20 +130,6 @@ def _check_signature(
 
 def _trust_info(policy: VerifyPolicy) -> TrustRootInfo | None:
     return policy.trust_root.info if isinstance(policy, KeylessPolicy) else None
-
-
-@dataclass(frozen=True)
-class VerifiedPack:
-    """A pack's verification report, and the verified bytes of its documents.
-
-    ``documents`` holds, by pack path, the bytes of ``decision.json``, ``manifest.json``,
-    the reports and the packed spec exactly as they were read and checked against the signed
-    statement; empty unless ``report.ok``. A reader (``diff``) uses these bytes, never the
-    file again: a file swapped after verification is never read.
-    """
-
-    report: VerifyReport
-    documents: Mapping[str, bytes] = field(default_factory=dict)
 
 
 def verify_pack(
@@ -218,28 +217,6 @@ def verified_copy(
         yield _verify_folder(root, str(path), "archive", policy, bundle), root
 
 
-def _mismatches(
-    expected: Mapping[str, str], actual: Mapping[str, str]
-) -> dict[str, list[FileMismatch]]:
-    return {
-        "missing": [
-            FileMismatch(path=n, expected_sha256=d, actual_sha256=None)
-            for n, d in expected.items()
-            if n not in actual
-        ],
-        "extra": [
-            FileMismatch(path=n, expected_sha256=None, actual_sha256=d)
-            for n, d in actual.items()
-            if n not in expected
-        ],
-        "changed": [
-            FileMismatch(path=n, expected_sha256=d, actual_sha256=actual[n])
-            for n, d in expected.items()
-            if n in actual and actual[n] != d
-        ],
-    }
-
-
 def _label(target: str, kind: str, name: str) -> str:
     """A file of the pack as the report names it: by its place in the target (a private copy
     or an extracted archive is never named)."""
@@ -265,6 +242,8 @@ def _verify_folder(
         "bundle": label,
         "trust_root": _trust_info(policy),
     }
+    if isinstance(policy, KeyPolicy) and _streams(bundle_path):
+        return _verify_streamed(root, target, kind, policy, bundle_path, report, copy_problems)
     try:
         raw = read_bundle(bundle_path, label)
         report["bundle_sha256"] = hashlib.sha256(raw).hexdigest()
@@ -272,35 +251,40 @@ def _verify_folder(
         report["signer"] = checked.signer
         statement = read_signed_statement(checked.payload or b"")
     except VerificationError as exc:
-        checks = VerifyChecks(signature="failed")
-        return VerifiedPack(
-            VerifyReport.model_validate(
-                {**report, "ok": False, "problems": list(exc.problems), "checks": checks}
-            )
-        )
-
-    predicate = statement.predicate
-    report |= {
-        "predicate_type": statement.predicate_type,
-        "claimed_decision_id": predicate.decision.decision_id,
-        "created_at": predicate.created_at,
-    }
+        return signature_failed(report, exc)
     scan = scan_pack(root)
     expected = statement.digests()
     # Read once, kept only if their sha256 is the signed one: the cross-check (and diff) use
     # these bytes and never the file again, so a file swapped after this read is never used.
-    documents = read_documents(scan.files, expected, (*DOCUMENTS, predicate.spec.pack_path))
+    documents = read_documents(
+        scan.files, expected, (*DOCUMENTS, statement.predicate.spec.pack_path)
+    )
     actual = hash_files(scan.files)
-    mismatches = _mismatches(expected, actual)
-    problems = [*copy_problems, *scan.problems, *predicate_problems(predicate, expected)]
-    if PREDICATE_NAME in actual and actual[PREDICATE_NAME] == expected.get(PREDICATE_NAME):
-        problems.extend(_predicate_file_problems(scan.files[PREDICATE_NAME], predicate))
-    files_ok = not (problems or any(mismatches.values()))
-    contradictions = cross_check(predicate, documents) if files_ok else []
-    verdicts: tuple[VerdictCheck, ...] = ()
-    absent = files_ok and DECISION_NAME in expected and verdicts_absent(root)
-    if files_ok and DECISION_NAME in expected and not absent:
-        verdicts = check_verdicts(
+    files = FileCheck(
+        expected=expected,
+        actual=actual,
+        paths=scan.files,
+        missing=[
+            FileMismatch(path=n, expected_sha256=d, actual_sha256=None)
+            for n, d in expected.items()
+            if n not in actual
+        ],
+        extra=[
+            FileMismatch(path=n, expected_sha256=None, actual_sha256=d)
+            for n, d in actual.items()
+            if n not in expected
+        ],
+        changed=[
+            FileMismatch(path=n, expected_sha256=d, actual_sha256=actual[n])
+            for n, d in expected.items()
+            if n in actual and actual[n] != d
+        ],
+        problems=list(scan.problems),
+        files_checked=len(actual),
+    )
+
+    def verdicts(documents: Mapping[str, bytes]) -> tuple[VerdictCheck, ...]:
+        return check_verdicts(
             root,
             lambda name: _label(target, kind, name),
             statement,
@@ -309,62 +293,61 @@ def _verify_folder(
             lambda raw, source: _check_signature(raw, source, policy),
             checked.signer,
         )
-    elif files_ok:
-        problems.extend(unexpected_verdicts(root))
-        files_ok = not problems
-    verdicts_ok = all(v.ok for v in verdicts)
-    ok = files_ok and not contradictions and verdicts_ok
-    checks = VerifyChecks(
-        signature="passed",
-        files="passed" if files_ok else "failed",
-        documents=("failed" if contradictions else "passed") if files_ok else "not run",
-        verdicts="absent"
-        if absent
-        else ("passed" if verdicts_ok else "failed")
-        if verdicts
-        else "not run",
-    )
-    return VerifiedPack(
-        VerifyReport.model_validate(
-            {
-                **report,
-                "ok": ok,
-                "decision": _decision(predicate, documents) if ok else None,
-                "files_checked": len(actual),
-                **mismatches,
-                "problems": problems,
-                "checks": checks,
-                "documents_checked": sorted(n for n in documents if n in DOCUMENTS)
-                + [PREDICATE_NAME]
-                if files_ok
-                else [],
-                "contradictions": contradictions,
-                "verdicts": verdicts,
-            }
-        ),
-        documents if ok else {},
-    )
+
+    return finish(root, report, statement.predicate, files, documents, copy_problems, verdicts)
 
 
-def _decision(predicate: PackPredicate, documents: Mapping[str, bytes]) -> DecisionSummary:
-    """The one-line decision as ``decision.json`` states it (the signed predicate's when the
-    pack holds no decision.json, as a change note does). Called only once the documents agree."""
-    summary = predicate.decision
-    decision = parse_object(documents[DECISION_NAME]) if DECISION_NAME in documents else None
-    if decision is None:
-        return summary
-    fields = ("recommendation", "chosen", "verdict", "summary", "question")
-    return summary.model_copy(update={k: decision[k] for k in fields if k in decision})
+STREAM_ABOVE_BYTES = MAX_BUNDLE_BYTES
+"""A key-signed bundle bigger than this is verified streamed (``stream_verify``); tests lower
+it to exercise that path on small packs."""
 
 
-def _predicate_file_problems(path: Path, signed: PackPredicate) -> list[str]:
+def _streams(bundle_path: Path) -> bool:
     try:
-        stored = PackPredicate.model_validate_json(path.read_bytes())
-    except (OSError, pydantic.ValidationError) as exc:
-        return [f"{PREDICATE_NAME}: not a valid predicate: {exc.__class__.__name__}"]
-    if stored != signed:
-        return [f"{PREDICATE_NAME} differs from the signed predicate"]
-    return []
+        return bundle_path.stat().st_size > STREAM_ABOVE_BYTES
+    except OSError:
+        return False  # read_bundle says why
+
+
+def _verify_streamed(
+    root: Path,
+    target: str,
+    kind: Literal["pack", "archive"],
+    policy: KeyPolicy,
+    bundle_path: Path,
+    report: dict[str, object],
+    copy_problems: tuple[str, ...],
+) -> VerifiedPack:
+    """``_verify_folder`` for a key-signed bundle over ``STREAM_ABOVE_BYTES``: the signature
+    checked and the subjects compared while the bundle streams, in bounded memory."""
+    label = str(report["bundle"])
+    try:
+        scanned = scan_bundle(bundle_path, label)
+        report["bundle_sha256"] = scanned.sha256
+        signed = verify_streamed_key_bundle(bundle_path, label, policy.public_key, scanned)
+        report["signer"] = signed.signer
+        reader = streamed_payload(signed)
+        stream = StreamedStatement(reader, MAX_STREAMED_FILES)
+        statement = stream.read_head()
+        predicate = statement.predicate
+        signature = predicate.pdf_signature
+        wanted = wanted_names(
+            predicate.spec.pack_path, predicate.rendered, signature.file if signature else None
+        )
+        files = compare_streamed(root, signed, stream, wanted)
+        reader.drain()
+        if reader.sha256.hexdigest() != signed.payload_sha256:
+            raise VerificationError(f"{label}: the bundle changed while being verified")
+    except VerificationError as exc:
+        return signature_failed(report, exc)
+    documents = read_documents(files.paths, files.expected, (*DOCUMENTS, predicate.spec.pack_path))
+
+    def verdicts(documents: Mapping[str, bytes]) -> tuple[VerdictCheck, ...]:
+        return check_streamed_verdicts(
+            root, lambda name: _label(target, kind, name), files, policy.public_key, signed.signer
+        )
+
+    return finish(root, report, predicate, files, documents, copy_problems, verdicts)
 
 
 class _AnySubject(pydantic.BaseModel):

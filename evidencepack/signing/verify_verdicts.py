@@ -26,7 +26,8 @@ CheckSignature = Callable[[bytes, str], CheckedSignature]
 """Checks a bundle's signature under the verify policy: (raw bundle, label) -> what it proves."""
 
 
-def _same_signer(signer: SignerInfo, pack: SignerInfo) -> bool:
+def same_signer(signer: SignerInfo, pack: SignerInfo) -> bool:
+    """Whether two checked signatures are by the same key, or the same identity and issuer."""
     return (signer.mode, signer.identity, signer.issuer, signer.key_fingerprint) == (
         pack.mode,
         pack.identity,
@@ -35,7 +36,8 @@ def _same_signer(signer: SignerInfo, pack: SignerInfo) -> bool:
     )
 
 
-def _says(kind: VerdictKind, statement: dict[str, object]) -> tuple[str, ...]:
+def verdict_says(kind: VerdictKind, statement: dict[str, object]) -> tuple[str, ...]:
+    """What a verdict statement says: its verified properties, or its test result."""
     predicate = statement.get("predicate")
     assert isinstance(predicate, dict)
     if kind.predicate_type == SVR_PREDICATE_TYPE:
@@ -43,14 +45,17 @@ def _says(kind: VerdictKind, statement: dict[str, object]) -> tuple[str, ...]:
     return (str(predicate.get("result")),)
 
 
-def _check_one(
+def verdict_check(
     kind: VerdictKind,
     path: Path,
     label: str,
-    expected: bytes,
-    check_signature: CheckSignature,
     pack_signer: SignerInfo,
+    sign: Callable[[], tuple[str, SignerInfo]],
+    compare: Callable[[], tuple[str, ...]],
 ) -> VerdictCheck:
+    """One verdict statement checked: there, ``sign`` (its bundle's sha256 and signer, or
+    VerificationError) by the pack's signer, then ``compare`` (what it says, or
+    VerificationError naming what differs)."""
     digest: str | None = None
     says: tuple[str, ...] = ()
     try:
@@ -59,23 +64,12 @@ def _check_one(
                 f"{label}: missing: a pack with decision.json carries its verdict statement "
                 f"({kind.predicate_type}), signed with the pack"
             )
-        raw = read_bundle(path, label)
-        digest = hashlib.sha256(raw).hexdigest()
-        checked = check_signature(raw, label)
-        if not _same_signer(checked.signer, pack_signer):
+        digest, signer = sign()
+        if not same_signer(signer, pack_signer):
             raise VerificationError(
                 f"{label}: signed by another signer than the pack's {pack_signer.mode} signature"
             )
-        found = parse_object(checked.payload or b"")
-        if found is None:
-            raise VerificationError(f"{label}: the signed payload is not a JSON object")
-        difference = first_difference(found, json.loads(expected))
-        if difference is not None:
-            raise VerificationError(
-                f"{label}: {difference.path} is {show(difference.left)}; decision.json and the "
-                f"pack statement say {show(difference.right)}"
-            )
-        says = _says(kind, found)
+        says = compare()
     except VerificationError as exc:
         problems = exc.problems
     else:
@@ -88,6 +82,51 @@ def _check_one(
         says=says,
         problems=problems,
     )
+
+
+def not_recomputed(reason: str) -> tuple[VerdictCheck, ...]:
+    """Both verdict statements, failed: they cannot be recomputed, for ``reason``."""
+    return tuple(
+        VerdictCheck(
+            file=kind.file,
+            predicate_type=kind.predicate_type,
+            ok=False,
+            problems=(f"{kind.file}: cannot be recomputed: {reason}",),
+        )
+        for kind in VERDICTS
+    )
+
+
+def _check_one(
+    kind: VerdictKind,
+    path: Path,
+    label: str,
+    expected: bytes,
+    check_signature: CheckSignature,
+    pack_signer: SignerInfo,
+) -> VerdictCheck:
+    payload: list[bytes] = []
+
+    def sign() -> tuple[str, SignerInfo]:
+        raw = read_bundle(path, label)
+        digest = hashlib.sha256(raw).hexdigest()
+        checked = check_signature(raw, label)
+        payload.append(checked.payload or b"")
+        return digest, checked.signer
+
+    def compare() -> tuple[str, ...]:
+        found = parse_object(payload[0])
+        if found is None:
+            raise VerificationError(f"{label}: the signed payload is not a JSON object")
+        difference = first_difference(found, json.loads(expected))
+        if difference is not None:
+            raise VerificationError(
+                f"{label}: {difference.path} is {show(difference.left)}; decision.json and the "
+                f"pack statement say {show(difference.right)}"
+            )
+        return verdict_says(kind, found)
+
+    return verdict_check(kind, path, label, pack_signer, sign, compare)
 
 
 def check_verdicts(
@@ -107,15 +146,7 @@ def check_verdicts(
             raise InputError("decision.json: not a JSON object")
         expected = verdict_payloads(statement, payload, parsed)
     except InputError as exc:
-        return tuple(
-            VerdictCheck(
-                file=kind.file,
-                predicate_type=kind.predicate_type,
-                ok=False,
-                problems=(f"{kind.file}: cannot be recomputed: {exc.message}",),
-            )
-            for kind in VERDICTS
-        )
+        return not_recomputed(exc.message)
     return tuple(
         _check_one(
             kind,

@@ -259,3 +259,38 @@ def test_sign_pack_writes_the_predicate_when_the_pack_lacks_it(pack: Pack, tmp_p
     with pytest.raises(InputError, match="not a folder"):
         sign_pack(tmp_path / "no-such-pack", predicate, signer)
     assert not (tmp_path / "no-such-pack").exists()
+
+
+class _StubKeyless:
+    """Stands in for Sigstore: a keyless signer whose bundle is the payload (too big here)."""
+
+    mode = "keyless"
+
+    def sign_payload(self, payload: bytes) -> bytes:
+        return payload
+
+
+@pytest.mark.parametrize("mode", ["keyless", "key"])
+def test_sign_refuses_a_bundle_verify_could_not_read(
+    pack: Pack, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keyless bundles are verified whole (<= 16 MiB), key bundles streamed (<= 2 GiB): a pack
+    whose bundle would be over its limit is refused, naming its files and the limit, and no
+    bundle is written. Limits lowered here; a 1M-file pack's keyless bundle is ~230 MB."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from evidencepack.signing import sign
+    from evidencepack.signing.keyed import KeySigner
+
+    folder, predicate = pack
+    monkeypatch.setattr(sign, "MAX_BUNDLE_BYTES", 1000)
+    monkeypatch.setattr(sign, "MAX_STREAMED_BUNDLE_BYTES", 1000)
+    signer = (
+        _StubKeyless() if mode == "keyless" else KeySigner(ec.generate_private_key(ec.SECP256R1()))
+    )
+    files = len(build_statement(folder, predicate).subject)
+    with pytest.raises(InputError) as raised:
+        sign_pack(folder, predicate, signer)
+    assert f"{files:,} files make a" in raised.value.message
+    assert f"{mode} signature bundle, over the 1,000 bytes `verify` reads" in raised.value.message
+    assert not (folder / BUNDLE_NAME).exists()

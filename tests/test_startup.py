@@ -190,7 +190,7 @@ def test_verify_with_a_key_imports_no_store_renderer_or_numpy(tmp_path: Path) ->
     assert _compile_modules(*argv) == []
     assert _ours(*argv) == {
         "evidencepack", "_cli", "errors", "progress", "api", "signing", "pack", "provenance",
-        "limits", "_atomic", "_display", "_models", "_text", "spec",
+        "limits", "_atomic", "_display", "_models", "_text", "spec", "pack_paths",
     }  # fmt: skip
 
 
@@ -216,12 +216,17 @@ def test_diff_imports_nothing_of_the_compile_pipeline(built_pack: Path) -> None:
     assert "pydantic" in imported  # it read both decisions: the probe saw it run
     assert not imported & {"duckdb", "numpy", "weasyprint", "jinja2", "sigstore"}
     assert _compile_modules(*argv) == []
-    # decision.json's models (analyze.models, render.formatting) and the spec's, the pack's
-    # reading and verification; nothing else (no store, inputs, measure or pipeline)
+    # decision.json's models (analyze.models, render.formatting, and the input-file record it
+    # lists, inputs.records) and the spec's, the pack's reading and verification; nothing else
+    # (no store, reader, measure or pipeline)
     assert _ours(*argv) == {
         "evidencepack", "_cli", "errors", "progress", "limits", "_text", "_models", "spec",
         "diff", "analyze", "render", "signing", "pack", "provenance", "_atomic", "_display",
+        "inputs", "pack_paths",
     }  # fmt: skip
+    assert {m for m in _modules(*argv) if m.startswith("evidencepack.inputs.")} == {
+        "evidencepack.inputs.records"
+    }
 
 
 @pytest.mark.parametrize("command", ["mlperf", "inspect", "build", "sign", "keygen", "schemas"])

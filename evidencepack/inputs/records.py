@@ -14,12 +14,9 @@ from typing import Literal
 from pydantic import Field
 
 from .._models import Sha256Hex, StrictModel
+from ..pack_paths import INPUTS_DIR as INPUTS_DIR
+from ..pack_paths import SPEC_PATH as SPEC_PATH
 from ..provenance import FileRecord
-
-INPUTS_DIR = "inputs"
-"""The folder of a pack holding every input, at its path relative to the spec."""
-SPEC_PATH = f"{INPUTS_DIR}/pack.yaml"
-"""The spec inside a pack: the inputs folder mirrors the spec's folder."""
 
 
 class InputFile(StrictModel):

@@ -30,8 +30,8 @@ from typing import Annotated
 from pydantic import AfterValidator
 
 from ..errors import InputError
-from ..inputs.records import INPUTS_DIR as INPUTS_DIR
-from ..inputs.records import SPEC_PATH as SPEC_PATH
+from ..pack_paths import INPUTS_DIR as INPUTS_DIR
+from ..pack_paths import SPEC_PATH as SPEC_PATH
 
 DECISION_NAME = "decision.json"
 MANIFEST_NAME = "manifest.json"

@@ -21,10 +21,11 @@ import pytest
 from evidencepack import pipeline as pipeline_module
 from evidencepack._cli import main
 from evidencepack.analyze import gather as gather_module
-from evidencepack.analyze import references as references_module
 from evidencepack.analyze.models import CheckResult, DecisionDocument, Quality
 from evidencepack.analyze.quality import judge_score_sets
 from evidencepack.errors import InputError
+from evidencepack.inputs import intake as intake_module
+from evidencepack.inputs import mlperf_refs as mlperf_refs_module
 from evidencepack.inputs import registry as registry_module
 from evidencepack.inputs.collect import Collector, copy_inputs
 from evidencepack.inputs.snapshot import Snapshots
@@ -90,7 +91,7 @@ def test_a_file_swapped_between_reads_cannot_split_decision_from_pack(
     scores = samples / H200_SCORES
     original = scores.read_bytes()
     failed = _all_failed(scores)
-    real = gather_module.read_input
+    real = intake_module.read_input
 
     def swapping(path: Path, **kwargs: object) -> object:
         scores.write_bytes(failed)
@@ -99,7 +100,7 @@ def test_a_file_swapped_between_reads_cannot_split_decision_from_pack(
         finally:
             scores.write_bytes(original)
 
-    monkeypatch.setattr(gather_module, "read_input", swapping)
+    monkeypatch.setattr(intake_module, "read_input", swapping)
     out = tmp_path / "pack"
     result = build(spec, out, BuildOptions(compile=CompileOptions()))
     assert (out / "inputs" / H200_SCORES).read_bytes() == original
@@ -246,13 +247,13 @@ def test_a_tree_cited_by_every_candidate_is_imported_once(
 ) -> None:
     """The sample's three candidates cite one MLPerf tree: one import serves them all."""
     calls: list[Path] = []
-    real = references_module.import_path
+    real = mlperf_refs_module.import_path
 
     def counting(store: object, path: Path, **kwargs: object) -> object:
         calls.append(path)
         return real(store, path, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(references_module, "import_path", counting)
+    monkeypatch.setattr(mlperf_refs_module, "import_path", counting)
     decision = check(samples / "pack.yaml", CompileOptions())
     assert calls == [samples.resolve() / "evidence" / "mlperf"]
     assert len(decision.references) == 3

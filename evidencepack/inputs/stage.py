@@ -14,6 +14,7 @@ is rendered.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import threading
@@ -21,16 +22,20 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import numpy as np
 
 from ..errors import InputError
 from ..store.connection import Connection
+from ..store.staged import StagedRows, detach
 from ._json import iter_json_lines
 from .base import Columns
 from .models import AggregateCheck, Definition, LatencyMetric, LatencyStats, Weighting
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 REQ_DDL = """
 CREATE TEMP TABLE req (
@@ -123,22 +128,37 @@ more than the work (0.7 against 1.1 ms of CPU per statement, 1.3 against 5.7 ms 
 a busy 2-core machine), while a big file's scan is spread over every core."""
 
 
+_CATALOGS = itertools.count(1)
+"""Numbers the catalogs large files are staged in (``ep_staging_<n>``: unique in the process)."""
+
+
 @contextmanager
-def shared_staging() -> Iterator[None]:
+def shared_staging(store: Store | None = None) -> Iterator[None]:
     """Within this block, the files staged on this thread share one in-memory database (one
     single-threaded for small files), each in temporary tables of its own connection to it;
     the databases are closed when the block ends (the intake of a build is one block). Outside
-    one, a file is staged in a database of its own."""
+    one, a file is staged in a database of its own.
+
+    With ``store``, a file over ``SMALL_FILE_BYTES`` is staged in a catalog attached to the
+    store's database instead, and its rows are handed on as ``StagedRows`` for ``load_input``
+    to move with one ``INSERT ... SELECT`` (no copy through numpy, none held twice); catalogs
+    not loaded by the end of the block are detached then."""
     if getattr(_THREAD, "shared", None) is not None:  # already inside one
         yield
         return
     _THREAD.shared = {}
+    _THREAD.store = store
+    _THREAD.catalogs = {}
     try:
         yield
     finally:
         databases, _THREAD.shared = _THREAD.shared, None
+        catalogs, _THREAD.catalogs = _THREAD.catalogs, {}
+        _THREAD.store = None
         for database in databases.values():
             database.close()
+        for catalog, owner in catalogs.items():
+            detach(owner, catalog)
 
 
 def _shared_database(small: bool) -> duckdb.DuckDBPyConnection | None:
@@ -154,14 +174,28 @@ def _shared_database(small: bool) -> duckdb.DuckDBPyConnection | None:
 class FileStaging(Connection):
     """The rows of one input file, in temporary tables private to this staging (its own
     connection to the ``shared_staging`` database, or a database of its own), closed with it;
-    errors name the file."""
+    errors name the file. A large file within ``shared_staging(store)`` is staged in a catalog
+    of its own attached to the store's database (``catalog``), kept past ``close`` once its
+    rows are handed on (``_rows``)."""
 
     def __init__(self, path: Path, ddl: str) -> None:
         self.path = path
+        self.catalog: str | None = None
+        self._owner: duckdb.DuckDBPyConnection | None = None
+        self._handed = False
         try:
             small = path.stat().st_size <= SMALL_FILE_BYTES
         except OSError:  # reading it will say what is wrong
             small = False
+        store: Store | None = getattr(_THREAD, "store", None)
+        if store is not None and not small:
+            super().__init__(cursor_of=store.con)
+            self.catalog, self._owner = f"ep_staging_{next(_CATALOGS)}", store.con
+            _THREAD.catalogs[self.catalog] = store.con
+            self.execute(f"ATTACH ':memory:' AS {self.catalog}")
+            self.execute(f"USE {self.catalog}")
+            self.execute(ddl.replace("CREATE TEMP TABLE", "CREATE TABLE", 1))
+            return
         shared = _shared_database(small)
         if shared is None:
             super().__init__()
@@ -171,6 +205,30 @@ class FileStaging(Connection):
 
     def _error(self, exc: duckdb.Error, doing: str) -> InputError:
         return _input_error(self.path, exc)
+
+    def close(self) -> None:
+        """Close this staging; its catalog in the store goes too unless its rows were handed on."""
+        super().close()
+        if self.catalog is not None and self._owner is not None and not self._handed:
+            getattr(_THREAD, "catalogs", {}).pop(self.catalog, None)
+            detach(self._owner, self.catalog)
+
+    def _rows(self, select: str, table: str, order: str) -> Columns | StagedRows:
+        """The staged rows as the store takes them: ``SELECT <select> FROM <table> <order>``
+        (evidencepack's own SQL) as numpy columns, or, staged in the store's database, as
+        ``StagedRows`` the store moves without leaving DuckDB."""
+        if self.catalog is None or self._owner is None:
+            result = Connection.execute(self, f"SELECT {select} FROM {table} {order}")
+            columns: Columns = result.fetchnumpy()
+            return columns
+        names = Connection.execute(self, f"SELECT {select} FROM {table} LIMIT 0").description
+        self._handed = True
+        return StagedRows(
+            owner=self._owner,
+            catalog=self.catalog,
+            select=f"SELECT {select} FROM {self.catalog}.main.{table} {order}",
+            names=tuple(d[0] for d in names),
+        )
 
 
 class Staging(FileStaging):
@@ -339,19 +397,18 @@ class Staging(FileStaging):
 
         return compare(ours.metric, ours, tool, ours.count or 0, order_stats)
 
-    def columns(self) -> Columns:
-        """The staged rows as numpy columns for the store (``run_index`` becomes ``run_id``
-        there: see ``inputs/load.py``)."""
-        result = self._read(
-            "SELECT run_index, request_index, ok, error, "
+    def columns(self) -> Columns | StagedRows:
+        """The staged rows for the store (``run_index`` becomes ``run_id`` there: see
+        ``inputs/load.py``): numpy columns, or ``StagedRows`` when staged in the store."""
+        return self._rows(
+            "run_index, request_index, ok, error, "
             "CAST(input_tokens AS BIGINT) AS input_tokens, "
             "CAST(output_tokens AS BIGINT) AS output_tokens, start_s, ttft_ms, e2e_ms, tpot_ms, "
             "tool_itl_ms, CAST(len(itl_gaps_ms) AS INTEGER) AS itl_gap_count, "
-            "list_max(itl_gaps_ms) AS itl_gap_max_ms "
-            "FROM req ORDER BY run_index, request_index"
+            "list_max(itl_gaps_ms) AS itl_gap_max_ms",
+            "req",
+            "ORDER BY run_index, request_index",
         )
-        columns: Columns = result.fetchnumpy()
-        return columns
 
 
 def _as_arrays(batch: dict[str, list[Any]]) -> dict[str, Any]:

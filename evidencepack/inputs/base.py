@@ -48,7 +48,7 @@ class ParsedInput:
     ``requests`` holds the per-request rows of every run (column ``run_id`` says which) and
     ``items`` the per-item scores of every score set (column ``set_id``), ready for a bulk
     insert by ``load_input``: numpy columns, or, for a large file read within
-    ``stage.shared_staging(store)``, ``StagedRows`` left in that store's database.
+    ``staging_db.shared_staging(store)``, ``StagedRows`` left in that store's database.
     """
 
     format_id: str

@@ -14,15 +14,13 @@ is rendered.
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -33,9 +31,8 @@ from ..store.staged import StagedRows, detach
 from ._json import iter_json_lines
 from .base import Columns
 from .models import AggregateCheck, Definition, LatencyMetric, LatencyStats, Weighting
-
-if TYPE_CHECKING:
-    from ..store import Store
+from .staging_db import new_catalog, staging_database
+from .staging_db import shared_staging as shared_staging
 
 REQ_DDL = """
 CREATE TEMP TABLE req (
@@ -121,56 +118,6 @@ Locate = Callable[[int, int, "int | None", str], str]
 """(run index, request index, source line, staged column) -> where in the file that value is."""
 
 
-_THREAD = threading.local()
-SMALL_FILE_BYTES = 1 << 20
-"""A file this small is staged single-threaded: for a few rows DuckDB's worker threads cost
-more than the work (0.7 against 1.1 ms of CPU per statement, 1.3 against 5.7 ms of wall time on
-a busy 2-core machine), while a big file's scan is spread over every core."""
-
-
-_CATALOGS = itertools.count(1)
-"""Numbers the catalogs large files are staged in (``ep_staging_<n>``: unique in the process)."""
-
-
-@contextmanager
-def shared_staging(store: Store | None = None) -> Iterator[None]:
-    """Within this block, the files staged on this thread share one in-memory database (one
-    single-threaded for small files), each in temporary tables of its own connection to it;
-    the databases are closed when the block ends (the intake of a build is one block). Outside
-    one, a file is staged in a database of its own.
-
-    With ``store``, a file over ``SMALL_FILE_BYTES`` is staged in a catalog attached to the
-    store's database instead, and its rows are handed on as ``StagedRows`` for ``load_input``
-    to move with one ``INSERT ... SELECT`` (no copy through numpy, none held twice); catalogs
-    not loaded by the end of the block are detached then."""
-    if getattr(_THREAD, "shared", None) is not None:  # already inside one
-        yield
-        return
-    _THREAD.shared = {}
-    _THREAD.store = store
-    _THREAD.catalogs = {}
-    try:
-        yield
-    finally:
-        databases, _THREAD.shared = _THREAD.shared, None
-        catalogs, _THREAD.catalogs = _THREAD.catalogs, {}
-        _THREAD.store = None
-        for database in databases.values():
-            database.close()
-        for catalog, owner in catalogs.items():
-            detach(owner, catalog)
-
-
-def _shared_database(small: bool) -> duckdb.DuckDBPyConnection | None:
-    """This thread's shared staging database (None outside ``shared_staging``)."""
-    databases: dict[bool, duckdb.DuckDBPyConnection] | None = getattr(_THREAD, "shared", None)
-    if databases is None:
-        return None
-    if small not in databases:
-        databases[small] = duckdb.connect(":memory:", config={"threads": 1} if small else {})
-    return databases[small]
-
-
 class FileStaging(Connection):
     """The rows of one input file, in temporary tables private to this staging (its own
     connection to the ``shared_staging`` database, or a database of its own), closed with it;
@@ -183,20 +130,14 @@ class FileStaging(Connection):
         self.catalog: str | None = None
         self._owner: duckdb.DuckDBPyConnection | None = None
         self._handed = False
-        try:
-            small = path.stat().st_size <= SMALL_FILE_BYTES
-        except OSError:  # reading it will say what is wrong
-            small = False
-        store: Store | None = getattr(_THREAD, "store", None)
-        if store is not None and not small:
-            super().__init__(cursor_of=store.con)
-            self.catalog, self._owner = f"ep_staging_{next(_CATALOGS)}", store.con
-            _THREAD.catalogs[self.catalog] = store.con
+        shared, in_store = staging_database(path)
+        if shared is not None and in_store:
+            super().__init__(cursor_of=shared)
+            self.catalog, self._owner = new_catalog(shared), shared
             self.execute(f"ATTACH ':memory:' AS {self.catalog}")
             self.execute(f"USE {self.catalog}")
             self.execute(ddl.replace("CREATE TEMP TABLE", "CREATE TABLE", 1))
             return
-        shared = _shared_database(small)
         if shared is None:
             super().__init__()
         else:
@@ -210,7 +151,6 @@ class FileStaging(Connection):
         """Close this staging; its catalog in the store goes too unless its rows were handed on."""
         super().close()
         if self.catalog is not None and self._owner is not None and not self._handed:
-            getattr(_THREAD, "catalogs", {}).pop(self.catalog, None)
             detach(self._owner, self.catalog)
 
     def _rows(self, select: str, table: str, order: str) -> Columns | StagedRows:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs import stage
+from evidencepack.inputs import stage, staging_db
 from evidencepack.inputs.load import load_input
 from evidencepack.inputs.registry import read_input
 from evidencepack.store import Store
@@ -62,7 +62,7 @@ def test_rows_staged_in_the_store_are_the_rows_of_the_numpy_path(
 ) -> None:
     path = shared_data / name
     numpy_rows = _stored(path, role, table, in_store=False)
-    monkeypatch.setattr(stage, "SMALL_FILE_BYTES", 0)  # every file counts as large
+    monkeypatch.setattr(staging_db, "SMALL_FILE_BYTES", 0)  # every file counts as large
     assert _stored(path, role, table, in_store=True) == numpy_rows
 
 
@@ -77,7 +77,7 @@ def test_a_small_file_is_still_staged_apart(shared_data: Path) -> None:
 def test_a_file_that_fails_or_is_never_loaded_leaves_nothing_attached(
     shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(stage, "SMALL_FILE_BYTES", 0)
+    monkeypatch.setattr(staging_db, "SMALL_FILE_BYTES", 0)
     good = (shared_data / AIPERF / "profile_export.jsonl").read_text().splitlines()
     bad = tmp_path / "profile_export.jsonl"
     bad.write_text("\n".join([*good[:3], good[3].replace(TTFT, TTFT + "-", 1), *good[4:]]))

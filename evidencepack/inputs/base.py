@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..provenance import FileRecord
+from ..store.staged import StagedRows
 from .models import ReferencePoint, ScoreSet, ServingRun
 
 Container = Literal["json", "jsonl", "csv", "zip", "text", "binary", "empty"]
@@ -46,7 +47,8 @@ class ParsedInput:
 
     ``requests`` holds the per-request rows of every run (column ``run_id`` says which) and
     ``items`` the per-item scores of every score set (column ``set_id``), ready for a bulk
-    insert by ``load_input``.
+    insert by ``load_input``: numpy columns, or, for a large file read within
+    ``staging_db.shared_staging(store)``, ``StagedRows`` left in that store's database.
     """
 
     format_id: str
@@ -54,8 +56,8 @@ class ParsedInput:
     runs: tuple[ServingRun, ...] = ()
     score_sets: tuple[ScoreSet, ...] = ()
     warnings: tuple[str, ...] = ()
-    requests: Columns | None = field(default=None, repr=False)
-    items: Columns | None = field(default=None, repr=False)
+    requests: Columns | StagedRows | None = field(default=None, repr=False)
+    items: Columns | StagedRows | None = field(default=None, repr=False)
     references: tuple[ReferencePoint, ...] = ()
     plugin: str | None = None
     """``name version`` of the plug-in whose format read the file (None: a built-in reader)."""

@@ -127,8 +127,9 @@ class _Taking:
 def take_in(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, CandidateIntake]:
     """Every candidate's cited files collected, read into ``store`` and cross-checked; problems
     are recorded as PROV-FILES findings, never raised. The files share one staging database
-    (``shared_staging``), closed when the intake is done."""
-    with shared_staging():
+    (``shared_staging``), closed when the intake is done; a large file is staged inside
+    ``store``'s database, so its rows move into the store without leaving DuckDB."""
+    with shared_staging(store):
         return _take_in(loaded, store, collector)
 
 

@@ -16,6 +16,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..errors import InputError
+from ..store.staged import StagedRows
 from .base import Columns
 from .stage import FileStaging
 
@@ -122,13 +123,13 @@ class ItemStaging(FileStaging):
             n_passed=int(row[3]) if binary else None,
         )
 
-    def columns(self) -> Columns:
-        """The staged items as numpy columns (``set_index`` becomes ``set_id`` in the store)."""
-        result = self.execute(
-            "SELECT set_index, item_id, score, label, "
+    def columns(self) -> Columns | StagedRows:
+        """The staged items for the store (``set_index`` becomes ``set_id`` there): numpy
+        columns, or ``StagedRows`` when staged in the store."""
+        return self._rows(
+            "set_index, item_id, score, label, "
             "CASE WHEN bool_and(score IN (0, 1)) OVER (PARTITION BY set_index) "
-            "     THEN score = 1 END AS passed, CAST(metadata AS VARCHAR) AS metadata "
-            "FROM items ORDER BY set_index, line NULLS LAST, item_id"
+            "     THEN score = 1 END AS passed, CAST(metadata AS VARCHAR) AS metadata",
+            "items",
+            "ORDER BY set_index, line NULLS LAST, item_id",
         )
-        columns: Columns = result.fetchnumpy()
-        return columns

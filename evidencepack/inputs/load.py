@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..store import Store
+from ..store.staged import StagedRows
 from .base import ParsedInput
 from .crosscheck import link_companions
 from .stored import insert_run, insert_set
@@ -16,7 +17,18 @@ def load_input(store: Store, parsed: ParsedInput, *, role: str, candidate: str |
     """Store one parsed file under ``role`` for ``candidate``; loading it again is a no-op.
 
     The same bytes cannot be evidence for two candidates or roles: that is an InputError.
+    Rows staged in the store's own database (``StagedRows``) are moved by one
+    ``INSERT ... SELECT`` and released after, whatever happened.
     """
+    try:
+        _load(store, parsed, role=role, candidate=candidate)
+    finally:
+        for rows in (parsed.requests, parsed.items):
+            if isinstance(rows, StagedRows):
+                rows.release()
+
+
+def _load(store: Store, parsed: ParsedInput, *, role: str, candidate: str | None) -> None:
     ids = [r.run_id for r in parsed.runs] + [s.set_id for s in parsed.score_sets]
     if ids and _already_loaded(store, parsed, ids, role, candidate):
         return

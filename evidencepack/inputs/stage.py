@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -28,9 +27,12 @@ import numpy as np
 
 from ..errors import InputError
 from ..store.connection import Connection
+from ..store.staged import StagedRows, detach
 from ._json import iter_json_lines
 from .base import Columns
 from .models import AggregateCheck, Definition, LatencyMetric, LatencyStats, Weighting
+from .staging_db import new_catalog, staging_database
+from .staging_db import shared_staging as shared_staging
 
 REQ_DDL = """
 CREATE TEMP TABLE req (
@@ -116,53 +118,26 @@ Locate = Callable[[int, int, "int | None", str], str]
 """(run index, request index, source line, staged column) -> where in the file that value is."""
 
 
-_THREAD = threading.local()
-SMALL_FILE_BYTES = 1 << 20
-"""A file this small is staged single-threaded: for a few rows DuckDB's worker threads cost
-more than the work (0.7 against 1.1 ms of CPU per statement, 1.3 against 5.7 ms of wall time on
-a busy 2-core machine), while a big file's scan is spread over every core."""
-
-
-@contextmanager
-def shared_staging() -> Iterator[None]:
-    """Within this block, the files staged on this thread share one in-memory database (one
-    single-threaded for small files), each in temporary tables of its own connection to it;
-    the databases are closed when the block ends (the intake of a build is one block). Outside
-    one, a file is staged in a database of its own."""
-    if getattr(_THREAD, "shared", None) is not None:  # already inside one
-        yield
-        return
-    _THREAD.shared = {}
-    try:
-        yield
-    finally:
-        databases, _THREAD.shared = _THREAD.shared, None
-        for database in databases.values():
-            database.close()
-
-
-def _shared_database(small: bool) -> duckdb.DuckDBPyConnection | None:
-    """This thread's shared staging database (None outside ``shared_staging``)."""
-    databases: dict[bool, duckdb.DuckDBPyConnection] | None = getattr(_THREAD, "shared", None)
-    if databases is None:
-        return None
-    if small not in databases:
-        databases[small] = duckdb.connect(":memory:", config={"threads": 1} if small else {})
-    return databases[small]
-
-
 class FileStaging(Connection):
     """The rows of one input file, in temporary tables private to this staging (its own
     connection to the ``shared_staging`` database, or a database of its own), closed with it;
-    errors name the file."""
+    errors name the file. A large file within ``shared_staging(store)`` is staged in a catalog
+    of its own attached to the store's database (``catalog``), kept past ``close`` once its
+    rows are handed on (``_rows``)."""
 
     def __init__(self, path: Path, ddl: str) -> None:
         self.path = path
-        try:
-            small = path.stat().st_size <= SMALL_FILE_BYTES
-        except OSError:  # reading it will say what is wrong
-            small = False
-        shared = _shared_database(small)
+        self.catalog: str | None = None
+        self._owner: duckdb.DuckDBPyConnection | None = None
+        self._handed = False
+        shared, in_store = staging_database(path)
+        if shared is not None and in_store:
+            super().__init__(cursor_of=shared)
+            self.catalog, self._owner = new_catalog(shared), shared
+            self.execute(f"ATTACH ':memory:' AS {self.catalog}")
+            self.execute(f"USE {self.catalog}")
+            self.execute(ddl.replace("CREATE TEMP TABLE", "CREATE TABLE", 1))
+            return
         if shared is None:
             super().__init__()
         else:
@@ -171,6 +146,29 @@ class FileStaging(Connection):
 
     def _error(self, exc: duckdb.Error, doing: str) -> InputError:
         return _input_error(self.path, exc)
+
+    def close(self) -> None:
+        """Close this staging; its catalog in the store goes too unless its rows were handed on."""
+        super().close()
+        if self.catalog is not None and self._owner is not None and not self._handed:
+            detach(self._owner, self.catalog)
+
+    def _rows(self, select: str, table: str, order: str) -> Columns | StagedRows:
+        """The staged rows as the store takes them: ``SELECT <select> FROM <table> <order>``
+        (evidencepack's own SQL) as numpy columns, or, staged in the store's database, as
+        ``StagedRows`` the store moves without leaving DuckDB."""
+        if self.catalog is None or self._owner is None:
+            result = Connection.execute(self, f"SELECT {select} FROM {table} {order}")
+            columns: Columns = result.fetchnumpy()
+            return columns
+        names = Connection.execute(self, f"SELECT {select} FROM {table} LIMIT 0").description
+        self._handed = True
+        return StagedRows(
+            owner=self._owner,
+            catalog=self.catalog,
+            select=f"SELECT {select} FROM {self.catalog}.main.{table} {order}",
+            names=tuple(d[0] for d in names),
+        )
 
 
 class Staging(FileStaging):
@@ -339,19 +337,18 @@ class Staging(FileStaging):
 
         return compare(ours.metric, ours, tool, ours.count or 0, order_stats)
 
-    def columns(self) -> Columns:
-        """The staged rows as numpy columns for the store (``run_index`` becomes ``run_id``
-        there: see ``inputs/load.py``)."""
-        result = self._read(
-            "SELECT run_index, request_index, ok, error, "
+    def columns(self) -> Columns | StagedRows:
+        """The staged rows for the store (``run_index`` becomes ``run_id`` there: see
+        ``inputs/load.py``): numpy columns, or ``StagedRows`` when staged in the store."""
+        return self._rows(
+            "run_index, request_index, ok, error, "
             "CAST(input_tokens AS BIGINT) AS input_tokens, "
             "CAST(output_tokens AS BIGINT) AS output_tokens, start_s, ttft_ms, e2e_ms, tpot_ms, "
             "tool_itl_ms, CAST(len(itl_gaps_ms) AS INTEGER) AS itl_gap_count, "
-            "list_max(itl_gaps_ms) AS itl_gap_max_ms "
-            "FROM req ORDER BY run_index, request_index"
+            "list_max(itl_gaps_ms) AS itl_gap_max_ms",
+            "req",
+            "ORDER BY run_index, request_index",
         )
-        columns: Columns = result.fetchnumpy()
-        return columns
 
 
 def _as_arrays(batch: dict[str, list[Any]]) -> dict[str, Any]:

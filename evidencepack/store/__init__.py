@@ -20,6 +20,7 @@ from ..errors import InputError, StoreError
 from ..limits import regular_file_problem
 from ..provenance import FileRecord
 from .connection import Connection
+from .staged import StagedRows
 
 STORE_VERSION = 3
 
@@ -97,37 +98,50 @@ class Store(Connection):
     def insert_columns(
         self,
         table: str,
-        columns: Mapping[str, Any],
+        columns: Mapping[str, Any] | StagedRows,
         *,
         decode: Mapping[str, tuple[str, Sequence[str]]] | None = None,
-    ) -> int:
-        """Bulk-insert columnar rows (numpy arrays, masked where NULL) into ``table``.
+    ) -> None:
+        """Bulk-insert columnar rows into ``table``: numpy arrays (masked where NULL), or rows
+        staged inside this store's database (``StagedRows``), moved by one ``INSERT ... SELECT``
+        without leaving DuckDB.
 
-        The one bulk path for large inputs: DuckDB scans the arrays directly, no row loop.
-        ``decode`` maps a target column to (an integer column of ``columns``, the texts it
-        indexes), so a repeated id travels as a small integer until DuckDB expands it.
-        ``table`` and the column names are evidencepack's own identifiers, never input.
+        The one bulk path for large inputs: DuckDB scans the arrays or the staged table
+        directly, no row loop. ``decode`` maps a target column to (an integer column of
+        ``columns``, the texts it indexes), so a repeated id travels as a small integer until
+        DuckDB expands it. ``table`` and the column names are evidencepack's own identifiers,
+        never input.
         """
         decode = dict(decode or {})
         sources = {source for source, _ in decode.values()}
-        names = [n for n in columns if n not in sources]
+        given = columns.names if isinstance(columns, StagedRows) else tuple(columns)
+        names = [n for n in given if n not in sources]
         every = [table, *names, *decode, *sources]
         if not all(_IDENTIFIER.fullmatch(n) for n in every):
             raise StoreError(f"bulk insert into {table!r}: not a plain identifier")
         if not names and not decode:
-            return 0
+            return
         targets = ", ".join([*decode, *names])
         exprs = [f"list_extract(?::VARCHAR[], {source} + 1)" for source, _ in decode.values()]
         params = [list(values) for _, values in decode.values()]
         select = ", ".join([*exprs, *names])
+        doing = f"bulk insert into {table}"
+        if isinstance(columns, StagedRows):
+            if columns.owner is not self.con:
+                raise StoreError(f"{self.name}: {doing}: the rows were staged for another store")
+            sql = f"INSERT INTO {table} ({targets}) SELECT {select} FROM ({columns.select})"
+            try:
+                self.con.execute(sql, params)
+            except duckdb.Error as exc:
+                raise self._error(exc, doing) from exc
+            return
         self.execute_over(
             "_bulk",
             dict(columns),
             f"INSERT INTO {table} ({targets}) SELECT {select} FROM _bulk",
             params,
-            doing=f"bulk insert into {table}",
+            doing=doing,
         )
-        return len(next(iter(columns.values())))
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -188,8 +188,10 @@ def _read_ref(
         shown = collector.shown(path)
         try:
             with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
-                # The reader gets the collector's record: named by its pack path, not hashed again.
-                parsed = named_as(read_input(path, record=target.as_read()), path, shown)
+                # The reader gets the collector's record (not hashed again) and the spec's name.
+                parsed = named_as(
+                    read_input(path, record=target.as_read(), name=shown), path, shown
+                )
         except InputError as exc:
             message = portable(exc.message, path, shown)
             taking.problems.append(FileProblem(f"{ref.path}: cannot read: {message}", target))

@@ -295,7 +295,7 @@ def read_private(path: Path) -> ParsedInput:
             if sibling != path and not sibling.is_symlink() and sibling.is_file():
                 snapshots.take(sibling)
         try:
-            parsed = read_input(snap.copy, record=snap.record(str(path)))
+            parsed = read_input(snap.copy, record=snap.record(str(path)), name=str(path))
         except InputError as exc:
             named = [p.replace(str(snap.copy), str(path)) for p in exc.problems]
             raise InputError(exc.message.replace(str(snap.copy), str(path)), named) from exc

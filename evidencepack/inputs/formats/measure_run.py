@@ -197,11 +197,11 @@ def parse_requests(probe: Probe, record: FileRecord) -> ParsedInput:
     def locate(run: int, request: int, line: int | None, column: str) -> str:
         return f"line {line}" if column == "problem" else f"line {line}: $.{column}"
 
-    staging = Staging(path, locate)
+    staging = Staging(path, locate, probe.name)
     try:
         staging.insert(_SELECT, [literal_path(path), _COLUMNS])
         staging.finish()
-        window = request_window(staging, path)
+        window = request_window(staging)
         warnings = [
             "the client's own timing (from each request's send); LoadGen's verdict and its "
             "TTFT/TPOT (from each query's issue) are in mlperf_log_detail.txt beside it"

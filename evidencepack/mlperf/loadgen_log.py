@@ -328,10 +328,11 @@ def _no_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
 
 
-def parse_detail(path: Path, name: str | None = None) -> LoadgenLog:
+def parse_detail(path: Path, label: str | None = None) -> LoadgenLog:
     """Read ``mlperf_log_detail.txt`` into a LoadgenLog; it and its messages call the file
-    ``name`` (default: ``path``)."""
-    values, lines, flagged = read_detail_records(path, name)
+    ``label`` (default: ``path``)."""
+    shown = str(path) if label is None else label
+    values, lines, flagged = read_detail_records(path, shown)
 
     def num(key: str) -> float | None:
         value = values.get(key)
@@ -384,7 +385,7 @@ def parse_detail(path: Path, name: str | None = None) -> LoadgenLog:
     return LoadgenLog.model_validate(
         {
             "source": "detail",
-            "detail_path": str(path) if name is None else name,
+            "detail_path": shown,
             "loadgen_version": _str(values.get("loadgen_version")),
             "loadgen_git_commit_date": _str(values.get("loadgen_git_commit_date")),
             "test_datetime": _str(values.get("test_datetime")),

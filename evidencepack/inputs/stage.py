@@ -444,6 +444,8 @@ def make_check(
 
 
 _LINE = re.compile(r"line (\d+)")
+_DUCKDB_FILE = re.compile(r' in file "[^"]*"')
+"""DuckDB's own mention of the file it read (a build's private copy), left out of messages."""
 
 
 def _first_bad_json_line(path: Path, name: str) -> InputError | None:
@@ -467,6 +469,7 @@ def _input_error(path: Path, exc: duckdb.Error, name: str) -> InputError:
         if located is not None:
             return located
     text = re.sub(r"^[A-Za-z ]+Error: ", "", text)
+    text = _DUCKDB_FILE.sub("", text)  # DuckDB names the bytes' place; the message names ``name``
     if "unexpected end of data" in text:
         return InputError(f"{name}: truncated JSON: the file ends inside a record ({text})")
     match = _LINE.search(text)

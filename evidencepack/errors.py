@@ -49,9 +49,36 @@ class InputError(EvidencePackError):
 
     exit_code = EXIT_FAILED
 
-    def __init__(self, message: str, problems: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.problems: tuple[str, ...] = tuple(problems) or (message,)
+    def __init__(
+        self,
+        message: str,
+        problems: Sequence[str] = (),
+        *,
+        file: str | None = None,
+        where: str | None = None,
+    ) -> None:
+        self.file = file
+        """The file the error is about, by the name the reader was handed (None: not located)."""
+        self.where = where
+        """Where in ``file`` (``line 7``, ``$.benchmarks[2].ttft``); None for the whole file."""
+        self.detail = message
+        """What is wrong; with ``file`` set, the message is ``file: where: detail``."""
+        composed = located(file, where, message)
+        super().__init__(composed)
+        self.problems: tuple[str, ...] = tuple(problems) or (composed,)
+
+    def named(self, file: str) -> InputError:
+        """The same error about ``file`` (re-labelled by value, never by editing its text);
+        an error that names no file comes back unchanged."""
+        if self.file is None or len(self.problems) != 1:
+            return self
+        return InputError(self.detail, file=file, where=self.where)
+
+
+def located(file: str | None, where: str | None, detail: str) -> str:
+    """The one shape of a located message: ``file: where: detail`` (parts that are None left
+    out)."""
+    return ": ".join(part for part in (file, where, detail) if part is not None)
 
 
 class SpecError(InputError):

@@ -168,9 +168,9 @@ def _file_ref(
         return None
     budget[0] -= 1
     try:
-        parsed = read_input(path)
+        parsed = read_input(path, name=rel)
     except InputError as exc:
-        skipped.append(_why(exc, path, rel))
+        skipped.append(_why(exc))
         return None
     return _ref_of(parsed, rel)
 
@@ -179,9 +179,9 @@ def _loadgen_ref(folder: Path, base: Path, skipped: list[str]) -> Ref | None:
     """A LoadGen output folder of the team's own: a serving run, read by its detail log."""
     log = folder / DETAIL_NAME if (folder / DETAIL_NAME).is_file() else folder / SUMMARY_NAME
     try:
-        parsed = read_input(log)
+        parsed = read_input(log, name=_rel(log, base))
     except InputError as exc:
-        skipped.append(_why(exc, log, _rel(log, base)))
+        skipped.append(_why(exc))
         return None
     if not parsed.runs:
         skipped.append(f"{_rel(folder, base)}: a LoadGen folder with no performance run")
@@ -204,7 +204,7 @@ def _mlperf_ref(folder: Path, base: Path, skipped: list[str]) -> Ref | None:
         with Store() as store:
             report = import_path(store, folder)
     except InputError as exc:
-        skipped.append(_why(exc, folder, rel))
+        skipped.append(_why(exc.named(rel) if exc.file == str(folder) else exc))
         return None
     keys = sorted({*report.imported, *report.unchanged})
     if not keys:
@@ -464,10 +464,9 @@ def _escape(char: str) -> str:
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
-def _why(exc: InputError, path: Path, rel: str) -> str:
-    """Why a file is not cited, in one line, naming it as the spec would."""
+def _why(exc: InputError) -> str:
+    """Why a file is not cited, in one line (the error names it as the spec would)."""
     text = exc.message.splitlines()[0] if exc.message else "cannot read"
-    text = text.replace(str(path), rel, 1)
     return text.split(" matches none of the formats")[0].replace(": the content (", ": (", 1)
 
 

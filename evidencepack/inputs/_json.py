@@ -15,34 +15,39 @@ from typing import Any
 from ..errors import InputError
 
 
-def fail(path: Path, where: str, message: str) -> InputError:
-    """The one shape of a located input error: ``file: where: message``."""
-    return InputError(f"{path}: {where}: {message}")
+def fail(path: Path | str, where: str, message: str) -> InputError:
+    """The one shape of a located input error: ``file: where: message`` (``path``: the name
+    the file is shown by)."""
+    return InputError(message, file=str(path), where=where)
 
 
 NESTING = "JSON nested deeper than the parser allows (about 1,000 levels)"
 
 
-def load_json_document(path: Path) -> Any:
-    """Parse a whole JSON document; a syntax error names the line and column."""
+def load_json_document(path: Path, name: str | None = None) -> Any:
+    """Parse a whole JSON document; a syntax error names the line and column (of ``name``,
+    what messages call the file; default: ``path``)."""
+    shown = str(path) if name is None else name
     try:
         with path.open("rb") as handle:
             return json.load(handle)
     except RecursionError as exc:
-        raise fail(path, "$", NESTING) from exc
+        raise fail(shown, "$", NESTING) from exc
     except MemoryError as exc:
-        raise fail(path, "$", "too large to parse in memory") from exc
+        raise fail(shown, "$", "too large to parse in memory") from exc
     except json.JSONDecodeError as exc:
         what = "truncated JSON" if exc.pos >= _size(path) - 1 else "malformed JSON"
-        raise fail(path, f"line {exc.lineno} column {exc.colno}", f"{what}: {exc.msg}") from exc
+        raise fail(shown, f"line {exc.lineno} column {exc.colno}", f"{what}: {exc.msg}") from exc
     except UnicodeDecodeError as exc:
-        raise fail(path, f"byte {exc.start}", "not UTF-8 text") from exc
+        raise fail(shown, f"byte {exc.start}", "not UTF-8 text") from exc
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc
+        raise InputError(f"cannot read: {exc}", file=shown) from exc
 
 
-def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line number, value)`` for each non-blank line of a JSONL file."""
+def iter_json_lines(path: Path, name: str | None = None) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line number, value)`` for each non-blank line of a JSONL file (messages call
+    it ``name``; default: ``path``)."""
+    shown = str(path) if name is None else name
     try:
         with path.open("rb") as handle:
             for number, raw in enumerate(handle, start=1):
@@ -51,16 +56,16 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 try:
                     value = json.loads(raw)
                 except RecursionError as exc:
-                    raise fail(path, f"line {number}", NESTING) from exc
+                    raise fail(shown, f"line {number}", NESTING) from exc
                 except json.JSONDecodeError as exc:
                     truncated = not raw.endswith(b"\n") and exc.pos >= len(raw.rstrip()) - 1
                     what = "truncated JSON" if truncated else "malformed JSON"
-                    raise fail(path, f"line {number}", f"{what}: {exc.msg}") from exc
+                    raise fail(shown, f"line {number}", f"{what}: {exc.msg}") from exc
                 yield number, value
     except UnicodeDecodeError as exc:
-        raise fail(path, f"byte {exc.start}", "not UTF-8 text") from exc
+        raise fail(shown, f"byte {exc.start}", "not UTF-8 text") from exc
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc
+        raise InputError(f"cannot read: {exc}", file=shown) from exc
 
 
 def _size(path: Path) -> int:
@@ -75,7 +80,7 @@ class Node:
 
     __slots__ = ("file", "prefix", "value", "where")
 
-    def __init__(self, value: Any, file: Path, where: str = "$", prefix: str = "") -> None:
+    def __init__(self, value: Any, file: Path | str, where: str = "$", prefix: str = "") -> None:
         self.value = value
         self.file = file
         self.where = where

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..provenance import FileRecord
@@ -226,11 +225,12 @@ class RequestWindow:
         }
 
 
-def request_window(staging: Staging, path: Path) -> RequestWindow:
+def request_window(staging: Staging) -> RequestWindow:
     """Counts (refusing a file with no successful request), window, latency and tokens of the
-    one run staged from ``path``; rows need ``start_s`` (epoch seconds) and ``e2e_ms``."""
+    one run staged (messages name ``staging.name``); rows need ``start_s`` (epoch seconds) and
+    ``e2e_ms``."""
     rows, ok = staging.counts(0)
-    require_completed(path, f"{rows} request record(s)", ok)
+    require_completed(staging.name, f"{rows} request record(s)", ok)
     window = staging.execute(
         "SELECT min(start_s), max(start_s + e2e_ms / 1000.0) FROM req WHERE ok"
     ).fetchone()

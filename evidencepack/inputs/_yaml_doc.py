@@ -33,47 +33,49 @@ def top_level_keys(probe: Probe) -> set[str]:
     return {m.group(1).decode() for m in _KEY.finditer(probe.head)}
 
 
-def load_yaml_document(path: Path) -> Any:
-    """The YAML document in ``path`` as plain Python values; InputError naming line and column."""
+def load_yaml_document(path: Path, name: str | None = None) -> Any:
+    """The YAML document in ``path`` as plain Python values; InputError naming line and column
+    of ``name`` (what messages call the file; default: ``path``)."""
+    shown = str(path) if name is None else name
     try:
         stat = path.stat()
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc
-    return _load(str(path), stat.st_mtime_ns, stat.st_size)
+        raise InputError(f"cannot read: {exc}", file=shown) from exc
+    return _load(str(path), shown, stat.st_mtime_ns, stat.st_size)
 
 
 @lru_cache(maxsize=1)
-def _load(name: str, mtime_ns: int, size: int) -> Any:
+def _load(name: str, shown: str, mtime_ns: int, size: int) -> Any:
     path = Path(name)
-    raw = read_limited(path, MAX_YAML_RESULT_BYTES, what="YAML result file")
+    raw = read_limited(path, MAX_YAML_RESULT_BYTES, what="YAML result file", label=shown)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: byte {exc.start}: not UTF-8 text") from exc
+        raise InputError(f"{shown}: byte {exc.start}: not UTF-8 text") from exc
     loader = _LOADER(text)
     try:
-        _check_events(path, loader)
+        _check_events(shown, loader)
     finally:
         loader.dispose()
     loader = _LOADER(text)
     try:
         return loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
-        raise _located(path, exc) from exc
+        raise _located(shown, exc) from exc
     except yaml.YAMLError as exc:
-        raise InputError(f"{path}: YAML error: {' '.join(str(exc).split())}") from exc
+        raise InputError(f"{shown}: YAML error: {' '.join(str(exc).split())}") from exc
     finally:
         loader.dispose()
 
 
-def _check_events(path: Path, loader: Any) -> None:
+def _check_events(shown: str, loader: Any) -> None:
     """Refuse anchors, aliases and deep nesting before anything is built."""
     depth = 0
     try:
         while loader.check_event():
             event = loader.get_event()
             mark = event.start_mark
-            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+            where = f"{shown}:{mark.line + 1}:{mark.column + 1}" if mark else shown
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                 raise InputError(f"{where}: YAML anchors and aliases are not read in a result file")
             if isinstance(event, yaml.CollectionStartEvent):
@@ -83,12 +85,12 @@ def _check_events(path: Path, loader: Any) -> None:
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
     except yaml.MarkedYAMLError as exc:
-        raise _located(path, exc) from exc
+        raise _located(shown, exc) from exc
     except yaml.YAMLError as exc:
-        raise InputError(f"{path}: YAML error: {' '.join(str(exc).split())}") from exc
+        raise InputError(f"{shown}: YAML error: {' '.join(str(exc).split())}") from exc
 
 
-def _located(path: Path, exc: yaml.MarkedYAMLError) -> InputError:
+def _located(shown: str, exc: yaml.MarkedYAMLError) -> InputError:
     mark = exc.problem_mark or exc.context_mark
     where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
-    return InputError(f"{path}:{where}: YAML syntax error: {exc.problem or exc}")
+    return InputError(f"{shown}:{where}: YAML syntax error: {exc.problem or exc}")

@@ -33,12 +33,21 @@ class Probe:
     ``first`` is the whole document for ``json``, the first record for ``jsonl``, the header
     row (a list of cells) for ``csv``, the first line for ``text`` and the member names for
     ``zip``. ``head`` is the file's first 64 KiB, for detectors of plain-text formats.
+
+    ``path`` is where the bytes are (a build reads a private copy); ``name`` is what every
+    message calls the file: its path in the spec or the pack, the user's path on the command
+    line. A reader opens ``path`` and names ``name``; nothing rewrites its messages afterwards.
     """
 
     path: Path
     container: Container
     first: Any
     head: bytes
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", str(self.path))
 
 
 @dataclass(frozen=True)
@@ -114,10 +123,13 @@ def with_tool(
     )
 
 
-def require_completed(path: Path, where: str, completed: int) -> None:
-    """A run with no completed request measures nothing: refuse it."""
+def require_completed(name: Path | str, where: str, completed: int) -> None:
+    """A run with no completed request measures nothing: refuse it (``name``: the file as
+    messages call it)."""
     if completed <= 0:
-        raise InputError(f"{path}: {where}: zero completed requests; nothing was measured")
+        raise InputError(
+            "zero completed requests; nothing was measured", file=str(name), where=where
+        )
 
 
 def iso_from_epoch(seconds: float | None) -> str | None:

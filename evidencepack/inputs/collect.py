@@ -73,10 +73,12 @@ def files_under(path: Path) -> list[Path]:
     try:
         children = sorted(path.rglob("*"))
     except OSError as exc:  # the folder changed (or went) while it was listed
-        raise InputError(f"{path}: cannot list: {exc.strerror or exc}") from exc
+        raise InputError(f"cannot list: {exc.strerror or exc}", file=str(path)) from exc
     for child in children:
         if child.is_symlink():
-            raise InputError(f"{child}: symbolic links inside evidence folders are not followed")
+            raise InputError(
+                "symbolic links inside evidence folders are not followed", file=str(child)
+            )
         if child.is_dir():
             continue
         require_regular(child)
@@ -84,11 +86,17 @@ def files_under(path: Path) -> list[Path]:
     return out
 
 
-def portable(message: str, source: Path, shown: str) -> str:
-    """``message`` with the building machine's path of ``source`` replaced by ``shown`` (its
-    path in the spec or the pack): no absolute path of this machine goes into a pack file, so
-    ``verify --rebuild`` elsewhere reproduces the report."""
-    return message.replace(str(source), shown)
+def as_cited(exc: InputError, source: Path, cited: str) -> str:
+    """What ``exc`` says, about the file it names called by its place under ``cited`` (the
+    spec's path of ``source``): re-labelled by value (``InputError.named``), so no absolute
+    path of this machine goes into a pack file and ``verify --rebuild`` elsewhere reproduces
+    the report."""
+    if exc.file is None:
+        return exc.message
+    file = Path(exc.file)
+    if not file.is_relative_to(source):
+        return exc.message
+    return exc.named(str(PurePosixPath(cited, *file.relative_to(source).parts))).message
 
 
 @dataclass(frozen=True)
@@ -265,9 +273,7 @@ class Collector:
                 for f in files_under(source)
             ]
         except InputError as exc:
-            return RefFiles(
-                [], [FileProblem(f"{ref.path}: {portable(exc.message, source, ref.path)}")]
-            )
+            return RefFiles([], [FileProblem(f"{ref.path}: {as_cited(exc, source, ref.path)}")])
         linked = []
         for file in added:
             links = self.snapshots.take(self.source_of(file.pack_path)).links
@@ -301,7 +307,7 @@ class Collector:
         try:
             digests = {f: self.digest(f) for f in files_under(source)}
         except InputError as exc:
-            return [FileProblem(f"{ref.path}: {portable(exc.message, source, ref.path)}")]
+            return [FileProblem(f"{ref.path}: {as_cited(exc, source, ref.path)}")]
         if source.is_file():
             actual = digests[source]
         else:

@@ -182,11 +182,15 @@ def _count(store: Store, run_id: str, column: str) -> int:
     return count
 
 
-def loadgen_pair(detail: Path, summary: Path) -> list[RunFinding]:
+def loadgen_pair(
+    detail: Path, summary: Path, names: tuple[str, str] | None = None
+) -> list[RunFinding]:
     """Every figure a LoadGen summary prints that its detail log contradicts, as FAIL findings
-    (the run is read from the detail log; a summary that disagrees is not trusted silently)."""
+    (the run is read from the detail log; a summary that disagrees is not trusted silently).
+    ``names`` are what the findings call the two files (default: their paths)."""
+    shown = names or (str(detail), str(summary))
     try:
-        problems = cross_check(parse_detail(detail), parse_summary_raw(summary))
+        problems = cross_check(parse_detail(detail, shown[0]), parse_summary_raw(summary, shown[1]))
     except InputError as exc:
         problems = [exc.message, *exc.problems]
     return [

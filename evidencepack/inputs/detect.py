@@ -28,17 +28,19 @@ MAX_PROBE_LINE = 16 << 20
 single-line file is then read as one document, within MAX_INPUT_FILE_BYTES)."""
 
 
-def probe_file(path: Path) -> Probe:
-    """Classify ``path`` by content; a truncated zip or JSON document fails here, located."""
+def probe_file(path: Path, name: str | None = None) -> Probe:
+    """Classify ``path`` by content; a truncated zip or JSON document fails here, located.
+    ``name`` is what messages call the file (``Probe.name``; default: ``path``)."""
+    shown = str(path) if name is None else name
     if path.is_dir():
-        raise InputError(f"{path}: is a folder; give the files inside it")
+        raise InputError(f"{shown}: is a folder; give the files inside it")
     problem = regular_file_problem(path)
     if problem and path.exists():  # a FIFO or device would block or never end
-        raise InputError(f"{path}: {problem}")
+        raise InputError(f"{shown}: {problem}")
     size = path.stat().st_size if not problem else 0
     if size > MAX_INPUT_FILE_BYTES:  # before reading: a sparse 2 GiB file costs no disk
         raise InputError(
-            f"{path}: {size} bytes, over the limit of {MAX_INPUT_FILE_BYTES} bytes for an "
+            f"{shown}: {size} bytes, over the limit of {MAX_INPUT_FILE_BYTES} bytes for an "
             "evidence file"
         )
     try:
@@ -48,40 +50,40 @@ def probe_file(path: Path) -> Probe:
             first_line = _next_nonblank(handle) or b""
             second = _next_nonblank(handle)
     except FileNotFoundError as exc:
-        raise InputError(f"{path}: no such file") from exc
+        raise InputError(f"{shown}: no such file") from exc
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc
+        raise InputError(f"{shown}: cannot read: {exc}") from exc
 
     if not head.strip():
-        return Probe(path, "empty", None, head)
+        return Probe(path, "empty", None, head, shown)
     if head.startswith((_ZIP_MAGIC, _EMPTY_ZIP)):
-        return Probe(path, "zip", _zip_members(path), head)
+        return Probe(path, "zip", _zip_members(path, shown), head, shown)
     try:
         text_line = first_line.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return Probe(path, "binary", None, head)
+        return Probe(path, "binary", None, head, shown)
 
     stripped = text_line.strip()
     if stripped.startswith("[") and not _JSON_ARRAY_START.match(stripped):
         # ``[section]``, ``[link](url)``: text that merely opens with a bracket, not JSON.
-        return Probe(path, "text", stripped, head)
+        return Probe(path, "text", stripped, head, shown)
     if stripped.startswith(("{", "[")):
         try:
             value = json.loads(stripped)
         except RecursionError as exc:
-            raise InputError(f"{path}: line 1: {NESTING}") from exc
+            raise InputError(f"{shown}: line 1: {NESTING}") from exc
         except json.JSONDecodeError:
             # Not a complete value on its first line: a (pretty-printed) JSON document.
-            return Probe(path, "json", load_json_document(path), head)
+            return Probe(path, "json", load_json_document(path, shown), head, shown)
         if second is None:
-            return Probe(path, "json", value, head)
+            return Probe(path, "json", value, head, shown)
         if isinstance(value, dict):
-            return Probe(path, "jsonl", value, head)
-        return Probe(path, "json", load_json_document(path), head)
+            return Probe(path, "jsonl", value, head, shown)
+        return Probe(path, "json", load_json_document(path, shown), head, shown)
     if "," in stripped and not stripped.startswith(":::"):
         header = next(csv.reader(io.StringIO(stripped)))
-        return Probe(path, "csv", [cell.strip() for cell in header], head)
-    return Probe(path, "text", stripped, head)
+        return Probe(path, "csv", [cell.strip() for cell in header], head, shown)
+    return Probe(path, "text", stripped, head, shown)
 
 
 def _next_nonblank(handle: io.BufferedReader) -> bytes | None:
@@ -94,11 +96,11 @@ def _next_nonblank(handle: io.BufferedReader) -> bytes | None:
     return None
 
 
-def _zip_members(path: Path) -> list[str]:
+def _zip_members(path: Path, shown: str) -> list[str]:
     try:
         with zipfile.ZipFile(path) as archive:
             return archive.namelist()
     except zipfile.BadZipFile as exc:
-        raise InputError(f"{path}: truncated or corrupt zip archive: {exc}") from exc
+        raise InputError(f"{shown}: truncated or corrupt zip archive: {exc}") from exc
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc
+        raise InputError(f"{shown}: cannot read: {exc}") from exc

@@ -21,7 +21,7 @@ from ..spec.load import LoadedSpec
 from ..spec.models import Candidate, EvidenceRef
 from ..store import Store
 from .base import ParsedInput
-from .collect import Collector, portable
+from .collect import Collector
 from .crosscheck import loadgen_pair
 from .formats.measure_server_metrics import (
     SERVER_METRICS_FILE,
@@ -34,7 +34,6 @@ from .models import ReferencePoint, ServingRun
 from .records import FileProblem, InputFile, in_spec
 from .reference_points import read_reference_points
 from .registry import read_input
-from .snapshot import named_as
 from .stage import empty_outputs_valid, shared_staging
 from .stored import replace_findings, runs_of_files
 
@@ -189,17 +188,16 @@ def _read_ref(
         shown = collector.shown(path)
         try:
             with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
-                # The reader gets the collector's record: named by its pack path, not hashed again.
-                parsed = named_as(read_input(path, record=target.as_read()), path, shown)
+                # The reader gets the collector's record (not hashed again) and the spec's name.
+                parsed = read_input(path, record=target.as_read(), name=shown)
         except InputError as exc:
-            message = portable(exc.message, path, shown)
-            taking.problems.append(FileProblem(f"{ref.path}: cannot read: {message}", target))
+            problem = f"{ref.path}: cannot read: {exc.message}"
+            taking.problems.append(FileProblem(problem, target))
             continue
         try:
             load_input(store, parsed, role=role, candidate=candidate.id)
-        except InputError as exc:
-            message = portable(exc.message.replace(target.pack_path, shown), path, shown)
-            taking.problems.append(FileProblem(f"{ref.path}: {message}", target))
+        except InputError as exc:  # names the record's pack path: shown by the spec's
+            taking.problems.append(FileProblem(f"{ref.path}: {exc.named(shown).message}", target))
             continue
         if not (parsed.runs if role == "runs" else parsed.score_sets):
             holds = "serving runs" if role == "runs" else "scores"
@@ -242,7 +240,8 @@ def _folder_rows(
     if rows is None:
         return {}
     try:
-        parsed = read_input(collector.result.sources[rows.pack_path], record=rows.as_read())
+        copy = collector.result.sources[rows.pack_path]
+        parsed = read_input(copy, record=rows.as_read(), name=collector.shown(copy))
     except InputError:
         return {}
     if len(parsed.runs) != 1:
@@ -252,7 +251,8 @@ def _folder_rows(
     if metrics is not None:
         update: dict[str, Any] = {"metrics_file": collector.result.files[metrics.pack_path]}
         try:
-            update["metrics"] = read_server_metrics(collector.result.sources[metrics.pack_path])
+            copy = collector.result.sources[metrics.pack_path]
+            update["metrics"] = read_server_metrics(copy, collector.shown(copy))
         except InputError as exc:
             update["metrics_problem"] = exc.message
         found = replace(found, **update)
@@ -269,12 +269,9 @@ def _check_loadgen_summary(
     if detail is None or summary is None:
         return
     copies = [collector.result.sources[f.pack_path] for f in (detail, summary)]
-    findings = loadgen_pair(copies[0], copies[1])
-    for copy in copies:
-        shown = collector.shown(copy)
-        findings = [
-            f.model_copy(update={"detail": f.detail.replace(str(copy), shown)}) for f in findings
-        ]
+    findings = loadgen_pair(
+        copies[0], copies[1], (collector.shown(copies[0]), collector.shown(copies[1]))
+    )
     for run in runs_of_files(store, [detail.sha256], candidate.id)[detail.sha256]:
         replace_findings(store, run.run_id, "summary-disagrees", findings)
 
@@ -288,10 +285,10 @@ def _public(collector: Collector, taking: _Taking, ref: EvidenceRef) -> None:
     for file in ref_files.files:
         path = collector.result.sources[file.pack_path]
         try:
-            parsed = read_reference_points(path, record=file.as_read())
+            parsed = read_reference_points(path, record=file.as_read(), name=in_spec(file))
         except InputError as exc:
-            message = exc.message.replace(str(path), in_spec(file))
-            taking.problems.append(FileProblem(f"{ref.path}: cannot read: {message}", file))
+            problem = f"{ref.path}: cannot read: {exc.message}"
+            taking.problems.append(FileProblem(problem, file))
             continue
         collector.annotate(
             file.pack_path,

@@ -48,9 +48,9 @@ class SetSummary:
 class ItemStaging(FileStaging):
     """The staged per-item scores of one file."""
 
-    def __init__(self, path: Path, locate: LocateItem) -> None:
+    def __init__(self, path: Path, locate: LocateItem, name: str | None = None) -> None:
         self.locate = locate
-        super().__init__(path, ITEMS_DDL)
+        super().__init__(path, ITEMS_DDL, name)
 
     def insert(self, select_sql: str, params: Sequence[Any]) -> None:
         """``INSERT INTO items BY NAME <select_sql>``: columns the SELECT omits stay NULL."""
@@ -91,9 +91,9 @@ class ItemStaging(FileStaging):
             set_index, line, item, score = bad
             where = self.locate(int(set_index), line, item or "?")
             if not item:
-                raise InputError(f"{self.path}: {where}: the item has no item_id")
+                raise InputError(f"{self.name}: {where}: the item has no item_id")
             what = "no numeric score" if score is None else f"score {score} is not a number"
-            raise InputError(f"{self.path}: {where}: item {item!r} has {what}")
+            raise InputError(f"{self.name}: {where}: item {item!r} has {what}")
         dup = self.execute(
             "SELECT set_index, item_id, min(line), count(*) FROM items "
             "GROUP BY set_index, item_id HAVING count(*) > 1 ORDER BY 1, 2 LIMIT 1"
@@ -101,7 +101,7 @@ class ItemStaging(FileStaging):
         if dup is not None:
             where = self.locate(int(dup[0]), dup[2], dup[1])
             raise InputError(
-                f"{self.path}: {where}: item_id {dup[1]!r} appears {dup[3]} times in one score set"
+                f"{self.name}: {where}: item_id {dup[1]!r} appears {dup[3]} times in one score set"
             )
 
     def summary(self, set_index: int) -> SetSummary:

@@ -69,6 +69,7 @@ def _already_loaded(
         return True
     other = found[0]
     raise InputError(
-        f"{parsed.file.path}: already loaded as {other['role']} evidence for candidate "
-        f"{other['candidate']!r}; the same file cannot also be {role} evidence for {candidate!r}"
+        f"already loaded as {other['role']} evidence for candidate {other['candidate']!r}; "
+        f"the same file cannot also be {role} evidence for {candidate!r}",
+        file=parsed.file.path,
     )

@@ -18,7 +18,7 @@ from ..mlperf.query import load_results
 from ..mlperf.training_import import TrainingResult, load_training
 from ..spec.models import Candidate, MlperfRef
 from ..store import Store
-from .collect import Collector, portable, scan_tree
+from .collect import Collector, as_cited, scan_tree
 from .records import FileProblem, InputFile
 
 
@@ -132,7 +132,7 @@ def take_mlperf(
     try:
         report = imports(path, ref.round)
     except InputError as exc:
-        taken.problems.append(FileProblem(f"{ref.path}: {portable(exc.message, path, ref.path)}"))
+        taken.problems.append(FileProblem(f"{ref.path}: {as_cited(exc, path, ref.path)}"))
         return
     keys = sorted({*report.imported, *report.unchanged})
     if ref.result is not None and ref.result.startswith("training/"):

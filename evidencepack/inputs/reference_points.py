@@ -16,14 +16,18 @@ from .base import ParsedInput
 from .registry import read_input
 
 
-def read_reference_points(path: Path, *, record: FileRecord | None = None) -> ParsedInput:
+def read_reference_points(
+    path: Path, *, record: FileRecord | None = None, name: str | None = None
+) -> ParsedInput:
     """The reference points of one file (``ParsedInput.references``, never empty); InputError
-    when the file cannot be read or holds serving runs or scores instead."""
-    parsed = read_input(path, record=record)
+    when the file cannot be read or holds serving runs or scores instead. Messages call the
+    file ``name`` (default: ``path``)."""
+    parsed = read_input(path, record=record, name=name)
     if parsed.kind != "references":
         holds = "serving runs" if parsed.kind == "runs" else "scores"
         raise InputError(
-            f"{path}: a {parsed.format_id} file holds {holds}, not a public result to compare "
-            "against: cite it under runs or scores"
+            f"a {parsed.format_id} file holds {holds}, not a public result to compare against: "
+            "cite it under runs or scores",
+            file=str(path) if name is None else name,
         )
     return parsed

@@ -158,18 +158,22 @@ def detect_format(probe: Probe) -> Format:
     if _broken:
         known += f"; plug-ins that failed to load: {'; '.join(_broken)}"
     raise InputError(
-        f"{probe.path}: unknown format: the content ({_describe(probe)}) matches none of the "
+        f"{probe.name}: unknown format: the content ({_describe(probe)}) matches none of the "
         f"formats evidencepack reads ({known})"
     )
 
 
-def read_input(path: Path, *, record: FileRecord | None = None) -> ParsedInput:
+def read_input(
+    path: Path, *, record: FileRecord | None = None, name: str | None = None
+) -> ParsedInput:
     """Read one file into the normalised models; nothing is stored. Raises InputError.
 
     ``record`` is the file's record when its bytes were already read and hashed (a snapshot:
-    a build's collector, ``read_private``); without it the file is hashed here.
+    a build's collector, ``read_private``); without it the file is hashed here. ``name`` is
+    what every message calls the file (``Probe.name``; default: ``path``): a build reads a
+    private copy and names the file by its path in the spec.
     """
-    probe = probe_file(path)
+    probe = probe_file(path, name)
     if record is None:
         record = file_record(path)
     fmt = detect_format(probe)

@@ -3,14 +3,13 @@
 DuckDB's readers take a path as a pattern (``*``, ``?``, ``[...]``, ``{...}``), so a cited
 ``s[c]ores.jsonl`` would read the ``scores.jsonl`` beside it. ``Snapshots.take`` copies a file
 in one read (hashing the same bytes) to ``<root>/<n>/<plain name>``; readers, pin checks and the
-pack all use the copy. ``read_private`` does the same for one file (``evidencepack inspect``);
-``named_as`` puts the user's path back into what a reader says about the copy.
+pack all use the copy. ``read_private`` does the same for one file (``evidencepack inspect``).
+A reader of a copy is handed the user's path as the file's name (``read_input(name=...)``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import errno
 import hashlib
 import os
@@ -36,9 +35,11 @@ def require_regular(path: Path) -> None:
     try:
         mode = path.stat().st_mode
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc
+        raise InputError(f"cannot read: {exc}", file=str(path)) from exc
     if not stat.S_ISREG(mode):
-        raise InputError(f"{path}: not a regular file (a FIFO, socket or device is not evidence)")
+        raise InputError(
+            "not a regular file (a FIFO, socket or device is not evidence)", file=str(path)
+        )
 
 
 @dataclass(frozen=True)
@@ -116,22 +117,26 @@ class Snapshots:
         try:
             fd = self._open(source)
         except FileNotFoundError as exc:
-            raise InputError(f"{source}: no such file") from exc
+            raise InputError("no such file", file=str(source)) from exc
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.ENOTDIR):
                 raise InputError(
-                    f"{source}: a symbolic link (or a folder swapped for one) on the way to the "
-                    "file: links inside evidence are not followed"
+                    "a symbolic link (or a folder swapped for one) on the way to the file: links "
+                    "inside evidence are not followed",
+                    file=str(source),
                 ) from exc
-            raise InputError(f"{source}: cannot read: {exc}") from exc
+            raise InputError(f"cannot read: {exc}", file=str(source)) from exc
         with os.fdopen(fd, "rb") as src:
             info = os.fstat(src.fileno())
             if not stat.S_ISREG(info.st_mode):
                 raise InputError(
-                    f"{source}: not a regular file (a FIFO, socket or device is not evidence)"
+                    "not a regular file (a FIFO, socket or device is not evidence)",
+                    file=str(source),
                 )
             if limit is not None and info.st_size > limit:
-                raise InputError(f"{source}: {info.st_size} bytes, over the limit of {limit} bytes")
+                raise InputError(
+                    f"{info.st_size} bytes, over the limit of {limit} bytes", file=str(source)
+                )
             sha256, size = self._copy(src, source, folder, copy)
         copy.chmod(0o400)
         snap = Snapshot(
@@ -162,7 +167,7 @@ class Snapshots:
                     try:
                         chunk = src.read(_CHUNK)
                     except OSError as exc:
-                        raise InputError(f"{source}: cannot read: {exc}") from exc
+                        raise InputError(f"cannot read: {exc}", file=str(source)) from exc
                     if not chunk:
                         break
                     digest.update(chunk)
@@ -189,11 +194,12 @@ class Snapshots:
         root = next((r for r in self._roots if real.is_relative_to(r)), None)
         if root is None:
             raise InputError(
-                f"{source}: resolves to {real}, outside the spec's folder (it changed since the "
-                "spec was checked, or a link points out): not read"
+                f"resolves to {real}, outside the spec's folder (it changed since the spec was "
+                "checked, or a link points out): not read",
+                file=str(source),
             )
         if root not in self._root_fds:
-            raise InputError(f"{source}: its folder {root} could not be opened: not read")
+            raise InputError(f"its folder {root} could not be opened: not read", file=str(source))
         handle, base = self._root_fds[root]
         return open_below(handle, (*base, *real.relative_to(root).parts), flags, shown=source)
 
@@ -216,7 +222,7 @@ def open_below(root: int, parts: tuple[str, ...], flags: int, *, shown: Path) ->
     anywhere below ``root`` (planted or swapped in during the walk) fails the open (ELOOP or
     ENOTDIR) instead of leading outside. ``..`` is refused; ``shown`` names the file."""
     if not parts or any(part in ("", ".", "..") for part in parts):
-        raise InputError(f"{shown}: not a file below the folder it is cited in")
+        raise InputError("not a file below the folder it is cited in", file=str(shown))
     nofollow = getattr(os, "O_NOFOLLOW", 0)
     folder, owned = root, False
     try:
@@ -246,39 +252,6 @@ def _safe_name(name: str) -> str:
     return "input" + suffix
 
 
-def named_as(parsed: ParsedInput, copy: Path, shown: str) -> ParsedInput:
-    """What a reader said about a private copy, said about the source: its messages name
-    ``shown`` (for a pack: the path relative to the spec, the same on every machine and inside
-    the pack). The record keeps the name it was handed (``Snapshot.record``)."""
-
-    def named(text: str) -> str:
-        return text.replace(str(copy), shown)
-
-    record = parsed.file.model_copy(
-        update={"warnings": tuple(named(w) for w in parsed.file.warnings)}
-    )
-    return dataclasses.replace(
-        parsed,
-        file=record,
-        warnings=tuple(named(w) for w in parsed.warnings),
-        runs=tuple(
-            r.model_copy(
-                update={
-                    "warnings": tuple(named(w) for w in r.warnings),
-                    "findings": tuple(
-                        f.model_copy(update={"detail": named(f.detail)}) for f in r.findings
-                    ),
-                }
-            )
-            for r in parsed.runs
-        ),
-        score_sets=tuple(
-            s.model_copy(update={"warnings": tuple(named(w) for w in s.warnings)})
-            for s in parsed.score_sets
-        ),
-    )
-
-
 def read_private(path: Path) -> ParsedInput:
     """``registry.read_input`` for one file named on the command line. A path with glob
     characters is read from a private copy of its folder's files (companions such as
@@ -294,9 +267,4 @@ def read_private(path: Path) -> ParsedInput:
         for sibling in sorted(path.parent.iterdir()):
             if sibling != path and not sibling.is_symlink() and sibling.is_file():
                 snapshots.take(sibling)
-        try:
-            parsed = read_input(snap.copy, record=snap.record(str(path)))
-        except InputError as exc:
-            named = [p.replace(str(snap.copy), str(path)) for p in exc.problems]
-            raise InputError(exc.message.replace(str(snap.copy), str(path)), named) from exc
-        return named_as(parsed, snap.copy, str(path))
+        return read_input(snap.copy, record=snap.record(str(path)), name=str(path))

@@ -125,8 +125,10 @@ class FileStaging(Connection):
     of its own attached to the store's database (``catalog``), kept past ``close`` once its
     rows are handed on (``_rows``)."""
 
-    def __init__(self, path: Path, ddl: str) -> None:
+    def __init__(self, path: Path, ddl: str, name: str | None = None) -> None:
         self.path = path
+        self.name = str(path) if name is None else name
+        """What messages call the file (``Probe.name``); ``path`` is where its bytes are."""
         self.catalog: str | None = None
         self._owner: duckdb.DuckDBPyConnection | None = None
         self._handed = False
@@ -145,7 +147,7 @@ class FileStaging(Connection):
         self.execute(ddl)
 
     def _error(self, exc: duckdb.Error, doing: str) -> InputError:
-        return _input_error(self.path, exc)
+        return _input_error(self.path, exc, self.name)
 
     def close(self) -> None:
         """Close this staging; its catalog in the store goes too unless its rows were handed on."""
@@ -177,11 +179,11 @@ class Staging(FileStaging):
     A run's counts and distributions are read in two statements and kept until the rows change
     (any ``execute`` from outside): a small file's cost is its number of statements."""
 
-    def __init__(self, path: Path, locate: Locate) -> None:
+    def __init__(self, path: Path, locate: Locate, name: str | None = None) -> None:
         self.locate = locate
         self._counts: dict[int, tuple[int, int, int]] = {}
         self._distributions: dict[int, dict[str, tuple[Any, ...]]] = {}
-        super().__init__(path, REQ_DDL)
+        super().__init__(path, REQ_DDL, name)
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None) -> Any:
         """Run one statement; what was read about the rows is read again after it."""
@@ -211,7 +213,7 @@ class Staging(FileStaging):
                     where = self.locate(
                         int(batch["run_index"][row]), int(batch["request_index"][row]), None, name
                     )
-                    raise InputError(f"{self.path}: {where}: NaN is not a valid measurement")
+                    raise InputError(f"{self.name}: {where}: NaN is not a valid measurement")
         names = ", ".join(batch)  # our own column names, never input
         self._counts.clear()
         self._distributions.clear()
@@ -228,9 +230,9 @@ class Staging(FileStaging):
             _, column, run_index, request_index, line, problem, value = bad
             where = self.locate(int(run_index), int(request_index), line, column)
             if column == "problem":
-                raise InputError(f"{self.path}: {where}{problem}")
+                raise InputError(f"{self.name}: {where}{problem}")
             what = "NaN" if math.isnan(value) else f"negative {value}"
-            raise InputError(f"{self.path}: {where}: {what} is not a valid measurement")
+            raise InputError(f"{self.name}: {where}: {what} is not a valid measurement")
         # A "success" that produced no token is an error, not a fast request (unless the spec
         # says an empty answer is right); TPOT by the canonical definition, the first token
         # excluded (an emptied row has no second token, so the old ``ok`` is the new one there).
@@ -439,18 +441,20 @@ def make_check(
 
 
 _LINE = re.compile(r"line (\d+)")
+_DUCKDB_FILE = re.compile(r' in file "[^"]*"')
+"""DuckDB's own mention of the file it read (a build's private copy), left out of messages."""
 
 
-def _first_bad_json_line(path: Path) -> InputError | None:
+def _first_bad_json_line(path: Path, name: str) -> InputError | None:
     try:
-        for _ in iter_json_lines(path):
+        for _ in iter_json_lines(path, name):
             pass
     except InputError as exc:
         return exc
     return None
 
 
-def _input_error(path: Path, exc: duckdb.Error) -> InputError:
+def _input_error(path: Path, exc: duckdb.Error, name: str) -> InputError:
     """A DuckDB reader error in a user's words: the file and the line.
 
     DuckDB's own line numbers for malformed JSON are not exact, so on that path the file is
@@ -458,12 +462,13 @@ def _input_error(path: Path, exc: duckdb.Error) -> InputError:
     """
     text = str(exc).split("\n")[0]
     if "Malformed JSON" in text:
-        located = _first_bad_json_line(path)
+        located = _first_bad_json_line(path, name)
         if located is not None:
             return located
     text = re.sub(r"^[A-Za-z ]+Error: ", "", text)
+    text = _DUCKDB_FILE.sub("", text)  # DuckDB names the bytes' place; the message names ``name``
     if "unexpected end of data" in text:
-        return InputError(f"{path}: truncated JSON: the file ends inside a record ({text})")
+        return InputError(f"{name}: truncated JSON: the file ends inside a record ({text})")
     match = _LINE.search(text)
     where = f"line {match.group(1)}: " if match else ""
-    return InputError(f"{path}: {where}cannot read per-request rows: {text}")
+    return InputError(f"{name}: {where}cannot read per-request rows: {text}")

@@ -66,16 +66,19 @@ def import_path(
     if round is not None and round not in KNOWN_ROUNDS:
         raise InputError(f"unknown MLPerf round {round!r}; known: {', '.join(KNOWN_ROUNDS)}")
     if not path.exists():
-        raise InputError(f"{path}: no such file or folder")
+        raise InputError("no such file or folder", file=str(path))
     if not path.is_dir():
-        raise InputError(f"{path}: give a folder (a results tree, a submission or a LoadGen run)")
+        raise InputError(
+            "give a folder (a results tree, a submission or a LoadGen run)", file=str(path)
+        )
     found = list(find_results(path))
     training_found = list(find_training(path))
     if not found and not training_found:
         raise InputError(
-            f"{path}: no MLPerf results here (no results/<system>/<benchmark>/<scenario> "
-            "folders, no mlperf_log_detail.txt or mlperf_log_summary.txt, and no Training "
-            "results/<system>/<benchmark>/result_*.txt)"
+            "no MLPerf results here (no results/<system>/<benchmark>/<scenario> folders, no "
+            "mlperf_log_detail.txt or mlperf_log_summary.txt, and no Training "
+            "results/<system>/<benchmark>/result_*.txt)",
+            file=str(path),
         )
     if only_keys is not None:
         found = [files for files in found if may_be_one_of(files, only_keys)]

@@ -229,13 +229,17 @@ _FLAG_KEYS = {
 }
 
 
-def read_detail_records(path: Path) -> tuple[dict[str, Any], dict[str, int], list[LogLine]]:
+def read_detail_records(
+    path: Path, name: str | None = None
+) -> tuple[dict[str, Any], dict[str, int], list[LogLine]]:
     """Every ``:::MLLOG`` line: last value per key, its line, and the error/warning lines.
+    Messages call the file ``name`` (default: ``path``).
 
     A measured key (``result_*``, ``effective_*``) logged twice is listed under
     ``values["__repeated__"]`` with both lines and values, never silently resolved.
     Raises LoadgenLogError naming each ``file:line`` that is not a complete JSON record.
     """
+    shown = str(path) if name is None else name
     values: dict[str, Any] = {}
     repeated: list[str] = []
     lines: dict[str, int] = {}
@@ -245,16 +249,16 @@ def read_detail_records(path: Path) -> tuple[dict[str, Any], dict[str, int], lis
     try:
         handle = path.open(encoding="utf-8", errors="replace")
     except FileNotFoundError as exc:
-        raise LoadgenLogError(f"{path}: no such file") from exc
+        raise LoadgenLogError(f"{shown}: no such file") from exc
     except OSError as exc:
-        raise LoadgenLogError(f"{path}: cannot read: {exc}") from exc
+        raise LoadgenLogError(f"{shown}: cannot read: {exc}") from exc
     with handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
             record = _record(raw)
             if isinstance(record, str):
-                problems.append(f"{path}:{number}: {record}")
+                problems.append(f"{shown}:{number}: {record}")
                 if len(problems) >= _MAX_PROBLEMS:
                     break
                 continue
@@ -263,7 +267,7 @@ def read_detail_records(path: Path) -> tuple[dict[str, Any], dict[str, int], lis
             if key in values and key.startswith(_MEASURED) and key != "result_invalid_reason":
                 same = "the same value" if values[key] == value else f"{values[key]!r} before"
                 repeated.append(
-                    f"{path}:{number}: {key} = {value!r} logged again (line {lines[key]}, {same})"
+                    f"{shown}:{number}: {key} = {value!r} logged again (line {lines[key]}, {same})"
                 )
             values[key] = value
             lines[key] = number
@@ -273,21 +277,21 @@ def read_detail_records(path: Path) -> tuple[dict[str, Any], dict[str, int], lis
             if isinstance(meta, dict) and (meta.get("is_error") or meta.get("is_warning")):
                 flagged.append(
                     LogLine(
-                        file=str(path),
+                        file=shown,
                         line=number,
                         key=("error:" if meta.get("is_error") else "warning:") + key,
                         message=str(value),
                     )
                 )
     if problems:
-        first = problems[0].removeprefix(f"{path}:")
+        first = problems[0].removeprefix(f"{shown}:")
         raise LoadgenLogError(
-            f"{path}:{first} ({len(problems)} malformed line(s) in the LoadGen detail log; "
+            f"{shown}:{first} ({len(problems)} malformed line(s) in the LoadGen detail log; "
             "truncated or edited)",
             problems,
         )
     if not values:
-        raise LoadgenLogError(f"{path}: no :::MLLOG records (empty or not a LoadGen detail log)")
+        raise LoadgenLogError(f"{shown}: no :::MLLOG records (empty or not a LoadGen detail log)")
     values["__invalid_reasons__"] = reasons
     values["__repeated__"] = repeated
     return values, lines, flagged
@@ -324,9 +328,11 @@ def _no_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
 
 
-def parse_detail(path: Path) -> LoadgenLog:
-    """Read ``mlperf_log_detail.txt`` into a LoadgenLog."""
-    values, lines, flagged = read_detail_records(path)
+def parse_detail(path: Path, label: str | None = None) -> LoadgenLog:
+    """Read ``mlperf_log_detail.txt`` into a LoadgenLog; it and its messages call the file
+    ``label`` (default: ``path``)."""
+    shown = str(path) if label is None else label
+    values, lines, flagged = read_detail_records(path, shown)
 
     def num(key: str) -> float | None:
         value = values.get(key)
@@ -379,7 +385,7 @@ def parse_detail(path: Path) -> LoadgenLog:
     return LoadgenLog.model_validate(
         {
             "source": "detail",
-            "detail_path": str(path),
+            "detail_path": shown,
             "loadgen_version": _str(values.get("loadgen_version")),
             "loadgen_git_commit_date": _str(values.get("loadgen_git_commit_date")),
             "test_datetime": _str(values.get("test_datetime")),

@@ -81,9 +81,10 @@ class SummaryValue:
 
 @dataclass
 class RawSummary:
-    """The summary as read, before it becomes a LoadgenLog; keeps printed precision for checks."""
+    """The summary as read, before it becomes a LoadgenLog; keeps printed precision for checks.
+    ``path`` is the file as messages name it."""
 
-    path: Path
+    path: Path | str
     text: dict[str, tuple[str, int]] = field(default_factory=dict)
     numbers: dict[str, SummaryValue] = field(default_factory=dict)
     parameters: dict[str, SummaryValue] = field(default_factory=dict)
@@ -208,18 +209,19 @@ class RawSummary:
         }
 
 
-def parse_summary_raw(path: Path) -> RawSummary:
+def parse_summary_raw(path: Path, name: str | None = None) -> RawSummary:
     """Read a summary; raise LoadgenLogError if it is not one."""
+    shown = str(path) if name is None else name
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError as exc:
-        raise LoadgenLogError(f"{path}: no such file") from exc
+        raise LoadgenLogError(f"{shown}: no such file") from exc
     except OSError as exc:
-        raise LoadgenLogError(f"{path}: cannot read: {exc}") from exc
+        raise LoadgenLogError(f"{shown}: cannot read: {exc}") from exc
     try:
-        return _parse_lines(path, text)
+        return _parse_lines(shown, text)
     except _Overflow as exc:
-        raise LoadgenLogError(f"{path}:{exc.line}: {exc} (not a number LoadGen writes)") from exc
+        raise LoadgenLogError(f"{shown}:{exc.line}: {exc} (not a number LoadGen writes)") from exc
 
 
 class _Overflow(ValueError):
@@ -228,7 +230,7 @@ class _Overflow(ValueError):
         self.line = line
 
 
-def _parse_lines(path: Path, text: str) -> RawSummary:
+def _parse_lines(path: Path | str, text: str) -> RawSummary:
     raw = RawSummary(path=path)
     section = ""
     in_recommendations = False

@@ -272,15 +272,20 @@ class TrustRoot:
 
 
 def load_trust_root(
-    path: Path | None = None, *, staging: bool = False, offline: bool = False
+    path: Path | None = None,
+    *,
+    staging: bool = False,
+    offline: bool = False,
+    label: str | None = None,
 ) -> TrustRoot:
     """A pinned trusted-root file (or a client trust config holding one), else the TUF root.
 
     Without ``path`` and with ``offline``, the root cached by sigstore-python (or the one it
     ships) is used without refreshing; without ``offline`` it is refreshed over the network.
+    Messages call a pinned file ``label`` (default: ``path``).
     """
     if path is not None:
-        return _trust_root_file(path)
+        return _trust_root_file(path, str(path) if label is None else label)
     instance: Literal["production", "staging"] = "staging" if staging else "production"
     try:
         config = (
@@ -297,11 +302,11 @@ def load_trust_root(
     return TrustRoot(root, TrustRootInfo(source=instance, refreshed=not offline))
 
 
-def _trust_root_file(path: Path) -> TrustRoot:
+def _trust_root_file(path: Path, shown: str) -> TrustRoot:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise CouldNotRun(f"{path}: cannot read the trusted root: {exc}") from exc
+        raise CouldNotRun(f"{shown}: cannot read the trusted root: {exc}") from exc
     try:
         data = json.loads(raw)
         if isinstance(data, dict) and data.get("mediaType") == _CONFIG_MEDIA_TYPE:
@@ -310,7 +315,7 @@ def _trust_root_file(path: Path) -> TrustRoot:
             root = TrustedRoot.from_file(str(path))
     except (SigstoreError, ValueError) as exc:
         raise InputError(
-            f"{path}: not a Sigstore trusted root or client trust config: {exc}"
+            f"{shown}: not a Sigstore trusted root or client trust config: {exc}"
         ) from exc
     info = TrustRootInfo(source="file", path=str(path), sha256=hashlib.sha256(raw).hexdigest())
     return TrustRoot(root, info)

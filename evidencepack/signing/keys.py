@@ -124,10 +124,16 @@ def generate_keypair(
     )
 
 
-def _read(path: Path, what: str, error: type[InputError] | type[SigningError]) -> bytes:
+def _read(
+    path: Path,
+    what: str,
+    error: type[InputError] | type[SigningError],
+    label: str | None = None,
+) -> bytes:
+    shown = str(path) if label is None else label
     if not path.exists() and not path.is_symlink():
-        raise error(f"{path}: no such {what} file")
-    return read_limited(path, MAX_KEY_BYTES, what=what, error=error)
+        raise error(f"{shown}: no such {what} file")
+    return read_limited(path, MAX_KEY_BYTES, what=what, error=error, label=shown)
 
 
 def is_encrypted(pem: bytes) -> bool:
@@ -151,14 +157,16 @@ def load_private_key(
     return key
 
 
-def load_public_key(path: Path) -> ec.EllipticCurvePublicKey:
-    """Load an ECDSA public key (PEM) to verify a key-signed pack."""
-    pem = _read(path, "public key", InputError)
+def load_public_key(path: Path, label: str | None = None) -> ec.EllipticCurvePublicKey:
+    """Load an ECDSA public key (PEM) to verify a key-signed pack (messages call the file
+    ``label``; default: ``path``)."""
+    shown = str(path) if label is None else label
+    pem = _read(path, "public key", InputError, shown)
     try:
         key = serialization.load_pem_public_key(pem)
     except (ValueError, UnsupportedAlgorithm) as exc:
-        raise InputError(f"{path}: not a PEM public key: {exc}") from exc
+        raise InputError(f"{shown}: not a PEM public key: {exc}") from exc
     if not isinstance(key, ec.EllipticCurvePublicKey):
-        raise InputError(f"{path}: not an ECDSA public key")
+        raise InputError(f"{shown}: not an ECDSA public key")
     signature_hash(key)
     return key

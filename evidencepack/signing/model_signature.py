@@ -11,7 +11,7 @@ from pathlib import Path
 from ..analyze.evidence import SignedWeights
 from ..analyze.models import EvidenceLink
 from ..errors import EvidencePackError
-from ..inputs.collect import Collector, portable
+from ..inputs.collect import Collector
 from ..inputs.records import FileProblem, InputFile
 from ..limits import read_limited
 from ..spec.load import LoadedSpec
@@ -48,17 +48,20 @@ def read_model_signature(
     )
     copies = [collector.result.sources[f.pack_path] for f in files]
     try:
-        return _judge(loaded, signature, copies, link), []
+        return _judge(loaded, signature, copies, link, files[-1].spec_path), []
     except EvidencePackError as exc:
-        message = exc.message
-        for copy, file in zip(copies, files, strict=True):
-            message = portable(message, copy, file.spec_path)
-        return SignedWeights(message, "", link), []
+        return SignedWeights(exc.message, "", link), []
 
 
 def _judge(
-    loaded: LoadedSpec, signature: ModelSignature, copies: list[Path], link: EvidenceLink
+    loaded: LoadedSpec,
+    signature: ModelSignature,
+    copies: list[Path],
+    link: EvidenceLink,
+    key_name: str,
 ) -> SignedWeights:
+    """The verdict on the signature in ``copies[0]``, checked with the key or trusted root in
+    ``copies[1]`` (``key_name``: that file as the spec cites it)."""
     from .oms import verify_model_signature
 
     raw = read_limited(copies[0], MAX_SIGNATURE_BYTES, what="model signature", label=signature.path)
@@ -66,7 +69,7 @@ def _judge(
         from .keys import load_public_key
 
         checked, manifest = verify_model_signature(
-            raw, signature.path, public_key=load_public_key(copies[1])
+            raw, signature.path, public_key=load_public_key(copies[1], key_name)
         )
         signer = f"key sha256:{checked.signer.key_fingerprint}"
     else:
@@ -77,7 +80,7 @@ def _judge(
             signature.path,
             identity=signature.identity,
             issuer=signature.issuer,
-            trust_root=load_trust_root(copies[1]),
+            trust_root=load_trust_root(copies[1], label=key_name),
         )
         signer = f"{checked.signer.identity} (issuer {checked.signer.issuer})"
     envelope = loaded.spec.envelope.model.digest

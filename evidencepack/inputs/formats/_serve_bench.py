@@ -76,14 +76,14 @@ def runs_in(probe: Probe) -> Iterator[tuple[str, Node]]:
     """Each run object with the prefix that locates it (``line N: `` for JSON lines; ``$[i]``
     in a JSON list of results, as ``vllm bench sweep serve`` writes its ``summary.json``)."""
     if probe.container == "json" and isinstance(probe.first, list):
-        root = Node(probe.first, probe.path)
+        root = Node(probe.first, probe.name)
         yield from (("", item) for item in root.items())
         return
     if probe.container == "json":
-        yield "", Node(probe.first, probe.path)
+        yield "", Node(probe.first, probe.name)
         return
-    for number, value in iter_json_lines(probe.path):
-        yield f"line {number}: ", Node(value, probe.path, "$", f"line {number}: ")
+    for number, value in iter_json_lines(probe.path, probe.name):
+        yield f"line {number}: ", Node(value, probe.name, "$", f"line {number}: ")
 
 
 def parse(probe: Probe, record: FileRecord, flavour: Flavour) -> ParsedInput:
@@ -99,7 +99,7 @@ def parse(probe: Probe, record: FileRecord, flavour: Flavour) -> ParsedInput:
         root = f"$[{run}]" if listed else "$"
         return f"{where}{root}.{_ARRAY_OF.get(column, column)}[{request}]"
 
-    staging = Staging(path, locate)
+    staging = Staging(path, locate, probe.name)
     try:
         staging.insert(
             _UNNEST, [literal_path(path), ARRAY_COLUMNS, max_object_size(record.size_bytes)]

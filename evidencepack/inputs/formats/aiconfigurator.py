@@ -47,7 +47,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
         with probe.path.open(encoding="utf-8", newline="") as handle:
             rows = list(csv.reader(handle))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise InputError(f"{probe.path}: cannot read the CSV: {exc}") from exc
+        raise InputError(f"{probe.name}: cannot read the CSV: {exc}") from exc
     header = [c.strip() for c in rows[0]]
     disagg = any(c.startswith("(d)") for c in header)
     sides = ("(p)", "(d)") if disagg else ("",)
@@ -63,12 +63,12 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
             continue
         if len(row) != len(header):
             raise InputError(
-                f"{probe.path}: line {line}: {len(row)} cells for {len(header)} columns"
+                f"{probe.name}: line {line}: {len(row)} cells for {len(header)} columns"
             )
         cells = dict(zip(header, (c.strip() for c in row), strict=True))
         points.append(_point(probe, record, len(points), line, cells, disagg))
     if not points:
-        raise InputError(f"{probe.path}: line 2: an aiconfigurator CSV without a row")
+        raise InputError(f"{probe.name}: line 2: an aiconfigurator CSV without a row")
     return parsed_references(FORMAT.id, record, "aiconfigurator", None, points, file_warnings)
 
 
@@ -83,10 +83,10 @@ def _point(
             value = float(cell)
         except ValueError as exc:
             raise InputError(
-                f"{probe.path}: line {line}: {column}: not a number: {cell!r}"
+                f"{probe.name}: line {line}: {column}: not a number: {cell!r}"
             ) from exc
         if value != value or value in (float("inf"), float("-inf")) or value < 0:
-            raise InputError(f"{probe.path}: line {line}: {column}: {cell} is not an estimate")
+            raise InputError(f"{probe.name}: line {line}: {column}: {cell} is not an estimate")
         return value
 
     def text(column: str) -> str | None:

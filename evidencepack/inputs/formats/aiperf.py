@@ -54,7 +54,7 @@ def detect_summary(probe: Probe) -> bool:
 
 def parse_summary(probe: Probe, record: FileRecord) -> ParsedInput:
     """One serving run from an AIPerf summary: its metrics, load and identity, each unit checked."""
-    root = Node(probe.first, probe.path)
+    root = Node(probe.first, probe.name)
     tool = tool_of(probe.first)
     version = root.str_("aiperf_version")
     warnings: list[str] = []
@@ -87,7 +87,7 @@ def parse_summary(probe: Probe, record: FileRecord) -> ParsedInput:
         failed = sum(e.int_("count") or 0 for e in root.items("error_summary"))
     completed_int = None if completed is None else int(completed)
     if completed_int is not None:
-        require_completed(probe.path, f"{metrics.where}.request_count.avg", completed_int)
+        require_completed(probe.name, f"{metrics.where}.request_count.avg", completed_int)
     config = root.obj("input_config")
     first_sent = _avg(metrics, "min_request_timestamp")
     settled = reconcile(None, 0, tool_latency)

@@ -38,7 +38,7 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
         with probe.path.open(encoding="utf-8", newline="") as handle:
             rows = [(n, row) for n, row in enumerate(csv.reader(handle), start=1)]
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise InputError(f"{probe.path}: cannot read the CSV: {exc}") from exc
+        raise InputError(f"{probe.name}: cannot read the CSV: {exc}") from exc
     header = [cell.strip() for cell in rows[0][1]]
     tool = _tool(header)
     stats: dict[str, tuple[int, dict[str, float | None]]] = {}
@@ -70,12 +70,12 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
         if slot is None:
             continue
         if unit not in TO_MS:
-            raise InputError(f"{probe.path}: line {number}: unknown time unit {unit!r}")
+            raise InputError(f"{probe.name}: line {number}: unknown time unit {unit!r}")
         mapped = {k: cells.get(src) for k, src in STAT_SOURCES.items()}
         latency[slot] = tool_stats(slot, mapped, scale=TO_MS[unit])
     completed = _lookup(values, "request count")
     if completed is not None:
-        require_completed(probe.path, "'Request Count' row", int(completed))
+        require_completed(probe.name, "'Request Count' row", int(completed))
     settled = reconcile(None, 0, latency)
     warnings = [
         "the CSV does not name the tool, its version or the model; "
@@ -170,11 +170,11 @@ def _csv_number(probe: Probe, number: int, column: str, cell: str) -> float:
     try:
         value = float(cell.replace(",", ""))
     except ValueError as exc:
-        raise InputError(f"{probe.path}: line {number}: {column}: not a number: {cell!r}") from exc
+        raise InputError(f"{probe.name}: line {number}: {column}: not a number: {cell!r}") from exc
     if value != value or value in (float("inf"), float("-inf")):
-        raise InputError(f"{probe.path}: line {number}: {column}: {cell} is not a measurement")
+        raise InputError(f"{probe.name}: line {number}: {column}: {cell} is not a measurement")
     if value < 0:
-        raise InputError(f"{probe.path}: line {number}: {column}: negative value {cell}")
+        raise InputError(f"{probe.name}: line {number}: {column}: negative value {cell}")
     return value
 
 

@@ -96,11 +96,11 @@ def parse_jsonl(probe: Probe, record: FileRecord) -> ParsedInput:
     def locate(run: int, request: int, line: int | None, column: str) -> str:
         return f"line {line}: {_FIELD.get(column, column)}"
 
-    staging = Staging(path, locate)
+    staging = Staging(path, locate, probe.name)
     try:
         staging.insert(_JSONL_SELECT, [literal_path(path), _JSONL_COLUMNS])
         staging.finish()
-        window = request_window(staging, path)
+        window = request_window(staging)
         warnings = [
             "per-request records name no model, tool version or load; throughput is derived "
             "from the requests' own timestamps",

@@ -49,7 +49,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
         with probe.path.open(encoding="utf-8", newline="") as handle:
             rows = list(enumerate(csv.reader(handle), start=1))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise InputError(f"{probe.path}: cannot read the CSV: {exc}") from exc
+        raise InputError(f"{probe.name}: cannot read the CSV: {exc}") from exc
     header = [cell.strip() for cell in rows[0][1]]
     body: list[tuple[int, dict[str, str]]] = []
     file_warnings = ["the CSV does not record GenAI-Perf's version"]
@@ -64,7 +64,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
             break
         body.append((number, dict(zip(header, (c.strip() for c in row), strict=False))))
     if not body:
-        raise InputError(f"{probe.path}: line 2: a GenAI-Perf analyze summary without a row")
+        raise InputError(f"{probe.name}: line 2: a GenAI-Perf analyze summary without a row")
     unused = [c for c in header[4:] if c.lower() not in _P99 and c not in _THROUGHPUT]
     if unused:
         file_warnings.append(
@@ -142,9 +142,9 @@ def _number(probe: Probe, line: int, column: str, cell: str) -> float | None:
     try:
         value = float(text)
     except ValueError as exc:
-        raise InputError(f"{probe.path}: line {line}: {column}: not a number: {cell!r}") from exc
+        raise InputError(f"{probe.name}: line {line}: {column}: not a number: {cell!r}") from exc
     if value != value or value in (float("inf"), float("-inf")) or value < 0:
-        raise InputError(f"{probe.path}: line {line}: {column}: {cell} is not a measurement")
+        raise InputError(f"{probe.name}: line {line}: {column}: {cell} is not a measurement")
     return value
 
 

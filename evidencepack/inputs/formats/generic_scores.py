@@ -176,9 +176,9 @@ def parse_jsonl(probe: Probe, record: FileRecord) -> ParsedInput:
         except pydantic.ValidationError as exc:
             err = exc.errors(include_url=False)[0]
             where = "$." + ".".join(str(p) for p in err["loc"]) if err["loc"] else "$"
-            raise InputError(f"{path}: line 1: {where}: {err['msg']}") from exc
+            raise InputError(f"{probe.name}: line 1: {where}: {err['msg']}") from exc
     skip = 1 if header else 0
-    staging = ItemStaging(path, lambda s, line, item: f"line {line}")
+    staging = ItemStaging(path, lambda s, line, item: f"line {line}", probe.name)
     try:
         bad = staging.execute(
             f"SELECT line, problem FROM ({_BAD_LINE}) WHERE problem IS NOT NULL "
@@ -187,7 +187,7 @@ def parse_jsonl(probe: Probe, record: FileRecord) -> ParsedInput:
         ).fetchone()
         if bad is not None:
             hint = " (the header must be the first line)" if "evidencepack_scores" in bad[1] else ""
-            raise InputError(f"{path}: line {bad[0]}: {bad[1]}{hint}")
+            raise InputError(f"{probe.name}: line {bad[0]}: {bad[1]}{hint}")
         staging.insert(_JSONL_ITEMS, [literal_path(path), skip])
         return _finish(probe, record, staging, header, JSONL_FORMAT.id)
     finally:
@@ -204,7 +204,7 @@ def _finish(
     staging.finish()
     summary = staging.summary(0)
     if summary.n_items == 0:
-        raise InputError(f"{probe.path}: no scored items")
+        raise InputError(f"{probe.name}: no scored items")
     warnings = [] if header else ["no header line: the model, precision and runtime are unknown"]
     who = Identity()
     dataset = None
@@ -264,7 +264,7 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
     """One score set from an ``evidencepack-scores`` CSV (no identity: the spec declares it)."""
     path = probe.path
     has_label = "label" in probe.first
-    staging = ItemStaging(path, lambda s, line, item: f"line {line}")
+    staging = ItemStaging(path, lambda s, line, item: f"line {line}", probe.name)
     try:
         bad = staging.execute(
             f"SELECT line, item_id, score FROM ({_CSV_ROWS}) "
@@ -278,7 +278,7 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
                 if not (bad[1] or "").strip()
                 else (f"score {bad[2]!r} is not a number or true/false")
             )
-            raise InputError(f"{path}: line {bad[0]}: {problem}")
+            raise InputError(f"{probe.name}: line {bad[0]}: {problem}")
         label = "label" if has_label else "NULL"
         staging.insert(
             f"SELECT 0 AS set_index, trim(item_id) AS item_id, line, "

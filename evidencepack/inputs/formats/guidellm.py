@@ -95,14 +95,14 @@ def parse_document(
 ) -> ParsedInput:
     """``parse`` with the per-request rows read by DuckDB from ``read_from``: the file itself,
     or the JSON form of a ``benchmarks.yaml`` (messages still name the file given)."""
-    root = Node(probe.first, probe.path)
+    root = Node(probe.first, probe.name)
     layout = layout_of(root)
     benches = root.items("benchmarks")
 
     def locate(run: int, request: int, line: int | None, column: str) -> str:
         return f"$.benchmarks[{run}].requests (request #{request}).{_FIELD.get(column, column)}"
 
-    staging = Staging(probe.path, locate)
+    staging = Staging(probe.path, locate, probe.name)
     try:
         size = read_from.stat().st_size
         staging.insert(_UNNEST, [str(read_from), max_object_size(max(size, record.size_bytes))])

@@ -95,7 +95,7 @@ class _Row:
 
     def error(self, column: str, message: str) -> InputError:
         """An ``InputError`` naming the file, this row's line and ``column``."""
-        return InputError(f"{self.probe.path}: line {self.number}: {column}: {message}")
+        return InputError(f"{self.probe.name}: line {self.number}: {column}: {message}")
 
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
@@ -104,7 +104,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
     depth = next((i for i, (_, cells) in enumerate(rows) if "generative_benchmark" in cells), None)
     if depth is None or depth == 0:
         raise InputError(
-            f"{probe.path}: a guidellm benchmarks.csv header without one generative_benchmark row"
+            f"{probe.name}: a guidellm benchmarks.csv header without one generative_benchmark row"
         )
     headers = [cells for _, cells in rows[:depth]][:3] + [[]] * (3 - min(depth, 3))
     width = max(len(h) for h in headers)
@@ -156,13 +156,13 @@ def read_rows(probe: Probe) -> list[tuple[int, list[str]]]:
                 line = reader.line_num + 1
             return rows
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise InputError(f"{probe.path}: cannot read the CSV: {exc}") from exc
+        raise InputError(f"{probe.name}: cannot read the CSV: {exc}") from exc
 
 
 def _run(row: _Row, index: int, record: FileRecord, version: str | None) -> ServingRun:
     completed = _int(row.num("Request Counts", "Successful"))
     require_completed(
-        row.probe.path, f"line {row.number}: Request Counts / Successful", completed or 0
+        row.probe.name, f"line {row.number}: Request Counts / Successful", completed or 0
     )
     warnings = [
         "a CSV keeps aggregates only: the tool's figures are kept (TPOT includes the first token, "

@@ -131,7 +131,7 @@ class _Row:
 
     def warn(self, column: str, message: str) -> None:
         """Say that a cell was left out: the file, this row's line, the column."""
-        self.warnings.append(f"{self.probe.path}: line {self.number}: column {column!r}: {message}")
+        self.warnings.append(f"{self.probe.name}: line {self.number}: column {column!r}: {message}")
 
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
@@ -143,7 +143,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
     missing = sorted(_wanted() - set(header))
     if missing:
         file_warnings.append(
-            f"{probe.path}: line {header_line}: the header has no column "
+            f"{probe.name}: line {header_line}: the header has no column "
             f"{', '.join(repr(m) for m in missing)}: those figures are unknown for every row"
         )
     runs: list[ServingRun] = []
@@ -159,7 +159,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
     if not runs:
         last = rows[-1][0] if rows else 1
         raise InputError(
-            f"{probe.path}: line {last}: no usable benchmark row in this guidellm 0.2-0.4 "
+            f"{probe.name}: line {last}: no usable benchmark row in this guidellm 0.2-0.4 "
             "benchmarks.csv (each needs Type generative_benchmark and a Successful Requests count)"
         )
     return parsed_runs(FORMAT.id, record, None, file_warnings, runs)
@@ -195,11 +195,11 @@ def _run(row: _Row, index: int, record: FileRecord) -> ServingRun | None:
     successful = row.num("Successful Requests")
     if successful is None:
         row.warnings.append(
-            f"{row.probe.path}: line {row.number}: no Successful Requests count: row skipped"
+            f"{row.probe.name}: line {row.number}: no Successful Requests count: row skipped"
         )
         return None
     completed = int(round(successful))
-    require_completed(row.probe.path, f"line {row.number}: Successful Requests", completed)
+    require_completed(row.probe.name, f"line {row.number}: Successful Requests", completed)
     warnings = [
         "a CSV keeps aggregates only: the tool's figures are kept (TPOT includes the first token, "
         "weighted per token)"
@@ -265,7 +265,7 @@ def _load(row: _Row, args: dict[str, Any], profile: dict[str, Any]) -> Load:
     0.4 throughput profile's ``max_concurrency`` caps it."""
     strategy = args.get("strategy")
     if isinstance(strategy, dict):
-        load = load_of(Node(strategy, row.probe.path, f"line {row.number}: Args.strategy"))
+        load = load_of(Node(strategy, row.probe.name, f"line {row.number}: Args.strategy"))
         if load.kind is not None:
             return load
     load = strategy_load(row.text("Name"))

@@ -28,7 +28,7 @@ def detect(probe: Probe) -> bool:
     if "benchmarks" not in top_level_keys(probe):
         return False
     try:
-        doc = load_yaml_document(probe.path)
+        doc = load_yaml_document(probe.path, probe.name)
     except InputError:
         return False
     return guidellm.detect(replace(probe, container="json", first=doc))
@@ -36,7 +36,7 @@ def detect(probe: Probe) -> bool:
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
     """The runs of the YAML report, read as its JSON twin would be."""
-    doc = load_yaml_document(probe.path)
+    doc = load_yaml_document(probe.path, probe.name)
     as_json = replace(probe, container="json", first=doc)
     with tempfile.TemporaryDirectory(prefix="evidencepack-guidellm-") as folder:
         copy = Path(folder) / "benchmarks.json"

@@ -47,7 +47,7 @@ def detect(probe: Probe) -> bool:
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
     """One measured-elsewhere reference point: the run the summary describes."""
-    root = Node(probe.first, probe.path)
+    root = Node(probe.first, probe.name)
     doc: dict[str, Any] = probe.first
     warnings = [
         "the result names no model, accelerator or publisher (they are the submission's): "

@@ -70,7 +70,7 @@ def detect(probe: Probe) -> bool:
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
     """One measured-elsewhere reference point per row."""
-    root = Node(probe.first, probe.path)
+    root = Node(probe.first, probe.name)
     rows = root.items() if isinstance(probe.first, list) else [root]
     points = [_point(row, index, record) for index, row in enumerate(rows)]
     file_warnings = [

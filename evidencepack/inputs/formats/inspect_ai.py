@@ -69,7 +69,7 @@ def detect_json(probe: Probe) -> bool:
 
 def parse_eval(probe: Probe, record: FileRecord) -> ParsedInput:
     """One score set per scorer from an ``.eval`` log, read member by member."""
-    with ZipReader(probe.path) as archive:
+    with ZipReader(probe.path, probe.name) as archive:
         names = archive.names()
         head = "header.json" if "header.json" in names else "_journal/start.json"
         header = _load(archive.read(head), probe, head)
@@ -91,7 +91,7 @@ def parse_json(probe: Probe, record: FileRecord) -> ParsedInput:
     def samples() -> Iterator[tuple[str, dict[str, Any]]]:
         for index, sample in enumerate(doc.get("samples") or []):
             if not isinstance(sample, dict):
-                raise InputError(f"{probe.path}: $.samples[{index}]: expected an object")
+                raise InputError(f"{probe.name}: $.samples[{index}]: expected an object")
             yield f"$.samples[{index}]", sample
 
     return _parse(probe, record, doc, samples(), JSON_FORMAT.id, partial=False)
@@ -101,9 +101,9 @@ def _load(data: bytes, probe: Probe, member: str) -> dict[str, Any]:
     try:
         value = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{probe.path}: member {member}: malformed JSON: {exc}") from exc
+        raise InputError(f"{probe.name}: member {member}: malformed JSON: {exc}") from exc
     if not isinstance(value, dict):
-        raise InputError(f"{probe.path}: member {member}: expected a JSON object")
+        raise InputError(f"{probe.name}: member {member}: expected a JSON object")
     return value
 
 
@@ -124,7 +124,7 @@ def _parse(
     *,
     partial: bool,
 ) -> ParsedInput:
-    root = Node(header, probe.path)
+    root = Node(header, probe.name)
     ev = root.need("eval")
     version = ev.path("packages", "inspect_ai").value
     version = version if isinstance(version, str) else None
@@ -145,7 +145,7 @@ def _parse(
     for where, sample in samples:
         sid, epoch = sample.get("id"), sample.get("epoch", 1)
         if not isinstance(sid, int | str) or not isinstance(epoch, int):
-            raise InputError(f"{probe.path}: {where}: a sample needs an id and an epoch")
+            raise InputError(f"{probe.name}: {where}: a sample needs an id and an epoch")
         epochs.add(epoch)
         ids.append((str(sid), epoch))
         scores = sample.get("scores") or {}
@@ -159,7 +159,7 @@ def _parse(
                 number = score_value(raw)
                 if number is None:
                     raise InputError(
-                        f"{probe.path}: {where}.scores.{scorer}.value: {raw!r} has "
+                        f"{probe.name}: {where}.scores.{scorer}.value: {raw!r} has "
                         "no numeric reading"
                     )
                 if key not in cols:
@@ -176,13 +176,13 @@ def _parse(
     if not keys:
         # Like a serving file with no completed request: nothing was measured.
         raise InputError(
-            f"{probe.path}: the log holds no scored sample ({len(ids)} sample(s), status "
+            f"{probe.name}: the log holds no scored sample ({len(ids)} sample(s), status "
             f"{status or 'not recorded'}): nothing was measured"
         )
     if status not in (None, "success"):
         warnings.append(_unfinished(ev, status, len(ids)))
 
-    staging = ItemStaging(probe.path, lambda s, line, item: f"sample {item}")
+    staging = ItemStaging(probe.path, lambda s, line, item: f"sample {item}", probe.name)
     try:
         for index, key in enumerate(keys):
             raw_ids, values = cols[key]

@@ -58,19 +58,21 @@ def detect_yaml(probe: Probe) -> bool:
     if not {"version", "scenario"} <= top_level_keys(probe):
         return False
     try:
-        return _shape(load_yaml_document(probe.path))
+        return _shape(load_yaml_document(probe.path, probe.name))
     except InputError:  # YAML that does not load is not this format (nor any other)
         return False
 
 
 def parse_json(probe: Probe, record: FileRecord) -> ParsedInput:
     """The report's reference point, from JSON."""
-    return _parse(Node(probe.first, probe.path), record, JSON_FORMAT.id)
+    return _parse(Node(probe.first, probe.name), record, JSON_FORMAT.id)
 
 
 def parse_yaml(probe: Probe, record: FileRecord) -> ParsedInput:
     """The report's reference point, from YAML."""
-    return _parse(Node(load_yaml_document(probe.path), probe.path), record, YAML_FORMAT.id)
+    return _parse(
+        Node(load_yaml_document(probe.path, probe.name), probe.name), record, YAML_FORMAT.id
+    )
 
 
 def _parse(root: Node, record: FileRecord, format_id: str) -> ParsedInput:

@@ -37,10 +37,10 @@ def detect_summary(probe: Probe) -> bool:
 
 def parse_summary(probe: Probe, record: FileRecord) -> ParsedInput:
     """One serving run from an LLMPerf summary."""
-    root = Node(probe.first, probe.path)
+    root = Node(probe.first, probe.name)
     completed = root.int_("results_num_completed_requests")
     if completed is not None:
-        require_completed(probe.path, "$.results_num_completed_requests", completed)
+        require_completed(probe.name, "$.results_num_completed_requests", completed)
     latency: dict[str, LatencyStats | None] = {}
     for key, (slot, definition) in _METRICS.items():
         prefix = f"results_{key}_"
@@ -143,7 +143,9 @@ def detect_responses(probe: Probe) -> bool:
 
 def parse_responses(probe: Probe, record: FileRecord) -> ParsedInput:
     """One serving run from LLMPerf's per-request responses, staged in DuckDB and reduced there."""
-    staging = Staging(probe.path, lambda run, req, line, col: f"$[{req}].{_FIELD.get(col, col)}")
+    staging = Staging(
+        probe.path, lambda run, req, line, col: f"$[{req}].{_FIELD.get(col, col)}", probe.name
+    )
     try:
         staging.insert(
             _RESPONSES,
@@ -151,7 +153,7 @@ def parse_responses(probe: Probe, record: FileRecord) -> ParsedInput:
         )
         staging.finish()
         rows, ok = staging.counts(0)
-        require_completed(probe.path, f"{rows} response(s)", ok)
+        require_completed(probe.name, f"{rows} response(s)", ok)
         settled = reconcile(staging, 0, {}, tool_itl_definition="itl_incl_first")
         run_id = item_id(record, 0)
         warnings = [

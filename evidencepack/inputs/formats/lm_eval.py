@@ -96,7 +96,7 @@ def identity(root: Node) -> Identity:
 
 def parse_results(probe: Probe, record: FileRecord) -> ParsedInput:
     """One score set per task from lm-eval's results (aggregate scores only)."""
-    root = Node(probe.first, probe.path)
+    root = Node(probe.first, probe.name)
     who = identity(root)
     version = root.str_("lm_eval_version")
     task_hashes = root.obj("task_hashes")
@@ -156,7 +156,7 @@ def parse_results(probe: Probe, record: FileRecord) -> ParsedInput:
     if not sets:
         detail = f" ({'; '.join(warnings)})" if warnings else ""
         raise InputError(
-            f"{probe.path}: an lm-eval results file without one usable metric under "
+            f"{probe.name}: an lm-eval results file without one usable metric under "
             f"$.results{detail}"
         )
     return ParsedInput(
@@ -259,7 +259,9 @@ def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
     path = probe.path
     fmt = "array" if probe.container == "json" and isinstance(probe.first, list) else "auto"
     src = _SOURCE.format(fmt=fmt)
-    staging = ItemStaging(path, lambda s, line, item: f"line {line}" if line else f"doc {item}")
+    staging = ItemStaging(
+        path, lambda s, line, item: f"line {line}" if line else f"doc {item}", probe.name
+    )
     warnings: list[str] = []
     try:
         with_list = staging.execute(
@@ -294,8 +296,8 @@ def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
             kept.append((metric, filt))
         if not kept:
             raise InputError(
-                f"{path}: an lm-eval samples file ({layout}, {n_rows} rows) without one numeric "
-                "per-item metric: nothing to score"
+                f"{probe.name}: an lm-eval samples file ({layout}, {n_rows} rows) without one "
+                "numeric per-item metric: nothing to score"
                 + (f" ({'; '.join(warnings)})" if warnings else "")
             )
         staging.finish()

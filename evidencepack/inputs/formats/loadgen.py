@@ -38,13 +38,15 @@ def detect_summary(probe: Probe) -> bool:
 
 def parse_detail_log(probe: Probe, record: FileRecord) -> ParsedInput:
     """The team's own LoadGen run from its detail log."""
-    parsed = _parsed(parse_detail(probe.path), record, DETAIL_FORMAT.id)
-    return with_companion(parsed, probe.path)  # an `evidencepack measure` run.json beside it
+    parsed = _parsed(parse_detail(probe.path, probe.name), record, DETAIL_FORMAT.id)
+    return with_companion(
+        parsed, probe.path, probe.name
+    )  # an `evidencepack measure` run.json beside it
 
 
 def parse_summary_log(probe: Probe, record: FileRecord) -> ParsedInput:
     """The team's own LoadGen run from its summary alone (an accuracy run has no results)."""
-    raw = parse_summary_raw(probe.path)
+    raw = parse_summary_raw(probe.path, probe.name)
     if not raw.has_results:
         return _accuracy_only(record, SUMMARY_FORMAT.id, None)
     return _parsed(raw.to_log(), record, SUMMARY_FORMAT.id)

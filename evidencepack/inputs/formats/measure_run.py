@@ -12,7 +12,7 @@ measurement itself, so the envelope check treats them as observed, never declare
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ...errors import InputError
@@ -74,15 +74,17 @@ class Companion:
     warnings: list[str] = field(default_factory=list)
 
 
-def read_companion(beside: Path) -> Companion | None:
-    """The ``run.json`` of the measure run that ``beside`` belongs to, if there is one."""
+def read_companion(beside: Path, name: str | None = None) -> Companion | None:
+    """The ``run.json`` of the measure run that ``beside`` belongs to, if there is one
+    (messages name it beside ``name``, what they call ``beside``)."""
     path = beside.parent / RECORD_FILE
     if not path.is_file():
         return None
-    doc = load_json_document(path)
+    shown = str(path) if name is None else str(PurePosixPath(name).parent / RECORD_FILE)
+    doc = load_json_document(path, shown)
     if not isinstance(doc, dict) or doc.get("schema") != RECORD_SCHEMA:
         return None
-    node = Node(doc, path)
+    node = Node(doc, shown)
     requests = node.need("requests")
     server = node.obj("server")
     models = _server_models(doc)
@@ -192,16 +194,16 @@ def detect_requests(probe: Probe) -> bool:
 def parse_requests(probe: Probe, record: FileRecord) -> ParsedInput:
     """One serving run from an ``evidencepack measure`` ``requests.jsonl`` and its ``run.json``."""
     path = probe.path
-    companion = read_companion(path)
+    companion = read_companion(path, probe.name)
 
     def locate(run: int, request: int, line: int | None, column: str) -> str:
         return f"line {line}" if column == "problem" else f"line {line}: $.{column}"
 
-    staging = Staging(path, locate)
+    staging = Staging(path, locate, probe.name)
     try:
         staging.insert(_SELECT, [literal_path(path), _COLUMNS])
         staging.finish()
-        window = request_window(staging, path)
+        window = request_window(staging)
         warnings = [
             "the client's own timing (from each request's send); LoadGen's verdict and its "
             "TTFT/TPOT (from each query's issue) are in mlperf_log_detail.txt beside it"
@@ -227,13 +229,13 @@ def parse_requests(probe: Probe, record: FileRecord) -> ParsedInput:
         columns = staging.columns()
     finally:
         staging.close()
-    if (beside := metrics_warnings(path, run)) is not None:
+    if (beside := metrics_warnings(path, run, probe.name)) is not None:
         warnings += beside
         run = run.model_copy(update={"warnings": (*run.warnings, *beside)})
     return one_run(REQUESTS_FORMAT.id, record, run, file_warnings=warnings, requests=columns)
 
 
-def with_companion(parsed: ParsedInput, log_path: Path) -> ParsedInput:
+def with_companion(parsed: ParsedInput, log_path: Path, name: str) -> ParsedInput:
     """A LoadGen log's run completed with what the ``run.json`` beside it observed.
 
     LoadGen has no failed samples: the SUT completes a failed request at the moment it failed,
@@ -242,9 +244,9 @@ def with_companion(parsed: ParsedInput, log_path: Path) -> ParsedInput:
     if not parsed.runs:
         return parsed
     try:
-        companion = read_companion(log_path)
+        companion = read_companion(log_path, name)
     except InputError as exc:
-        raise InputError(f"{log_path}: {RECORD_FILE} beside the log: {exc.message}") from exc
+        raise InputError(f"{name}: {RECORD_FILE} beside the log: {exc.message}") from exc
     if companion is None:
         return parsed
     run = parsed.runs[0]

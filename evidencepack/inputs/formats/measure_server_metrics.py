@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from pydantic import Field, ValidationError
@@ -120,15 +120,17 @@ def engine_of(names: list[str]) -> Engine | None:
     return best if counts[best] else None
 
 
-def read_server_metrics(path: Path) -> ServerMetricsDocument:
-    """The document at ``path``; InputError naming the file and the field when it is not one."""
-    doc = load_json_document(path)
+def read_server_metrics(path: Path, name: str | None = None) -> ServerMetricsDocument:
+    """The document at ``path``; InputError naming the file (``name``, default ``path``) and
+    the field when it is not one."""
+    shown = str(path) if name is None else name
+    doc = load_json_document(path, shown)
     try:
         return ServerMetricsDocument.model_validate(doc)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
-        raise InputError(f"{path}: {where}: {first['msg']}") from None
+        raise InputError(first["msg"], file=shown, where=where) from None
 
 
 @dataclass(frozen=True)
@@ -242,14 +244,14 @@ def cross_check(doc: ServerMetricsDocument, client: ClientView) -> list[Comparis
     return out
 
 
-def metrics_warnings(path: Path, run: ServingRun) -> list[str] | None:
-    """The warnings of the rows at ``path`` (read into ``run``): what the engine's own metrics
-    beside them say against them (None: there are none)."""
+def metrics_warnings(path: Path, run: ServingRun, name: str) -> list[str] | None:
+    """The warnings of the rows at ``path`` (read into ``run``; ``name``: what messages call
+    it): what the engine's own metrics beside them say against them (None: there are none)."""
     beside = path.parent / SERVER_METRICS_FILE
     if not beside.is_file():
         return None
     try:
-        doc = read_server_metrics(beside)
+        doc = read_server_metrics(beside, str(PurePosixPath(name).parent / SERVER_METRICS_FILE))
     except InputError as exc:
         return [f"{SERVER_METRICS_FILE} beside it is unreadable: {exc.message}"]
     checked = cross_check(doc, client_view(run))

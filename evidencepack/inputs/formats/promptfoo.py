@@ -32,7 +32,7 @@ def detect(probe: Probe) -> bool:
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
     """One score set from a promptfoo export (one item per test case and prompt)."""
-    root = Node(probe.first, probe.path)
+    root = Node(probe.first, probe.name)
     results = root.need("results")
     version = root.path("metadata", "promptfooVersion").value
     version = version if isinstance(version, str) else None
@@ -65,9 +65,9 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
             )
         )
     if not groups:
-        raise InputError(f"{probe.path}: $.results.results: no test results")
+        raise InputError(f"{probe.name}: $.results.results: no test results")
 
-    staging = ItemStaging(probe.path, lambda s, line, item: f"test case {item}")
+    staging = ItemStaging(probe.path, lambda s, line, item: f"test case {item}", probe.name)
     specs: list[tuple[int, str, str]] = []
     try:
         for (prompt_idx, provider), rows in sorted(groups.items()):

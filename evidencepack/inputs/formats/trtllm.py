@@ -51,13 +51,13 @@ def _percentiles(node: Node | None, slot: LatencyMetric) -> LatencyStats | None:
 
 def parse(probe: Probe, record: FileRecord) -> ParsedInput:
     """One serving run from a ``trtllm-bench`` report."""
-    root = Node(probe.first, probe.path)
+    root = Node(probe.first, probe.name)
     engine, world, perf = root.need("engine"), root.need("world_info"), root.need("performance")
     info = root.obj("request_info")
     streaming = root.obj("streaming_metrics")
     completed = info.int_("num_requests") if info else None
     if completed is not None:
-        require_completed(probe.path, "$.request_info.num_requests", completed)
+        require_completed(probe.name, "$.request_info.num_requests", completed)
 
     latency: dict[str, LatencyStats | None] = {
         "e2e": _percentiles(perf.obj("request_latency_percentiles_ms"), "e2e"),

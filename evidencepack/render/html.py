@@ -42,10 +42,6 @@ TEMPLATE = "report.html.j2"
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
-CLAIM_TOPICS = ("capacity", "cost", "quality", "mlperf")
-"""A claim belongs to a figure by its id's first segment (``cost.mi325x-vllm``) and candidate;
-an ``mlperf`` claim to the reference whose key is one of its evidence rows."""
-
 CHECK_GROUPS = (
     ("checklist", "Reading checklist (C1\u2013C5)", re.compile(r"C\d+$")),
     ("slo", "Service-level checks (SLO-*)", re.compile(r"SLO-")),

@@ -126,6 +126,7 @@ def test_a_fifo_inside_a_cited_run_folder_is_named_without_blocking(
     built = run(["build", spec, "-o", str(out)])
     assert built.code == 1, built.err
     assert "Traceback" not in built.err
+    assert (out / "decision.json").is_file(), built.err
     assert json.loads((out / "decision.json").read_text())["verdict"] == "FAIL"
     assert not list(out.rglob("pipe.jsonl"))
 
@@ -138,6 +139,7 @@ def test_the_fifo_finding_carries_no_path_of_the_building_machine(
     out = tmp_path / "pack"
     built = run(["build", str(samples / "pack.yaml"), "-o", str(out)])
     assert built.code == 1, built.err
+    assert (out / "decision.json").is_file(), built.err
     decision = (out / "decision.json").read_text()
     assert f"{RUN_FOLDER}/pipe.jsonl" in decision
     assert str(samples) not in decision

@@ -145,6 +145,8 @@ def _decision_text(decision: DecisionDocument) -> str:
         flag = " (waived)" if c.waived else (" (hard)" if c.hard and c.status == "FAIL" else "")
         lines.append(f"  {c.shown} {c.id}{who}{flag}: {c.reason}")
     lines.extend(f"  waiver rejected: {text}" for text in decision.waivers_rejected)
+    said = [w for f in decision.inputs if f.role == "spec" for w in f.warnings]
+    lines.extend(f"  warning: {text}" for text in said)
     return "\n".join(lines)
 
 

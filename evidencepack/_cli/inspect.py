@@ -35,6 +35,16 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
             continue
         reports.append({"path": str(path), "ok": True, **parsed.summary()})
         lines += describe(parsed)
+    from ..inputs.registry import broken_plugin_warnings
+
+    broken = broken_plugin_warnings()
+    if opts.json:  # the JSON stays a list of file reports; the warning goes to stderr
+        import sys
+
+        for text in broken:
+            print(f"warning: {text}", file=sys.stderr)
+    else:
+        lines += [f"warning: {text}" for text in broken]
     from .._text import escape_misleading
 
     # A terminal obeys bidi overrides too: show them escaped, as the report does.

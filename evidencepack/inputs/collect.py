@@ -143,6 +143,17 @@ class Collector:
         snapshots.confine(self._roots)
         spec_file = loaded.path.resolve()
         self.add_file(spec_file, SPEC_PATH, role="spec", spec_path=loaded.path.name, candidate=None)
+        self._note_broken_plugins()
+
+    def _note_broken_plugins(self) -> None:
+        """An installed reader plug-in that failed to load is a warning on the spec's record:
+        a file only it reads is then an unknown format, and the pack says why."""
+        from .registry import broken_plugin_warnings  # the readers load with the first read
+
+        said = broken_plugin_warnings()
+        if said:
+            spec = self.result.files[SPEC_PATH]
+            self.result.files[SPEC_PATH] = spec.model_copy(update={"warnings": said})
 
     def allowed_roots(self) -> list[Path]:
         """Where a link inside cited evidence may point: the spec's folder and, with

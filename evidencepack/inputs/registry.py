@@ -122,10 +122,11 @@ def _load_entry_points() -> None:
                     raise TypeError(f"{point.value} gave {type(fmt).__name__}, not a Format")
                 register_format(fmt, plugin=plugin)
         except Exception as exc:  # a broken plug-in must not stop the built-in readers
-            _broken.append(f"{plugin} ({point.value}): {type(exc).__name__}: {exc}")
+            _broken.append((f"{plugin} ({point.value})", f"{type(exc).__name__}: {exc}"))
 
 
-_broken: list[str] = []
+_broken: list[tuple[str, str]] = []
+"""Each plug-in that failed to load: (``name version (entry point)``, the exception)."""
 
 
 def all_formats() -> tuple[Format, ...]:
@@ -135,9 +136,16 @@ def all_formats() -> tuple[Format, ...]:
 
 
 def broken_plugins() -> tuple[str, ...]:
-    """Plug-ins that failed to load, with the reason (``inspect`` and ``check`` show them)."""
+    """Plug-ins that failed to load, each with the reason."""
     _load_entry_points()
-    return tuple(_broken)
+    return tuple(f"{who}: {why}" for who, why in _broken)
+
+
+def broken_plugin_warnings() -> tuple[str, ...]:
+    """A warning per plug-in that failed to load: ``inspect`` and ``check`` print them, and a
+    build records them on the spec's input record, so the report shows them."""
+    _load_entry_points()
+    return tuple(f"the reader plug-in {who} failed to load: {why}" for who, why in _broken)
 
 
 def format_by_id(format_id: str) -> Format:
@@ -156,7 +164,7 @@ def detect_format(probe: Probe) -> Format:
             return fmt
     known = ", ".join(f.id for f in formats)
     if _broken:
-        known += f"; plug-ins that failed to load: {'; '.join(_broken)}"
+        known += f"; plug-ins that failed to load: {'; '.join(broken_plugins())}"
     raise InputError(
         f"{probe.name}: unknown format: the content ({_describe(probe)}) matches none of the "
         f"formats evidencepack reads ({known})"

@@ -148,3 +148,51 @@ def test_an_installed_plugin_reads_a_cited_file_and_the_pack_says_so(
     html = (tmp_path / "pack" / "report.html").read_text(encoding="utf-8")
     assert "read by plug-in acme-bench-plugin 1.2.0" in html
     shutil.rmtree(site)
+
+
+def test_a_plugin_that_fails_to_load_is_a_warning_in_inspect_check_and_the_report(
+    samples: Path, tmp_path: Path
+) -> None:
+    """A broken plug-in never stops the built-in readers, and it is never silent: ``inspect``,
+    ``check`` and the report each say which plug-in failed and why."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "broken_plugin.py").write_text("raise ImportError('needs acme-sdk 3')\n", "utf-8")
+    info = site / "broken_plugin-0.4.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: broken-plugin\nVersion: 0.4.0\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(
+        f"[{ENTRY_POINT_GROUP}]\nbroken = broken_plugin:FORMAT\n", encoding="utf-8"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO_ROOT)])}
+    said = "the reader plug-in broken-plugin 0.4.0 (broken_plugin:FORMAT) failed to load"
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "evidencepack", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+
+    spec = samples / "pack.yaml"
+    inspected = cli("inspect", str(samples / "evidence/h200-vllm/scores.jsonl"))
+    assert inspected.returncode == 0, inspected.stderr
+    assert f"warning: {said}: ImportError: needs acme-sdk 3" in inspected.stdout
+    as_json = cli("inspect", "--json", str(samples / "evidence/h200-vllm/scores.jsonl"))
+    assert json.loads(as_json.stdout)[0]["ok"] is True
+    assert said in as_json.stderr
+    checked = cli("check", str(spec))
+    assert f"warning: {said}" in checked.stdout, checked.stderr
+    built = cli("build", str(spec), "-o", str(tmp_path / "pack"))
+    assert built.returncode == 0, built.stderr
+    html = (tmp_path / "pack" / "report.html").read_text(encoding="utf-8")
+    assert "broken-plugin 0.4.0" in html
+    assert "needs acme-sdk 3" in html
+    decision = json.loads((tmp_path / "pack" / "decision.json").read_text(encoding="utf-8"))
+    spec_file = next(f for f in decision["inputs"] if f["role"] == "spec")
+    assert any(said in w for w in spec_file["warnings"])

@@ -68,16 +68,18 @@ PLUGIN = textwrap.dedent(
 )
 
 
-def _install(site: Path) -> None:
-    """A distribution on disk, as pip would leave it: the module and its dist-info."""
-    (site / "acme_bench_plugin.py").write_text(PLUGIN, encoding="utf-8")
-    info = site / "acme_bench_plugin-1.2.0.dist-info"
+def _install(site: Path, module: str = "acme_bench_plugin", body: str = PLUGIN) -> None:
+    """A distribution on disk, as pip would leave it: the module and its dist-info (version
+    1.2.0 for the working plug-in, 0.4.0 for a broken one)."""
+    (site / f"{module}.py").write_text(body, encoding="utf-8")
+    name, version = module.replace("_", "-"), "1.2.0" if body == PLUGIN else "0.4.0"
+    info = site / f"{module}-{version}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: acme-bench-plugin\nVersion: 1.2.0\n", encoding="utf-8"
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8"
     )
     (info / "entry_points.txt").write_text(
-        f"[{ENTRY_POINT_GROUP}]\nacme = acme_bench_plugin:FORMAT\n", encoding="utf-8"
+        f"[{ENTRY_POINT_GROUP}]\nacme = {module}:FORMAT\n", encoding="utf-8"
     )
 
 
@@ -157,15 +159,7 @@ def test_a_plugin_that_fails_to_load_is_a_warning_in_inspect_check_and_the_repor
     ``check`` and the report each say which plug-in failed and why."""
     site = tmp_path / "site"
     site.mkdir()
-    (site / "broken_plugin.py").write_text("raise ImportError('needs acme-sdk 3')\n", "utf-8")
-    info = site / "broken_plugin-0.4.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: broken-plugin\nVersion: 0.4.0\n", encoding="utf-8"
-    )
-    (info / "entry_points.txt").write_text(
-        f"[{ENTRY_POINT_GROUP}]\nbroken = broken_plugin:FORMAT\n", encoding="utf-8"
-    )
+    _install(site, "broken_plugin", "raise ImportError('needs acme-sdk 3')\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO_ROOT)])}
     said = "the reader plug-in broken-plugin 0.4.0 (broken_plugin:FORMAT) failed to load"
 

@@ -126,3 +126,14 @@ def test_help_wrapping_is_textwraps() -> None:
         normal = re.sub(r"\s+", " ", text, flags=re.ASCII).strip()
         for width in range(11, 121):
             assert wrap(text, width) == textwrap.wrap(normal, width), (text, width)
+
+
+def test_help_without_stdout_goes_to_stderr(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As argparse's ``_print_message``: no ``sys.stdout`` (pythonw), the help on stderr."""
+    expected = _argparse_help()
+    monkeypatch.setattr(sys, "stdout", None)
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert capsys.readouterr().err == expected

@@ -2,8 +2,8 @@
 
 One module per command group (``compiler``, ``inspect``, ``measure``, ``mlperf``, ``signing``,
 ``diff``, ``export``), each with a ``register(command)`` that adds its subcommands; ``_common`` and
-``_signers`` hold what several share. ``main`` (the ``evidencepack`` entry point) is the one
-place errors become exit codes.
+``_signers`` hold what several share; ``_help`` writes the top-level help without argparse.
+``main`` (the ``evidencepack`` entry point) is the one place errors become exit codes.
 """
 
 from __future__ import annotations
@@ -124,10 +124,11 @@ def top_help() -> str:
     )
 
 
-def _print(text: str, file: TextIO) -> None:
-    """Write ``text`` as argparse's ``_print_message`` does (a failed write is ignored)."""
+def _print(text: str, file: TextIO | None) -> None:
+    """Write ``text`` as argparse's ``_print_message`` does: to stderr when ``file`` is None
+    (no stdout), a failed write ignored."""
     try:  # noqa: SIM105 (contextlib would cost --help its functools and collections)
-        file.write(text)
+        (file or sys.stderr).write(text)
     except (AttributeError, OSError):
         pass
 

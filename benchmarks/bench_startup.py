@@ -4,9 +4,11 @@ Each is a child process timed by CPU (user + system from wait4) and wall, paired
 with its floor: ``python -c pass`` for ``--help`` and for ``check`` refusing a missing spec;
 a Python process that ``json.load``s both packs' ``decision.json`` for ``diff`` of two copies of
 the sample pack (built once, unsigned). Printed beside ``--help``: argparse alone building the
-same top-level parser and printing its help (the floor of any argparse CLI's ``--help``). The
-full run also prints what importing each command's library costs over a bare interpreter and
-the heavy libraries each one loads.
+same top-level parser and printing its help (what ``--help`` cost while argparse printed it;
+evidencepack writes that text without argparse now). Printed beside ``diff``: reading both
+decisions as ``DecisionDocument`` models, and pydantic alone validating a one-field model (the
+floor of any diff that validates through pydantic). The full run also prints what importing
+each command's library costs over a bare interpreter and the heavy libraries each one loads.
 
     python benchmarks/bench_startup.py [--quick] [--repeat 21]
 """
@@ -14,6 +16,7 @@ the heavy libraries each one loads.
 from __future__ import annotations
 
 import argparse
+import compileall
 import shutil
 import statistics
 import subprocess
@@ -51,6 +54,12 @@ DIFF_FLOOR = "import json, sys\nfor p in sys.argv[1:]:\n    json.load(open(p, 'r
 MODEL_FLOOR = (
     "import sys\nfrom evidencepack.analyze.models import DecisionDocument\n"
     "for p in sys.argv[1:]:\n    DecisionDocument.model_validate_json(open(p, 'rb').read())\n"
+)
+# the least any validation through pydantic costs: importing it, one one-field model (its first
+# model class loads the schema builder and the plugin look-up), one tiny document validated
+PYDANTIC_FLOOR = (
+    "from pydantic import BaseModel\nclass A(BaseModel):\n    x: int\n"
+    "A.model_validate_json(b'{\"x\": 1}')\n"
 )
 
 
@@ -97,6 +106,9 @@ def main() -> int:
     args = parser.parse_args()
     repeat = 5 if args.quick else args.repeat
     python = sys.executable
+    # Bytecode as an installed package has it (pip compiles at install): with
+    # PYTHONDONTWRITEBYTECODE set and no __pycache__, every start-up would compile every module.
+    compileall.compile_dir(REPO / "evidencepack", quiet=1)
     bare = [python, "-c", "pass"]
 
     def pair(ours: list[str], floor: list[str], codes: tuple[int, ...] = (0,)) -> Paired:
@@ -140,9 +152,12 @@ def main() -> int:
     model_pair = pair(
         [python, "-c", MODEL_FLOOR, *decisions], [python, "-c", DIFF_FLOOR, *decisions]
     )
+    pydantic_pair = pair([python, "-c", PYDANTIC_FLOOR], [python, "-c", DIFF_FLOOR, *decisions])
     print(
-        f"reading both decisions as DecisionDocument models: {model_pair.cpu_ratio:.2f}x the "
-        f"json.load floor; diff is {diff_pair.ours.cpu_s / model_pair.ours.cpu_s:.2f}x that"
+        f"pydantic alone (one one-field model): {pydantic_pair.cpu_ratio:.2f}x the json.load "
+        "floor; "
+        f"reading both decisions as DecisionDocument models: {model_pair.cpu_ratio:.2f}x; "
+        f"diff is {diff_pair.ours.cpu_s / model_pair.ours.cpu_s:.2f}x that"
     )
     report(
         "diff",
@@ -150,7 +165,10 @@ def main() -> int:
         ours="evidencepack diff of two copies of the sample pack",
         floor="python: json.load both decision.json",
         goal=5.0,
-        extra={"model_floor_ratio": round(model_pair.cpu_ratio, 3)},
+        extra={
+            "model_floor_ratio": round(model_pair.cpu_ratio, 3),
+            "pydantic_floor_ratio": round(pydantic_pair.cpu_ratio, 3),
+        },
         row_id="diff",
     )
     return 0

@@ -20,7 +20,8 @@ the same mode in ``benchmarks/recorded.json`` and fails when one is worse by mor
 recorded there (``margin``: 0.5, i.e. 1.5x the recorded ratio). Both sides of a ratio are
 measured in the same run, so a slower or busier machine moves both; a row past the margin is run
 once more and its better ratio kept before the guard fails. A row with no recorded figure is
-reported, not failed. ``--record`` rewrites the figures of the mode run (review the diff).
+reported, not failed. ``--record`` rewrites the figures of the rows run (``--only``: the others
+keep theirs), in the mode run (review the diff).
 """
 
 from __future__ import annotations
@@ -141,11 +142,12 @@ def regressions(
 
 
 def record(results: list[dict[str, Any]], mode: str) -> None:
-    """Write each row's guarded ratios as the recorded figures of ``mode``."""
+    """Write each row's guarded ratios as the recorded figures of ``mode``; the rows not run
+    (``--only``) keep theirs."""
     recorded = json.loads(RECORDED.read_text()) if RECORDED.exists() else {"margin": 0.5}
-    recorded[mode] = {
-        r["id"]: {key: round(float(r[key]), 3) for key in GUARDED if key in r} for r in results
-    }
+    recorded.setdefault(mode, {}).update(
+        {r["id"]: {key: round(float(r[key]), 3) for key in GUARDED if key in r} for r in results}
+    )
     RECORDED.write_text(json.dumps(recorded, indent=2, sort_keys=True) + "\n")
     print(f"run_all: recorded the {mode} ratios of {len(results)} row(s) in {RECORDED}")
 

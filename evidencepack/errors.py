@@ -7,7 +7,10 @@ Third-party errors are caught in the one module that calls that library and re-r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+# Not ``from typing import TYPE_CHECKING``: ``--help`` imports this module (tests/test_startup.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -64,6 +64,27 @@ def test_the_guard_flags_a_ratio_past_the_margin_and_nothing_within_it() -> None
     assert run_all.regressions([{**_row(9.0), "id": "new"}], recorded, "quick") == ([], ["new"])
 
 
+def test_recording_some_rows_keeps_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--only startup --record`` rewrites the rows it ran, in its mode, and no other."""
+    run_all = _run_all()
+    recorded = tmp_path / "recorded.json"
+    before = {
+        "margin": 0.5,
+        "quick": {"verify": {"ratio": 1.4}, "help": {"ratio": 3.0}},
+        "full": {"help": {"ratio": 3.1}},
+    }
+    recorded.write_text(json.dumps(before))
+    monkeypatch.setattr(run_all, "RECORDED", recorded)
+    run_all.record([{**_row(1.5), "id": "help"}, {**_row(9.0), "id": "diff"}], "quick")
+    assert json.loads(recorded.read_text()) == {
+        "margin": 0.5,
+        "quick": {"verify": {"ratio": 1.4}, "help": {"ratio": 1.5}, "diff": {"ratio": 9.0}},
+        "full": {"help": {"ratio": 3.1}},
+    }
+
+
 @pytest.mark.slow
 def test_quick_benchmarks_hold_the_recorded_ratios(tmp_path: Path) -> None:
     """Every row of the table runs to its RESULT line and none is past the recorded ratio by

@@ -2,17 +2,14 @@
 
 One module per command group (``compiler``, ``inspect``, ``measure``, ``mlperf``, ``signing``,
 ``diff``, ``export``), each with a ``register(command)`` that adds its subcommands; ``_common`` and
-``_signers`` hold what several share. ``main`` (the ``evidencepack`` entry point) is the one
-place errors become exit codes.
+``_signers`` hold what several share; ``_help`` writes the top-level help without argparse.
+``main`` (the ``evidencepack`` entry point) is the one place errors become exit codes.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from collections.abc import Sequence
-from importlib import import_module
 
 from .. import __version__
 from ..errors import (
@@ -22,7 +19,22 @@ from ..errors import (
     EvidencePackError,
     InputError,
 )
-from ._common import Handler, Parser, add_command
+
+# argparse and the command groups load only when a command line needs them: ``evidencepack``
+# alone and ``evidencepack --help`` print the top-level help without argparse (``_help``).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import TextIO
+
+    from ._common import Handler
+
+DESCRIPTION = (
+    "Compile MLPerf results, your own serving re-measurements and eval scores "
+    "into a signed, auditable accelerator-decision evidence pack."
+)
+VERBOSE_HELP = "show the full traceback of an error"
 
 # Every command, in the order ``--help`` lists them: the module of its group (the one whose
 # ``register`` adds it, with the same one-line help) and its one-line help. A command line builds
@@ -68,18 +80,20 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     Without ``argv`` every command is built in full. With it, only the group of the command
     ``argv`` names is (imported and) built; the other commands are listed by name and help.
     """
+    import argparse
+    from importlib import import_module
+
+    from ._common import Parser, add_command
+
     chosen = COMMANDS.get(_command_of(argv) or "", ("", ""))[0] if argv is not None else None
     parser = Parser(
         prog="evidencepack",
-        description="Compile MLPerf results, your own serving re-measurements and eval scores "
-        "into a signed, auditable accelerator-decision evidence pack.",
+        description=DESCRIPTION,
         epilog=EXIT_CODES_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"evidencepack {__version__}")
-    parser.add_argument(
-        "-v", "--verbose", action="store_true", help="show the full traceback of an error"
-    )
+    parser.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     def command(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
@@ -95,9 +109,39 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def top_help() -> str:
+    """``evidencepack --help``: what argparse prints for ``build_parser``, without argparse."""
+    from ._help import HELP_HELP, VERSION_HELP, format_top_help
+
+    options = [
+        ("[-h]", "-h, --help", HELP_HELP),
+        ("[--version]", "--version", VERSION_HELP),
+        ("[-v]", "-v, --verbose", VERBOSE_HELP),
+    ]
+    commands = [(name, text) for name, (_, text) in COMMANDS.items()]
+    return format_top_help(
+        "evidencepack", DESCRIPTION, EXIT_CODES_HELP, options, "COMMAND", commands
+    )
+
+
+def _print(text: str, file: TextIO | None) -> None:
+    """Write ``text`` as argparse's ``_print_message`` does: to stderr when ``file`` is None
+    (no stdout), a failed write ignored."""
+    try:  # noqa: SIM105 (contextlib would cost --help its functools and collections)
+        (file or sys.stderr).write(text)
+    except (AttributeError, OSError):
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``evidencepack`` with ``argv`` and return the exit code; errors print, never trace."""
     argv = sys.argv[1:] if argv is None else argv
+    if not argv:  # argparse would find no command: the help on stderr, a usage error
+        _print(top_help(), sys.stderr)
+        return EXIT_USAGE
+    if len(argv) == 1 and argv[0] in ("-h", "--help"):
+        _print(top_help(), sys.stdout)
+        sys.exit(0)  # as argparse's help action exits
     parser = build_parser(argv)
     verbose = "-v" in argv or "--verbose" in argv
     reporting = False

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from .._models import Sha256Hex, StrictModel
 from ..analyze.models import Status
-from ..signing.bundle import SignerInfo
+from ..signing.signer import SignerInfo
 
 DIFF_API_VERSION: Literal["evidencepack/diff/v1"] = "evidencepack/diff/v1"
 

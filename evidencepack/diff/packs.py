@@ -16,7 +16,7 @@ from collections.abc import Callable
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import pydantic
 
@@ -25,9 +25,10 @@ from ..errors import CouldNotRun, InputError, UsageError, VerificationError
 from ..pack.archive import extract_archive, is_archive
 from ..pack.layout import BUNDLE_NAME, DECISION_NAME, MANIFEST_NAME
 from ..pack.manifest import EvidenceManifest
-from ..signing.verify import VerifyPolicy, VerifyReport, verify_pack_documents
-from ..spec.located import dotted
 from .models import PackSide
+
+if TYPE_CHECKING:  # verification (cryptography, sigstore's models) loads only when asked for
+    from ..signing.verify import VerifyPolicy, VerifyReport
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 
@@ -99,22 +100,16 @@ def _verified_text(report: VerifyReport) -> str:
 
 
 def _documents(folder: Path, where: str) -> dict[str, bytes]:
-    """decision.json and manifest.json read once from an unverified folder, and the spec the
-    decision names (when it is there)."""
-    documents = {name: _read(folder, name, where) for name in (DECISION_NAME, MANIFEST_NAME)}
-    spec = _spec_path(documents[DECISION_NAME])
+    """decision.json and manifest.json read once from an unverified folder."""
+    return {name: _read(folder, name, where) for name in (DECISION_NAME, MANIFEST_NAME)}
+
+
+def _read_spec(folder: Path, decision: DecisionDocument, documents: dict[str, bytes]) -> None:
+    """Add the spec the (validated) decision names, when the unverified folder holds it."""
+    spec = next((f.pack_path for f in decision.inputs if f.role == "spec"), None)
     if spec is not None:
         with suppress(OSError):
             documents[spec] = (folder / spec).read_bytes()
-    return documents
-
-
-def _spec_path(raw_decision: bytes) -> str | None:
-    try:
-        inputs = DecisionDocument.model_validate_json(raw_decision).inputs
-    except pydantic.ValidationError:
-        return None
-    return next((f.pack_path for f in inputs if f.role == "spec"), None)
 
 
 def open_pack(
@@ -127,6 +122,7 @@ def open_pack(
 ) -> OpenedPack:
     """Verify (with ``policy``) and read one side, once; a spec is built with ``build_spec``."""
     kind = pack_kind(path, label, allow_spec=build_spec is not None)
+    folder: Path | None = None  # unverified: its spec is read once decision.json is validated
     signer = None
     verified = False
     where = f"{label} {path}"
@@ -136,6 +132,8 @@ def open_pack(
         text = "built for this diff (unsigned, not verified)"
         documents = _documents(folder, where)
     elif policy is not None:
+        from ..signing.verify import verify_pack_documents
+
         checked = verify_pack_documents(path, policy)
         report = checked.report
         if not report.ok:
@@ -172,6 +170,8 @@ def open_pack(
     decision, manifest, decision_sha, evidence_digest = parse_pack(
         documents[DECISION_NAME], documents[MANIFEST_NAME], where
     )
+    if folder is not None:
+        _read_spec(folder, decision, documents)
     side = PackSide(
         source=str(path),
         kind=kind,
@@ -224,6 +224,8 @@ def _parse(model: type[M], raw: bytes, where: str) -> M:
     try:
         return model.model_validate_json(raw)
     except pydantic.ValidationError as exc:
+        from ..spec.located import dotted  # with PyYAML: only for a document that is refused
+
         problems = tuple(
             f"{where}: {dotted(tuple(e['loc'])) or '(top)'}: {e['msg']}"
             for e in exc.errors(include_url=False)

@@ -6,13 +6,16 @@ import datetime as dt
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..analyze.models import DecisionDocument
 from ..errors import InputError
-from ..signing.verify import VerifyPolicy
 from .compare import Thresholds, compare, not_compared
 from .models import DiffDocument
 from .packs import BuildSpec, PackUnreadable, open_pack
+
+if TYPE_CHECKING:  # verification loads only when a policy asks for it (diff/packs.py)
+    from ..signing.verify import VerifyPolicy
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ The format is Sigstore's (protobuf-specs ``Bundle``), parsed with sigstore's own
 from __future__ import annotations
 
 import base64
-import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -21,6 +20,7 @@ from sigstore_models.intoto import Envelope, Signature
 from .._models import StrictModel
 from ..errors import CouldNotRun, VerificationError
 from ..limits import read_limited
+from .signer import SignerInfo, SigningMode
 from .statement import PAYLOAD_TYPE
 
 BUNDLE_MEDIA_TYPE: Literal["application/vnd.dev.sigstore.bundle.v0.3+json"] = (
@@ -29,82 +29,11 @@ BUNDLE_MEDIA_TYPE: Literal["application/vnd.dev.sigstore.bundle.v0.3+json"] = (
 MAX_BUNDLE_BYTES = 16 << 20
 """A real bundle is a few KiB; refuse to parse anything absurdly large."""
 
-SigningMode = Literal["keyless", "key"]
-
 
 def pae(payload_type: str, payload: bytes) -> bytes:
     """DSSE pre-authentication encoding: what the signature actually covers."""
     kind = payload_type.encode()
     return b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(payload), payload)
-
-
-class SignerInfo(StrictModel):
-    """Who signed, as far as the checked bundle proves it."""
-
-    mode: SigningMode = Field(
-        description=(
-            "how the bundle was signed: 'key' (an ECDSA key, bundle carries "
-            "publicKey.hint) or 'keyless' (a Sigstore certificate)"
-        )
-    )
-    identity: str | None = Field(
-        default=None,
-        description=(
-            "keyless: the certificate identity (e.g. an e-mail or workflow URI) the "
-            "verification required and the certificate matched; None for a key "
-            "signature"
-        ),
-    )
-    issuer: str | None = Field(
-        default=None,
-        description=(
-            "keyless: the OIDC issuer the verification required and the certificate "
-            "matched; None for a key signature"
-        ),
-    )
-    key_fingerprint: str | None = Field(
-        default=None,
-        description=(
-            "key: sha256 hex of the verifying public key's DER "
-            "SubjectPublicKeyInfo; None for a keyless signature"
-        ),
-    )
-    key_hint: str | None = Field(
-        default=None,
-        description=(
-            "key: the bundle's publicKey.hint as the signer wrote it (evidencepack "
-            "writes the signing key's fingerprint); None for a keyless signature"
-        ),
-    )
-    signed_at: dt.datetime | None = Field(
-        default=None,
-        description=(
-            "keyless: the earliest verified signing time, UTC (transparency-log "
-            "integration time or an RFC 3161 timestamp); None for a key signature, "
-            "which carries no verified time"
-        ),
-    )
-    time_source: Literal["transparency_log", "timestamp_authority"] | None = Field(
-        default=None,
-        description=(
-            "where signed_at comes from: the transparency log's integration time or "
-            "a timestamp authority; None when signed_at is None"
-        ),
-    )
-    log_index: int | None = Field(
-        default=None,
-        description=(
-            "keyless: the Rekor transparency-log index of the bundle's one log "
-            "entry; None when the bundle has no single entry"
-        ),
-    )
-    log_id: str | None = Field(
-        default=None,
-        description=(
-            "keyless: hex key id of the transparency log holding the entry; None "
-            "when the bundle has no single entry"
-        ),
-    )
 
 
 class TrustRootInfo(StrictModel):

@@ -14,8 +14,9 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from ..errors import VerificationError
-from .bundle import CheckedSignature, ParsedBundle, SignerInfo, key_bundle, pae
+from .bundle import CheckedSignature, ParsedBundle, key_bundle, pae
 from .keys import key_fingerprint, load_private_key, read_passphrase, signature_hash
+from .signer import SignerInfo
 from .statement import PAYLOAD_TYPE
 
 

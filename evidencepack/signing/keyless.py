@@ -36,8 +36,9 @@ from ._sigstore_private import (
     established_times,
     signing_certificate,
 )
-from .bundle import CheckedSignature, ParsedBundle, SignerInfo, TrustRootInfo
+from .bundle import CheckedSignature, ParsedBundle, TrustRootInfo
 from .sign import SignerIdentity
+from .signer import SignerInfo
 from .statement import PAYLOAD_TYPE
 
 IDENTITY_TOKEN_ENV = "SIGSTORE_IDENTITY_TOKEN"

@@ -27,8 +27,9 @@ from cryptography.hazmat.primitives.asymmetric.utils import Prehashed
 
 from ..errors import CouldNotRun, VerificationError
 from ..limits import regular_file_problem
-from .bundle import ParsedBundle, SignerInfo, parse_bundle
+from .bundle import ParsedBundle, parse_bundle
 from .keys import key_fingerprint, signature_hash
+from .signer import SignerInfo
 
 MAX_STREAMED_BUNDLE_BYTES = 2 << 30
 """The hard bound on a key-signed bundle ``verify`` streams: 2 GiB. A subject costs about

@@ -22,9 +22,9 @@ from ..errors import VerificationError
 from ..limits import read_limited
 from ..pack.layout import DECISION_NAME, PREDICATE_NAME, walk_order, walk_pack
 from ..provenance import sha256_files
-from .bundle import SignerInfo
 from .documents import DOCUMENTS, MAX_DOCUMENT_BYTES
 from .json_diff import parse_object
+from .signer import SignerInfo
 from .stream_bundle import MAX_STREAMED_FILES, StreamedSignature, verify_streamed_key_bundle
 from .stream_statement import StreamedStatement
 from .verdicts import VERDICTS, VerdictKind, payload_bytes, verdict_predicates

@@ -14,8 +14,9 @@ from pydantic import Field
 
 from .._models import Sha256Hex, StrictModel
 from ..pack.predicate import DecisionSummary
-from .bundle import SignerInfo, TrustRootInfo
+from .bundle import TrustRootInfo
 from .documents import Contradiction
+from .signer import SignerInfo
 
 VERIFY_API_VERSION: Literal["evidencepack/verify/v1"] = "evidencepack/verify/v1"
 

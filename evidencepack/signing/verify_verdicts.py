@@ -16,8 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import InputError, VerificationError
-from .bundle import CheckedSignature, SignerInfo, read_bundle
+from .bundle import CheckedSignature, read_bundle
 from .json_diff import first_difference, parse_object, show
+from .signer import SignerInfo
 from .statement import SignedStatement, Statement
 from .verdicts import SVR_PREDICATE_TYPE, VERDICTS, VerdictKind, verdict_payloads
 from .verify_report import VerdictCheck

@@ -14,7 +14,7 @@ from ..analyze.models import DecisionDocument
 from ..errors import InputError
 from ..pack.layout import DECISION_NAME, MANIFEST_NAME
 from ..pack.manifest import EvidenceManifest
-from ..signing.bundle import SignerInfo
+from ..signing.signer import SignerInfo
 from .models import (
     ApprovalRow,
     CandidateRow,

@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -50,15 +51,27 @@ def _byte_chars() -> dict[int, str]:
     return table
 
 
-def write_model(path: Path, *, seed: int = 0) -> Path:
-    """Write the tiny Llama GGUF to ``path`` (about 380 KB); deterministic for a ``seed``."""
+def write_model(
+    path: Path,
+    *,
+    seed: int = 0,
+    merges: Sequence[tuple[str, str]] = (),
+    pre: str = "default",
+) -> Path:
+    """Write the tiny Llama GGUF to ``path`` (about 380 KB); deterministic for a ``seed``.
+
+    ``merges`` (pairs of texts, ``" the"`` as ``("Ġt", "he")`` in GPT-2's byte characters) add
+    one token each, their two parts joined, and BPE merges that make them, under the
+    pre-tokenizer ``pre`` (``tokenizer.ggml.pre``): a vocabulary whose tokenization is not byte
+    by byte. Without them no merge makes a token and any text tokenizes byte by byte."""
     import gguf
     import numpy as np
 
     rng = np.random.default_rng(seed)
     chars = _byte_chars()
-    tokens = ["<s>", "</s>", *(chars[b] for b in ASCII)]
-    types = [gguf.TokenType.CONTROL] * 2 + [gguf.TokenType.NORMAL] * len(ASCII)
+    merged = [left + right for left, right in merges]
+    tokens = ["<s>", "</s>", *(chars[b] for b in ASCII), *merged]
+    types = [gguf.TokenType.CONTROL] * 2 + [gguf.TokenType.NORMAL] * (len(tokens) - 2)
     n_vocab, n_embd, n_ff, n_head, n_layer = len(tokens), 64, 128, 4, 2
     writer = gguf.GGUFWriter(str(path), "llama")
     writer.add_name(MODEL_NAME)
@@ -72,12 +85,13 @@ def write_model(path: Path, *, seed: int = 0) -> Path:
     writer.add_layer_norm_rms_eps(1e-5)
     writer.add_file_type(0)  # all F32
     writer.add_tokenizer_model("gpt2")
-    writer.add_tokenizer_pre("default")
+    writer.add_tokenizer_pre(pre)
     writer.add_token_list(tokens)
     writer.add_token_types(types)
     # llama.cpp requires a merges list; this one merges two newlines into a string that is no
     # token, so it falls back to the two byte tokens: tokenizing never merges.
-    writer.add_token_merges([f"{chars[0x0A]} {chars[0x0A]}"])
+    pairs = [f"{left} {right}" for left, right in merges]
+    writer.add_token_merges(pairs or [f"{chars[0x0A]} {chars[0x0A]}"])
     writer.add_bos_token_id(0)
     writer.add_eos_token_id(1)
     writer.add_add_bos_token(True)

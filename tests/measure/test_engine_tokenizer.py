@@ -1,0 +1,244 @@
+"""Output tokens counted by a tokenizer the user brings, against llama.cpp's real server.
+
+Behind a proxy that hides the server's ``/tokenize`` and drops ``usage`` (two tokens' text per
+event, so chunks are not tokens), ``measure --tokenizer FILE`` counts every output with the
+model's own tokenizer: read from the GGUF model file the server runs, or from a tokenizer.json
+made for the same vocabulary. Every count equals the engine's own (its usage, and its counter
+of generated tokens). A GGUF vocabulary with real merges tokenizes as llama.cpp's ``/tokenize``
+does, id for id, under the pre-tokenizers evidencepack knows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from evidencepack._cli import main
+from evidencepack.measure import tokenizer_file
+from evidencepack.measure.tokenizer_file import load_tokenizer_file
+
+from .conftest import require_engine
+from .llama_engine import ASCII, LlamaServer, _byte_chars, write_model
+from .no_usage_proxy import no_usage_proxy
+from .test_engine import MAX_TOKENS, _args, _assert_every_request_exact, _metric, _record
+
+G, N = "\u0120", "\u010a"  # GPT-2's byte characters for a space and a newline
+MERGES = [
+    ("t", "h"),
+    ("th", "e"),
+    (G, "the"),
+    ("i", "n"),
+    ("in", "g"),
+    (G, "a"),
+    ("e", "r"),
+    ("o", "n"),
+    (G, "t"),
+    (G, "s"),
+    ("s", "t"),
+    (N, N),
+    ("1", "2"),
+    ("12", "3"),
+    ("'", "s"),
+    (G, G),
+    (G + G, G + G),
+    ("a", "n"),
+    ("an", "d"),
+    (G, "and"),
+]
+TEXTS = [
+    "the cat sat on the mat",
+    "Summarise contract 12: the supplier delivers by day 123456.",
+    "It's the king's ring, isn't it?\n\n\nYes",
+    "   spaces    and\ttabs\r\n",
+    "x+y=z <= 3 ^ ~ | $5 (a) [b] {c}",
+    "1234567 12 123 and 4567",
+    "The THE tHe theme thing",
+    "hello <s> world </s>",
+    "",
+]
+
+
+@pytest.fixture
+def hidden(engine: LlamaServer) -> Iterator[str]:
+    with no_usage_proxy(engine.url, hide_tokenize=True) as url:
+        yield url
+
+
+def _tokenizer_json(path: Path) -> Path:
+    """A Hugging Face tokenizer.json for the tiny model's vocabulary, made here with the
+    tokenizers library (not by evidencepack): byte-level BPE, the two control tokens special."""
+    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
+
+    chars = _byte_chars()
+    tokens = ["<s>", "</s>", *(chars[b] for b in ASCII)]
+    tokenizer = Tokenizer(models.BPE({t: i for i, t in enumerate(tokens)}, []))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.add_special_tokens([AddedToken(t, special=True) for t in tokens[:2]])
+    tokenizer.save(str(path))
+    return path
+
+
+def _measure(url: str, prompts: Path, out: Path, *extra: str) -> list[dict]:  # type: ignore[type-arg]
+    args = _args(url, prompts, out, "--scenario", "offline", "--no-usage", *extra)
+    assert main([*args, "--min-query-count", "16", "--expected-qps", "50"]) == 0
+    return [json.loads(line) for line in (out / "requests.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.parametrize("kind", ["gguf", "tokenizer.json"])
+def test_the_users_tokenizer_counts_every_output_when_the_server_has_no_endpoint(
+    kind: str,
+    engine: LlamaServer,
+    hidden: str,
+    prompts: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    given = engine.model if kind == "gguf" else _tokenizer_json(tmp_path / "tokenizer.json")
+    before = _metric(engine, "llamacpp:tokens_predicted_total")
+    out = tmp_path / "run"
+    rows = _measure(hidden, prompts, out, "--tokenizer", str(given))
+    _assert_every_request_exact(out, 16)  # 16 tokens each, where the chunks were 8
+    assert {r["tokens_source"] for r in rows} == {"tokenizer"}
+    assert all(len(r["itl_gaps_ms"]) == MAX_TOKENS // 2 - 1 for r in rows)
+    generated = _metric(engine, "llamacpp:tokens_predicted_total") - before
+    assert generated == sum(r["output_tokens"] for r in rows)
+    # run.json says what counted: the file, kept in the run folder, and where it came from.
+    tokenizer = _record(out)["tokenizer"]
+    assert tokenizer["path"] is None
+    assert "HTTP 404" in tokenizer["problem"]
+    assert tokenizer["counted_by"] == "file"
+    kept = (out / "tokenizer.json").read_bytes()
+    assert tokenizer["file"]["kept"] == "tokenizer.json"
+    assert tokenizer["file"]["sha256"] == hashlib.sha256(kept).hexdigest()
+    source = tokenizer["file"]["source"]
+    assert source["file"] == given.name
+    assert source["sha256"] == hashlib.sha256(given.read_bytes()).hexdigest()
+    assert source["format"] == kind
+    if kind == "tokenizer.json":
+        assert kept == given.read_bytes()  # the user's own file, byte for byte
+    else:
+        assert (source["model"], source["pre_tokenizer"]) == ("gpt2", "default")
+    capsys.readouterr()
+    assert main(["inspect", "--json", str(out / "requests.jsonl")]) == 0
+    (run,) = json.loads(capsys.readouterr().out)[0]["runs"]
+    assert not any("counted, not tokens" in w for w in run["warnings"])
+
+
+def test_without_endpoint_or_tokenizer_the_chunks_are_counted_and_said(
+    hidden: str, prompts: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    rows = _measure(hidden, prompts, out)
+    assert {(r["tokens_source"], r["output_tokens"]) for r in rows} == {("counted", 8)}
+    tokenizer = _record(out)["tokenizer"]
+    assert (tokenizer["counted_by"], tokenizer["file"]) == (None, None)
+    assert not (out / "tokenizer.json").exists()
+    capsys.readouterr()
+    assert main(["inspect", "--json", str(out / "requests.jsonl")]) == 0
+    (run,) = json.loads(capsys.readouterr().out)[0]["runs"]
+    assert any("counted, not tokens" in w for w in run["warnings"])
+
+
+def test_with_an_endpoint_the_given_tokenizer_is_not_kept(
+    engine: LlamaServer, prompts: Path, tmp_path: Path
+) -> None:
+    with no_usage_proxy(engine.url) as url:
+        rows = _measure(url, prompts, tmp_path / "run", "--tokenizer", str(engine.model))
+    assert {(r["tokens_source"], r["output_tokens"]) for r in rows} == {("tokenizer", MAX_TOKENS)}
+    tokenizer = _record(tmp_path / "run")["tokenizer"]
+    assert (tokenizer["path"], tokenizer["counted_by"]) == ("/tokenize", "endpoint")
+    assert tokenizer["file"]["kept"] is None
+    assert tokenizer["file"]["source"]["file"] == engine.model.name
+    assert not (tmp_path / "run" / "tokenizer.json").exists()
+
+
+@pytest.mark.parametrize("pre", ["default", "llama-bpe", "qwen2", "gpt-2"])
+def test_a_gguf_vocabulary_tokenizes_as_llama_cpp_does(pre: str, tmp_path: Path) -> None:
+    require_engine()
+    model = write_model(tmp_path / f"merges-{pre}.gguf", merges=MERGES, pre=pre)
+    ours = load_tokenizer_file(model)
+    assert ours.source["merges_unused"] == 0
+    with LlamaServer(model, parallel=1) as server:
+        for text in TEXTS:
+            ids = ours.tokenizer.encode(text, add_special_tokens=False).ids
+            assert ids == server.tokenize(text), (pre, text)
+            assert ours.count(text) == len(ids)
+    # The merges are at work: fewer tokens than bytes.
+    assert ours.count(TEXTS[0]) < len(TEXTS[0].encode())
+
+
+def test_pre_tokenizers_differ_where_llama_cpp_says_they_do(tmp_path: Path) -> None:
+    # Llama 3 groups up to three digits, Qwen 2 takes each on its own: the test above can tell.
+    counts = {
+        pre: load_tokenizer_file(write_model(tmp_path / f"{pre}.gguf", merges=MERGES, pre=pre))
+        for pre in ("llama-bpe", "qwen2")
+    }
+    assert counts["llama-bpe"].count("123") == 1
+    assert counts["qwen2"].count("123") == 3
+
+
+def _offline(tokenizer: Path, prompts: Path, tmp_path: Path) -> list[str]:
+    args = ["measure", "--endpoint", "http://127.0.0.1:9", "--model", "m", "--prompts"]
+    return [*args, str(prompts), "-o", str(tmp_path / "run"), "--scenario", "offline",
+            "--tokenizer", str(tokenizer)]  # fmt: skip
+
+
+def test_a_file_that_is_no_tokenizer_is_refused_before_any_request(
+    prompts: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "notes.txt"
+    bad.write_text("not a tokenizer\n")
+    assert main(_offline(bad, prompts, tmp_path)) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}: neither a GGUF model file nor a tokenizer.json (JSON)" in err
+    assert "Traceback" not in err
+    other = tmp_path / "other.json"
+    other.write_text('{"vocab": {}}')
+    assert main(_offline(other, prompts, tmp_path)) == 1
+    assert f"{other}: $.model: not a Hugging Face tokenizer.json" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_gguf_vocabulary_it_cannot_rebuild_is_named(
+    prompts: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gguf
+
+    spm = tmp_path / "spm.gguf"
+    writer = gguf.GGUFWriter(str(spm), "llama")
+    writer.add_tokenizer_model("llama")
+    writer.add_token_list(["<unk>", "<s>", "</s>", "\u2581the"])
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    assert main(_offline(spm, prompts, tmp_path)) == 1
+    err = capsys.readouterr().err
+    assert f"{spm}: tokenizer.ggml.model: 'llama': only a byte-level BPE vocabulary" in err
+    model = write_model(tmp_path / "tekken.gguf", pre="tekken")
+    assert main(_offline(model, prompts, tmp_path)) == 1
+    err = capsys.readouterr().err
+    assert f"{model}: tokenizer.ggml.pre: 'tekken': a pre-tokenizer evidencepack does not" in err
+
+
+def test_a_missing_library_is_an_install_hint_not_a_traceback(
+    prompts: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = tokenizer_file.importlib.util.find_spec
+    monkeypatch.setattr(
+        tokenizer_file.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "tokenizers" else real(name, *a),
+    )
+    given = _tokenizer_json(tmp_path / "tokenizer.json")
+    assert main(_offline(given, prompts, tmp_path)) == 3
+    err = capsys.readouterr().err
+    assert "pip install 'evidencepack[tokenizer]'" in err
+    assert "Traceback" not in err

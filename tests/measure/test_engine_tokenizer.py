@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -95,6 +96,7 @@ def test_the_users_tokenizer_counts_every_output_when_the_server_has_no_endpoint
     hidden: str,
     prompts: Path,
     tmp_path: Path,
+    samples: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     given = engine.model if kind == "gguf" else _tokenizer_json(tmp_path / "tokenizer.json")
@@ -126,6 +128,23 @@ def test_the_users_tokenizer_counts_every_output_when_the_server_has_no_endpoint
     assert main(["inspect", "--json", str(out / "requests.jsonl")]) == 0
     (run,) = json.loads(capsys.readouterr().out)[0]["runs"]
     assert not any("counted, not tokens" in w for w in run["warnings"])
+    if kind == "gguf":
+        _the_pack_cites_the_tokenizer(out, samples, tokenizer["file"]["sha256"], capsys)
+
+
+def _the_pack_cites_the_tokenizer(
+    run: Path, samples: Path, sha256: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A spec citing the run folder takes its tokenizer.json in as evidence, by its digest."""
+    shutil.copytree(run, samples / "evidence" / "h200-vllm" / "measured")
+    spec = samples / "pack.yaml"
+    runs = "        - path: evidence/h200-vllm/runs/qps_5.5\n"
+    cited = "        - path: evidence/h200-vllm/measured\n"
+    spec.write_text(spec.read_text().replace(runs, runs + cited))
+    main(["check", "--json", str(spec)])
+    inputs = json.loads(capsys.readouterr().out)["inputs"]
+    (kept,) = [i for i in inputs if i["pack_path"].endswith("/measured/tokenizer.json")]
+    assert (kept["sha256"], kept["spec_path"]) == (sha256, "evidence/h200-vllm/measured")
 
 
 def test_without_endpoint_or_tokenizer_the_chunks_are_counted_and_said(

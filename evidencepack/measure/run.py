@@ -86,7 +86,11 @@ def measure(
     if options.server_metrics is not None:
         scrape(options.server_metrics)  # an endpoint that cannot be read: said now
     # Read once, here: a file that is no tokenizer is said before LoadGen starts.
-    tokenizer = load_tokenizer_file(options.tokenizer) if options.tokenizer else None
+    tokenizer = None
+    if options.tokenizer is not None:
+        if progress is not None:
+            progress(f"reading the tokenizer in {options.tokenizer}")
+        tokenizer = load_tokenizer_file(options.tokenizer)
     planned = points(options)
     for _, config in planned:
         if Path(config.outdir).exists():

@@ -147,6 +147,22 @@ def _the_pack_cites_the_tokenizer(
     assert (kept["sha256"], kept["spec_path"]) == (sha256, "evidence/h200-vllm/measured")
 
 
+def test_a_sweep_keeps_the_tokenizer_in_every_point(
+    engine: LlamaServer, hidden: str, prompts: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "sweep"
+    args = _args(hidden, prompts, out, "--sweep", "10,20", "--min-query-count", "10", "--no-usage")
+    args += ["--ttft-ms", "2000", "--tpot-ms", "500", "--tokenizer", str(engine.model)]
+    assert main(args) == 0
+    digests = set()
+    for point in ("qps_10", "qps_20"):
+        rows = _assert_every_request_exact(out / point, 10)
+        assert {r["tokens_source"] for r in rows} == {"tokenizer"}
+        digests.add(hashlib.sha256((out / point / "tokenizer.json").read_bytes()).hexdigest())
+        assert _record(out / point)["tokenizer"]["file"]["sha256"] in digests
+    assert len(digests) == 1
+
+
 def test_without_endpoint_or_tokenizer_the_chunks_are_counted_and_said(
     hidden: str, prompts: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

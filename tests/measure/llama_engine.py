@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import select
 import signal
 import stat
@@ -34,6 +35,7 @@ from pathlib import Path
 from types import TracebackType
 
 REPO = Path(__file__).resolve().parents[2]
+_LISTENING = re.compile(r"(?:^|\s)listening (http://127\.0\.0\.1:\d+)\r?\n", re.M)
 MODEL_NAME = "tiny-random-llama"
 ASCII = [*range(0x20, 0x7F), 0x0A]
 """The bytes the vocabulary holds, one token each: printable ASCII and newline."""
@@ -196,11 +198,13 @@ class LlamaServer:
             if not data:
                 break
             buffer += data
-            for line in buffer.decode("utf-8", "replace").splitlines():
-                if line.startswith("listening http://"):
-                    self.log = buffer.decode("utf-8", "replace")
-                    threading.Thread(target=self._drain, daemon=True).start()
-                    return line.split(" ", 1)[1].strip()
+            # The server's own log shares this pipe and may have begun a line ("0.00.119.437 ")
+            # just before ours: the line is found wherever it starts.
+            found = _LISTENING.search(buffer.decode("utf-8", "replace"))
+            if found:
+                self.log = buffer.decode("utf-8", "replace")
+                threading.Thread(target=self._drain, daemon=True).start()
+                return found[1]
         self.log = buffer.decode("utf-8", "replace")
         raise RuntimeError(f"llama.cpp's server did not start:\n{self.log[-3000:]}")
 

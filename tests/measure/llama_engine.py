@@ -59,21 +59,30 @@ def write_model(
     seed: int = 0,
     merges: Sequence[tuple[str, str]] = (),
     pre: str = "default",
+    pieces: Sequence[str] = (),
 ) -> Path:
     """Write the tiny Llama GGUF to ``path`` (about 380 KB); deterministic for a ``seed``.
 
     ``merges`` (pairs of texts, ``" the"`` as ``("Ġt", "he")`` in GPT-2's byte characters) add
     one token each, their two parts joined, and BPE merges that make them, under the
     pre-tokenizer ``pre`` (``tokenizer.ggml.pre``): a vocabulary whose tokenization is not byte
-    by byte. Without them no merge makes a token and any text tokenizes byte by byte."""
+    by byte. Without them no merge makes a token and any text tokenizes byte by byte.
+    ``pieces`` instead make a SentencePiece vocabulary (``tokenizer.ggml.model`` ``llama``, as
+    Llama 2 and Mistral's GGUF files have): ``<unk>``, ``<s>``, ``</s>``, the 256 byte tokens
+    ``<0xNN>``, then the pieces (``▁`` for a space), each scored below the one before."""
     import gguf
     import numpy as np
 
     rng = np.random.default_rng(seed)
     chars = _byte_chars()
-    merged = [left + right for left, right in merges]
-    tokens = ["<s>", "</s>", *(chars[b] for b in ASCII), *merged]
-    types = [gguf.TokenType.CONTROL] * 2 + [gguf.TokenType.NORMAL] * (len(tokens) - 2)
+    kind = gguf.TokenType
+    if pieces:
+        tokens = ["<unk>", "<s>", "</s>", *(f"<0x{b:02X}>" for b in range(256)), *pieces]
+        types = [kind.UNKNOWN, kind.CONTROL, kind.CONTROL, *[kind.BYTE] * 256]
+        types += [kind.NORMAL] * len(pieces)
+    else:
+        tokens = ["<s>", "</s>", *(chars[b] for b in ASCII), *(a + b for a, b in merges)]
+        types = [kind.CONTROL] * 2 + [kind.NORMAL] * (len(tokens) - 2)
     n_vocab, n_embd, n_ff, n_head, n_layer = len(tokens), 64, 128, 4, 2
     writer = gguf.GGUFWriter(str(path), "llama")
     writer.add_name(MODEL_NAME)
@@ -86,16 +95,24 @@ def write_model(
     writer.add_rope_dimension_count(n_embd // n_head)
     writer.add_layer_norm_rms_eps(1e-5)
     writer.add_file_type(0)  # all F32
-    writer.add_tokenizer_model("gpt2")
-    writer.add_tokenizer_pre(pre)
     writer.add_token_list(tokens)
     writer.add_token_types(types)
-    # llama.cpp requires a merges list; this one merges two newlines into a string that is no
-    # token, so it falls back to the two byte tokens: tokenizing never merges.
-    pairs = [f"{left} {right}" for left, right in merges]
-    writer.add_token_merges(pairs or [f"{chars[0x0A]} {chars[0x0A]}"])
-    writer.add_bos_token_id(0)
-    writer.add_eos_token_id(1)
+    if pieces:
+        writer.add_tokenizer_model("llama")
+        writer.add_token_scores(
+            [0.0] * (len(tokens) - len(pieces)) + [-float(i) for i in range(len(pieces))]
+        )
+        writer.add_bos_token_id(1)
+        writer.add_eos_token_id(2)
+    else:
+        writer.add_tokenizer_model("gpt2")
+        writer.add_tokenizer_pre(pre)
+        # llama.cpp requires a merges list; this one merges two newlines into a string that is no
+        # token, so it falls back to the two byte tokens: tokenizing never merges.
+        pairs = [f"{left} {right}" for left, right in merges]
+        writer.add_token_merges(pairs or [f"{chars[0x0A]} {chars[0x0A]}"])
+        writer.add_bos_token_id(0)
+        writer.add_eos_token_id(1)
     writer.add_add_bos_token(True)
 
     def weights(name: str, *shape: int, scale: float) -> None:

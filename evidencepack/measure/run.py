@@ -138,7 +138,7 @@ def _run_point(name: str, config: PointConfig, tokenizer: FileTokenizer | None) 
         raise UsageError(_partial_exists(temp)) from exc
     if tokenizer is not None:
         # The worker counts with this very file, and leaves it in the folder if it counted.
-        (temp / TOKENIZER_FILE).write_text(tokenizer.json_text, encoding="utf-8")
+        (temp / TOKENIZER_FILE).write_bytes(tokenizer.json_bytes)
         config = dataclasses.replace(config, tokenizer_source=tokenizer.source)
     config_file = temp / ".worker-config.json"
     log_file = temp / ".worker.log"

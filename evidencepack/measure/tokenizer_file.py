@@ -36,7 +36,8 @@ class FileTokenizer:
     where it came from (``source``: the file's name, sha256, format and what was read of it)."""
 
     tokenizer: Tokenizer
-    json_text: str
+    json_bytes: bytes
+    """The ``tokenizer.json`` a run folder keeps: the given file's bytes, or the rebuilt one's."""
     source: dict[str, Any]
 
     def count(self, text: str) -> int:
@@ -46,7 +47,7 @@ class FileTokenizer:
     @property
     def sha256(self) -> str:
         """The sha256 of the ``tokenizer.json`` a run folder keeps."""
-        return hashlib.sha256(self.json_text.encode("utf-8")).hexdigest()
+        return hashlib.sha256(self.json_bytes).hexdigest()
 
 
 def load_tokenizer_file(path: Path) -> FileTokenizer:
@@ -62,7 +63,7 @@ def load_tokenizer_file(path: Path) -> FileTokenizer:
     if magic == _GGUF_MAGIC:
         tokenizer, read = from_gguf(path, name)
         source = {"file": path.name, "sha256": _file_sha256(path), "format": "gguf", **read}
-        return FileTokenizer(tokenizer, tokenizer.to_str(pretty=True), source)
+        return FileTokenizer(tokenizer, tokenizer.to_str(pretty=True).encode("utf-8"), source)
     size = path.stat().st_size
     if size > _MAX_JSON_BYTES:
         raise InputError(
@@ -96,7 +97,7 @@ def load_tokenizer_file(path: Path) -> FileTokenizer:
         "model": str(doc["model"].get("type") or "unknown"),
         "vocabulary": tokenizer.get_vocab_size(with_added_tokens=True),
     }
-    return FileTokenizer(tokenizer, text, source)
+    return FileTokenizer(tokenizer, raw, source)
 
 
 def read_kept(path: Path, source: dict[str, Any]) -> FileTokenizer:
@@ -105,8 +106,8 @@ def read_kept(path: Path, source: dict[str, Any]) -> FileTokenizer:
     require_library("tokenizers", "a tokenizer.json")
     from tokenizers import Tokenizer
 
-    text = path.read_text(encoding="utf-8")
-    return FileTokenizer(Tokenizer.from_str(text), text, source)
+    raw = path.read_bytes()
+    return FileTokenizer(Tokenizer.from_str(raw.decode("utf-8")), raw, source)
 
 
 def _file_sha256(path: Path) -> str:

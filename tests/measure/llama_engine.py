@@ -152,7 +152,9 @@ def serve(model: Path, port: int, parallel: int, seconds: float | None) -> None:
     params.cpuparams_batch.n_threads = 1
     params.warmup = False
     server = xllamacpp.Server(params)
-    print(f"listening {server.listening_address}", flush=True)
+    # One write, newline included: llama.cpp's own log, which a test may read from the same pipe,
+    # cannot come between its parts (it may still have begun the line).
+    os.write(1, f"listening {server.listening_address}\n".encode())
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())

@@ -87,6 +87,7 @@ def _tokenizer_json(path: Path) -> Path:
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.add_special_tokens([AddedToken(t, special=True) for t in tokens[:2]])
     tokenizer.save(str(path))
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))  # kept byte for byte, CRs too
     return path
 
 

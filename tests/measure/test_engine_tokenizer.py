@@ -11,21 +11,25 @@ does on the same file, id for id.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import shutil
 import string
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from evidencepack._cli import main
 from evidencepack.measure import tokenizer_gguf
+from evidencepack.measure.client import Client, RequestSettings, parse_endpoint
+from evidencepack.measure.tokenizer import ServerTokenizer, TokenCount
 from evidencepack.measure.tokenizer_file import FileTokenizer, load_tokenizer_file
 
 from .conftest import require_engine
-from .llama_engine import ASCII, LlamaServer, _byte_chars, write_model
+from .llama_engine import ASCII, MODEL_NAME, LlamaServer, _byte_chars, write_model
 from .no_usage_proxy import no_usage_proxy
 from .test_engine import MAX_TOKENS, _args, _assert_every_request_exact, _metric, _record
 
@@ -171,6 +175,26 @@ def test_a_sweep_keeps_the_tokenizer_in_every_point(
         digests.add(hashlib.sha256((out / point / "tokenizer.json").read_bytes()).hexdigest())
         assert _record(out / point)["tokenizer"]["file"]["sha256"] in digests
     assert len(digests) == 1
+
+
+def test_a_long_output_is_counted_off_the_event_loop_alike(
+    engine: LlamaServer, hidden: str
+) -> None:
+    text = "The supplier delivers by day 12.\n" * 40  # 1,320 characters: on a worker thread
+    file = load_tokenizer_file(engine.model)
+
+    async def count() -> tuple[TokenCount | None, dict[str, Any]]:
+        client = Client(parse_endpoint(hidden), RequestSettings(model=MODEL_NAME), None)
+        try:
+            tokenizer = ServerTokenizer(client, file)
+            return await tokenizer.count(text), tokenizer.record()
+        finally:
+            await client.close()
+
+    counted, record = asyncio.run(count())
+    assert counted is not None
+    assert counted.tokens == len(engine.tokenize(text)) == file.count(text)
+    assert record["counted_by"] == "file"
 
 
 def test_without_endpoint_or_tokenizer_the_chunks_are_counted_and_said(

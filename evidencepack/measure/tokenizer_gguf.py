@@ -6,7 +6,7 @@ Two kinds of vocabulary (``tokenizer.ggml.model``) are read, the two most GGUF f
   ``token_type``, under the pre-tokenizer regexes llama.cpp selects by ``tokenizer.ggml.pre``
   (``src/llama-vocab.cpp``; where llama.cpp adapted a tokenizer.json's regex to its own engine, the
   original, which the Hugging Face library runs, is used).
-- ``llama``, SentencePiece (Llama 2, Mistral 7B, Gemma): ``tokens``, ``scores`` and
+- ``llama``, SentencePiece (Llama 2, Mistral 7B): ``tokens``, ``scores`` and
   ``token_type``. llama.cpp merges the adjacent pair whose joined text is the best-scored token,
   falls back to ``<0xNN>`` byte tokens, and writes a space as ``▁`` with one in front of the text
   (``tokenizer.ggml.add_space_prefix``); the same is a BPE whose merges are ranked by the score of
@@ -145,7 +145,7 @@ def from_gguf(path: Path, name: str) -> tuple[Tokenizer, dict[str, Any]]:
     else:
         raise InputError(
             f"{model!r}: evidencepack reads a byte-level BPE ('gpt2': Llama 3, Qwen 2 and 3, "
-            "GPT-2, ...) or a SentencePiece ('llama': Llama 2, Mistral, Gemma) vocabulary from "
+            "GPT-2, ...) or a SentencePiece ('llama': Llama 2, Mistral 7B) vocabulary from "
             "a GGUF file; give the model's tokenizer.json instead",
             file=name,
             where="tokenizer.ggml.model",

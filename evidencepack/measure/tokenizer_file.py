@@ -6,7 +6,7 @@ GGUF file's vocabulary rebuilt as the same tokenizer llama.cpp runs on it
 (``tokenizer_gguf.py``). Either way what counts is a Hugging Face ``tokenizers``
 tokenizer, and its ``tokenizer.json`` (the user's bytes, or the one rebuilt from the GGUF file)
 is what a run folder keeps, with the source file's name and sha256, so the pack holds the very
-tokenizer that counted. Both libraries are the optional extra ``evidencepack[tokenizer]``.
+tokenizer that counted. The library is the optional extra ``evidencepack[tokenizer]``.
 """
 
 from __future__ import annotations

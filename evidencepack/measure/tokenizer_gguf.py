@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CouldNotRun, InputError
+from .gguf_metadata import read_metadata
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -88,16 +89,10 @@ def require_library(module: str, what: str) -> None:
         )
 
 
-def _field(reader: Any, key: str, name: str, *, required: bool = True) -> Any:
-    field = reader.fields.get(key)
-    if field is None:
-        if required:
-            raise InputError("the model file has no such key", file=name, where=key)
-        return None
-    try:
-        return field.contents()
-    except (ValueError, IndexError, UnicodeDecodeError) as exc:
-        raise InputError(f"unreadable: {exc}", file=name, where=key) from None
+def _field(meta: dict[str, Any], key: str, name: str, *, required: bool = True) -> Any:
+    if key not in meta and required:
+        raise InputError("the model file has no such key", file=name, where=key)
+    return meta.get(key)
 
 
 def _strings(value: Any, key: str, name: str) -> list[str]:
@@ -109,21 +104,31 @@ def _strings(value: Any, key: str, name: str) -> list[str]:
 def from_gguf(path: Path, name: str) -> tuple[Tokenizer, dict[str, Any]]:
     """The tokenizer of the GGUF file ``path`` (``name`` in messages), and what was read of it
     (for ``run.json``: the kind of vocabulary, its size, the pre-tokenizer or merges)."""
-    require_library("gguf", "a GGUF model file")
     require_library("tokenizers", "a GGUF model file's vocabulary")
-    import gguf
-
-    try:
-        reader = gguf.GGUFReader(str(path), "r")
-    except (ValueError, OSError, IndexError, KeyError) as exc:
-        raise InputError(f"not a readable GGUF model file: {exc}", file=name) from None
-    model = _field(reader, "tokenizer.ggml.model", name)
-    tokens = _strings(_field(reader, "tokenizer.ggml.tokens", name), "tokenizer.ggml.tokens", name)
-    types = _numbers(reader, "tokenizer.ggml.token_type", name, len(tokens))
+    meta = read_metadata(path, name)
+    model = _field(meta, "tokenizer.ggml.model", name)
+    tokens = _strings(_field(meta, "tokenizer.ggml.tokens", name), "tokenizer.ggml.tokens", name)
+    types = _numbers(meta, "tokenizer.ggml.token_type", name, len(tokens))
     kinds = [int(t) for t in types] if types is not None else [_NORMAL] * len(tokens)
-    read: dict[str, Any] = {"model": model, "vocabulary": len(tokens)}
+    try:
+        tokenizer, read = _build(meta, name, model, tokens, kinds)
+        _add_special(tokenizer, tokens, kinds)
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the Rust library raises plain Exception
+        raise InputError(
+            f"the tokenizers library cannot build its vocabulary: {exc}", file=name
+        ) from None
+    return tokenizer, {"model": model, "vocabulary": len(tokens), **read}
+
+
+def _build(
+    meta: dict[str, Any], name: str, model: Any, tokens: list[str], kinds: list[int]
+) -> tuple[Tokenizer, dict[str, Any]]:
+    """The tokenizer of the vocabulary kind ``model``, and what was read for it."""
+    read: dict[str, Any] = {}
     if model == "gpt2":
-        pre_name = _field(reader, "tokenizer.ggml.pre", name, required=False) or "default"
+        pre_name = _field(meta, "tokenizer.ggml.pre", name, required=False) or "default"
         pre = _PRE.get(str(pre_name))
         if pre is None:
             raise InputError(
@@ -133,12 +138,12 @@ def from_gguf(path: Path, name: str) -> tuple[Tokenizer, dict[str, Any]]:
                 where="tokenizer.ggml.pre",
             )
         key = "tokenizer.ggml.merges"
-        merges = _strings(_field(reader, key, name), key, name)
+        merges = _strings(_field(meta, key, name), key, name)
         tokenizer, dropped = _byte_level_bpe(tokens, merges, pre)
         read |= {"pre_tokenizer": pre_name, "merges": len(merges), "merges_unused": dropped}
     elif model == "llama":
-        scores = _numbers(reader, "tokenizer.ggml.scores", name, len(tokens))
-        prefix = _field(reader, "tokenizer.ggml.add_space_prefix", name, required=False)
+        scores = _numbers(meta, "tokenizer.ggml.scores", name, len(tokens))
+        prefix = _field(meta, "tokenizer.ggml.add_space_prefix", name, required=False)
         prefix = True if prefix is None else bool(prefix)
         tokenizer = _sentencepiece(tokens, [float(v) for v in scores or ()], kinds, prefix)
         read |= {"add_space_prefix": prefix}
@@ -150,17 +155,19 @@ def from_gguf(path: Path, name: str) -> tuple[Tokenizer, dict[str, Any]]:
             file=name,
             where="tokenizer.ggml.model",
         )
-    _add_special(tokenizer, tokens, kinds)
     return tokenizer, read
 
 
-def _numbers(reader: Any, key: str, name: str, count: int) -> list[Any] | None:
-    values = _field(reader, key, name, required=key == "tokenizer.ggml.scores")
+def _numbers(meta: dict[str, Any], key: str, name: str, count: int) -> list[Any] | None:
+    values = _field(meta, key, name, required=key == "tokenizer.ggml.scores")
     if values is None:
         return None
-    if not isinstance(values, list) or len(values) != count:
-        size = len(values) if isinstance(values, list) else "no list of"
-        raise InputError(f"{size} values for {count} tokens", file=name, where=key)
+    if not isinstance(values, list) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in values
+    ):
+        raise InputError("expected a list of numbers, one per token", file=name, where=key)
+    if len(values) != count:
+        raise InputError(f"{len(values)} values for {count} tokens", file=name, where=key)
     return values
 
 

@@ -14,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import shutil
 import string
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -308,6 +310,25 @@ def test_a_gguf_vocabulary_it_cannot_rebuild_is_named(
     assert main(_offline(model, prompts, tmp_path)) == 1
     err = capsys.readouterr().err
     assert f"{model}: tokenizer.ggml.pre: 'tekken': a pre-tokenizer evidencepack does not" in err
+
+
+def test_a_broken_gguf_header_is_named_by_its_byte(
+    engine: LlamaServer, prompts: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(engine.model.read_bytes()[:600])  # inside the vocabulary
+    assert main(_offline(cut, prompts, tmp_path)) == 1
+    err = capsys.readouterr().err
+    assert re.search(rf"{re.escape(str(cut))}: byte \d+: not a readable GGUF file: ", err)
+    # An array that claims 2**60 strings is refused at once, not looped over.
+    key = b"tokenizer.ggml.tokens"
+    head = b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", len(key)) + key
+    huge = tmp_path / "huge.gguf"
+    huge.write_bytes(head + struct.pack("<IIQ", 9, 8, 2**60) + b"\0" * 64)
+    assert main(_offline(huge, prompts, tmp_path)) == 1
+    err = capsys.readouterr().err
+    assert "not a readable GGUF file: an array of 1152921504606846976 items longer than" in err
+    assert "Traceback" not in err
 
 
 def test_a_missing_library_is_an_install_hint_not_a_traceback(

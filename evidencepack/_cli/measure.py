@@ -65,6 +65,7 @@ def _cmd_measure(args: argparse.Namespace) -> int:
         lost_after_s=args.lost_after_s,
         seed=args.seed,
         server_metrics=args.server_metrics,
+        tokenizer=Path(args.tokenizer) if args.tokenizer else None,
     )
     if (args.spec is None) != (args.candidate is None):
         raise UsageError("--spec and --candidate go together")
@@ -157,5 +158,11 @@ def register(command: Command) -> None:
         metavar="URL",
         help="the engine's Prometheus endpoint (e.g. http://127.0.0.1:8000/metrics): scraped "
         "before and after each run into server-metrics.json, cross-checked with the requests",
+    )
+    p.add_argument(
+        "--tokenizer",
+        metavar="FILE",
+        help="the model's tokenizer.json, or its GGUF model file: counts output tokens when the "
+        "server sends no usage and has no tokenize endpoint (kept in the run folder)",
     )
     json_argument(p)

@@ -51,6 +51,9 @@ class MeasureOptions:
     """Free text kept in run.json (with --spec: which spec and candidate set the options)."""
     server_metrics: str | None = None
     """The engine's Prometheus endpoint, scraped before and after each run."""
+    tokenizer: Path | None = None
+    """A tokenizer.json or GGUF model file, counting outputs when the server has no tokenize
+    endpoint."""
 
 
 def from_spec(options: MeasureOptions, loaded: LoadedSpec, candidate_id: str) -> MeasureOptions:
@@ -122,6 +125,8 @@ class PointConfig:
     seed: int | None
     note: str | None
     server_metrics: str | None = None
+    tokenizer_source: dict[str, Any] | None = None
+    """Where the ``tokenizer.json`` in the run folder came from (``measure --tokenizer``)."""
 
     def to_json(self) -> str:
         """The config as JSON, for the worker process."""
@@ -139,7 +144,8 @@ def points(options: MeasureOptions) -> list[tuple[str, PointConfig]]:
     common = {
         f.name: getattr(options, f.name)
         for f in dataclasses.fields(PointConfig)
-        if f.name not in ("prompts", "outdir", "model", "target_qps", "scenario")
+        if f.name
+        not in ("prompts", "outdir", "model", "target_qps", "scenario", "tokenizer_source")
     }
     base = {"model": options.model, "prompts": str(options.prompts.resolve()), **common}
     if options.sweep:

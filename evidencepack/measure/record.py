@@ -105,9 +105,10 @@ def failure_counts(rows: Iterable[dict[str, Any]]) -> dict[str, int]:
 
 
 def library_versions() -> dict[str, str | None]:
-    """The installed versions of evidencepack and LoadGen (None if absent)."""
+    """The installed versions of evidencepack, LoadGen and the tokenizers library (None
+    if absent)."""
     out: dict[str, str | None] = {}
-    for name in ("evidencepack", "mlcommons-loadgen"):
+    for name in ("evidencepack", "mlcommons-loadgen", "tokenizers"):
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

@@ -27,6 +27,7 @@ from .options import MeasureOptions, PointConfig, check_options, points
 from .prompts import load_prompts
 from .record import RECORD_FILE
 from .server_metrics import scrape
+from .tokenizer_file import TOKENIZER_FILE, FileTokenizer, load_tokenizer_file
 
 _STOP_WAIT_S = 30.0
 
@@ -84,6 +85,12 @@ def measure(
     load_prompts(options.prompts)  # located errors now, not in the worker
     if options.server_metrics is not None:
         scrape(options.server_metrics)  # an endpoint that cannot be read: said now
+    # Read once, here: a file that is no tokenizer is said before LoadGen starts.
+    tokenizer = None
+    if options.tokenizer is not None:
+        if progress is not None:
+            progress(f"reading the tokenizer in {options.tokenizer}")
+        tokenizer = load_tokenizer_file(options.tokenizer)
     planned = points(options)
     for _, config in planned:
         if Path(config.outdir).exists():
@@ -94,7 +101,7 @@ def measure(
     for name, config in planned:
         if progress is not None:
             progress(f"measuring {name} ({_describe(config)})")
-        result = _run_point(name, config)
+        result = _run_point(name, config, tokenizer)
         results.append(result)
         if progress is not None:
             progress(result.line())
@@ -121,7 +128,7 @@ def _partial_exists(temp: Path) -> str:
     )
 
 
-def _run_point(name: str, config: PointConfig) -> PointResult:
+def _run_point(name: str, config: PointConfig, tokenizer: FileTokenizer | None) -> PointResult:
     final = Path(config.outdir)
     temp = partial_dir(final)
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -129,6 +136,10 @@ def _run_point(name: str, config: PointConfig) -> PointResult:
         temp.mkdir()  # never an existing folder: only what this run created is ever deleted
     except FileExistsError as exc:
         raise UsageError(_partial_exists(temp)) from exc
+    if tokenizer is not None:
+        # The worker counts with this very file, and leaves it in the folder if it counted.
+        (temp / TOKENIZER_FILE).write_bytes(tokenizer.json_bytes)
+        config = dataclasses.replace(config, tokenizer_source=tokenizer.source)
     config_file = temp / ".worker-config.json"
     log_file = temp / ".worker.log"
     config_file.write_text(

@@ -22,6 +22,7 @@ import mlperf_loadgen as lg
 
 from .client import Client, Outcome
 from .tokenizer import ServerTokenizer
+from .tokenizer_file import FileTokenizer
 
 # LoadGen logs response bytes only in accuracy mode; performance runs need a valid address.
 _RESPONSE = array.array("i", [0])
@@ -57,9 +58,10 @@ class StreamingSut:
         *,
         max_in_flight: int | None,
         lost_after_s: float,
+        tokenizer_file: FileTokenizer | None = None,
     ) -> None:
         self.client = client
-        self.tokenizer = ServerTokenizer(client)
+        self.tokenizer = ServerTokenizer(client, tokenizer_file)
         self.prompts = prompts
         self.rows: list[Row] = []
         self.stop_reason: str | None = None

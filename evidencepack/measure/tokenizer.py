@@ -7,6 +7,10 @@ serving engines expose their tokenizer over HTTP: ``/tokenize`` in llama.cpp's `
 server (``{"input": ...}``); each answers ``{"tokens": [...]}``. One request body carries every
 engine's field. Special tokens the endpoint adds by itself (llama-cpp-python's BOS) are measured
 once, as the tokens of an empty text, and taken off every count.
+
+A server with no such endpoint leaves the tokenizer the user named (``measure --tokenizer``: a
+``tokenizer.json`` or a GGUF model file's vocabulary, ``tokenizer_file.py``), run here. One run
+counts by one of them, the endpoint when there is one; ``record`` says which, for ``run.json``.
 """
 
 from __future__ import annotations
@@ -17,9 +21,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .client import Client
+from .tokenizer_file import TOKENIZER_FILE, FileTokenizer
 
 TOKENIZE_PATHS = ("/tokenize", "/extras/tokenize")
 _TIMEOUT_S = 5.0
+_INLINE_CHARS = 256
+"""A longer text is counted by the file's tokenizer on a worker thread, off the event loop that
+times the other streams (about 2 us a character with the tests' tiny vocabulary on 2 busy cores;
+a 60-character output, 0.1 ms inline)."""
 
 
 @dataclass(frozen=True)
@@ -31,10 +40,14 @@ class TokenCount:
 
 
 class ServerTokenizer:
-    """The server's tokenize endpoint, found on first use (None if it has none)."""
+    """The server's tokenize endpoint, found on first use; else the user's tokenizer file."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, fallback: FileTokenizer | None = None) -> None:
         self.client = client
+        self.fallback = fallback
+        """The tokenizer the user named, for a server with no tokenize endpoint."""
+        self.counted: set[str] = set()
+        """What counted at least one output: ``endpoint``, ``file``."""
         self.path: str | None = None
         self.added: int = 0
         """Tokens the endpoint adds to any text (a BOS), subtracted from every count."""
@@ -87,12 +100,41 @@ class ServerTokenizer:
             self._found = True
 
     async def count(self, text: str) -> TokenCount | None:
-        """The tokens of ``text`` by the server's tokenizer, or None (no endpoint, an error)."""
+        """The tokens of ``text`` by the server's tokenizer or, when the server has no tokenize
+        endpoint, by the user's tokenizer file; None when neither counted it."""
         await self._find()
-        if self.path is None:
-            return None
         started = time.perf_counter()
+        if self.path is None:
+            if self.fallback is None:
+                return None
+            if len(text) > _INLINE_CHARS:
+                local = await asyncio.to_thread(self.fallback.count, text)
+            else:
+                local = self.fallback.count(text)
+            self.counted.add("file")
+            return TokenCount(local, (time.perf_counter() - started) * 1e3)
         tokens = await self._ask(self.path, text)
         if tokens is None:
             return None
+        self.counted.add("endpoint")
         return TokenCount(max(tokens - self.added, 0), (time.perf_counter() - started) * 1e3)
+
+    def record(self) -> dict[str, Any]:
+        """What ``run.json`` says of the tokenizer: the endpoint found (or why none), the file
+        the user named (kept in the run folder as ``tokenizer.json`` when it counted) and what
+        counted the outputs (``counted_by``: ``endpoint``, ``file`` or None)."""
+        out: dict[str, Any] = {
+            "path": self.path,
+            "special_tokens_added": self.added,
+            "problem": self.problem,
+            "counted_by": next((by for by in ("endpoint", "file") if by in self.counted), None),
+            "file": None,
+        }
+        if self.fallback is not None:
+            used = "file" in self.counted
+            out["file"] = {
+                "kept": TOKENIZER_FILE if used else None,
+                "sha256": self.fallback.sha256 if used else None,
+                "source": self.fallback.source,
+            }
+        return out

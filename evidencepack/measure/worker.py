@@ -40,6 +40,7 @@ from .record import (
 )
 from .server_metrics import SERVER_METRICS_FILE, Sample, document, scrape
 from .sut import StreamingSut
+from .tokenizer_file import TOKENIZER_FILE, read_kept
 
 LOADGEN_FILES = (
     "mlperf_log_summary.txt",
@@ -98,8 +99,14 @@ def run(config: PointConfig) -> int:
     api_key = os.environ.get(config.api_key_env) if config.api_key_env else None
     client = Client(endpoint, request, api_key)
     started = utc_now()
+    kept = outdir / TOKENIZER_FILE  # written by measure with --tokenizer
+    source = config.tokenizer_source
     sut = StreamingSut(
-        client, prompts, max_in_flight=config.max_in_flight, lost_after_s=config.lost_after_s
+        client,
+        prompts,
+        max_in_flight=config.max_in_flight,
+        lost_after_s=config.lost_after_s,
+        tokenizer_file=read_kept(kept, source) if source is not None else None,
     )
     sut.__enter__()
     server = sut.run(probe_server(client), timeout_s=30)
@@ -195,12 +202,10 @@ def run(config: PointConfig) -> int:
                 sorted(Counter(r["tokens_source"] for r in rows if r["status"] == "ok").items())
             ),
         },
-        "tokenizer": {
-            "path": sut.tokenizer.path,
-            "special_tokens_added": sut.tokenizer.added,
-            "problem": sut.tokenizer.problem,
-        },
+        "tokenizer": sut.tokenizer.record(),
     }
+    if record["tokenizer"]["counted_by"] != "file":
+        kept.unlink(missing_ok=True)  # the file counted nothing: not evidence of this run
     record["server_metrics"] = metrics.finish(outdir)
     write_rows(outdir / REQUESTS_FILE, rows)
     if not complete:

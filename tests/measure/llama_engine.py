@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import select
 import signal
 import stat
@@ -29,10 +30,12 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
 REPO = Path(__file__).resolve().parents[2]
+_LISTENING = re.compile(r"(?:^|\s)listening (http://127\.0\.0\.1:\d+)\r?\n", re.M)
 MODEL_NAME = "tiny-random-llama"
 ASCII = [*range(0x20, 0x7F), 0x0A]
 """The bytes the vocabulary holds, one token each: printable ASCII and newline."""
@@ -50,15 +53,36 @@ def _byte_chars() -> dict[int, str]:
     return table
 
 
-def write_model(path: Path, *, seed: int = 0) -> Path:
-    """Write the tiny Llama GGUF to ``path`` (about 380 KB); deterministic for a ``seed``."""
+def write_model(
+    path: Path,
+    *,
+    seed: int = 0,
+    merges: Sequence[tuple[str, str]] = (),
+    pre: str = "default",
+    pieces: Sequence[str] = (),
+) -> Path:
+    """Write the tiny Llama GGUF to ``path`` (about 380 KB); deterministic for a ``seed``.
+
+    ``merges`` (pairs of texts, ``" the"`` as ``("Ġt", "he")`` in GPT-2's byte characters) add
+    one token each, their two parts joined, and BPE merges that make them, under the
+    pre-tokenizer ``pre`` (``tokenizer.ggml.pre``): a vocabulary whose tokenization is not byte
+    by byte. Without them no merge makes a token and any text tokenizes byte by byte.
+    ``pieces`` instead make a SentencePiece vocabulary (``tokenizer.ggml.model`` ``llama``, as
+    Llama 2 and Mistral's GGUF files have): ``<unk>``, ``<s>``, ``</s>``, the 256 byte tokens
+    ``<0xNN>``, then the pieces (``▁`` for a space), each scored below the one before."""
     import gguf
     import numpy as np
 
     rng = np.random.default_rng(seed)
     chars = _byte_chars()
-    tokens = ["<s>", "</s>", *(chars[b] for b in ASCII)]
-    types = [gguf.TokenType.CONTROL] * 2 + [gguf.TokenType.NORMAL] * len(ASCII)
+    kind = gguf.TokenType
+    if pieces:
+        tokens = ["<unk>", "<s>", "</s>", *(f"<0x{b:02X}>" for b in range(256)), *pieces]
+        types = [kind.UNKNOWN, kind.CONTROL, kind.CONTROL, *[kind.BYTE] * 256]
+        types += [kind.NORMAL] * len(pieces)
+    else:
+        tokens = ["<s>", "</s>", *(chars[b] for b in ASCII), *(a + b for a, b in merges)]
+        types = [kind.CONTROL] * 2 + [kind.NORMAL] * (len(tokens) - 2)
     n_vocab, n_embd, n_ff, n_head, n_layer = len(tokens), 64, 128, 4, 2
     writer = gguf.GGUFWriter(str(path), "llama")
     writer.add_name(MODEL_NAME)
@@ -71,15 +95,24 @@ def write_model(path: Path, *, seed: int = 0) -> Path:
     writer.add_rope_dimension_count(n_embd // n_head)
     writer.add_layer_norm_rms_eps(1e-5)
     writer.add_file_type(0)  # all F32
-    writer.add_tokenizer_model("gpt2")
-    writer.add_tokenizer_pre("default")
     writer.add_token_list(tokens)
     writer.add_token_types(types)
-    # llama.cpp requires a merges list; this one merges two newlines into a string that is no
-    # token, so it falls back to the two byte tokens: tokenizing never merges.
-    writer.add_token_merges([f"{chars[0x0A]} {chars[0x0A]}"])
-    writer.add_bos_token_id(0)
-    writer.add_eos_token_id(1)
+    if pieces:
+        writer.add_tokenizer_model("llama")
+        writer.add_token_scores(
+            [0.0] * (len(tokens) - len(pieces)) + [-float(i) for i in range(len(pieces))]
+        )
+        writer.add_bos_token_id(1)
+        writer.add_eos_token_id(2)
+    else:
+        writer.add_tokenizer_model("gpt2")
+        writer.add_tokenizer_pre(pre)
+        # llama.cpp requires a merges list; this one merges two newlines into a string that is no
+        # token, so it falls back to the two byte tokens: tokenizing never merges.
+        pairs = [f"{left} {right}" for left, right in merges]
+        writer.add_token_merges(pairs or [f"{chars[0x0A]} {chars[0x0A]}"])
+        writer.add_bos_token_id(0)
+        writer.add_eos_token_id(1)
     writer.add_add_bos_token(True)
 
     def weights(name: str, *shape: int, scale: float) -> None:
@@ -119,7 +152,9 @@ def serve(model: Path, port: int, parallel: int, seconds: float | None) -> None:
     params.cpuparams_batch.n_threads = 1
     params.warmup = False
     server = xllamacpp.Server(params)
-    print(f"listening {server.listening_address}", flush=True)
+    # One write, newline included: llama.cpp's own log, which a test may read from the same pipe,
+    # cannot come between its parts (it may still have begun the line).
+    os.write(1, f"listening {server.listening_address}\n".encode())
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -182,11 +217,13 @@ class LlamaServer:
             if not data:
                 break
             buffer += data
-            for line in buffer.decode("utf-8", "replace").splitlines():
-                if line.startswith("listening http://"):
-                    self.log = buffer.decode("utf-8", "replace")
-                    threading.Thread(target=self._drain, daemon=True).start()
-                    return line.split(" ", 1)[1].strip()
+            # The server's own log shares this pipe and may have begun a line ("0.00.119.437 ")
+            # just before ours: the line is found wherever it starts.
+            found = _LISTENING.search(buffer.decode("utf-8", "replace"))
+            if found:
+                self.log = buffer.decode("utf-8", "replace")
+                threading.Thread(target=self._drain, daemon=True).start()
+                return found[1]
         self.log = buffer.decode("utf-8", "replace")
         raise RuntimeError(f"llama.cpp's server did not start:\n{self.log[-3000:]}")
 

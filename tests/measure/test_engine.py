@@ -3,13 +3,11 @@
 The engine (``tests/measure/llama_engine.py``) is llama.cpp's own HTTP server, prebuilt in the
 ``xllamacpp`` wheel, serving a 2-layer random Llama written into the test's temporary folder.
 Each run is bounded in queries and seconds. Under CI (``CI`` set) a missing engine fails the
-tests; elsewhere they are skipped with the install command.
+tests; elsewhere they are skipped with the install command (``conftest.py``).
 """
 
 from __future__ import annotations
 
-import http.client
-import importlib.util
 import json
 import os
 import re
@@ -21,42 +19,17 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
 from evidencepack._cli import main
 
-from .llama_engine import MODEL_NAME, REPO, LlamaServer, write_model
+from .conftest import require_engine
+from .llama_engine import MODEL_NAME, REPO, LlamaServer
+from .no_usage_proxy import no_usage_proxy
 
 MAX_TOKENS = 16
-
-
-def _engine_missing() -> str | None:
-    missing = [m for m in ("xllamacpp", "gguf") if importlib.util.find_spec(m) is None]
-    return ", ".join(missing) or None
-
-
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
-    if (missing := _engine_missing()) is not None:
-        message = f"llama.cpp's server is not installed ({missing}): pip install -e '.[dev]'"
-        if os.environ.get("CI"):
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    model = write_model(tmp_path_factory.mktemp("engine") / "tiny.gguf")
-    with LlamaServer(model, parallel=4) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def prompts(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("engine-prompts") / "prompts.jsonl"
-    texts = [f"Summarise contract {i}: the supplier delivers by day {i}." for i in range(24)]
-    path.write_text("".join(json.dumps({"prompt": t}) + "\n" for t in texts), encoding="utf-8")
-    return path
 
 
 def _args(url: str, prompts: Path, out: Path, *extra: str) -> list[str]:
@@ -194,80 +167,10 @@ def test_sweep_against_llama_cpp(engine: LlamaServer, prompts: Path, tmp_path: P
         assert _record(out / f"qps_{rate}")["request"]["path"] == "/v1/chat/completions"
 
 
-class _NoUsageProxy(BaseHTTPRequestHandler):
-    """Forwards to llama.cpp's server, as an engine that sends no ``usage`` and batches its
-    stream would answer: usage and timings dropped, two tokens' text merged into each event."""
-
-    protocol_version = "HTTP/1.1"
-    upstream = ("127.0.0.1", 0)
-
-    def log_message(self, *_: object) -> None:
-        pass
-
-    def _forward(self) -> http.client.HTTPResponse:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else None
-        conn = http.client.HTTPConnection(*self.upstream, timeout=30)
-        conn.request(self.command, self.path, body, {"Content-Type": "application/json"})
-        return conn.getresponse()
-
-    def do_GET(self) -> None:
-        self._plain(self._forward())
-
-    def do_POST(self) -> None:
-        answer = self._forward()
-        if "completions" not in self.path:
-            self._plain(answer)
-            return
-        events = []
-        for line in answer.read().decode().splitlines():
-            if line.startswith("data: {"):
-                event = json.loads(line[6:])
-                event.pop("usage", None)
-                event.pop("timings", None)
-                events.append(event)
-        merged = []
-        for event in events:
-            choice = event["choices"][0] if event["choices"] else None
-            last = merged[-1]["choices"][0] if merged and merged[-1]["choices"] else None
-            if choice and last and choice.get("text") and not last.get("_merged"):
-                last["text"] += choice["text"]
-                last["finish_reason"] = choice["finish_reason"]
-                last["_merged"] = True
-            else:
-                merged.append(event)
-        for event in merged:
-            for choice in event["choices"]:
-                choice.pop("_merged", None)
-        data = "".join(f"data: {json.dumps(e)}\n\n" for e in merged) + "data: [DONE]\n\n"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-        raw = data.encode()
-        self.wfile.write(f"{len(raw):x}\r\n".encode() + raw + b"\r\n0\r\n\r\n")
-
-    def _plain(self, answer: http.client.HTTPResponse) -> None:
-        body = answer.read()
-        self.send_response(answer.status)
-        self.send_header("Content-Type", answer.getheader("Content-Type") or "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
 @pytest.fixture
 def no_usage_engine(engine: LlamaServer) -> Iterator[str]:
-    parts = urlsplit(engine.url)
-    handler = type("Proxy", (_NoUsageProxy,), {"upstream": (parts.hostname, parts.port)})
-    proxy = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=proxy.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{proxy.server_address[1]}"
-    finally:
-        proxy.shutdown()
-        proxy.server_close()
+    with no_usage_proxy(engine.url) as url:
+        yield url
 
 
 def test_without_usage_the_engines_tokenizer_counts_every_output(
@@ -290,7 +193,13 @@ def test_without_usage_the_engines_tokenizer_counts_every_output(
     generated = _metric(engine, "llamacpp:tokens_predicted_total") - before
     assert generated == sum(r["output_tokens"] for r in rows)
     record = _record(out)
-    assert record["tokenizer"] == {"path": "/tokenize", "special_tokens_added": 0, "problem": None}
+    assert record["tokenizer"] == {
+        "path": "/tokenize",
+        "special_tokens_added": 0,
+        "problem": None,
+        "counted_by": "endpoint",
+        "file": None,
+    }
     assert record["requests"]["output_tokens_sources"] == {"tokenizer": len(rows)}
     capsys.readouterr()
     assert main(["inspect", "--json", str(out / "requests.jsonl")]) == 0
@@ -308,10 +217,7 @@ def _readme_commands() -> list[str]:
 
 
 def test_the_readme_remeasurement_runs_as_written(tmp_path: Path) -> None:
-    if (missing := _engine_missing()) is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"llama.cpp's server is not installed ({missing})", pytrace=False)
-        pytest.skip(f"llama.cpp's server is not installed ({missing})")
+    require_engine()
     commands = _readme_commands()
     assert [c.split()[0] for c in commands] == [
         "python",

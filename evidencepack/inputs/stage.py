@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import numpy as np
 
 from ..errors import InputError
 from ..store.connection import Connection
@@ -357,6 +356,8 @@ class Staging(FileStaging):
 
 
 def _as_arrays(batch: dict[str, list[Any]]) -> dict[str, Any]:
+    import numpy as np  # a large file never builds columns in Python
+
     out: dict[str, Any] = {}
     for name, values in batch.items():
         if name == "itl_gaps_ms":

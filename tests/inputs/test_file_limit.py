@@ -34,7 +34,8 @@ def test_a_file_over_the_default_is_read_only_under_a_raised_limit(
     assert f"{path}: {size} bytes, over the limit of {size - 1} bytes" in refused.value.message
     assert "max_file_bytes" in refused.value.message  # says how to raise it
     parsed = read_input(path, max_bytes=size)
-    assert parsed.runs and parsed.runs[0].requests_completed
+    assert parsed.runs
+    assert parsed.runs[0].requests_completed
     assert parsed.warnings[0] == (
         f"{size} bytes, over the default limit of {size - 1} bytes for an evidence file: read "
         "because the limit was raised for it (max_file_bytes)"
@@ -91,4 +92,5 @@ def test_inspect_takes_the_limit_from_its_option(shared_data: Path) -> None:
     assert ran.code == 0, ran.err
     for bad in ("0", "1.5", str((1 << 40) + 1)):
         ran = run(["inspect", "--max-file-bytes", bad, str(path)])
-        assert ran.code == 2 and "--max-file-bytes" in ran.err
+        assert ran.code == 2
+        assert "--max-file-bytes" in ran.err

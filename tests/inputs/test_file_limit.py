@@ -40,6 +40,7 @@ def test_a_file_over_the_default_is_read_only_under_a_raised_limit(
         f"{size} bytes, over the default limit of {size - 1} bytes for an evidence file: read "
         "because the limit was raised for it (max_file_bytes)"
     )
+    assert api.read_input(path, max_file_bytes=size).warnings == parsed.warnings  # the API's
     monkeypatch.setattr(limits, "MAX_INPUT_FILE_BYTES", size)  # at the default: nothing said
     assert not any("default limit" in w for w in read_input(path).warnings)
 

@@ -4,9 +4,11 @@ Generates an AIPerf-style ``profile_export.jsonl`` (1,000,000 records, seeded) i
 ``benchmarks/.cache/`` once, then measures, each in its own child process so peak memory is
 its own: (1) ``read_input`` + ``load_input`` into an in-memory store (detection, DuckDB bulk
 read, validation, SQL percentiles, the rows moved into the store inside DuckDB, as a build's
-intake does), and (2) DuckDB's ``read_json`` of the
-same file into a table. Paired and alternated ``--repeat`` times; prints the medians of CPU
-time, wall time and peak RSS, and the ratios (goals: <= 1.25x time, <= 1.3x memory).
+intake does), (2) DuckDB's ``read_json`` of the
+same file into a table (the row's floor) and (3) the same with the sha256 of the file beside it
+(the floor of any reader that records the digest, as evidencepack must). Alternated
+``--repeat`` times; prints the medians of CPU time, wall time and peak RSS, and the ratios
+(goals: <= 1.25x time, <= 1.3x memory, both against (2)).
 
     python benchmarks/bench_requests.py [--quick] [--requests N] [--repeat 5]
 """
@@ -64,14 +66,19 @@ def generate(path: Path, n: int, seed: int = 7) -> None:
 
 
 def measure_ours(path: Path) -> str:
+    from evidencepack import limits
     from evidencepack.inputs.load import load_input
     from evidencepack.inputs.registry import read_input
     from evidencepack.inputs.stage import shared_staging
     from evidencepack.store import Store
 
+    size = path.stat().st_size
+    # Over the 1 GiB default (scale.py's 2M-10M requests) the limit is raised, as a spec's
+    # ``max_file_bytes`` would raise it for that one file.
+    raised = size if size > limits.MAX_INPUT_FILE_BYTES else None
     store = Store()
     with shared_staging(store):  # as a build's intake reads: staged inside the store
-        parsed = read_input(path)
+        parsed = read_input(path, max_bytes=raised)
         load_input(store, parsed, role="runs", candidate="bench")
     rows = store.rows("SELECT count(*) AS n FROM run_requests")[0]["n"]
     run = parsed.runs[0]
@@ -90,6 +97,25 @@ def measure_duckdb(path: Path) -> str:
     return f"{rows[0] if rows else 0} rows in a table (auto-detected schema)"
 
 
+def measure_duckdb_sha256(path: Path) -> str:
+    """The floor of any reader that records the file's sha256: DuckDB's read and the digest."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    view = memoryview(bytearray(1 << 20))
+    with path.open("rb", buffering=0) as handle:
+        while size := handle.readinto(view):
+            digest.update(view[:size])
+    return f"{measure_duckdb(path)}; sha256 {digest.hexdigest()[:12]}"
+
+
+MEASURES = {
+    "evidencepack": measure_ours,
+    "duckdb": measure_duckdb,
+    "duckdb+sha256": measure_duckdb_sha256,
+}
+
+
 def child(kind: str, path: Path) -> None:
     # Import this checkout's evidencepack, not whichever one is installed.
     sys.path.insert(0, str(REPO))
@@ -99,7 +125,7 @@ def child(kind: str, path: Path) -> None:
         return usage.ru_utime + usage.ru_stime
 
     began, began_cpu = time.perf_counter(), cpu()
-    note = measure_ours(path) if kind == "evidencepack" else measure_duckdb(path)
+    note = MEASURES[kind](path)
     wall, cpu_s = time.perf_counter() - began, cpu() - began_cpu
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     line = {"kind": kind, "wall_s": wall, "cpu_s": cpu_s, "peak_rss_mib": peak_mib, "note": note}
@@ -125,7 +151,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=5, help="paired runs (median kept)")
     parser.add_argument("--quick", action="store_true", help="20,000 requests, 3 pairs")
-    parser.add_argument("--child", choices=("evidencepack", "duckdb"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=tuple(MEASURES), help=argparse.SUPPRESS)
     parser.add_argument("--path", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -141,9 +167,9 @@ def main() -> int:
         print(f"generated {path} in {time.perf_counter() - began:.1f} s")
     size_mib = path.stat().st_size / 2**20
     print(f"{path.name}: {args.requests} records, {size_mib:.0f} MiB")
-    runs: dict[str, list[dict[str, object]]] = {"evidencepack": [], "duckdb": []}
+    runs: dict[str, list[dict[str, object]]] = {kind: [] for kind in MEASURES}
     for i in range(args.repeat):
-        order = ("evidencepack", "duckdb") if i % 2 == 0 else ("duckdb", "evidencepack")
+        order = tuple(MEASURES) if i % 2 == 0 else tuple(reversed(MEASURES))
         for kind in order:
             runs[kind].append(run_child(kind, path))
 
@@ -158,6 +184,8 @@ def main() -> int:
         )
     memory_ratio = median("evidencepack", "peak_rss_mib") / median("duckdb", "peak_rss_mib")
     print(f"memory ratio {memory_ratio:.2f}x (goal <= 1.3x)")
+    hashed = median("evidencepack", "cpu_s") / median("duckdb+sha256", "cpu_s")
+    print(f"cpu ratio to DuckDB read_json + sha256 of the file (the true floor): {hashed:.2f}x")
     timings = {
         kind: Timing(cpu_s=median(kind, "cpu_s"), wall_s=median(kind, "wall_s")) for kind in runs
     }
@@ -170,7 +198,12 @@ def main() -> int:
         floor="DuckDB read_json into a table",
         row_id="requests",
         goal=1.25,
-        extra={"memory_ratio": round(memory_ratio, 3), "memory_goal": 1.3, "met": met},
+        extra={
+            "memory_ratio": round(memory_ratio, 3),
+            "memory_goal": 1.3,
+            "met": met,
+            "ratio_to_read_and_hash": round(hashed, 3),
+        },
     )
     return 0
 

@@ -191,12 +191,13 @@ def rebuild(
     return run_rebuild(Path(pack), bundle=Path(bundle) if bundle else None, pdf_trust_roots=roots)
 
 
-def read_input(path: PathLike) -> ParsedInput:
+def read_input(path: PathLike, *, max_file_bytes: int | None = None) -> ParsedInput:
     """Detect and read one evidence file (a serving benchmark's output, a LoadGen log, eval
-    scores): its format, the runs or score sets it holds, and warnings (``inspect``)."""
+    scores): its format, the runs or score sets it holds, and warnings (``inspect``).
+    ``max_file_bytes`` raises the 1 GiB size limit (``inspect --max-file-bytes``)."""
     from .inputs.snapshot import read_private
 
-    return read_private(Path(path))
+    return read_private(Path(path), max_bytes=max_file_bytes)
 
 
 def verify_policy(

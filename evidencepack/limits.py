@@ -31,7 +31,27 @@ MAX_ZIP_RATIO = 200
 MAX_ZIP_RATIO_SLACK = 64 << 20
 """... plus 64 MiB (a small member of repetitive JSON compresses far better than 200:1)."""
 MAX_INPUT_FILE_BYTES = 1 << 30
-"""A run or score file a reader parses (a cited one, or one given to ``inspect``): 1 GiB."""
+"""A run or score file a reader parses (a cited one, or one given to ``inspect``): 1 GiB by
+default. A spec raises it for the files of one reference (``max_file_bytes``), ``inspect`` for
+its files (``--max-file-bytes``); every file read over it carries a warning that says so."""
+MAX_RAISED_INPUT_FILE_BYTES = 1 << 40
+"""The most ``max_file_bytes`` may allow: 1 TiB."""
+RAISE_INPUT_LIMIT = (
+    "raise it for this file with max_file_bytes on its reference in the spec "
+    "(inspect: --max-file-bytes)"
+)
+"""How a refusal by ``MAX_INPUT_FILE_BYTES`` says the limit is raised."""
+
+
+def over_default_input_limit(size: int) -> str:
+    """The warning of a file read under a raised limit (``size`` over the default): the pack
+    records it on the file's input record, so an auditor sees the limit was raised."""
+    return (
+        f"{size} bytes, over the default limit of {MAX_INPUT_FILE_BYTES} bytes for an evidence "
+        "file: read because the limit was raised for it (max_file_bytes)"
+    )
+
+
 MAX_ARCHIVE_RATIO = 200
 """A pack archive may inflate to at most this many times its size (plus 64 MiB)."""
 

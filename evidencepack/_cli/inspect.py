@@ -15,19 +15,20 @@ from ._common import Command, emit, json_argument
 class InspectOptions:
     files: tuple[Path, ...]
     json: bool
+    max_file_bytes: int | None
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
     from ..inputs.describe import describe
     from ..inputs.snapshot import read_private
 
-    opts = InspectOptions(tuple(Path(f) for f in args.files), args.json)
+    opts = InspectOptions(tuple(Path(f) for f in args.files), args.json, args.max_file_bytes)
     reports: list[dict[str, Any]] = []
     lines: list[str] = []
     failed = 0
     for path in opts.files:
         try:
-            parsed = read_private(path)
+            parsed = read_private(path, max_bytes=opts.max_file_bytes)
         except InputError as exc:
             failed += 1
             reports.append({"path": str(path), "ok": False, "error": exc.message})
@@ -60,4 +61,26 @@ def register(command: Command) -> None:
         "detect and summarise serving-benchmark and eval-score files",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="a file any supported tool wrote")
+    p.add_argument(
+        "--max-file-bytes",
+        type=_file_bytes,
+        metavar="N",
+        help="read files of up to N bytes (default 1073741824, 1 GiB: the limit against "
+        "hostile input; at most 1 TiB); a file read over 1 GiB is reported with a warning",
+    )
     json_argument(p)
+
+
+def _file_bytes(text: str) -> int:
+    """``--max-file-bytes``: a whole number of bytes, 1 to 1 TiB."""
+    from ..limits import MAX_RAISED_INPUT_FILE_BYTES
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {text!r}") from None
+    if not 0 < value <= MAX_RAISED_INPUT_FILE_BYTES:
+        raise argparse.ArgumentTypeError(
+            f"{value}: give 1 to {MAX_RAISED_INPUT_FILE_BYTES} bytes (1 TiB)"
+        )
+    return value

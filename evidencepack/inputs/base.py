@@ -12,17 +12,18 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import InputError
 from ..provenance import FileRecord
 from ..store.staged import StagedRows
 from .models import ReferencePoint, ScoreSet, ServingRun
 
+if TYPE_CHECKING:  # numpy loads with the first columns built (small files), not at import
+    import numpy as np
+
 Container = Literal["json", "jsonl", "csv", "zip", "text", "binary", "empty"]
-Columns = Mapping[str, np.ndarray[Any, Any]]
+Columns = Mapping[str, "np.ndarray[Any, Any]"]
 """Columnar rows (one numpy array per column, masked where NULL) bound for a store table."""
 
 

@@ -21,12 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from .. import progress
+from .. import limits, progress
 from ..errors import CouldNotRun, InputError
-from ..limits import MAX_INPUT_FILE_BYTES
 from ..provenance import sha256_file
 from ..spec.load import LoadedSpec
-from ..spec.models import EvidenceRef
+from ..spec.models import EvidenceRef, ReadRef
 from .records import SPEC_PATH, FileProblem, InputFile
 from .snapshot import Snapshots, require_regular
 
@@ -55,6 +54,9 @@ class RefFiles:
     hard_links: list[FileProblem] = field(default_factory=list)
     """Files with more than one name (hard links): their bytes may be another file's, outside
     the cited folder. A warning, not a failure: for PROV-FILES to name (WARN)."""
+    over_default: list[FileProblem] = field(default_factory=list)
+    """Files read over the default size limit because the spec raised it for them
+    (``max_file_bytes``): for PROV-FILES to name (WARN), so an auditor sees the raise."""
 
 
 def folder_digest(entries: Iterable[tuple[str, str]]) -> str:
@@ -279,7 +281,7 @@ class Collector:
                     spec_path=ref.path,
                     candidate=candidate,
                     # read whole by a reader: refused by size before a byte is copied
-                    limit=MAX_INPUT_FILE_BYTES if role in ("runs", "scores") else None,
+                    limit=input_limit(ref) if role in ("runs", "scores") else None,
                 )
                 for f in files_under(source)
             ]
@@ -295,7 +297,16 @@ class Collector:
                     "through another name, possibly outside the cited folder"
                 )
                 linked.append(FileProblem(reason, file))
-        return RefFiles(added, self.check_pin(ref), linked)
+        over_default = [
+            FileProblem(
+                f"{self.shown(self.result.sources[file.pack_path])}: "
+                + limits.over_default_input_limit(file.size_bytes),
+                file,
+            )
+            for file in added
+            if role in ("runs", "scores") and file.size_bytes > limits.MAX_INPUT_FILE_BYTES
+        ]
+        return RefFiles(added, self.check_pin(ref), linked, over_default)
 
     def _resolve(self, relative: str) -> Path | None:
         """The cited path, resolved now; None if it vanished while its links were followed."""
@@ -369,3 +380,10 @@ def copy_inputs(collected: Collected, pack_dir: Path) -> None:
             ) from exc
         if sha256_file(target) != collected.files[pack_path].sha256:
             raise InputError(f"{spec_path} ({pack_path}): changed while the pack was being built")
+
+
+def input_limit(ref: EvidenceRef) -> int:
+    """The most bytes a file of ``ref`` may hold when a reader parses it: the reference's own
+    ``max_file_bytes`` if the spec raised it, else ``MAX_INPUT_FILE_BYTES``."""
+    raised = ref.max_file_bytes if isinstance(ref, ReadRef) else None
+    return limits.MAX_INPUT_FILE_BYTES if raised is None else raised

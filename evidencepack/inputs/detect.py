@@ -12,8 +12,9 @@ import re
 import zipfile
 from pathlib import Path
 
+from .. import limits
 from ..errors import InputError
-from ..limits import MAX_INPUT_FILE_BYTES, regular_file_problem
+from ..limits import RAISE_INPUT_LIMIT, regular_file_problem
 from ._json import NESTING, load_json_document
 from .base import Probe
 
@@ -28,9 +29,11 @@ MAX_PROBE_LINE = 16 << 20
 single-line file is then read as one document, within MAX_INPUT_FILE_BYTES)."""
 
 
-def probe_file(path: Path, name: str | None = None) -> Probe:
+def probe_file(path: Path, name: str | None = None, *, max_bytes: int | None = None) -> Probe:
     """Classify ``path`` by content; a truncated zip or JSON document fails here, located.
-    ``name`` is what messages call the file (``Probe.name``; default: ``path``)."""
+    ``name`` is what messages call the file (``Probe.name``; default: ``path``); a file over
+    ``max_bytes`` (default ``MAX_INPUT_FILE_BYTES``) is refused before a byte is read."""
+    limit = limits.MAX_INPUT_FILE_BYTES if max_bytes is None else max_bytes
     shown = str(path) if name is None else name
     if path.is_dir():
         raise InputError(f"{shown}: is a folder; give the files inside it")
@@ -38,10 +41,10 @@ def probe_file(path: Path, name: str | None = None) -> Probe:
     if problem and path.exists():  # a FIFO or device would block or never end
         raise InputError(f"{shown}: {problem}")
     size = path.stat().st_size if not problem else 0
-    if size > MAX_INPUT_FILE_BYTES:  # before reading: a sparse 2 GiB file costs no disk
+    if size > limit:  # before reading: a sparse 2 GiB file costs no disk
         raise InputError(
-            f"{shown}: {size} bytes, over the limit of {MAX_INPUT_FILE_BYTES} bytes for an "
-            "evidence file"
+            f"{shown}: {size} bytes, over the limit of {limit} bytes for an evidence file; "
+            + RAISE_INPUT_LIMIT
         )
     try:
         with path.open("rb") as handle:

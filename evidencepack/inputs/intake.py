@@ -21,7 +21,7 @@ from ..spec.load import LoadedSpec
 from ..spec.models import Candidate, EvidenceRef
 from ..store import Store
 from .base import ParsedInput
-from .collect import Collector
+from .collect import Collector, input_limit
 from .crosscheck import loadgen_pair
 from .formats.measure_server_metrics import (
     SERVER_METRICS_FILE,
@@ -174,7 +174,7 @@ def _read_ref(
     candidate = taking.candidate
     ref_files = collector.add_ref(ref, role, candidate.id)
     taking.problems += ref_files.problems
-    taking.file_warnings += ref_files.hard_links
+    taking.file_warnings += ref_files.hard_links + ref_files.over_default
     added = ref_files.files
     taking.cited += [(role, ref.path, f) for f in added]
     source = loaded.resolve(ref.path)
@@ -189,7 +189,9 @@ def _read_ref(
         try:
             with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
                 # The reader gets the collector's record (not hashed again) and the spec's name.
-                parsed = read_input(path, record=target.as_read(), name=shown)
+                parsed = read_input(
+                    path, record=target.as_read(), name=shown, max_bytes=input_limit(ref)
+                )
         except InputError as exc:
             problem = f"{ref.path}: cannot read: {exc.message}"
             taking.problems.append(FileProblem(problem, target))
@@ -241,7 +243,9 @@ def _folder_rows(
         return {}
     try:
         copy = collector.result.sources[rows.pack_path]
-        parsed = read_input(copy, record=rows.as_read(), name=collector.shown(copy))
+        parsed = read_input(
+            copy, record=rows.as_read(), name=collector.shown(copy), max_bytes=input_limit(ref)
+        )
     except InputError:
         return {}
     if len(parsed.runs) != 1:

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
-
 from ..errors import InputError
 from ..store.staged import StagedRows
 from .base import Columns
@@ -64,6 +62,8 @@ class ItemStaging(FileStaging):
         lines: list[int | None] | None = None,
     ) -> None:
         """Insert one set's items built in Python (ids, scores, source lines) as one batch."""
+        import numpy as np  # loaded by the first batch built in Python, not at import
+
         batch = {
             "set_index": np.full(len(ids), set_index, dtype=np.int32),
             "item_id": np.array(ids, dtype=object),

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .. import limits
 from .._text import misleading_characters
 from ..errors import InputError
 from ..provenance import FileRecord, file_record
@@ -172,22 +173,30 @@ def detect_format(probe: Probe) -> Format:
 
 
 def read_input(
-    path: Path, *, record: FileRecord | None = None, name: str | None = None
+    path: Path,
+    *,
+    record: FileRecord | None = None,
+    name: str | None = None,
+    max_bytes: int | None = None,
 ) -> ParsedInput:
     """Read one file into the normalised models; nothing is stored. Raises InputError.
 
     ``record`` is the file's record when its bytes were already read and hashed (a snapshot:
     a build's collector, ``read_private``); without it the file is hashed here. ``name`` is
     what every message calls the file (``Probe.name``; default: ``path``): a build reads a
-    private copy and names the file by its path in the spec.
+    private copy and names the file by its path in the spec. ``max_bytes`` raises (or
+    lowers) the size limit, ``MAX_INPUT_FILE_BYTES`` by default: a file read over the default
+    carries a warning saying so.
     """
-    probe = probe_file(path, name)
+    probe = probe_file(path, name, max_bytes=max_bytes)
     if record is None:
         record = file_record(path)
     fmt = detect_format(probe)
     parsed = fmt.parse(probe, record)
     runs = tuple(_with_findings(_with_concurrency(run)) for run in parsed.runs)
     warnings = parsed.warnings + _misleading_text(parsed)
+    if record.size_bytes > limits.MAX_INPUT_FILE_BYTES:  # read under a raised limit: said
+        warnings = (limits.over_default_input_limit(record.size_bytes), *warnings)
     if fmt.plugin is not None:
         warnings += (f"read by the plug-in {fmt.plugin} (format {fmt.id}), not a built-in reader",)
     return replace(parsed, runs=runs, warnings=warnings, plugin=fmt.plugin)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import CouldNotRun, InputError
+from ..limits import RAISE_INPUT_LIMIT
 from ..provenance import FileRecord
 from .base import ParsedInput
 
@@ -135,7 +136,8 @@ class Snapshots:
                 )
             if limit is not None and info.st_size > limit:
                 raise InputError(
-                    f"{info.st_size} bytes, over the limit of {limit} bytes", file=str(source)
+                    f"{info.st_size} bytes, over the limit of {limit} bytes; {RAISE_INPUT_LIMIT}",
+                    file=str(source),
                 )
             sha256, size = self._copy(src, source, folder, copy)
         copy.chmod(0o400)
@@ -252,19 +254,21 @@ def _safe_name(name: str) -> str:
     return "input" + suffix
 
 
-def read_private(path: Path) -> ParsedInput:
+def read_private(path: Path, *, max_bytes: int | None = None) -> ParsedInput:
     """``registry.read_input`` for one file named on the command line. A path with glob
     characters is read from a private copy of its folder's files (companions such as
     ``run.json`` stay beside it), so DuckDB reads the file itself; it is reported under
-    ``path``."""
+    ``path``. ``max_bytes`` is ``read_input``'s (``inspect --max-file-bytes``)."""
     from .registry import read_input  # the registry imports every format module
 
     if not _GLOB.search(str(path)):
-        return read_input(path)
+        return read_input(path, max_bytes=max_bytes)
     with tempfile.TemporaryDirectory(prefix="evidencepack-input-") as tmp:
         snapshots = Snapshots(Path(tmp))
-        snap = snapshots.take(path)
+        snap = snapshots.take(path, limit=max_bytes)
         for sibling in sorted(path.parent.iterdir()):
             if sibling != path and not sibling.is_symlink() and sibling.is_file():
                 snapshots.take(sibling)
-        return read_input(snap.copy, record=snap.record(str(path)), name=str(path))
+        return read_input(
+            snap.copy, record=snap.record(str(path)), name=str(path), max_bytes=max_bytes
+        )

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import numpy as np
 
 from ..errors import InputError
 from ..store.connection import Connection
@@ -158,7 +157,10 @@ class FileStaging(Connection):
     def _rows(self, select: str, table: str, order: str) -> Columns | StagedRows:
         """The staged rows as the store takes them: ``SELECT <select> FROM <table> <order>``
         (evidencepack's own SQL) as numpy columns, or, staged in the store's database, as
-        ``StagedRows`` the store moves without leaving DuckDB."""
+        ``StagedRows`` the store moves without leaving DuckDB, in the order they were staged:
+        sorting a million rows by ``order`` cost 0.15 s of CPU and 170 MiB at the peak (the
+        sort's copy beside both tables), and no reader relies on a store table's row order
+        (each one that needs an order says it: ``ORDER BY`` run and request)."""
         if self.catalog is None or self._owner is None:
             result = Connection.execute(self, f"SELECT {select} FROM {table} {order}")
             columns: Columns = result.fetchnumpy()
@@ -168,7 +170,7 @@ class FileStaging(Connection):
         return StagedRows(
             owner=self._owner,
             catalog=self.catalog,
-            select=f"SELECT {select} FROM {self.catalog}.main.{table} {order}",
+            select=f"SELECT {select} FROM {self.catalog}.main.{table}",
             names=tuple(d[0] for d in names),
         )
 
@@ -354,6 +356,8 @@ class Staging(FileStaging):
 
 
 def _as_arrays(batch: dict[str, list[Any]]) -> dict[str, Any]:
+    import numpy as np  # a large file never builds columns in Python
+
     out: dict[str, Any] = {}
     for name, values in batch.items():
         if name == "itl_gaps_ms":

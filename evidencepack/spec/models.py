@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from pydantic import Field, Strict, model_validator
 
 from .._models import Fraction, NonEmptyStr, NonNegativeFloat, Sha256Hex
+from ..limits import MAX_RAISED_INPUT_FILE_BYTES
 from .cost import Basis, Facility, FocusPrice, Own, Power, QuotePrice, Rent
 from .fit import DeclaredConditions, ExchangeRate, FitPolicy
 from .model_signature import ModelSignature
@@ -280,6 +281,19 @@ class EvidenceRef(SpecModel):
     """Run conditions this file does not record (overrides the candidate's ``declared``)."""
 
 
+class ReadRef(EvidenceRef):
+    """A run or score file (or a folder of them) that a reader parses."""
+
+    max_file_bytes: Annotated[int, Strict(), Field(gt=0, le=MAX_RAISED_INPUT_FILE_BYTES)] | None = (
+        None
+    )
+    """The largest file this reference may hold, in bytes (at most 1 TiB). Default 1 GiB
+    (1073741824), the limit against hostile input; raise it for one large file, such as a
+    per-request file of millions of requests. A file read over the default carries a warning
+    on its input record (the pack and its report show it), and the pack's copy of the spec
+    keeps the raised limit."""
+
+
 class MlperfRef(EvidenceRef):
     """An MLPerf reference: a results tree, one submission result, or a LoadGen output folder.
 
@@ -303,9 +317,9 @@ class Evidence(SpecModel):
     """Run conditions that apply to every run and score file without its own ``declared``."""
     mlperf: list[MlperfRef] = Field(default_factory=list)
     """MLPerf references: results trees, single results or LoadGen output folders."""
-    runs: list[EvidenceRef] = Field(default_factory=list)
+    runs: list[ReadRef] = Field(default_factory=list)
     """The team's own serving-benchmark files (any supported tool)."""
-    scores: list[EvidenceRef] = Field(default_factory=list)
+    scores: list[ReadRef] = Field(default_factory=list)
     """The team's own quality score files (any supported tool, or ``evidencepack-scores``)."""
     references: list[EvidenceRef] = Field(default_factory=list)
     """Public results and estimates to compare against (InferenceX rows, llm-d benchmark reports,

@@ -15,7 +15,7 @@ import duckdb
 
 @dataclass(frozen=True)
 class StagedRows:
-    """``select`` (evidencepack's own SQL) reads a file's staged rows, in store order, from
+    """``select`` (evidencepack's own SQL) reads a file's staged rows, in staging order, from
     ``catalog``, a catalog attached to the database of ``owner`` (the store's connection);
     ``names`` are the columns it yields."""
 

@@ -4,6 +4,7 @@ the numpy path, and nothing left attached afterwards (issue 29)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -90,3 +91,34 @@ def test_a_file_that_fails_or_is_never_loaded_leaves_nothing_attached(
         assert len(_attached(store)) == 1
     assert _attached(store) == []  # detached when the block ends
     assert store.rows("SELECT count(*) AS n FROM run_requests") == [{"n": 0}]
+
+
+@pytest.mark.parametrize(
+    ("name", "role"),
+    [
+        (f"{AIPERF}/profile_export.jsonl", "runs"),
+        (f"{LM_EVAL}/samples_demo_arith_gen_2026-11-30T05-02-28.257527.jsonl", "scores"),
+    ],
+)
+def test_staged_rows_move_without_a_sort(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch, name: str, role: str
+) -> None:
+    """The rows move in the order they were staged: sorting a million rows on the way cost
+    0.15 s of CPU and 170 MiB at the peak (issue 29), and no reader of a store table relies on
+    its row order."""
+    monkeypatch.setattr(staging_db, "SMALL_FILE_BYTES", 0)
+    store = Store()
+    with stage.shared_staging(store):
+        parsed = read_input(shared_data / name)
+        rows = parsed.requests if role == "runs" else parsed.items
+        assert isinstance(rows, StagedRows)
+        explained = store.execute(f"EXPLAIN (FORMAT JSON) {rows.select}").fetchall()
+        rows.release()
+    operators = _operators(json.loads(explained[0][1]))
+    assert "SEQ_SCAN" in operators
+    assert not {"ORDER_BY", "TOP_N"} & operators
+
+
+def _operators(plan: list[dict[str, Any]]) -> set[str]:
+    """The names of every operator of an ``EXPLAIN (FORMAT JSON)`` plan."""
+    return {name for node in plan for name in (node["name"], *_operators(node["children"]))}

@@ -12,16 +12,14 @@ import json
 import os
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import BaseModel
+from typing import Any
 
 from ..errors import InputError
 from ..store import Store
 from ..store.mlperf import bulk_insert_sql, write_ndjson
 from .benchmarks import resolve_scenario
 from .build import NotAPerformanceRun, build_result
-from .context import ImportContext, Reader, read_in_place
+from .context import ImportContext, Namer, Reader, read_in_place
 from .models import ImportReport, MlperfResult, Rejection, SourceFile
 from .rules import KNOWN_ROUNDS
 from .system import SystemInfo
@@ -38,8 +36,6 @@ from .tree import ResultFiles, find_results
 Progress = Callable[[int, int, str], None]
 """``progress(done, total, location)``, called after each result is read."""
 
-M = TypeVar("M", bound=BaseModel)
-
 
 def import_path(
     store: Store,
@@ -49,7 +45,7 @@ def import_path(
     benchmark: str | None = None,
     progress: Progress | None = None,
     only_keys: Collection[str] | None = None,
-    named: Callable[[str], str] | None = None,
+    name: Namer = str,
     read: Reader = read_in_place,
 ) -> ImportReport:
     """Read every result under ``path`` and store the good ones; report the rest.
@@ -58,10 +54,11 @@ def import_path(
     checked; for a tree it overrides the folder name). ``benchmark`` names the benchmark of a
     LoadGen folder whose name does not say it. ``only_keys`` (a spec's cited result keys) skips,
     before any of its logs is read, every result whose folder cannot be one of those keys.
-    ``named`` rewrites every text the import records (paths, ``file:line`` sources, reasons):
-    a build names a tree's files by their place in the pack, not by this machine's path.
-    ``read`` takes each file's bytes once (a build: into a private copy that is hashed, parsed
-    and packed); by default files are read in place.
+    ``name`` is what every record and message calls a file or folder (paths, ``file:line``
+    sources, reasons), handed to each parser with the file: a build names a tree's files by
+    their place in the pack, not by this machine's path. ``read`` takes each file's bytes once
+    (a build: into a private copy that is hashed, parsed and packed); by default files are read
+    in place.
     """
     if round is not None and round not in KNOWN_ROUNDS:
         raise InputError(f"unknown MLPerf round {round!r}; known: {', '.join(KNOWN_ROUNDS)}")
@@ -83,7 +80,7 @@ def import_path(
     if only_keys is not None:
         found = [files for files in found if may_be_one_of(files, only_keys)]
         training_found = [t for t in training_found if _may_be_training(t, only_keys)]
-    context = ImportContext(read=read)
+    context = ImportContext(read=read, name=name)
     built: list[tuple[MlperfResult, SystemInfo | None]] = []
     rejected: list[Rejection] = []
     skipped: list[Rejection] = []
@@ -91,9 +88,9 @@ def import_path(
         try:
             built.append(build_result(files, round_=round, benchmark=benchmark, names=context))
         except NotAPerformanceRun as exc:
-            skipped.append(_rejection(str(files.results_dir), exc))
+            skipped.append(_rejection(name(files.results_dir), exc))
         except InputError as exc:
-            rejected.append(_rejection(str(files.results_dir), exc))
+            rejected.append(_rejection(name(files.results_dir), exc))
         if progress is not None:
             progress(done, len(found), files.location)
     trained: list[TrainingResult] = []
@@ -101,14 +98,9 @@ def import_path(
         try:
             trained.append(build_training(folder, round_=round, names=context))
         except NotAnLlmTraining as exc:
-            skipped.append(_rejection(str(folder.folder), exc))
+            skipped.append(_rejection(name(folder.folder), exc))
         except InputError as exc:
-            rejected.append(_rejection(str(folder.folder), exc))
-    if named is not None:
-        trained = [_renamed(t, named) for t in trained]
-        built = [(_renamed(r, named), s and _renamed(s, named)) for r, s in built]
-        rejected = [_renamed(x, named) for x in rejected]
-        skipped = [_renamed(x, named) for x in skipped]
+            rejected.append(_rejection(name(folder.folder), exc))
     fresh, unchanged, conflicts = _partition(store, built)
     fresh_training, unchanged_training, conflicts_training = _partition_training(store, trained)
     rejected.extend(conflicts + conflicts_training)
@@ -116,7 +108,7 @@ def import_path(
         _insert(store, fresh, rejected)
         _insert_training(store, fresh_training)
     return ImportReport(
-        path=named(str(path)) if named else str(path),
+        path=name(path),
         round=round,
         imported=tuple(sorted([r.key for r, _ in fresh] + [t.key for t in fresh_training])),
         unchanged=tuple(sorted(unchanged + unchanged_training)),
@@ -145,21 +137,6 @@ def _may_be_training(files: TrainingFiles, keys: Collection[str]) -> bool:
     """Whether a training result can have one of ``keys`` (they end submitter/system/benchmark)."""
     tail = [files.submitter, files.system, files.benchmark]
     return any(k.startswith("training/") and k.split("/")[-3:] == tail for k in keys)
-
-
-def _renamed(model: M, named: Callable[[str], str]) -> M:
-    """``model`` with ``named`` applied to every string it holds, at any depth."""
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, str):
-            return named(value)
-        if isinstance(value, dict):
-            return {walk(k): walk(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return type(value)(walk(v) for v in value)
-        return value
-
-    return type(model).model_validate(walk(model.model_dump()))
 
 
 def _rejection(location: str, exc: InputError) -> Rejection:

@@ -217,7 +217,7 @@ def parse_summary_raw(path: Path, name: str | None = None) -> RawSummary:
     except FileNotFoundError as exc:
         raise LoadgenLogError(f"{shown}: no such file") from exc
     except OSError as exc:
-        raise LoadgenLogError(f"{shown}: cannot read: {exc}") from exc
+        raise LoadgenLogError(f"{shown}: cannot read: {exc.strerror or exc}") from exc
     try:
         return _parse_lines(shown, text)
     except _Overflow as exc:

@@ -108,7 +108,7 @@ def read_table(path: Path, *, named: str | None = None) -> OfficialTable:
     """Read either layout; a row that is not an object, or lacks ``Location``, ``Model`` or
     ``Scenario``, is an error naming the row."""
     where = named or str(path)
-    data = read_json(path)
+    data = read_json(path, name=where)
     if isinstance(data, dict):
         items: list[tuple[str, Any]] = [(f"{where} row {k!r}", v) for k, v in data.items()]
     elif isinstance(data, list):

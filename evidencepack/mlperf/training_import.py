@@ -184,17 +184,20 @@ def build_training(
     """One training result from its run files, scaling factor and system description."""
     if files.benchmark not in TRAINING_BENCHMARKS:
         raise NotAnLlmTraining(
-            f"{files.folder}: training benchmark {files.benchmark!r} is not an LLM benchmark "
-            f"(read: {', '.join(TRAINING_BENCHMARKS)}): out of scope, skipped"
+            f"training benchmark {files.benchmark!r} is not an LLM benchmark "
+            f"(read: {', '.join(TRAINING_BENCHMARKS)}): out of scope, skipped",
+            file=names.name(files.folder),
         )
     model, dataset, metric, target, required = TRAINING_BENCHMARKS[files.benchmark]
-    runs = [read_run(names.private(p), named=str(p)) for p in files.runs]
-    scaling = read_scaling(names.private(files.scaling) if files.scaling else None)
+    runs = [read_run(names.private(p), named=names.name(p)) for p in files.runs]
+    scaling = read_scaling(
+        names.private_or_none(files.scaling), named=names.name_or_none(files.scaling)
+    )
     scored = score(runs, scaling)
     if files.system_json is None:
         raise InputError(
-            f"{files.submitter_dir / 'systems' / (files.system + '.json')}: missing (every "
-            "result needs its system description)"
+            "missing (every result needs its system description)",
+            file=names.name(files.submitter_dir / "systems" / f"{files.system}.json"),
         )
     system = names.system(files.system_json)
     round_name = round_ or files.round_dir

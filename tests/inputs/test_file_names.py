@@ -95,13 +95,6 @@ PATH_WORDS = ("path", "copy", "source", "private", "root", "shown")
 """A ``.replace`` argument naming one of these is a file's name being swapped in a text."""
 
 STILL_RENAMING = {
-    # The MLPerf importer still parses each tree file from its copy and renames the finished
-    # results afterwards (``named=Collector.in_pack``); next: a naming function handed to
-    # ``ImportContext`` once, so its parsers name each file by its pack path from the start.
-    ("inputs/collect.py", "def in_pack"),
-    ("inputs/collect.py", "replace(copy, ...)"),
-    ("inputs/collect.py", "replace(root + os.sep, ...)"),
-    ("mlperf/importer.py", "def _renamed"),
     # ``verify --rebuild`` strips the unpacked pack's temporary folder from a failed rebuild's
     # problems; next: the spec loader handed the pack path of the spec it reads.
     ("pipeline.py", "replace(private, ...)"),

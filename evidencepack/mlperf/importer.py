@@ -187,11 +187,16 @@ def _insert(
     rejected: list[Rejection],
 ) -> None:
     results = [result for result, _ in fresh]
+    # Each result dumped once: its row's columns, its record, its checks and sources come from
+    # the one dump (two dumps per result and one per check and file before).
+    records = [r.model_dump(mode="json") for r in results]
     systems = {s.system_id: s for _, s in fresh if s is not None}
     # path -> sha256 once: a search of every result's sources per system was O(systems x results)
     digests = {s.path: s.sha256 for r in results for s in r.sources}
     tables: dict[str, list[dict[str, Any]]] = {
-        "mlperf_results": [_result_row(r, s) for r, s in fresh],
+        "mlperf_results": [
+            _result_row(r, s, record) for (r, s), record in zip(fresh, records, strict=True)
+        ],
         "mlperf_systems": [_system_row(s, digests) for s in systems.values()],
         "mlperf_stack_components": [
             {"system_id": s.system_id, "position": i, **c.model_dump()}
@@ -199,13 +204,11 @@ def _insert(
             for i, c in enumerate(s.stack.components)
         ],
         "mlperf_checks": [
-            {"key": r.key, "position": i, **c.model_dump()}
-            for r in results
-            for i, c in enumerate(r.checks)
+            {"key": r["key"], "position": i, **c}
+            for r in records
+            for i, c in enumerate(r["checks"])
         ],
-        "mlperf_result_files": [
-            {"key": r.key, **s.model_dump()} for r in results for s in r.sources
-        ],
+        "mlperf_result_files": [{"key": r["key"], **s} for r in records for s in r["sources"]],
         "mlperf_rejections": [
             {"location": x.location, "reason": x.reason, "problems": list(x.problems)}
             for x in rejected
@@ -321,21 +324,28 @@ def _bulk(store: Store, sql: str, rows: Sequence[Mapping[str, Any]]) -> None:
         os.unlink(path)
 
 
-def _result_row(result: MlperfResult, system: SystemInfo | None) -> dict[str, Any]:
-    row = result.model_dump(
-        exclude={
-            "latency_ms",
-            "ttft_ms",
-            "tpot_ms",
-            "runtime",
-            "platform",
-            "checks",
-            "sources",
-            "notes",
-            "power",
-            "accelerator_types",
-        }
-    )
+_NOT_COLUMNS = frozenset(
+    {
+        "latency_ms",
+        "ttft_ms",
+        "tpot_ms",
+        "runtime",
+        "platform",
+        "checks",
+        "sources",
+        "notes",
+        "power",
+        "accelerator_types",
+    }
+)
+"""Fields of a result kept only in its ``record`` JSON, not as columns of ``mlperf_results``."""
+
+
+def _result_row(
+    result: MlperfResult, system: SystemInfo | None, record: dict[str, Any]
+) -> dict[str, Any]:
+    """A result's ``mlperf_results`` row, from its JSON dump ``record``."""
+    row = {k: v for k, v in record.items() if k not in _NOT_COLUMNS}
     primary = result.primary_runtime
     power = result.power
     row.update(
@@ -345,7 +355,7 @@ def _result_row(result: MlperfResult, system: SystemInfo | None) -> dict[str, An
         runtime_version=primary.version if primary else None,
         system_id=system.system_id if system else None,
         sources_sha256=fingerprint(result),
-        record=result.model_dump(mode="json"),
+        record=record,
         power_source=power.source if power else None,
         power_watts=power.average_watts if power else None,
         power_metric=power.metric_value if power else None,

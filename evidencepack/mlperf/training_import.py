@@ -151,8 +151,15 @@ def find_training(path: Path) -> Iterator[TrainingFiles]:
     for current, dirs, files in os.walk(path.resolve()):
         dirs.sort()
         here = Path(current)
+        if len(here.parts) < 4 or here.parts[-3] != "results":
+            continue
+        # A benchmark folder: its run files are here, and nothing below it is another result
+        # (an inference tree's scenario, performance and run folders are not walked), unless
+        # its own folders may be benchmark folders (a system folder named "results").
+        if here.parts[-2] != "results":
+            dirs[:] = []
         runs = tuple(sorted(here / f for f in files if _RESULT.match(f)))
-        if not runs or len(here.parts) < 4 or here.parts[-3] != "results":
+        if not runs:
             continue
         submitter_dir = here.parents[2]
         system = here.parent.name

@@ -65,7 +65,9 @@ def read_accuracy(path: Path, *, name: str | None = None) -> AccuracyResult:
     digest = None
     loose_run = False  # the last metrics came from loose lines, with no other text since
     for number, line in enumerate(text.splitlines(), start=1):
-        stripped = _NUMPY.sub(r"\1", line.strip())
+        stripped = line.strip()
+        if "np." in stripped or "numpy." in stripped:  # a numpy repr to unwrap (rare)
+            stripped = _NUMPY.sub(r"\1", stripped)
         if not stripped:
             continue
         if stripped.startswith("hash="):

@@ -183,10 +183,10 @@ class Collector:
         return str(PurePosixPath(prefix, *source.relative_to(root).parts))
 
     def pack_name(self, source: Path) -> str:
-        """What a build calls a file or folder it reads in place of a reader (an MLPerf tree's
-        files, handed to the importer as ``name``): its place in the pack where it lies under
-        the spec's folder or an outside root already numbered, else its path as found. Nothing
-        is numbered here, so naming a file never changes where the pack puts another."""
+        """The name a build gives a file or folder of a cited MLPerf tree (handed to the
+        importer as ``name``, so its parsers name each file so from the start): its place in the
+        pack where it lies under the spec's folder or an outside root already numbered, else its
+        path as found. Nothing is numbered here, so naming a file never moves another."""
         base = self.loaded.base_dir
         if source.is_relative_to(base) or any(
             source.is_relative_to(r) for r in self.result._external

@@ -78,7 +78,7 @@ class ImportContext:
         return SourceFile(role=role, path=self.name(path), sha256=digest, size_bytes=size)
 
     def system(self, path: Path) -> SystemInfo:
-        """A system description, read and normalised once per import (named by ``path``)."""
+        """A system description, read and normalised once per import (called ``name(path)``)."""
         if path not in self._systems:
             self._systems[path] = read_system(
                 self.private(path), system_id="", name=self.name(path)

@@ -97,9 +97,15 @@ class Compiled:
 
 
 def compile_pack(
-    spec_path: Path, options: CompileOptions, store: Store, snapshots: Path
+    spec_path: Path,
+    options: CompileOptions,
+    store: Store,
+    snapshots: Path,
+    *,
+    spec_label: str | None = None,
 ) -> Compiled:
-    """Read every input into ``store``, analyse, and store the decision. Raises on a bad spec.
+    """Read every input into ``store``, analyse, and store the decision. Raises on a bad spec
+    (called ``spec_label`` in its messages; default: ``spec_path``).
 
     Each cited file is read once, into a private copy under ``snapshots`` (which must outlive
     ``copy_inputs``): the analysis and the pack both use that copy.
@@ -107,7 +113,9 @@ def compile_pack(
     # The spec too is read once: parsed from the same snapshot the pack copies.
     taken = Snapshots(snapshots)
     spec_copy = taken.take(spec_path.resolve(), limit=MAX_SPEC_BYTES).copy
-    loaded = load_spec(spec_path, allow_outside=options.allow_outside, read_from=spec_copy)
+    loaded = load_spec(
+        spec_path, allow_outside=options.allow_outside, read_from=spec_copy, label=spec_label
+    )
     progress.stage(f"reading and hashing the inputs of {spec_path}")
     collector = Collector(loaded, taken)
     evidence = gather(loaded, store, collector)
@@ -184,10 +192,12 @@ def build(
     *,
     archive: bool = False,
     signing: SigningPlan | None = None,
+    spec_label: str | None = None,
 ) -> BuildResult:
     """Compile, render and (optionally) sign a pack in a temporary folder, then rename it into
     place. Nothing is left at OUTDIR unless every stage succeeded. ``signing`` is the signer the
-    report names when no signer signs now (a rebuild reproducing a signed pack)."""
+    report names when no signer signs now (a rebuild reproducing a signed pack); ``spec_label``
+    what messages call the spec (a rebuild: its path in the pack)."""
     # Rendering is imported here, not at the top: `check` imports this module and renders nothing.
     from .render.html import render_html
     from .render.pdf import Attachment, render_pdf
@@ -208,7 +218,9 @@ def build(
             Store(staging / STORE_NAME) as store,
             tempfile.TemporaryDirectory(prefix="evidencepack-inputs-") as tmp,
         ):
-            compiled = compile_pack(spec_path, options.compile, store, Path(tmp))
+            compiled = compile_pack(
+                spec_path, options.compile, store, Path(tmp), spec_label=spec_label
+            )
             copy_inputs(compiled.collected, staging)
         decision = compiled.decision
         dec_bytes = decision_json(decision)
@@ -386,14 +398,15 @@ def rebuild(
     predicate = load_predicate(pack_dir)
     bundle_path = bundle or pack_dir / BUNDLE_NAME
     plan: SigningPlan | None = None
+    bundle_label = BUNDLE_NAME if bundle is None else str(bundle)  # the pack's, by its name
     if bundle_path.is_file():
-        parsed = parse_bundle(bundle_path.read_bytes(), str(bundle_path))
+        parsed = parse_bundle(bundle_path.read_bytes(), bundle_label)
         if parsed.mode == "key":
             plan = SigningPlan("key", parsed.key_hint)
         else:
             from .signing.keyless import bundle_signer_identity
 
-            plan = keyless_plan(bundle_signer_identity(parsed.raw, str(bundle_path)))
+            plan = keyless_plan(bundle_signer_identity(parsed.raw, bundle_label))
     spec = pack_dir / predicate.spec.pack_path
     outside = outside_paths(spec, predicate.spec.pack_path)
     if outside:
@@ -405,7 +418,7 @@ def rebuild(
     with tempfile.TemporaryDirectory(prefix="evidencepack-rebuild-") as tmp:
         options = BuildOptions(compile=CompileOptions(as_of=predicate.decision.as_of))
         out = Path(tmp) / "pack"
-        build(spec, out, options, signing=plan)
+        build(spec, out, options, signing=plan, spec_label=predicate.spec.pack_path)
         # The four documents a pack always holds, whatever its predicate lists as rendered.
         names = (DECISION_NAME, MANIFEST_NAME, REPORT_HTML_NAME, REPORT_PDF_NAME)
         if predicate.pdf_signature is None:
@@ -419,7 +432,7 @@ def rebuild(
 def outside_paths(spec: Path, label: str) -> list[str]:
     """Each evidence path of ``spec`` that is absolute or leaves the spec's folder, located
     (``inputs/pack.yaml:12:15: candidates[0].evidence.runs[0].path: ...``)."""
-    doc = load_located(spec)
+    doc = load_located(Path(label), read_from=spec)
     base = spec.resolve().parent
     return [
         located_problem(doc, Path(label), loc, f"{relative!r} is outside the pack")
@@ -452,10 +465,9 @@ def verify_rebuild(
         except (InputError, CheckFailed) as exc:
             found: tuple[str, ...] = getattr(exc, "problems", ())
             problems = [exc.message, *(p for p in found if p != exc.message)]
-            private = f"{root}/"
-            outcome = RebuildOutcome(
-                compared=(), problems=tuple(p.replace(private, "") for p in problems)
-            )
+            # The pack's files are named by their place in the pack (``rebuild`` hands the
+            # spec's pack path to the build), never by the private copy's folder.
+            outcome = RebuildOutcome(compared=(), problems=tuple(problems))
     checks = report.checks.model_copy(update={"rebuild": "passed" if outcome.ok else "failed"})
     update: dict[str, object] = {"rebuild": outcome, "checks": checks}
     if not outcome.ok:

@@ -124,10 +124,10 @@ def test_an_mlperf_log_swapped_while_it_is_parsed_cannot_split_decision_from_pac
     assert invalid != original
     real = build_module.parse_run
 
-    def swapping(*logs: Path | None) -> object:
+    def swapping(*logs: Path | None, **names: str | None) -> object:
         detail.write_bytes(invalid)
         try:
-            return real(*logs)
+            return real(*logs, **names)
         finally:
             detail.write_bytes(original)
 

@@ -195,22 +195,17 @@ class Collector:
         self.result._external[root] = prefix
         return str(PurePosixPath(prefix, *source.relative_to(root).parts))
 
-    def in_pack(self, text: str) -> str:
-        """``text`` with every source path of this build written as its place in the pack: the
-        spec's folder as ``inputs``, an allowed outside root as ``inputs/external/<n>``, a
-        private copy as its source's place. What the store records about a file (a path, a
-        message) names it as the pack does, never by the building machine's path, so the packed
-        store is the same wherever it was built."""
-        # A private copy first (its folder is not the source's): named by its source's place.
-        for copy, source in self.snapshots.copies_in(text):
-            text = text.replace(copy, self.pack_path(source))
-        base = str(self.loaded.base_dir)
-        roots = [(base, "inputs"), *((str(r), p) for r, p in self.result._external.items())]
-        for root, prefix in roots:
-            if text == root:
-                return prefix
-            text = text.replace(root + os.sep, prefix + "/")
-        return text
+    def pack_name(self, source: Path) -> str:
+        """The name a build gives a file or folder of a cited MLPerf tree (handed to the
+        importer as ``name``, so its parsers name each file so from the start): its place in the
+        pack where it lies under the spec's folder or an outside root already numbered, else its
+        path as found. Nothing is numbered here, so naming a file never moves another."""
+        base = self.loaded.base_dir
+        if source.is_relative_to(base) or any(
+            source.is_relative_to(r) for r in self.result._external
+        ):
+            return self.pack_path(source)
+        return str(source)
 
     def source_of(self, pack_path: str) -> Path:
         """The source file of a pack path (the inverse of ``pack_path``)."""

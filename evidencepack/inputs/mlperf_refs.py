@@ -52,7 +52,7 @@ class MlperfTaken:
 class MlperfImports:
     """Each cited MLPerf tree imported once per build, shared by every candidate and check;
     a tree holding a link out of the allowed folders is refused, naming the link. The store
-    names the tree's files by their pack paths (``Collector.in_pack``)."""
+    names the tree's files by their pack paths (``Collector.pack_name``)."""
 
     def __init__(self, store: Store, collector: Collector) -> None:
         self.store = store
@@ -90,7 +90,7 @@ class MlperfImports:
         """Every result of ``path``, imported into a throwaway store: only to say which keys
         are there when a cited one is not (the build's store holds only what the pack holds)."""
         with Store() as scratch:
-            report = import_path(scratch, path, round=round, named=self.collector.in_pack)
+            report = import_path(scratch, path, round=round, name=self.collector.pack_name)
             return report, load_results(scratch, sorted({*report.imported, *report.unchanged}))
 
     def _read(self, path: Path) -> tuple[Path, str, int]:
@@ -116,7 +116,7 @@ class MlperfImports:
             path,
             round=round,
             only_keys=self.cited.get((path, round)),
-            named=self.collector.in_pack,
+            name=self.collector.pack_name,
             read=self._read,
         )
 

@@ -56,14 +56,18 @@ class Test06Verdict(StrictModel):
     verdict: Literal["pass", "fail"]
 
 
-def read_accuracy(path: Path) -> AccuracyResult:
-    """The last metrics in ``accuracy.txt`` (a dict line or loose pairs); InputError if none."""
-    text = read_text(path, lenient=True)
+def read_accuracy(path: Path, *, name: str | None = None) -> AccuracyResult:
+    """The last metrics in ``accuracy.txt`` (a dict line or loose pairs); InputError if none.
+    The result and its messages call the file ``name`` (default: ``path``)."""
+    shown = str(path) if name is None else name
+    text = read_text(path, lenient=True, name=shown)
     found: tuple[int, dict[str, float]] | None = None
     digest = None
     loose_run = False  # the last metrics came from loose lines, with no other text since
     for number, line in enumerate(text.splitlines(), start=1):
-        stripped = _NUMPY.sub(r"\1", line.strip())
+        stripped = line.strip()
+        if "np." in stripped or "numpy." in stripped:  # a numpy repr to unwrap (rare)
+            stripped = _NUMPY.sub(r"\1", stripped)
         if not stripped:
             continue
         if stripped.startswith("hash="):
@@ -88,10 +92,11 @@ def read_accuracy(path: Path) -> AccuracyResult:
         loose_run = loose and contributed
     if found is None:
         raise InputError(
-            f"{path}: no metrics in accuracy.txt (a dict such as {{'rouge1': ...}} or "
-            "'exact_match': ... lines)"
+            "no metrics in accuracy.txt (a dict such as {'rouge1': ...} or "
+            "'exact_match': ... lines)",
+            file=shown,
         )
-    return AccuracyResult(path=str(path), metrics=found[1], metrics_line=found[0], hash=digest)
+    return AccuracyResult(path=shown, metrics=found[1], metrics_line=found[0], hash=digest)
 
 
 def _literal(text: str) -> object:
@@ -101,9 +106,11 @@ def _literal(text: str) -> object:
         return None  # e.g. mixtral's two per-language dicts on one line
 
 
-def read_test06(path: Path) -> Test06Verdict:
-    """TEST06 passes when first-token is True or Skipped and EOS and sample length are True."""
-    text = read_text(path, lenient=True)
+def read_test06(path: Path, *, name: str | None = None) -> Test06Verdict:
+    """TEST06 passes when first-token is True or Skipped and EOS and sample length are True
+    (the verdict and its messages call the file ``name``, default ``path``)."""
+    shown = str(path) if name is None else name
+    text = read_text(path, lenient=True, name=shown)
     checks: dict[str, str] = {}
     for line in text.splitlines():
         label, sep, value = line.partition(" check pass:")
@@ -111,16 +118,18 @@ def read_test06(path: Path) -> Test06Verdict:
             checks[label.strip()] = value.strip()
     required = {"First token": ("True", "Skipped"), "EOS": ("True",), "Sample length": ("True",)}
     if not checks:
-        raise InputError(f"{path}: no '... check pass:' lines in TEST06 verify_accuracy.txt")
+        raise InputError("no '... check pass:' lines in TEST06 verify_accuracy.txt", file=shown)
     ok = all(checks.get(name) in allowed for name, allowed in required.items())
-    return Test06Verdict(path=str(path), checks=checks, verdict="pass" if ok else "fail")
+    return Test06Verdict(path=shown, checks=checks, verdict="pass" if ok else "fail")
 
 
-def read_precision(path: Path) -> str | None:
-    """``weight_data_types`` from a measurements JSON (None when absent)."""
-    data = read_json(path, lenient=True)
+def read_precision(path: Path, *, name: str | None = None) -> str | None:
+    """``weight_data_types`` from a measurements JSON (None when absent); messages call the
+    file ``name`` (default: ``path``)."""
+    shown = str(path) if name is None else name
+    data = read_json(path, lenient=True, name=shown)
     if not isinstance(data, dict):
-        raise InputError(f"{path}: a measurements file must be a JSON object")
+        raise InputError("a measurements file must be a JSON object", file=shown)
     value = data.get("weight_data_types")
     return None if value is None else " ".join(str(value).split()) or None
 

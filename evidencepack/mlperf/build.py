@@ -50,40 +50,52 @@ def build_result(
     """One result from its files; raises InputError (or NotAPerformanceRun) with file:line."""
     if files.detail is None and files.summary is None and files.endpoint_summary is None:
         raise InputError(
-            f"{files.results_dir}: no performance/run_1/mlperf_log_detail.txt or "
-            "mlperf_log_summary.txt, and no performance/result_summary.json (missing "
-            "performance logs)"
+            "no performance/run_1/mlperf_log_detail.txt or mlperf_log_summary.txt, and no "
+            "performance/result_summary.json (missing performance logs)",
+            file=names.name(files.results_dir),
         )
     resolved, mapped_by = _benchmark(files, benchmark, names)
     endpoint = _endpoint_run(files, names)
     if endpoint is not None:
         log = endpoint.to_log(resolve_scenario(files.scenario_dir) or files.scenario_dir)
     else:
-        log = parse_run(names.private_or_none(files.detail), names.private_or_none(files.summary))
+        log = parse_run(
+            names.private_or_none(files.detail),
+            names.private_or_none(files.summary),
+            detail_name=names.name_or_none(files.detail),
+            summary_name=names.name_or_none(files.summary),
+        )
     if not log.is_performance_run:
         raise NotAPerformanceRun(
             f"{log.cite('effective_test_mode')}: an {log.test_mode} run has no performance result"
         )
     log.require_validity()
     assert log.validity is not None
-    scenario = _scenario(files, log, resolved)
+    scenario = _scenario(files, log, resolved, names)
     notes: list[str] = []
     if resolved is not None and resolved.assumed_level:
         notes.append(f"accuracy level not in {files.benchmark_dir!r}: assumed {resolved.benchmark}")
     if mapped_by is not None:
-        notes.append(f"benchmark {files.benchmark_dir!r} mapped by {mapped_by}")
+        notes.append(f"benchmark {files.benchmark_dir!r} mapped by {names.name(mapped_by)}")
     round_name, round_source = _round(files, log, round_, names)
     system = _system(files, names)
     division = files.division or (system.division if system else None)
     if system is not None:
         system = system.model_copy(update={"system_id": _system_id(files, round_name, division)})
-    measurements = names.private_or_none(files.measurements)
-    precision_raw = read_precision(measurements) if measurements else None
+    precision_raw = (
+        read_precision(names.private(files.measurements), name=names.name(files.measurements))
+        if files.measurements
+        else None
+    )
     precision = _precision(precision_raw, system)
     if files.in_tree and files.measurements is None:
         notes.append("no measurements JSON: precision from the software stack, if stated")
     accuracy = _accuracy(files, names)
-    test06 = read_test06(names.private(files.test06)) if files.test06 else None
+    test06 = (
+        read_test06(names.private(files.test06), name=names.name(files.test06))
+        if files.test06
+        else None
+    )
     checks = apply_rules(
         round_=round_name,
         benchmark=resolved.benchmark if resolved else None,
@@ -168,16 +180,18 @@ def _endpoint_run(files: ResultFiles, names: ImportContext) -> EndpointRun | Non
     """The endpoint tool's result, where a result has it and no LoadGen logs."""
     if files.detail is not None or files.summary is not None or files.endpoint_summary is None:
         return None
-    return read_endpoint_run(names.private(files.endpoint_summary))
+    path = files.endpoint_summary
+    return read_endpoint_run(names.private(path), named=names.name(path))
 
 
 def _accuracy(files: ResultFiles, names: ImportContext) -> AccuracyResult | None:
     """``accuracy.txt``, else the endpoint tool's ``accuracy_results.json`` (no line to cite)."""
     if files.accuracy is not None:
-        return read_accuracy(names.private(files.accuracy))
+        return read_accuracy(names.private(files.accuracy), name=names.name(files.accuracy))
     if files.endpoint_accuracy is not None:
-        path = names.private(files.endpoint_accuracy)
-        return AccuracyResult(path=str(path), metrics=read_endpoint_accuracy(path), metrics_line=0)
+        name = names.name(files.endpoint_accuracy)
+        metrics = read_endpoint_accuracy(names.private(files.endpoint_accuracy), named=name)
+        return AccuracyResult(path=name, metrics=metrics, metrics_line=0)
     return None
 
 
@@ -200,13 +214,15 @@ def _benchmark(
             same = official == model.strip().lower()
             named = "" if same else f" (the checker reads it as {official})"
             raise OutOfScope(
-                f"{files.results_dir}: {model!r}{named} is not an LLM benchmark: out of scope, "
-                "skipped"
+                f"{model!r}{named} is not an LLM benchmark: out of scope, skipped",
+                file=names.name(files.results_dir),
             )
+        assert files.submitter_dir is not None  # in a tree
         raise InputError(
-            f"{files.results_dir}: unknown benchmark {files.benchmark_dir!r} (LLM benchmarks: "
+            f"unknown benchmark {files.benchmark_dir!r} (LLM benchmarks: "
             f"{', '.join(BENCHMARKS)}; an open-division name needs model_mapping.json in "
-            f"{files.submitter_dir} or the round's summary_results.json)"
+            f"{names.name(files.submitter_dir)} or the round's summary_results.json)",
+            file=names.name(files.results_dir),
         )
     return resolved
 
@@ -230,7 +246,9 @@ def _stored_benchmark(files: ResultFiles, resolved: ResolvedBenchmark | None) ->
     return resolved.benchmark
 
 
-def _scenario(files: ResultFiles, log: LoadgenLog, resolved: ResolvedBenchmark | None) -> str:
+def _scenario(
+    files: ResultFiles, log: LoadgenLog, resolved: ResolvedBenchmark | None, names: ImportContext
+) -> str:
     """The scenario: the folder's (Interactive is Server in the log), checked against the log."""
     logged = log.scenario
     if logged is None:
@@ -245,7 +263,7 @@ def _scenario(files: ResultFiles, log: LoadgenLog, resolved: ResolvedBenchmark |
     if logged != expected_log:
         raise InputError(
             f"{log.cite('effective_scenario')}: the log ran {logged} but the result folder "
-            f"{files.results_dir} says {files.scenario_dir}"
+            f"{names.name(files.results_dir)} says {files.scenario_dir}"
         )
     return folder
 
@@ -255,7 +273,7 @@ def _system(files: ResultFiles, names: ImportContext) -> SystemInfo | None:
         return None
     if files.system_json is None:
         assert files.submitter_dir is not None
-        missing = files.submitter_dir / "systems" / (str(files.system) + ".json")
+        missing = names.name(files.submitter_dir / "systems" / (str(files.system) + ".json"))
         table = names.table(files)
         row = table.row(files.location, "performance") if table else None
         if table is None or row is None or not row.system:
@@ -333,6 +351,6 @@ def _sources(
         ("endpoint_summary", files.endpoint_summary),
         ("endpoint_accuracy", files.endpoint_accuracy),
         ("benchmark_mapping", mapped_by),
-        ("system", Path(system.path) if described and system else None),
+        ("system", context.table_path(files) if described else None),
     )
     return tuple(context.source(role, path) for role, path in roles if path is not None)

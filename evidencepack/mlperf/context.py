@@ -21,13 +21,18 @@ Reader = Callable[[Path], tuple[Path, str, int]]
 reads each file into a private copy and parses that copy (the bytes it hashed and packs); a
 standalone import reads the file in place (``read_in_place``)."""
 
+Namer = Callable[[Path], str]
+"""``name(path) -> what every message and record calls that file or folder``: a build names a
+tree's files by their place in the pack, a standalone import by the path as found (``str``).
+Parsers are handed this name with the bytes, so nothing rewrites their text afterwards."""
+
 
 def read_in_place(path: Path) -> tuple[Path, str, int]:
     """The file itself, its sha256 and size."""
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=str(path)) from exc
     return path, sha256_file(path), size
 
 
@@ -42,32 +47,42 @@ class ImportContext:
     """
 
     read: Reader = read_in_place
+    name: Namer = str
+    """What messages and records call a file or folder (see ``Namer``)."""
     _mappings: dict[Path, dict[str, str]] = field(default_factory=dict)
-    _tables: dict[Path, OfficialTable | None] = field(default_factory=dict)
+    _tables: dict[Path, tuple[Path, OfficialTable] | None] = field(default_factory=dict)
     _taken: dict[Path, tuple[Path, str, int]] = field(default_factory=dict)
     _systems: dict[Path, SystemInfo] = field(default_factory=dict)
 
     def private(self, path: Path) -> Path:
         """Where to parse ``path`` from: the bytes ``source`` hashes, taken once per import."""
         if path not in self._taken:
-            self._taken[path] = self.read(path)
+            try:
+                self._taken[path] = self.read(path)
+            except InputError as exc:  # about ``path``: called by its name
+                raise exc.named(self.name(path)) from exc
         return self._taken[path][0]
 
     def private_or_none(self, path: Path | None) -> Path | None:
         """``private`` of a file that may be absent."""
         return None if path is None else self.private(path)
 
+    def name_or_none(self, path: Path | None) -> str | None:
+        """``name`` of a file that may be absent."""
+        return None if path is None else self.name(path)
+
     def source(self, role: str, path: Path) -> SourceFile:
         """A file's digest and size, from the one read its parse used."""
         self.private(path)
         _, digest, size = self._taken[path]
-        return SourceFile(role=role, path=str(path), sha256=digest, size_bytes=size)
+        return SourceFile(role=role, path=self.name(path), sha256=digest, size_bytes=size)
 
     def system(self, path: Path) -> SystemInfo:
-        """A system description, read and normalised once per import (named by ``path``)."""
+        """A system description, read and normalised once per import (called ``name(path)``)."""
         if path not in self._systems:
-            read = read_system(self.private(path), system_id="")
-            self._systems[path] = read.model_copy(update={"path": str(path)})
+            self._systems[path] = read_system(
+                self.private(path), system_id="", name=self.name(path)
+            )
         return self._systems[path]
 
     def resolve(self, files: ResultFiles) -> tuple[ResolvedBenchmark, Path | None] | None:
@@ -96,24 +111,28 @@ class ImportContext:
     def table(self, files: ResultFiles) -> OfficialTable | None:
         """The round's official table at the tree root (``summary.json`` or
         ``summary_results.json``), read once per import; None outside a tree or without one."""
+        return None if (found := self._table(files)) is None else found[1]
+
+    def table_path(self, files: ResultFiles) -> Path | None:
+        """The official table's file (a source of the results it names)."""
+        return None if (found := self._table(files)) is None else found[0]
+
+    def _table(self, files: ResultFiles) -> tuple[Path, OfficialTable] | None:
         if files.submitter_dir is None:
             return None
         root = files.submitter_dir.parent.parent if files.division else files.submitter_dir.parent
         if root not in self._tables:
             found = find_table(root)
             self._tables[root] = (
-                None if found is None else read_table(self.private(found), named=str(found))
+                None
+                if found is None
+                else (found, read_table(self.private(found), named=self.name(found)))
             )
         return self._tables[root]
 
-    def table_path(self, files: ResultFiles) -> Path | None:
-        """The official table's file (a source of the results it names)."""
-        table = self.table(files)
-        return None if table is None else Path(table.path)
-
     def _load_mapping(self, path: Path) -> dict[str, str]:
         if path not in self._mappings:
-            data = read_json(self.private(path)) if path.is_file() else {}
+            data = read_json(self.private(path), name=self.name(path)) if path.is_file() else {}
             self._mappings[path] = (
                 {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
             )

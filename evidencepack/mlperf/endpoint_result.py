@@ -114,7 +114,7 @@ def read_endpoint_run(path: Path, *, named: str | None = None) -> EndpointRun:
 
     ``named`` is the path to record (the file itself when None)."""
     where = named or str(path)
-    data = read_json(path)
+    data = read_json(path, name=where)
     if not isinstance(data, dict):
         raise InputError(f"{where}: a result_summary.json must be a JSON object")
     missing = [k for k in _REQUIRED if not isinstance(data.get(k), int | float)]
@@ -152,12 +152,14 @@ def read_endpoint_run(path: Path, *, named: str | None = None) -> EndpointRun:
     )
 
 
-def read_endpoint_accuracy(path: Path) -> dict[str, float]:
+def read_endpoint_accuracy(path: Path, *, named: str | None = None) -> dict[str, float]:
     """``accuracy_results.json``: ``average_accuracy`` as ``accuracy`` (the official table's
-    Accuracy) and each accuracy dataset's ``score`` under its ``dataset_name``."""
-    data = read_json(path)
+    Accuracy) and each accuracy dataset's ``score`` under its ``dataset_name``. Messages call
+    the file ``named`` (default: ``path``)."""
+    where = named or str(path)
+    data = read_json(path, name=where)
     if not isinstance(data, dict):
-        raise InputError(f"{path}: an accuracy_results.json must be a JSON object")
+        raise InputError("an accuracy_results.json must be a JSON object", file=where)
     metrics: dict[str, float] = {}
     average = _number(data.get("average_accuracy"))
     if average is not None:
@@ -169,7 +171,7 @@ def read_endpoint_accuracy(path: Path) -> dict[str, float]:
         if score is not None:
             metrics[str(row.get("dataset_name") or f"accuracy_scores[{index}]")] = score
     if not metrics:
-        raise InputError(f"{path}: no average_accuracy and no accuracy_scores[].score")
+        raise InputError("no average_accuracy and no accuracy_scores[].score", file=where)
     return metrics
 
 

@@ -12,16 +12,14 @@ import json
 import os
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import BaseModel
+from typing import Any
 
 from ..errors import InputError
 from ..store import Store
 from ..store.mlperf import bulk_insert_sql, write_ndjson
 from .benchmarks import resolve_scenario
 from .build import NotAPerformanceRun, build_result
-from .context import ImportContext, Reader, read_in_place
+from .context import ImportContext, Namer, Reader, read_in_place
 from .models import ImportReport, MlperfResult, Rejection, SourceFile
 from .rules import KNOWN_ROUNDS
 from .system import SystemInfo
@@ -38,8 +36,6 @@ from .tree import ResultFiles, find_results
 Progress = Callable[[int, int, str], None]
 """``progress(done, total, location)``, called after each result is read."""
 
-M = TypeVar("M", bound=BaseModel)
-
 
 def import_path(
     store: Store,
@@ -49,7 +45,7 @@ def import_path(
     benchmark: str | None = None,
     progress: Progress | None = None,
     only_keys: Collection[str] | None = None,
-    named: Callable[[str], str] | None = None,
+    name: Namer = str,
     read: Reader = read_in_place,
 ) -> ImportReport:
     """Read every result under ``path`` and store the good ones; report the rest.
@@ -58,10 +54,11 @@ def import_path(
     checked; for a tree it overrides the folder name). ``benchmark`` names the benchmark of a
     LoadGen folder whose name does not say it. ``only_keys`` (a spec's cited result keys) skips,
     before any of its logs is read, every result whose folder cannot be one of those keys.
-    ``named`` rewrites every text the import records (paths, ``file:line`` sources, reasons):
-    a build names a tree's files by their place in the pack, not by this machine's path.
-    ``read`` takes each file's bytes once (a build: into a private copy that is hashed, parsed
-    and packed); by default files are read in place.
+    ``name`` is what every record and message calls a file or folder (paths, ``file:line``
+    sources, reasons), handed to each parser with the file: a build names a tree's files by
+    their place in the pack, not by this machine's path. ``read`` takes each file's bytes once
+    (a build: into a private copy that is hashed, parsed and packed); by default files are read
+    in place.
     """
     if round is not None and round not in KNOWN_ROUNDS:
         raise InputError(f"unknown MLPerf round {round!r}; known: {', '.join(KNOWN_ROUNDS)}")
@@ -83,7 +80,7 @@ def import_path(
     if only_keys is not None:
         found = [files for files in found if may_be_one_of(files, only_keys)]
         training_found = [t for t in training_found if _may_be_training(t, only_keys)]
-    context = ImportContext(read=read)
+    context = ImportContext(read=read, name=name)
     built: list[tuple[MlperfResult, SystemInfo | None]] = []
     rejected: list[Rejection] = []
     skipped: list[Rejection] = []
@@ -91,9 +88,9 @@ def import_path(
         try:
             built.append(build_result(files, round_=round, benchmark=benchmark, names=context))
         except NotAPerformanceRun as exc:
-            skipped.append(_rejection(str(files.results_dir), exc))
+            skipped.append(_rejection(name(files.results_dir), exc))
         except InputError as exc:
-            rejected.append(_rejection(str(files.results_dir), exc))
+            rejected.append(_rejection(name(files.results_dir), exc))
         if progress is not None:
             progress(done, len(found), files.location)
     trained: list[TrainingResult] = []
@@ -101,14 +98,9 @@ def import_path(
         try:
             trained.append(build_training(folder, round_=round, names=context))
         except NotAnLlmTraining as exc:
-            skipped.append(_rejection(str(folder.folder), exc))
+            skipped.append(_rejection(name(folder.folder), exc))
         except InputError as exc:
-            rejected.append(_rejection(str(folder.folder), exc))
-    if named is not None:
-        trained = [_renamed(t, named) for t in trained]
-        built = [(_renamed(r, named), s and _renamed(s, named)) for r, s in built]
-        rejected = [_renamed(x, named) for x in rejected]
-        skipped = [_renamed(x, named) for x in skipped]
+            rejected.append(_rejection(name(folder.folder), exc))
     fresh, unchanged, conflicts = _partition(store, built)
     fresh_training, unchanged_training, conflicts_training = _partition_training(store, trained)
     rejected.extend(conflicts + conflicts_training)
@@ -116,7 +108,7 @@ def import_path(
         _insert(store, fresh, rejected)
         _insert_training(store, fresh_training)
     return ImportReport(
-        path=named(str(path)) if named else str(path),
+        path=name(path),
         round=round,
         imported=tuple(sorted([r.key for r, _ in fresh] + [t.key for t in fresh_training])),
         unchanged=tuple(sorted(unchanged + unchanged_training)),
@@ -145,21 +137,6 @@ def _may_be_training(files: TrainingFiles, keys: Collection[str]) -> bool:
     """Whether a training result can have one of ``keys`` (they end submitter/system/benchmark)."""
     tail = [files.submitter, files.system, files.benchmark]
     return any(k.startswith("training/") and k.split("/")[-3:] == tail for k in keys)
-
-
-def _renamed(model: M, named: Callable[[str], str]) -> M:
-    """``model`` with ``named`` applied to every string it holds, at any depth."""
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, str):
-            return named(value)
-        if isinstance(value, dict):
-            return {walk(k): walk(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return type(value)(walk(v) for v in value)
-        return value
-
-    return type(model).model_validate(walk(model.model_dump()))
 
 
 def _rejection(location: str, exc: InputError) -> Rejection:
@@ -210,11 +187,16 @@ def _insert(
     rejected: list[Rejection],
 ) -> None:
     results = [result for result, _ in fresh]
+    # Each result dumped once: its row's columns, its record, its checks and sources come from
+    # the one dump (two dumps per result and one per check and file before).
+    records = [r.model_dump(mode="json") for r in results]
     systems = {s.system_id: s for _, s in fresh if s is not None}
     # path -> sha256 once: a search of every result's sources per system was O(systems x results)
     digests = {s.path: s.sha256 for r in results for s in r.sources}
     tables: dict[str, list[dict[str, Any]]] = {
-        "mlperf_results": [_result_row(r, s) for r, s in fresh],
+        "mlperf_results": [
+            _result_row(r, s, record) for (r, s), record in zip(fresh, records, strict=True)
+        ],
         "mlperf_systems": [_system_row(s, digests) for s in systems.values()],
         "mlperf_stack_components": [
             {"system_id": s.system_id, "position": i, **c.model_dump()}
@@ -222,13 +204,11 @@ def _insert(
             for i, c in enumerate(s.stack.components)
         ],
         "mlperf_checks": [
-            {"key": r.key, "position": i, **c.model_dump()}
-            for r in results
-            for i, c in enumerate(r.checks)
+            {"key": r["key"], "position": i, **c}
+            for r in records
+            for i, c in enumerate(r["checks"])
         ],
-        "mlperf_result_files": [
-            {"key": r.key, **s.model_dump()} for r in results for s in r.sources
-        ],
+        "mlperf_result_files": [{"key": r["key"], **s} for r in records for s in r["sources"]],
         "mlperf_rejections": [
             {"location": x.location, "reason": x.reason, "problems": list(x.problems)}
             for x in rejected
@@ -344,21 +324,28 @@ def _bulk(store: Store, sql: str, rows: Sequence[Mapping[str, Any]]) -> None:
         os.unlink(path)
 
 
-def _result_row(result: MlperfResult, system: SystemInfo | None) -> dict[str, Any]:
-    row = result.model_dump(
-        exclude={
-            "latency_ms",
-            "ttft_ms",
-            "tpot_ms",
-            "runtime",
-            "platform",
-            "checks",
-            "sources",
-            "notes",
-            "power",
-            "accelerator_types",
-        }
-    )
+_NOT_COLUMNS = frozenset(
+    {
+        "latency_ms",
+        "ttft_ms",
+        "tpot_ms",
+        "runtime",
+        "platform",
+        "checks",
+        "sources",
+        "notes",
+        "power",
+        "accelerator_types",
+    }
+)
+"""Fields of a result kept only in its ``record`` JSON, not as columns of ``mlperf_results``."""
+
+
+def _result_row(
+    result: MlperfResult, system: SystemInfo | None, record: dict[str, Any]
+) -> dict[str, Any]:
+    """A result's ``mlperf_results`` row, from its JSON dump ``record``."""
+    row = {k: v for k, v in record.items() if k not in _NOT_COLUMNS}
     primary = result.primary_runtime
     power = result.power
     row.update(
@@ -368,7 +355,7 @@ def _result_row(result: MlperfResult, system: SystemInfo | None) -> dict[str, An
         runtime_version=primary.version if primary else None,
         system_id=system.system_id if system else None,
         sources_sha256=fingerprint(result),
-        record=result.model_dump(mode="json"),
+        record=record,
         power_source=power.source if power else None,
         power_watts=power.average_watts if power else None,
         power_metric=power.metric_value if power else None,

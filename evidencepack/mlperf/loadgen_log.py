@@ -251,7 +251,7 @@ def read_detail_records(
     except FileNotFoundError as exc:
         raise LoadgenLogError(f"{shown}: no such file") from exc
     except OSError as exc:
-        raise LoadgenLogError(f"{shown}: cannot read: {exc}") from exc
+        raise LoadgenLogError(f"{shown}: cannot read: {exc.strerror or exc}") from exc
     with handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():

@@ -13,23 +13,31 @@ from .loadgen_log import DETAIL_NAME, SUMMARY_NAME, LoadgenLog, LoadgenLogError,
 from .loadgen_summary import cross_check, parse_summary_raw
 
 
-def parse_run(detail: Path | None, summary: Path | None) -> LoadgenLog:
+def parse_run(
+    detail: Path | None,
+    summary: Path | None,
+    *,
+    detail_name: str | None = None,
+    summary_name: str | None = None,
+) -> LoadgenLog:
     """One run from its detail log (the truth) cross-checked against its summary, or the summary
-    alone where no detail log exists (older published trees). Contradictions raise."""
+    alone where no detail log exists (older published trees). Contradictions raise. The log and
+    its messages call the files ``detail_name`` and ``summary_name`` (default: their paths)."""
     if detail is None and summary is None:
         raise LoadgenLogError(f"neither {DETAIL_NAME} nor {SUMMARY_NAME} was found")
     if detail is None:
         assert summary is not None
-        return parse_summary_raw(summary).to_log()
-    log = parse_detail(detail)
+        return parse_summary_raw(summary, summary_name).to_log()
+    shown = str(detail) if detail_name is None else detail_name
+    log = parse_detail(detail, shown)
     if summary is not None:
-        raw = parse_summary_raw(summary)
+        raw = parse_summary_raw(summary, summary_name)
         problems = cross_check(log, raw)
         if problems:
             raise LoadgenLogError(
-                f"{summary}: contradicts {detail} in {len(problems)} value(s)", problems
+                f"{raw.path}: contradicts {shown} in {len(problems)} value(s)", problems
             )
-        log = log.model_copy(update={"summary_path": str(summary)})
+        log = log.model_copy(update={"summary_path": str(raw.path)})
     return log
 
 

@@ -25,34 +25,53 @@ from .rounds import Seeds, round_for_seeds
 
 _NUMBER = r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
 
-# (pattern, field); a field's first match wins, so the headline block beats "Additional Stats".
-_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), name)
-    for pattern, name in (
-        (r"^SUT name\s*:\s*(.+)$", "sut_name"),
-        (r"^Scenario\s*:\s*(\w+)$", "scenario"),
-        (r"^Mode\s*:\s*(\w+)$", "test_mode"),
-        (r"^Result is\s*:\s*(\w+)$", "validity"),
-        (rf"^(?:Completed )?samples per second\s*:\s*{_NUMBER}$", "samples_per_s"),
-        (rf"^Scheduled samples per second\s*:\s*{_NUMBER}$", "scheduled_samples_per_s"),
-        (rf"^QPS w/o loadgen overhead\s*:\s*{_NUMBER}$", "samples_per_s"),
-        (rf"^(?:Completed )?tokens per second\s*(\(inferred\))?\s*:\s*{_NUMBER}$", "tokens"),
-        (r"^Performance constraints satisfied\s*:\s*(\w+)$", "perf_constraints_met"),
-        (r"^Min duration satisfied\s*:\s*(\w+)$", "min_duration_met"),
-        (r"^Min queries satisfied\s*:\s*(\w+)$", "min_queries_met"),
-        (r"^Early stopping satisfied\s*:\s*(\w+)$", "early_stopping_met"),
-        (rf"^(Min|Max|Mean) latency \(ns\)\s*:\s*{_NUMBER}$", "latency"),
-        (rf"^([\d.]+) percentile latency \(ns\)\s*:\s*{_NUMBER}$", "latency"),
-        (rf"^([\d.]+)th percentile latency \(ns\)\s*:\s*{_NUMBER}$", "latency"),
-        (rf"^(Min|Max|Mean) First Token latency \(ns\)\s*:\s*{_NUMBER}$", "ttft"),
-        (rf"^([\d.]+) percentile first token latency \(ns\)\s*:\s*{_NUMBER}$", "ttft"),
-        (rf"^(Min|Max|Mean) Time (?:to|per) Output Token \(ns\)\s*:\s*{_NUMBER}$", "tpot"),
-        (rf"^([\d.]+) percentile time (?:to|per) output token \(ns\)\s*:\s*{_NUMBER}$", "tpot"),
+_DIGIT = "0123456789."
+# (pattern, field, the ASCII characters a matching line can start with); a field's first match
+# wins, so the headline block beats "Additional Stats".
+_PATTERNS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), name, starts)
+    for pattern, name, starts in (
+        (r"^SUT name\s*:\s*(.+)$", "sut_name", "s"),
+        (r"^Scenario\s*:\s*(\w+)$", "scenario", "s"),
+        (r"^Mode\s*:\s*(\w+)$", "test_mode", "m"),
+        (r"^Result is\s*:\s*(\w+)$", "validity", "r"),
+        (rf"^(?:Completed )?samples per second\s*:\s*{_NUMBER}$", "samples_per_s", "cs"),
+        (rf"^Scheduled samples per second\s*:\s*{_NUMBER}$", "scheduled_samples_per_s", "s"),
+        (rf"^QPS w/o loadgen overhead\s*:\s*{_NUMBER}$", "samples_per_s", "q"),
+        (
+            rf"^(?:Completed )?tokens per second\s*(\(inferred\))?\s*:\s*{_NUMBER}$",
+            "tokens",
+            "ct",
+        ),
+        (r"^Performance constraints satisfied\s*:\s*(\w+)$", "perf_constraints_met", "p"),
+        (r"^Min duration satisfied\s*:\s*(\w+)$", "min_duration_met", "m"),
+        (r"^Min queries satisfied\s*:\s*(\w+)$", "min_queries_met", "m"),
+        (r"^Early stopping satisfied\s*:\s*(\w+)$", "early_stopping_met", "e"),
+        (rf"^(Min|Max|Mean) latency \(ns\)\s*:\s*{_NUMBER}$", "latency", "m"),
+        (rf"^([\d.]+) percentile latency \(ns\)\s*:\s*{_NUMBER}$", "latency", _DIGIT),
+        (rf"^([\d.]+)th percentile latency \(ns\)\s*:\s*{_NUMBER}$", "latency", _DIGIT),
+        (rf"^(Min|Max|Mean) First Token latency \(ns\)\s*:\s*{_NUMBER}$", "ttft", "m"),
+        (rf"^([\d.]+) percentile first token latency \(ns\)\s*:\s*{_NUMBER}$", "ttft", _DIGIT),
+        (rf"^(Min|Max|Mean) Time (?:to|per) Output Token \(ns\)\s*:\s*{_NUMBER}$", "tpot", "m"),
+        (
+            rf"^([\d.]+) percentile time (?:to|per) output token \(ns\)\s*:\s*{_NUMBER}$",
+            "tpot",
+            _DIGIT,
+        ),
         # "No errors encountered during test." is LoadGen's zero, "3 ERRORS encountered" a count
-        (r"^(No|\d+) warnings? encountered", "warning_count"),
-        (r"^(No|\d+) ERRORS? encountered", "error_count"),
+        (r"^(No|\d+) warnings? encountered", "warning_count", "n" + _DIGIT),
+        (r"^(No|\d+) ERRORS? encountered", "error_count", "n" + _DIGIT),
     )
 )
+# The patterns a line may match, by its first character: a summary line is tried against the
+# few that can match it, not all 21 (a regex per line and key was most of a summary's parse).
+# A line starting with a character outside ASCII is tried against all (\d and IGNORECASE
+# reach beyond ASCII).
+_BY_FIRST: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
+    char: tuple((pattern, name) for pattern, name, starts in _PATTERNS if char in starts)
+    for char in {c for _, _, starts in _PATTERNS for c in starts}
+}
+_ALL = tuple((pattern, name) for pattern, name, _ in _PATTERNS)
 _PARAMETER = re.compile(rf"^(\w+)(?: \((ns|ms)\))?\s*:\s*{_NUMBER}$")
 _PARAMETER_FIELDS: dict[str, tuple[str, float]] = {
     "target_qps": ("target_qps", 1.0),
@@ -217,7 +236,7 @@ def parse_summary_raw(path: Path, name: str | None = None) -> RawSummary:
     except FileNotFoundError as exc:
         raise LoadgenLogError(f"{shown}: no such file") from exc
     except OSError as exc:
-        raise LoadgenLogError(f"{shown}: cannot read: {exc}") from exc
+        raise LoadgenLogError(f"{shown}: cannot read: {exc.strerror or exc}") from exc
     try:
         return _parse_lines(shown, text)
     except _Overflow as exc:
@@ -274,7 +293,9 @@ def _parse_lines(path: Path | str, text: str) -> RawSummary:
 
 
 def _match_line(raw: RawSummary, stripped: str, number: int) -> None:
-    for pattern, name in _PATTERNS:
+    first = stripped[:1]
+    candidates = _BY_FIRST.get(first.lower(), ()) if first.isascii() else _ALL
+    for pattern, name in candidates:
         match = pattern.match(stripped)
         if not match:
             continue

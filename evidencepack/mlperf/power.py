@@ -27,7 +27,7 @@ from .context import ImportContext
 from .loadgen_log import DETAIL_NAME, SUMMARY_NAME, LoadgenLog, read_detail_records
 from .models import CheckRow, MlperfPower, SourceFile
 from .official_table import TableRow
-from .power_checks import PowerFiles, check_rows
+from .power_checks import POWER_FILES, RUN_FILES, PowerFiles, check_rows
 from .tree import ResultFiles
 
 _LOADGEN_FILES = (DETAIL_NAME, SUMMARY_NAME)
@@ -47,11 +47,8 @@ def read_power(
     samples_per_s: float | None,
     table_row: TableRow | None,
     design_power_watts: float | None,
-    private: dict[str, Path],
 ) -> tuple[MlperfPower | None, tuple[CheckRow, ...]]:
-    """The power figure and its check rows; (None, ()) for a result without power.
-
-    ``private`` maps each power file's path (as named in ``files``) to where to read it."""
+    """The power figure and its check rows; (None, ()) for a result without power."""
     if files is None:
         if table_row is None:
             return None, ()
@@ -67,7 +64,7 @@ def read_power(
             design_power_watts=design_power_watts,
         )
         return _per_output(power, tokens_per_s, samples_per_s), ()
-    values, lines, _ = read_detail_records(private[files.detail])
+    values, lines, _ = read_detail_records(files.taken[files.detail_file][1], files.detail)
     begin, end = (
         _logged_time(values, lines, key, files.detail) for key in ("power_begin", "power_end")
     )
@@ -76,7 +73,8 @@ def read_power(
             f"{files.detail}:{lines['power_end']}: power_end {values['power_end']} is not after "
             f"power_begin {values['power_begin']}"
         )
-    readings = _readings(private[files.spl], files.spl, begin, end, files.detail, lines)
+    spl = files.taken[files.spl_file][1]
+    readings = _readings(spl, files.spl, begin, end, files.detail, lines)
     average = sum(readings) / len(readings)
     window = (end - begin).total_seconds()
     if scenario in _ENERGY_SCENARIOS:
@@ -102,7 +100,7 @@ def read_power(
         table_row=table_row.row if table_row else None,
         design_power_watts=design_power_watts,
     )
-    rows = check_rows(files, power.metric_value, table_row, begin, end, private)
+    rows = check_rows(files, power.metric_value, table_row, begin, end)
     return _per_output(power, tokens_per_s, samples_per_s), rows
 
 
@@ -140,7 +138,7 @@ def _readings(
     inside: list[float] = []
     first: tuple[int, dt.datetime] | None = None
     last: tuple[int, dt.datetime] | None = None
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
+    for number, line in enumerate(read_text(path, name=named).splitlines(), start=1):
         if not line.startswith("Time"):
             continue
         parts = line.split(",")
@@ -186,28 +184,19 @@ def result_power(
         system_watts if system_watts is not None else (perf_row and perf_row.design_power_watts)
     )
     sources: list[SourceFile] = []
-    if table is not None and power_row is not None:
-        sources.append(names.source("official_table", Path(table.path)))
+    table_path = names.table_path(files)
+    if table_path is not None and power_row is not None:
+        sources.append(names.source("official_table", table_path))
     power_files = None
-    private: dict[str, Path] = {}
     if files.spl is not None and files.detail is not None:
+        power_files = _power_files(files.detail, files.spl, names)
         performance = files.spl.parent.parent
-        power_files = PowerFiles(
-            detail=str(files.detail),
-            spl=str(files.spl),
-            power_dir=str(performance / "power"),
-            ranging_dir=str(performance / "ranging"),
-        )
-        for folder in (files.spl.parent, performance / "ranging", performance / "power"):
-            if not folder.is_dir():
-                continue
-            for path in sorted(p for p in folder.iterdir() if p.is_file()):
-                private[str(path)] = names.private(path)
-                if path != files.detail:
-                    role = f"power:{path.relative_to(performance).as_posix()}"
-                    if path.parent == files.spl.parent and path.name in _LOADGEN_FILES:
-                        continue  # the result's own detail and summary logs, already sources
-                    sources.append(names.source(role, path))
+        for relative in power_files.taken:
+            path = performance / relative
+            if path != files.detail:
+                if path.parent == files.spl.parent and path.name in _LOADGEN_FILES:
+                    continue  # the result's own detail and summary logs, already sources
+                sources.append(names.source(f"power:{relative}", path))
     power, rows = read_power(
         power_files,
         scenario=scenario,
@@ -216,6 +205,34 @@ def result_power(
         samples_per_s=log.samples_per_s,
         table_row=power_row,
         design_power_watts=design or None,
-        private=private,
     )
     return power, rows, tuple(sources), design or None
+
+
+def _power_files(detail: Path, spl: Path, names: ImportContext) -> PowerFiles:
+    """A power-measured result's files, each taken once (``run_1``, ``ranging``, ``power``),
+    by name and private copy, and the files the checker requires that are not there."""
+    run, performance = spl.parent, spl.parent.parent
+    folders = (run, performance / "ranging", performance / "power")
+    taken = {
+        path.relative_to(performance).as_posix(): (names.name(path), names.private(path))
+        for folder in folders
+        if folder.is_dir()
+        for path in sorted(p for p in folder.iterdir() if p.is_file())
+    }
+    required = (*((f, RUN_FILES) for f in folders[:2]), (folders[2], POWER_FILES))
+    return PowerFiles(
+        detail=names.name(detail),
+        spl=names.name(spl),
+        detail_file=detail.relative_to(performance).as_posix(),
+        spl_file=spl.relative_to(performance).as_posix(),
+        power_dir=names.name(folders[2]),
+        ranging_dir=names.name(folders[1]),
+        missing=tuple(
+            names.name(folder / name)
+            for folder, listed in required
+            for name in listed
+            if not (folder / name).is_file()
+        ),
+        taken=taken,
+    )

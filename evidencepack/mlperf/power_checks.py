@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from pathlib import Path
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 
-from .._models import StrictModel
 from .._numbers import plain
 from ..errors import InputError
 from ._files import read_json
@@ -25,14 +26,24 @@ POWER_FILES = ("client.json", "client.log", "ptd_logs.txt", "server.json", "serv
 _TABLE_TOLERANCE = 1e-9
 
 
-class PowerFiles(StrictModel):
-    """Where a power-measured result's files are: ``run_1`` (detail log, ``spl.txt``),
-    ``ranging`` and ``power`` folders."""
+@dataclass(frozen=True)
+class PowerFiles:
+    """A power-measured result's files: ``run_1`` (detail log, ``spl.txt``), ``ranging`` and
+    ``power`` folders, each file by the name messages use and the private copy to read."""
 
     detail: str
     spl: str
+    detail_file: str
+    """The detail log's path relative to ``performance/`` (a key of ``taken``)."""
+    spl_file: str
+    """``spl.txt``'s path relative to ``performance/`` (a key of ``taken``)."""
     power_dir: str
     ranging_dir: str
+    missing: tuple[str, ...]
+    """Each file the checker requires that is not there, by name."""
+    taken: Mapping[str, tuple[str, Path]]
+    """Every file of ``run_1``, ``ranging`` and ``power``, by its path relative to
+    ``performance/``: its name and its private copy."""
 
 
 def _row(rule: str, expected: str, actual: str, ok: bool | None, source: str) -> CheckRow:
@@ -48,16 +59,9 @@ def check_rows(
     table_row: TableRow | None,
     begin: dt.datetime,
     end: dt.datetime,
-    private: dict[str, Path],
 ) -> tuple[CheckRow, ...]:
     """Every power rule's row for one result, in a fixed order."""
-    run, ranging, power = Path(files.spl).parent, Path(files.ranging_dir), Path(files.power_dir)
-    missing = [
-        str(folder / name)
-        for folder, names in ((run, RUN_FILES), (ranging, RUN_FILES), (power, POWER_FILES))
-        for name in names
-        if not (folder / name).is_file()
-    ]
+    missing = files.missing
     rows = [
         _row(
             "power.files",
@@ -68,12 +72,16 @@ def check_rows(
             files.power_dir,
         )
     ]
-    client_path, server_path = str(power / "client.json"), str(power / "server.json")
-    if client_path in private and server_path in private:
-        client = _record(private[client_path], client_path)
-        server = _record(private[server_path], server_path)
+    found_client, found_server = (
+        files.taken.get("power/client.json"),
+        files.taken.get("power/server.json"),
+    )
+    if found_client is not None and found_server is not None:
+        (client_path, client_copy), (server_path, server_copy) = found_client, found_server
+        client = _record(client_copy, client_path)
+        server = _record(server_copy, server_path)
         rows.extend(_session_rows(client, server, client_path, server_path, begin, end))
-        rows.append(_hash_row(client, server, run.parent, private, client_path))
+        rows.append(_hash_row(client, server, files.taken, client_path))
     if table_row is not None:
         agrees = (
             metric is not None
@@ -152,8 +160,7 @@ def _phase_span(phase: object) -> tuple[float, float] | None:
 def _hash_row(
     client: dict[str, object],
     server: dict[str, object],
-    performance: Path,
-    private: dict[str, Path],
+    taken: Mapping[str, tuple[str, Path]],
     source: str,
 ) -> CheckRow:
     recorded: dict[str, str] = {}
@@ -163,11 +170,11 @@ def _hash_row(
             recorded.update({str(k): str(v) for k, v in results.items()})
     checked, wrong = 0, []
     for name, sha1 in sorted(recorded.items()):
-        path = str(performance / name)
-        if path not in private:
+        found = taken.get(PurePosixPath(name).as_posix())
+        if found is None:
             continue  # not published (analyzer side files): nothing to compare
         checked += 1
-        if sha1_of(private[path]) != sha1:
+        if sha1_of(found[1]) != sha1:
             wrong.append(name)
     actual = f"{checked} of {len(recorded)} recorded file(s) published and compared"
     if wrong:
@@ -182,9 +189,9 @@ def _hash_row(
 
 
 def _record(path: Path, named: str) -> dict[str, object]:
-    data = read_json(path)
+    data = read_json(path, name=named)
     if not isinstance(data, dict):
-        raise InputError(f"{named}: a power client/server record must be a JSON object")
+        raise InputError("a power client/server record must be a JSON object", file=named)
     return data
 
 

@@ -137,12 +137,14 @@ def accelerator_types(data: dict[str, Any], notes: list[str]) -> tuple[Accelerat
     return tuple(AcceleratorType(name=n) for n in names)
 
 
-def read_system(path: Path, system_id: str) -> SystemInfo:
-    """Read and normalise a system description; raise InputError if it is not a JSON object."""
-    data = read_json(path)
+def read_system(path: Path, system_id: str, *, name: str | None = None) -> SystemInfo:
+    """Read and normalise a system description; raise InputError if it is not a JSON object.
+    The description and its messages call the file ``name`` (default: ``path``)."""
+    shown = str(path) if name is None else name
+    data = read_json(path, name=shown)
     if not isinstance(data, dict):
-        raise InputError(f"{path}: a system description must be a JSON object")
-    return normalise_system(data, path=str(path), system_id=system_id)
+        raise InputError("a system description must be a JSON object", file=shown)
+    return normalise_system(data, path=shown, system_id=system_id)
 
 
 def normalise_system(data: dict[str, Any], *, path: str, system_id: str) -> SystemInfo:

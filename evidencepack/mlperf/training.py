@@ -78,7 +78,7 @@ def read_run(path: Path, *, named: str | None = None) -> TrainingRun:
     last_eval: float | None = None
     target: float | None = None
     last_line = 0
-    for number, raw in enumerate(read_text(path, lenient=True).splitlines(), start=1):
+    for number, raw in enumerate(read_text(path, lenient=True, name=where).splitlines(), 1):
         if not raw.startswith(MLLOG):
             continue
         last_line = number
@@ -120,14 +120,16 @@ def read_run(path: Path, *, named: str | None = None) -> TrainingRun:
     )
 
 
-def read_scaling(path: Path | None) -> float:
-    """``scaling.json``'s factor, 1.0 without the file."""
+def read_scaling(path: Path | None, *, named: str | None = None) -> float:
+    """``scaling.json``'s factor, 1.0 without the file; messages call the file ``named``
+    (default: ``path``)."""
     if path is None:
         return 1.0
-    data = read_json(path)
+    where = named or str(path)
+    data = read_json(path, name=where)
     factor = data.get("scaling_factor") if isinstance(data, dict) else None
     if isinstance(factor, bool) or not isinstance(factor, int | float) or factor <= 0:
-        raise InputError(f"{path}: scaling_factor must be a positive number, not {factor!r}")
+        raise InputError(f"scaling_factor must be a positive number, not {factor!r}", file=where)
     return float(factor)
 
 

@@ -151,8 +151,15 @@ def find_training(path: Path) -> Iterator[TrainingFiles]:
     for current, dirs, files in os.walk(path.resolve()):
         dirs.sort()
         here = Path(current)
+        if len(here.parts) < 4 or here.parts[-3] != "results":
+            continue
+        # A benchmark folder: its run files are here, and nothing below it is another result
+        # (an inference tree's scenario, performance and run folders are not walked), unless
+        # its own folders may be benchmark folders (a system folder named "results").
+        if here.parts[-2] != "results":
+            dirs[:] = []
         runs = tuple(sorted(here / f for f in files if _RESULT.match(f)))
-        if not runs or len(here.parts) < 4 or here.parts[-3] != "results":
+        if not runs:
             continue
         submitter_dir = here.parents[2]
         system = here.parent.name
@@ -184,17 +191,20 @@ def build_training(
     """One training result from its run files, scaling factor and system description."""
     if files.benchmark not in TRAINING_BENCHMARKS:
         raise NotAnLlmTraining(
-            f"{files.folder}: training benchmark {files.benchmark!r} is not an LLM benchmark "
-            f"(read: {', '.join(TRAINING_BENCHMARKS)}): out of scope, skipped"
+            f"training benchmark {files.benchmark!r} is not an LLM benchmark "
+            f"(read: {', '.join(TRAINING_BENCHMARKS)}): out of scope, skipped",
+            file=names.name(files.folder),
         )
     model, dataset, metric, target, required = TRAINING_BENCHMARKS[files.benchmark]
-    runs = [read_run(names.private(p), named=str(p)) for p in files.runs]
-    scaling = read_scaling(names.private(files.scaling) if files.scaling else None)
+    runs = [read_run(names.private(p), named=names.name(p)) for p in files.runs]
+    scaling = read_scaling(
+        names.private_or_none(files.scaling), named=names.name_or_none(files.scaling)
+    )
     scored = score(runs, scaling)
     if files.system_json is None:
         raise InputError(
-            f"{files.submitter_dir / 'systems' / (files.system + '.json')}: missing (every "
-            "result needs its system description)"
+            "missing (every result needs its system description)",
+            file=names.name(files.submitter_dir / "systems" / f"{files.system}.json"),
         )
     system = names.system(files.system_json)
     round_name = round_ or files.round_dir

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ..errors import SpecError
 from .located import Loc, load_located
@@ -48,36 +48,43 @@ def _evidence_refs(spec: PackSpec) -> Iterator[tuple[Loc, str, EvidenceRef]]:
 
 
 def load_spec(
-    path: Path, *, allow_outside: bool = False, read_from: Path | None = None
+    path: Path,
+    *,
+    allow_outside: bool = False,
+    read_from: Path | None = None,
+    label: str | None = None,
 ) -> LoadedSpec:
     """Load and validate ``path``; raise SpecError listing every problem with line and column.
 
     ``read_from`` is the file whose bytes are parsed (a build's snapshot of ``path``, so that
     the spec the analysis follows is the one packed); evidence paths still resolve from ``path``.
+    ``label`` is what messages call the spec (default: ``path``; a rebuild: its pack path).
     """
+    shown = path if label is None else Path(label)
     from ..errors import InputError
 
     try:
-        doc = load_located(path, read_from=read_from)
+        doc = load_located(shown, read_from=read_from or path)
     except InputError as exc:
         raise SpecError(exc.message, exc.problems) from exc
     base = path.resolve().parent
+    folder = None if label is None else str(PurePosixPath(label).parent)
     # Evidence paths and candidate ids are checked from the raw document, so that a spec with
     # type errors reports its missing files and unknown ids in the same pass, not a second one.
     early = [
-        located_problem(doc, path, loc, problem)
+        located_problem(doc, shown, loc, problem)
         for loc, relative in raw_paths(doc.data)
-        if (problem := path_problem(base, relative, allow_outside=allow_outside))
+        if (problem := path_problem(base, relative, allow_outside=allow_outside, base_name=folder))
     ]
-    early += [located_problem(doc, path, loc, msg) for loc, msg in id_problems(doc.data)]
+    early += [located_problem(doc, shown, loc, msg) for loc, msg in id_problems(doc.data)]
     try:
-        spec = validate_located(PackSpec, doc, path)
+        spec = validate_located(PackSpec, doc, shown)
     except InputError as exc:
         problems = sorted({*exc.problems, *early}, key=by_position)
-        raise SpecError(f"{path}: {len(problems)} problem(s) in the spec", problems) from exc
+        raise SpecError(f"{shown}: {len(problems)} problem(s) in the spec", problems) from exc
 
-    problems = [located_problem(doc, path, loc, msg) for loc, msg in semantic_problems(spec)]
+    problems = [located_problem(doc, shown, loc, msg) for loc, msg in semantic_problems(spec)]
     problems = sorted([*problems, *early], key=by_position)
     if problems:
-        raise SpecError(f"{path}: {len(problems)} problem(s) in the spec", problems)
+        raise SpecError(f"{shown}: {len(problems)} problem(s) in the spec", problems)
     return LoadedSpec(spec=spec, path=path, allow_outside=allow_outside)

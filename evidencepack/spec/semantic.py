@@ -11,7 +11,7 @@ import datetime as dt
 import difflib
 import re
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from .located import Loc
@@ -129,20 +129,30 @@ def semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
                 )
 
 
-def path_problem(base: Path, relative: str, *, allow_outside: bool) -> str | None:
-    """Why an evidence path cannot be used (absolute, outside the spec folder, missing), or None."""
+def path_problem(
+    base: Path, relative: str, *, allow_outside: bool, base_name: str | None = None
+) -> str | None:
+    """Why an evidence path cannot be used (absolute, outside the spec folder, missing), or None.
+    ``base_name`` is what messages call the spec's folder (default: ``base``; a rebuild: the
+    pack's ``inputs``)."""
     if Path(relative).is_absolute() and not allow_outside:
         return f"absolute path {relative!r} is not allowed (use a path relative to the spec)"
     target = (base / relative).resolve()
+
+    def shown(path: Path) -> str:
+        if base_name is None or not path.is_relative_to(base):
+            return str(path)
+        return str(PurePosixPath(base_name, *path.relative_to(base).parts))
+
     if not allow_outside and not target.is_relative_to(base):
         return (
-            f"path {relative!r} resolves to {target}, outside the spec's folder {base} "
-            "(symlinks included); pass --allow-outside-paths to permit it"
+            f"path {relative!r} resolves to {shown(target)}, outside the spec's folder "
+            f"{shown(base)} (symlinks included); pass --allow-outside-paths to permit it"
         )
     if not target.exists():
         guess = _near_path(base, relative)
         hint = f"; did you mean {guess!r}?" if guess else ""
-        return f"path {relative!r} does not exist (looked for {target}){hint}"
+        return f"path {relative!r} does not exist (looked for {shown(target)}){hint}"
     return None
 
 

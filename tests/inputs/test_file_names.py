@@ -6,13 +6,14 @@ name with the bytes (``read_input(copy, name=...)``), so nothing rewrites a mess
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from evidencepack.errors import InputError
+from evidencepack.errors import InputError, SpecError
 from evidencepack.inputs.registry import read_input
-from evidencepack.pipeline import CompileOptions, check
+from evidencepack.pipeline import CompileOptions, check, rebuild
 
 from .builders import requests, vllm_result, write_json
 
@@ -87,27 +88,37 @@ def test_a_reader_names_the_file_by_the_name_it_is_handed(tmp_path: Path) -> Non
     assert exc.named("elsewhere.json").message.startswith("elsewhere.json: $.completed:")
 
 
+@pytest.mark.parametrize(
+    ("edit", "raised"),
+    [
+        # the spec loads, but cites evidence this test pack does not hold
+        (lambda text: text, SpecError),
+        # the spec is not YAML (read before the build, for paths outside the pack)
+        (lambda text: text + "\n  - [unclosed\n", InputError),
+    ],
+)
+def test_a_failed_rebuild_names_the_packs_spec_by_its_pack_path(
+    pack: tuple[Path, object], edit: Callable[[str], str], raised: type[InputError]
+) -> None:
+    """``verify --rebuild`` builds from a private copy of the pack; what fails names the spec
+    as the pack does (``inputs/pack.yaml``), never the copy's folder."""
+    folder, _ = pack
+    spec = folder / "inputs" / "pack.yaml"
+    spec.write_text(edit(spec.read_text(encoding="utf-8")), encoding="utf-8")
+    with pytest.raises(raised) as failed:
+        rebuild(folder)
+    said = [failed.value.message, *failed.value.problems]
+    assert said[0].startswith("inputs/pack.yaml:")
+    assert all(s.startswith("inputs/pack.yaml:") for s in said[1:]), said
+    assert not [s for s in said if str(folder) in s]
+
+
 # -- the rule, checked on the source ---------------------------------------------------------
 
 RENAMING_HELPERS = {"named_as", "portable", "in_pack", "_renamed"}
 """The helpers that patched a reader's text after it was written (removed by issue 28)."""
 PATH_WORDS = ("path", "copy", "source", "private", "root", "shown")
 """A ``.replace`` argument naming one of these is a file's name being swapped in a text."""
-
-STILL_RENAMING = {
-    # The MLPerf importer still parses each tree file from its copy and renames the finished
-    # results afterwards (``named=Collector.in_pack``); next: a naming function handed to
-    # ``ImportContext`` once, so its parsers name each file by its pack path from the start.
-    ("inputs/collect.py", "def in_pack"),
-    ("inputs/collect.py", "replace(copy, ...)"),
-    ("inputs/collect.py", "replace(root + os.sep, ...)"),
-    ("mlperf/importer.py", "def _renamed"),
-    # ``verify --rebuild`` strips the unpacked pack's temporary folder from a failed rebuild's
-    # problems; next: the spec loader handed the pack path of the spec it reads.
-    ("pipeline.py", "replace(private, ...)"),
-}
-"""``(module, what)`` of each rewrite not yet replaced by a name handed in. The set only
-shrinks: a new rewrite fails the test, and so does a listed one that is gone (remove it here)."""
 
 
 def _names_a_path(node: ast.expr) -> bool:
@@ -143,12 +154,13 @@ def _rewrites(tree: ast.AST) -> list[str]:
 
 
 def test_no_module_rewrites_a_file_name_in_a_message() -> None:
-    found = {
+    """Every reader is handed the file's name (none is left to rename afterwards)."""
+    found = [
         (module.relative_to(PACKAGE).as_posix(), what)
         for module in sorted(PACKAGE.rglob("*.py"))
         for what in _rewrites(ast.parse(module.read_text(encoding="utf-8")))
-    }
-    assert found == STILL_RENAMING, sorted(found ^ STILL_RENAMING)
+    ]
+    assert found == []
 
 
 def test_the_rule_catches_a_rewrite() -> None:

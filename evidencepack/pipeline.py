@@ -26,6 +26,7 @@ from .analyze.price_read import read_prices
 from .analyze.record import CandidateRecord
 from .errors import CheckFailed, EvidencePackError, InputError, UsageError
 from .inputs.collect import Collected, Collector, copy_inputs
+from .inputs.model_files import take_tokenizer
 from .inputs.snapshot import Snapshots
 from .limits import MAX_SPEC_BYTES
 from .pack.archive import write_archive
@@ -121,6 +122,7 @@ def compile_pack(
     evidence = gather(loaded, store, collector)
     # The envelope model's own signature: read once, judged for every candidate (PROV-MODEL).
     signed, signature_problems = read_model_signature(loaded, collector)
+    signature_problems += take_tokenizer(loaded, collector)
     for candidate_evidence in evidence.values():
         candidate_evidence.signed_weights = signed
         candidate_evidence.problems += signature_problems

@@ -58,7 +58,8 @@ class MeasureOptions:
 
 def from_spec(options: MeasureOptions, loaded: LoadedSpec, candidate_id: str) -> MeasureOptions:
     """Fill what the command line left open from the spec: model, max_tokens (the traffic's
-    mean output length), the concurrency limit and the SLO's p99 TTFT/TPOT as LoadGen's limits."""
+    mean output length), the concurrency limit, the SLO's p99 TTFT/TPOT as LoadGen's limits and
+    the model's tokenizer (``envelope.model.tokenizer``, checked against its pin)."""
     spec = loaded.spec
     try:
         spec.candidate(candidate_id)
@@ -69,6 +70,7 @@ def from_spec(options: MeasureOptions, loaded: LoadedSpec, candidate_id: str) ->
         ) from None
     return dataclasses.replace(
         options,
+        tokenizer=options.tokenizer or _spec_tokenizer(loaded),
         model=options.model or spec.envelope.model.name,
         max_tokens=options.max_tokens or round(spec.traffic.output_tokens.mean),
         max_in_flight=options.max_in_flight or spec.envelope.max_concurrency,
@@ -76,6 +78,24 @@ def from_spec(options: MeasureOptions, loaded: LoadedSpec, candidate_id: str) ->
         tpot_ms=options.tpot_ms or spec.slo.tpot_p99_ms,
         note=options.note or f"settings from {loaded.path.name}, candidate {candidate_id}",
     )
+
+
+def _spec_tokenizer(loaded: LoadedSpec) -> Path | None:
+    """The tokenizer file ``envelope.model.tokenizer`` names, if its bytes match its pin."""
+    cited = loaded.spec.envelope.model.tokenizer
+    if cited is None:
+        return None
+    path = loaded.resolve(cited.path)
+    if cited.sha256 is not None:
+        from ..provenance import sha256_file
+
+        found = sha256_file(path)
+        if found != cited.sha256:
+            raise UsageError(
+                f"{loaded.path}: envelope.model.tokenizer: {cited.path} has sha256 {found}, "
+                f"not the pinned {cited.sha256}"
+            )
+    return path
 
 
 def check_options(options: MeasureOptions) -> None:

@@ -166,6 +166,16 @@ class Slo(SpecModel):
     0.01)."""
 
 
+class ModelFile(SpecModel):
+    """A file of the model's own, relative to the spec, pinned by its sha256."""
+
+    path: NonEmptyStr
+    """The file, relative to the spec; it is packed with the other inputs."""
+    sha256: Sha256Hex | None = None
+    """The file's sha256: the build fails (PROV-FILES), and ``measure`` refuses it, if the
+    bytes differ."""
+
+
 class ModelIdentity(SpecModel):
     """The model, by name and weights digest."""
 
@@ -177,6 +187,10 @@ class ModelIdentity(SpecModel):
     """The weights' own OpenSSF model signature (``model.sig``, OMS v1.0), verified offline:
     its manifest must name ``digest`` (its root digest, or the one file's sha256 of a one-file
     model), or PROV-MODEL fails; every measured figure is then linked to the signed weights."""
+    tokenizer: ModelFile | None = None
+    """The model's tokenizer: its ``tokenizer.json``, or its GGUF model file (whose vocabulary
+    is read). ``measure --spec`` counts output tokens with it when the server sends no usage
+    and has no tokenize endpoint (``--tokenizer`` overrides it); a build packs it."""
 
 
 class Runtime(SpecModel):

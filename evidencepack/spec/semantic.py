@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
 
 def raw_paths(data: object) -> Iterator[tuple[Loc, str]]:
-    """Every evidence path, the dataset path and the model signature's files in the unvalidated
-    document, with its place."""
+    """Every evidence path, the dataset path and the model signature's and tokenizer's files in
+    the unvalidated document, with its place."""
     if not isinstance(data, dict):
         return
     dataset = data.get("dataset")
@@ -41,6 +41,9 @@ def raw_paths(data: object) -> Iterator[tuple[Loc, str]]:
         cited = signature.get(key) if isinstance(signature, dict) else None
         if isinstance(cited, str) and cited:
             yield ("envelope", "model", "signature", key), cited
+    tokenizer = model.get("tokenizer") if isinstance(model, dict) else None
+    if isinstance(tokenizer, dict) and isinstance(tokenizer.get("path"), str) and tokenizer["path"]:
+        yield ("envelope", "model", "tokenizer", "path"), tokenizer["path"]
     candidates = data.get("candidates")
     for ci, candidate in enumerate(candidates if isinstance(candidates, list) else []):
         price = candidate.get("price") if isinstance(candidate, dict) else None

@@ -348,3 +348,55 @@ def test_a_missing_library_is_an_install_hint_not_a_traceback(
     err = capsys.readouterr().err
     assert "pip install 'evidencepack[tokenizer]'" in err
     assert "Traceback" not in err
+
+
+def _name_tokenizer(samples: Path, tokenizer: Path, sha256: str) -> Path:
+    """The sample spec with ``envelope.model.tokenizer`` naming ``tokenizer`` (in its folder)."""
+    shutil.copy(tokenizer, samples / "tokenizer.json")
+    spec = samples / "pack.yaml"
+    text = spec.read_text(encoding="utf-8")
+    anchor = "  model:\n"
+    assert text.count(anchor) == 1
+    named = f'  model:\n    tokenizer:\n      path: tokenizer.json\n      sha256: "{sha256}"\n'
+    spec.write_text(text.replace(anchor, named), encoding="utf-8")
+    return spec
+
+
+def test_the_tokenizer_the_spec_names_counts_and_is_packed(
+    engine: LlamaServer, hidden: str, prompts: Path, tmp_path: Path, samples: Path
+) -> None:
+    """``envelope.model.tokenizer``: ``measure --spec`` counts with it when the server cannot
+    say, and a build packs it (role model) by the digest the spec pins."""
+    given = _tokenizer_json(tmp_path / "given.json")
+    pinned = hashlib.sha256(given.read_bytes()).hexdigest()
+    spec = _name_tokenizer(samples, given, pinned)
+    out = tmp_path / "run"
+    rows = _measure(hidden, prompts, out, "--spec", str(spec), "--candidate", "h200-vllm")
+    _assert_every_request_exact(out, 16)
+    assert {r["tokens_source"] for r in rows} == {"tokenizer"}
+    source = _record(out)["tokenizer"]["file"]["source"]
+    assert (source["file"], source["sha256"]) == ("tokenizer.json", pinned)
+    built = tmp_path / "pack"
+    assert main(["build", str(spec), "-o", str(built)]) == 0
+    manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
+    (packed,) = [i for i in manifest["inputs"] if i["spec_path"] == "tokenizer.json"]
+    assert (packed["role"], packed["sha256"]) == ("model", pinned)
+
+
+def test_a_tokenizer_that_differs_from_its_pin_is_refused(
+    tmp_path: Path, samples: Path, prompts: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    given = _tokenizer_json(tmp_path / "given.json")
+    spec = _name_tokenizer(samples, given, "0" * 64)
+    args = ["--spec", str(spec), "--candidate", "h200-vllm", "--scenario", "offline"]
+    code = main(_args("http://127.0.0.1:9", prompts, tmp_path / "r", *args))
+    assert code == 2
+    said = capsys.readouterr().err
+    assert "envelope.model.tokenizer: tokenizer.json has sha256" in said
+    assert f"not the pinned {'0' * 64}" in said
+    assert not (tmp_path / "r").exists()
+    main(["check", "--json", str(spec)])
+    checks = json.loads(capsys.readouterr().out)["checks"]
+    files = [c for c in checks if c["id"] == "PROV-FILES" and c["candidate"] == "h200-vllm"]
+    assert files[0]["status"] == "FAIL"
+    assert "tokenizer.json" in files[0]["reason"]

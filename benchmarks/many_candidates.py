@@ -53,7 +53,7 @@ def _distinct(data: bytes, serial: int) -> bytes:
 
 
 def make_spec(candidates: int, out: Path) -> Path:
-    """Write ``out/pack.yaml`` with ``candidates`` candidates and their evidence; return its path."""
+    """Write ``out/pack.yaml`` with ``candidates`` candidates and their evidence; its path."""
     if candidates < 1:
         raise ValueError("at least one candidate")
     spec: dict[str, Any] = yaml.safe_load(SAMPLE.read_text(encoding="utf-8"))
@@ -71,7 +71,9 @@ def make_spec(candidates: int, out: Path) -> Path:
         cand["id"] = cid
         cand["description"] = f"{base['description']} (copy {i + 1} of the sample's {base['id']})"
         step = 1 + 0.01 * (i // len(bases))
-        cand["price"]["per_accelerator_hour"] = round(base["price"]["per_accelerator_hour"] * step, 4)
+        cand["price"]["per_accelerator_hour"] = round(
+            base["price"]["per_accelerator_hour"] * step, 4
+        )
         target = out / "evidence" / cid
         evidence = cand["evidence"]
         for kind in ("runs", "scores"):
@@ -83,7 +85,9 @@ def make_spec(candidates: int, out: Path) -> Path:
     spec["candidates"] = made
     # the sample's chosen candidate (mi325x-vllm) is the second base; its first copy stays chosen
     chosen = spec.get("chosen")
-    spec["chosen"] = next((c["id"] for c in made if c["id"].startswith(f"{chosen}-")), made[0]["id"])
+    spec["chosen"] = next(
+        (c["id"] for c in made if c["id"].startswith(f"{chosen}-")), made[0]["id"]
+    )
     path = out / "pack.yaml"
     path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     return path

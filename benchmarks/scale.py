@@ -11,7 +11,10 @@ generated into ``benchmarks/.cache/`` the first time:
   with the refusal: 10M such requests are a 5.7 GiB file, over the 1 GiB an evidence file may
   be);
 - **pack-files**: ``verify --key`` of signed packs of 1,000, 10,000 and 90,000 tiny files
-  (``bench_verify_memory.py``'s generator; 90,000 is about the most a pack's bundle holds).
+  (``bench_verify_memory.py``'s generator; 90,000 is about the most a pack's bundle holds);
+- **candidates**: ``evidencepack build`` (unsigned) of a spec with 1, 10, 50 and 100 candidates
+  (``many_candidates.py``: copies of the sample's candidates, each citing its own copy of the
+  sample's run files and scores, in a temporary folder), with the report's page count.
 
 Prints one Markdown table per series (the README's "Scale" section) and writes them as JSON to
 ``benchmarks/.cache/scale.json``. ``--quick`` runs the two smallest sizes of each.
@@ -23,6 +26,7 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -31,9 +35,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from _common import CACHE, REPO, timed_process  # noqa: E402
 from bench_requests import generate, run_child  # noqa: E402
+from many_candidates import make_spec  # noqa: E402
 
 REQUESTS = (100_000, 1_000_000, 10_000_000)
 PACK_FILES = (1_000, 10_000, 90_000)
+CANDIDATES = (1, 10, 50, 100)
 
 
 def requests_series(sizes: tuple[int, ...]) -> list[dict[str, Any]]:
@@ -90,6 +96,35 @@ def pack_files_series(sizes: tuple[int, ...]) -> list[dict[str, Any]]:
     return rows
 
 
+def _pages(pdf: Path) -> int:
+    """The PDF's page count (pypdf, a dev dependency: the tests read PDFs with it)."""
+    import pypdf
+
+    return len(pypdf.PdfReader(pdf).pages)
+
+
+def candidates_series(sizes: tuple[int, ...]) -> list[dict[str, Any]]:
+    rows = []
+    for n in sizes:
+        with tempfile.TemporaryDirectory(prefix=f"evidencepack-{n}-candidates-") as tmp:
+            spec = make_spec(n, Path(tmp) / "spec")
+            out = Path(tmp) / "pack"
+            argv = [sys.executable, "-m", "evidencepack", "build", str(spec), "-o", str(out)]
+            timing = timed_process(argv, cwd=REPO)
+            rows.append(
+                {
+                    "candidates": n,
+                    "cpu_s": round(timing.cpu_s, 2),
+                    "wall_s": round(timing.wall_s, 2),
+                    "peak_mib": round(timing.peak_mib),
+                    "pages": _pages(out / "report.pdf"),
+                    "html_kib": round((out / "report.html").stat().st_size / 1024),
+                }
+            )
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
 def markdown(rows: list[dict[str, Any]]) -> str:
     keys = list(dict.fromkeys(k for r in rows for k in r))
 
@@ -104,11 +139,12 @@ def markdown(rows: list[dict[str, Any]]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the two smallest sizes of each")
-    parser.add_argument("--only", help="comma-separated series: requests, pack-files")
+    parser.add_argument("--only", help="comma-separated series: requests, pack-files, candidates")
     args = parser.parse_args()
     series = {
         "requests": (requests_series, REQUESTS),
         "pack-files": (pack_files_series, PACK_FILES),
+        "candidates": (candidates_series, CANDIDATES),
     }
     chosen = args.only.split(",") if args.only else list(series)
     began = time.perf_counter()

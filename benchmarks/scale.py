@@ -14,7 +14,8 @@ generated into ``benchmarks/.cache/`` the first time:
   (``bench_verify_memory.py``'s generator; 90,000 is about the most a pack's bundle holds);
 - **candidates**: ``evidencepack build`` (unsigned) of a spec with 1, 10, 50 and 100 candidates
   (``many_candidates.py``: copies of the sample's candidates, each citing its own copy of the
-  sample's run files and scores, in a temporary folder), with the report's page count.
+  sample's run files and scores, in a temporary folder), with the report's page count, beside
+  WeasyPrint alone writing the same ``report.html`` (``bench_build.py``'s floor).
 
 Prints one Markdown table per series (the README's "Scale" section) and writes them as JSON to
 ``benchmarks/.cache/scale.json``. ``--quick`` runs the two smallest sizes of each.
@@ -103,6 +104,16 @@ def _pages(pdf: Path) -> int:
     return len(pypdf.PdfReader(pdf).pages)
 
 
+FLOOR_CODE = (
+    "import sys, weasyprint\n"
+    "html, manifest, decision, out = sys.argv[1:]\n"
+    "files = [weasyprint.Attachment(filename=p, relationship='Data')\n"
+    "         for p in (manifest, decision)]\n"
+    "weasyprint.HTML(filename=html).write_pdf(out, attachments=files, pdf_variant='pdf/a-3b')\n"
+)
+"""WeasyPrint alone writing the build's report.html as PDF/A-3b (``bench_build.py``'s floor)."""
+
+
 def candidates_series(sizes: tuple[int, ...]) -> list[dict[str, Any]]:
     rows = []
     for n in sizes:
@@ -111,6 +122,9 @@ def candidates_series(sizes: tuple[int, ...]) -> list[dict[str, Any]]:
             out = Path(tmp) / "pack"
             argv = [sys.executable, "-m", "evidencepack", "build", str(spec), "-o", str(out)]
             timing = timed_process(argv, cwd=REPO)
+            floor_argv = [sys.executable, "-c", FLOOR_CODE, str(out / "report.html")]
+            floor_argv += [str(out / "manifest.json"), str(out / "decision.json")]
+            floor = timed_process([*floor_argv, str(Path(tmp) / "floor.pdf")], cwd=REPO)
             rows.append(
                 {
                     "candidates": n,
@@ -119,6 +133,8 @@ def candidates_series(sizes: tuple[int, ...]) -> list[dict[str, Any]]:
                     "peak_mib": round(timing.peak_mib),
                     "pages": _pages(out / "report.pdf"),
                     "html_kib": round((out / "report.html").stat().st_size / 1024),
+                    "weasyprint_cpu_s": round(floor.cpu_s, 2),
+                    "weasyprint_peak_mib": round(floor.peak_mib),
                 }
             )
         print(json.dumps(rows[-1]), flush=True)

@@ -23,6 +23,7 @@ from evidencepack.render.html import render_html
 from evidencepack.store import Store
 
 from ..conftest import REPO_ROOT
+from .scan import bad_attributes, scan
 
 pytestmark = pytest.mark.slow
 
@@ -52,6 +53,8 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[str, li
         html = render_html(decision, evidence_digest=DIGEST, signer=None, records=compiled.records)
         assert decision.cost_bases is not None
         ranking = list(decision.cost_bases.rankings[decision.cost_bases.basis])
+        again = render_html(decision, evidence_digest=DIGEST, signer=None, records=compiled.records)
+        assert again == html  # deterministic: the same decision renders the same bytes
         made[n] = (html, ranking, decision.chosen or "")
     return made
 
@@ -119,3 +122,15 @@ def test_a_spec_within_the_limit_shows_every_candidate_in_its_order(reports: dic
     golden = (Path(__file__).parent / "golden" / "report.html").read_text(encoding="utf-8")
     assert 'id="sec-ranked"' not in golden
     assert "best-ranked of the" not in golden
+
+
+def test_the_bounded_report_stays_well_formed_and_its_links_resolve(reports: dict) -> None:
+    html = reports[20][0]
+    parsed = scan(html)
+    assert bad_attributes(parsed) == []
+    ids = {value for _tag, attrs in parsed.tags for name, value in attrs if name == "id"}
+    targets = {
+        value[1:] for _t, attrs in parsed.tags for n, value in attrs if n == "href" and value
+    }
+    assert "sec-ranked" in targets
+    assert targets <= ids, sorted(targets - ids)

@@ -7,6 +7,11 @@ imports WeasyPrint and writes the same ``report.html`` as PDF/A-3b with the same
 attachments. The ratio is by CPU time (goal <= 1.25x); ``--profile`` prints where an
 in-process build's time goes besides WeasyPrint.
 
+Beside them, in the same rotation, ``evidencepack check`` of the same spec (a process): the
+decision a build renders is exactly what ``check`` computes, so ``check`` + WeasyPrint alone is
+the floor of any build that both decides and renders (``true_floor_ratio`` in the RESULT line;
+see benchmarks/README.md).
+
     python benchmarks/bench_build.py [--quick] [--repeat 5] [--profile]
 """
 
@@ -18,8 +23,9 @@ import io
 import pstats
 import shutil
 import sys
+from collections.abc import Callable
 
-from _common import CACHE, REPO, Timing, paired, report, timed_process
+from _common import CACHE, REPO, Paired, Timing, _median, report, timed_process
 
 from evidencepack.pack.layout import MANIFEST_NAME
 from evidencepack.pipeline import BuildOptions, CompileOptions, build
@@ -59,6 +65,11 @@ def main() -> int:
     def floor() -> Timing:
         return timed_process(floor_argv, cwd=REPO)
 
+    check_argv = [python, "-m", "evidencepack", "check", str(SAMPLE)]
+
+    def check() -> Timing:
+        return timed_process(check_argv, cwd=REPO)
+
     if args.profile:
         profile = cProfile.Profile()
         profile.runcall(build, SAMPLE, out, options)
@@ -67,7 +78,21 @@ def main() -> int:
         print(text.getvalue())
     # --quick: the in-process build above already warmed the page cache, the .pyc files and
     # WeasyPrint's fonts for both sides
-    result = paired(ours, floor, 1 if args.quick else args.repeat, warm_up=not args.quick)
+    runs = 1 if args.quick else args.repeat
+    sides: list[tuple[Callable[[], Timing], list[Timing]]] = [(ours, []), (floor, []), (check, [])]
+    if not args.quick:
+        for fn, _ in sides:
+            fn()
+    for i in range(runs):  # the three rotated: each goes first, second and third in turn
+        for fn, timings in sides[i % 3 :] + sides[: i % 3]:
+            timings.append(fn())
+    result = Paired(ours=_median(sides[0][1]), floor=_median(sides[1][1]), runs=runs)
+    checked = _median(sides[2][1])
+    true_floor = checked.cpu_s + result.floor.cpu_s
+    print(
+        f"  check of the sample (a process): cpu {checked.cpu_s:.3f} s; check + WeasyPrint alone "
+        f"{true_floor:.3f} s; build / (check + WeasyPrint) {result.ours.cpu_s / true_floor:.2f}x"
+    )
     for folder in (out, fresh):
         shutil.rmtree(folder, ignore_errors=True)
     report(
@@ -77,6 +102,11 @@ def main() -> int:
         floor="python + WeasyPrint: same report.html, PDF/A-3b, same attachments",
         row_id="build",
         goal=1.25,
+        extra={
+            "check_cpu_s": round(checked.cpu_s, 4),
+            "true_floor_cpu_s": round(true_floor, 4),
+            "true_floor_ratio": round(result.ours.cpu_s / true_floor, 3),
+        },
     )
     return 0
 

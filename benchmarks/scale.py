@@ -12,7 +12,11 @@ generated into ``benchmarks/.cache/`` the first time:
   ``--repeat`` times (medians; alternated). A file over the 1 GiB default limit is read with
   the limit raised for it, as a spec's ``max_file_bytes`` raises it;
 - **pack-files**: ``verify --key`` of signed packs of 1,000, 10,000 and 90,000 tiny files
-  (``bench_verify_memory.py``'s generator; 90,000 is about the most a pack's bundle holds).
+  (``bench_verify_memory.py``'s generator; 90,000 is about the most a pack's bundle holds);
+- **candidates**: ``evidencepack build`` (unsigned) of a spec with 1, 10, 50 and 100 candidates
+  (``many_candidates.py``: copies of the sample's candidates, each citing its own copy of the
+  sample's run files and scores, in a temporary folder), with the report's page count, beside
+  WeasyPrint alone writing the same ``report.html`` (``bench_build.py``'s floor).
 
 Prints one Markdown table per series (the README's "Scale" section) and writes them as JSON to
 ``benchmarks/.cache/scale.json``. ``--quick`` runs the two smallest sizes of each.
@@ -25,6 +29,7 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -33,9 +38,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from _common import CACHE, REPO, timed_process  # noqa: E402
 from bench_requests import generate, run_child  # noqa: E402
+from many_candidates import make_spec  # noqa: E402
 
 REQUESTS = (100_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000)
 PACK_FILES = (1_000, 10_000, 90_000)
+CANDIDATES = (1, 10, 50, 100)
 
 
 def requests_series(sizes: tuple[int, ...], repeat: int = 1) -> list[dict[str, Any]]:
@@ -94,6 +101,50 @@ def pack_files_series(sizes: tuple[int, ...]) -> list[dict[str, Any]]:
     return rows
 
 
+def _pages(pdf: Path) -> int:
+    """The PDF's page count (pypdf, a dev dependency: the tests read PDFs with it)."""
+    import pypdf
+
+    return len(pypdf.PdfReader(pdf).pages)
+
+
+FLOOR_CODE = (
+    "import sys, weasyprint\n"
+    "html, manifest, decision, out = sys.argv[1:]\n"
+    "files = [weasyprint.Attachment(filename=p, relationship='Data')\n"
+    "         for p in (manifest, decision)]\n"
+    "weasyprint.HTML(filename=html).write_pdf(out, attachments=files, pdf_variant='pdf/a-3b')\n"
+)
+"""WeasyPrint alone writing the build's report.html as PDF/A-3b (``bench_build.py``'s floor)."""
+
+
+def candidates_series(sizes: tuple[int, ...]) -> list[dict[str, Any]]:
+    rows = []
+    for n in sizes:
+        with tempfile.TemporaryDirectory(prefix=f"evidencepack-{n}-candidates-") as tmp:
+            spec = make_spec(n, Path(tmp) / "spec")
+            out = Path(tmp) / "pack"
+            argv = [sys.executable, "-m", "evidencepack", "build", str(spec), "-o", str(out)]
+            timing = timed_process(argv, cwd=REPO)
+            floor_argv = [sys.executable, "-c", FLOOR_CODE, str(out / "report.html")]
+            floor_argv += [str(out / "manifest.json"), str(out / "decision.json")]
+            floor = timed_process([*floor_argv, str(Path(tmp) / "floor.pdf")], cwd=REPO)
+            rows.append(
+                {
+                    "candidates": n,
+                    "cpu_s": round(timing.cpu_s, 2),
+                    "wall_s": round(timing.wall_s, 2),
+                    "peak_mib": round(timing.peak_mib),
+                    "pages": _pages(out / "report.pdf"),
+                    "html_kib": round((out / "report.html").stat().st_size / 1024),
+                    "weasyprint_cpu_s": round(floor.cpu_s, 2),
+                    "weasyprint_peak_mib": round(floor.peak_mib),
+                }
+            )
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
 def markdown(rows: list[dict[str, Any]]) -> str:
     keys = list(dict.fromkeys(k for r in rows for k in r))
 
@@ -108,7 +159,7 @@ def markdown(rows: list[dict[str, Any]]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the two smallest sizes of each")
-    parser.add_argument("--only", help="comma-separated series: requests, pack-files")
+    parser.add_argument("--only", help="comma-separated series: requests, pack-files, candidates")
     parser.add_argument(
         "--requests", help="comma-separated sizes of the requests series (default: all five)"
     )
@@ -120,6 +171,7 @@ def main() -> int:
     series = {
         "requests": (lambda n: requests_series(n, args.repeat), sizes),
         "pack-files": (pack_files_series, PACK_FILES),
+        "candidates": (candidates_series, CANDIDATES),
     }
     chosen = args.only.split(",") if args.only else list(series)
     began = time.perf_counter()

@@ -5,6 +5,7 @@ pick the recommendation by the spec's objective, check the chosen candidate, lis
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -27,7 +28,7 @@ from .models import (
     Waived,
 )
 from .price_read import PricedFrom
-from .ranking import Standing, ranked
+from .ranking import IDS_SHOWN, id_list, ranked_verdicts
 from .record import CandidateRecord, document_lists, price_claim_id
 from .robustness import robustness
 from .tco import on_basis, summarise
@@ -246,22 +247,8 @@ def _waiver_note(check: CheckResult, quality: Quality) -> str:
 def _recommend(
     spec: PackSpec, verdicts: Sequence[CandidateVerdict], qualities: Sequence[Quality]
 ) -> str | None:
-    judged = {q.candidate: q.judged_value for q in qualities}
-    order = ranked(
-        spec.objective,
-        spec.scoring.direction == "higher_is_better",
-        [
-            Standing(
-                v.id,
-                v.eligible,
-                v.accelerators_needed,
-                v.cost_per_month,
-                v.cost_per_million_output_tokens,
-                judged.get(v.id),
-            )
-            for v in verdicts
-        ],
-    )
+    higher = spec.scoring.direction == "higher_is_better"
+    order = ranked_verdicts(spec.objective, higher, verdicts, qualities)
     return order[0] if order else None
 
 
@@ -307,14 +294,22 @@ def _decision_check(
         reason = f"the chosen candidate {spec.chosen} is the recommendation by {spec.objective}"
     if robust.mixed_billing:
         status = "WARN"
-        bases = ", ".join(f"{cid} per {basis}" for cid, basis in sorted(robust.billing.items()))
+        bases = _billing(robust.billing)
         rankings = "; ".join(
-            f"all billed per {basis}: {' > '.join(order) or 'none eligible'}"
+            f"all billed per {basis}: {id_list(order, ' > ') or 'none eligible'}"
             for basis, order in sorted(robust.common_basis.items())
         )
         reason += f"; the candidates are billed on different bases ({bases}): {rankings}"
     sentence = robust.sentence[:1].upper() + robust.sentence[1:]
     return DECISION.result(None, status, f"{reason}. {sentence}")
+
+
+def _billing(billing: dict[str, str]) -> str:
+    """Each candidate's billing basis, or past ``IDS_SHOWN`` candidates how many per basis."""
+    if len(billing) <= IDS_SHOWN:
+        return ", ".join(f"{cid} per {basis}" for cid, basis in sorted(billing.items()))
+    counts = Counter(billing.values())
+    return ", ".join(f"{counts[basis]} per {basis}" for basis in sorted(counts))
 
 
 def _money(v: CandidateVerdict) -> str:

@@ -5,8 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .models import CandidateVerdict, Quality
 
 _BIG = float("inf")
+
+IDS_SHOWN = 8
+"""Candidate ids a sentence lists at most (a ranking, the billing bases): past it, a count."""
 
 
 @dataclass(frozen=True)
@@ -36,3 +43,37 @@ def ranked(objective: str, higher_is_better: bool, standings: Sequence[Standing]
         return (cost, s.per_million if s.per_million is not None else _BIG, s.id)
 
     return [s.id for s in sorted((s for s in standings if s.eligible), key=key)]
+
+
+def ranked_verdicts(
+    objective: str,
+    higher_is_better: bool,
+    verdicts: Sequence[CandidateVerdict],
+    qualities: Sequence[Quality],
+) -> list[str]:
+    """``ranked`` read from a decision's verdicts and quality results: how the recommendation is
+    picked, and the order the report ranks its candidates in."""
+    judged = {q.candidate: q.judged_value for q in qualities}
+    return ranked(
+        objective,
+        higher_is_better,
+        [
+            Standing(
+                v.id,
+                v.eligible,
+                v.accelerators_needed,
+                v.cost_per_month,
+                v.cost_per_million_output_tokens,
+                judged.get(v.id),
+            )
+            for v in verdicts
+        ],
+    )
+
+
+def id_list(ids: Sequence[str], separator: str, limit: int = IDS_SHOWN) -> str:
+    """``ids`` joined by ``separator``: all of them up to ``limit``, else the first ``limit`` and
+    a count of the rest (a sentence stays bounded however many candidates a spec has)."""
+    if len(ids) <= limit:
+        return separator.join(ids)
+    return f"{separator.join(ids[:limit])}{separator}... ({len(ids) - limit} more)"

@@ -128,58 +128,75 @@ class _Context:
 
 def _standings(spec: PackSpec, ctx: _Context) -> list[Standing]:
     """Each candidate's standing under ``spec``, recomputed from its fitting load points."""
-    out = []
-    for analysis in ctx.analyses:
-        candidate = spec.candidate(analysis.candidate.id)
-        blocked, quality_waived = ctx.held[candidate.id]
-        capacity = _sized(spec, candidate, analysis, ctx.sized)
-        scaled, base = (
-            candidate.price.per_accelerator_hour,
-            analysis.candidate.price.per_accelerator_hour,
-        )
-        terms = dataclasses.replace(
-            analysis.price,
-            per_accelerator_hour=(
-                analysis.price.per_accelerator_hour * scaled / base
-                if analysis.price.per_accelerator_hour is not None and scaled and base
-                else None
-            ),
-        )
-        cost = cost_of(spec, candidate, capacity, (), terms)
-        per_month, per_million = cost.per_month, cost.per_million_output_tokens
-        if spec.cost_basis != "price":
-            basis = on_basis(
-                basis_costs(spec, candidate, capacity, analysis.energy), spec.cost_basis
-            )
-            per_month = basis.per_month if basis else None
-            per_million = basis.per_million_output_tokens if basis else None
-        judged = analysis.quality.judged_value
-        bar = spec.scoring.bar.threshold
-        higher = spec.scoring.direction == "higher_is_better"
-        meets = judged is not None and (judged >= bar if higher else judged <= bar)
-        out.append(
-            Standing(
-                candidate.id,
-                not blocked and capacity.accelerators is not None and (meets or quality_waived),
-                capacity.accelerators,
-                per_month,
-                per_million,
-                judged,
-            )
-        )
-    return out
+    return [_standing(spec, ctx, analysis) for analysis in ctx.analyses]
 
 
-def _winner(spec: PackSpec, ctx: _Context) -> str | None:
+def _with_one(
+    spec: PackSpec, ctx: _Context, base: Sequence[Standing], candidate: str
+) -> list[Standing]:
+    """``base`` with only ``candidate``'s standing recomputed under ``spec``: a what-if of one
+    candidate's own input (its price, its billing) leaves every other standing as it was, which
+    keeps the search linear in the candidates instead of quadratic."""
+    return [
+        _standing(spec, ctx, analysis) if analysis.candidate.id == candidate else standing
+        for analysis, standing in zip(ctx.analyses, base, strict=True)
+    ]
+
+
+def _standing(spec: PackSpec, ctx: _Context, analysis: CandidateAnalysis) -> Standing:
+    """One candidate's standing under ``spec``."""
+    candidate = spec.candidate(analysis.candidate.id)
+    blocked, quality_waived = ctx.held[candidate.id]
+    capacity = _sized(spec, candidate, analysis, ctx.sized)
+    scaled, base = (
+        candidate.price.per_accelerator_hour,
+        analysis.candidate.price.per_accelerator_hour,
+    )
+    terms = dataclasses.replace(
+        analysis.price,
+        per_accelerator_hour=(
+            analysis.price.per_accelerator_hour * scaled / base
+            if analysis.price.per_accelerator_hour is not None and scaled and base
+            else None
+        ),
+    )
+    cost = cost_of(spec, candidate, capacity, (), terms)
+    per_month, per_million = cost.per_month, cost.per_million_output_tokens
+    if spec.cost_basis != "price":
+        basis = on_basis(basis_costs(spec, candidate, capacity, analysis.energy), spec.cost_basis)
+        per_month = basis.per_month if basis else None
+        per_million = basis.per_million_output_tokens if basis else None
+    judged = analysis.quality.judged_value
+    bar = spec.scoring.bar.threshold
+    higher = spec.scoring.direction == "higher_is_better"
+    meets = judged is not None and (judged >= bar if higher else judged <= bar)
+    return Standing(
+        candidate.id,
+        not blocked and capacity.accelerators is not None and (meets or quality_waived),
+        capacity.accelerators,
+        per_month,
+        per_million,
+        judged,
+    )
+
+
+def _winner(
+    spec: PackSpec, ctx: _Context, standings: Sequence[Standing] | None = None
+) -> str | None:
+    """The recommendation under ``spec`` (``standings``: already computed under it)."""
     order = ranked(
         spec.objective,
         spec.scoring.direction == "higher_is_better",
-        _standings(spec, ctx),
+        standings if standings is not None else _standings(spec, ctx),
     )
     return order[0] if order else None
 
 
-def _continuous(spec: PackSpec) -> list[tuple[str, Callable[[PackSpec, float], PackSpec]]]:
+_WhatIf = tuple[str, Callable[[PackSpec, float], PackSpec], str | None]
+"""An input's name, the spec with it scaled by a factor, and the candidate it belongs to."""
+
+
+def _continuous(spec: PackSpec) -> list[_WhatIf]:
     """Each continuous input a buyer could dispute, as a function of a factor."""
 
     def price(cid: str) -> Callable[[PackSpec, float], PackSpec]:
@@ -188,9 +205,7 @@ def _continuous(spec: PackSpec) -> list[tuple[str, Callable[[PackSpec, float], P
 
         return apply
 
-    out: list[tuple[str, Callable[[PackSpec, float], PackSpec]]] = [
-        (f"{c.id}'s price", price(c.id)) for c in spec.candidates
-    ]
+    out: list[_WhatIf] = [(f"{c.id}'s price", price(c.id), c.id) for c in spec.candidates]
     out += [
         (
             "the peak rate",
@@ -201,8 +216,9 @@ def _continuous(spec: PackSpec) -> list[tuple[str, Callable[[PackSpec, float], P
                     )
                 }
             ),
+            None,
         ),
-        ("the headroom", lambda s, f: s.model_copy(update={"headroom": s.headroom * f})),
+        ("the headroom", lambda s, f: s.model_copy(update={"headroom": s.headroom * f}), None),
         (
             "the utilisation",
             lambda s, f: s.model_copy(
@@ -212,6 +228,7 @@ def _continuous(spec: PackSpec) -> list[tuple[str, Callable[[PackSpec, float], P
                     )
                 }
             ),
+            None,
         ),
         (
             "the quality bar",
@@ -226,6 +243,7 @@ def _continuous(spec: PackSpec) -> list[tuple[str, Callable[[PackSpec, float], P
                     )
                 }
             ),
+            None,
         ),
     ]
     for limit, label in (
@@ -241,6 +259,7 @@ def _continuous(spec: PackSpec) -> list[tuple[str, Callable[[PackSpec, float], P
                 lambda s, f, limit=limit: s.model_copy(  # type: ignore[misc]
                     update={"slo": s.slo.model_copy(update={limit: getattr(s.slo, limit) * f})}
                 ),
+                None,
             )
         )
     return out
@@ -274,7 +293,7 @@ def robustness(
                 update={"price": cand.price.model_copy(update={"billed_per": other})}
             ),
         )
-        becomes = _winner(changed, ctx)
+        becomes = _winner(changed, ctx, _with_one(changed, ctx, list(standings.values()), c.id))
         flips.append(
             Flip(
                 input=f"{c.id}'s billing basis",
@@ -283,8 +302,9 @@ def robustness(
                 relative=None,
             )
         )
-    for name, apply in _continuous(spec):
-        flips.append(_search(spec, ctx, recommendation, name, apply))
+    base = list(standings.values())
+    for name, apply, own in _continuous(spec):
+        flips.append(_search(spec, ctx, recommendation, name, apply, (base, own)))
     return Robustness(
         recommendation=recommendation,
         runner_up=runner_up,
@@ -322,12 +342,19 @@ def _search(
     recommendation: str | None,
     name: str,
     apply: Callable[[PackSpec, float], PackSpec],
+    own: tuple[Sequence[Standing], str | None],
 ) -> Flip:
-    """The smallest change of one input (1% steps, up to +-50%) that changes the call."""
+    """The smallest change of one input (1% steps, up to +-50%) that changes the call.
+
+    ``own``: the standings under ``spec`` and the candidate whose own input this is (None: an
+    input of the whole spec, which every standing depends on)."""
+    base, candidate = own
     for step in STEPS:
         for sign in (1, -1):
             factor = 1 + sign * step / 100
-            becomes = _winner(apply(spec, factor), ctx)
+            changed = apply(spec, factor)
+            mine = _with_one(changed, ctx, base, candidate) if candidate is not None else None
+            becomes = _winner(changed, ctx, mine)
             if becomes != recommendation:
                 verb = "rises" if sign > 0 else "falls"
                 return Flip(

@@ -12,11 +12,13 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 import jinja2
 import markupsafe
 
 from .._text import escape_misleading
+from ..analyze.judgements import Flip
 from ..analyze.models import (
     CandidateVerdict,
     Capacity,
@@ -29,16 +31,26 @@ from ..analyze.models import (
     MlperfReference,
     Quality,
 )
+from ..analyze.ranking import id_list
 from ..analyze.record import CandidateRecord, records_of
 from ..errors import RenderError
 from ..resources import templates_dir
 from ..spec.models import Candidate, Price
 from . import charts, plain
+from .body import BODY_LIMIT, BodySelection, select_body
 from .evidence import EvidenceList, InputGroup, evidence_list, group_inputs, split_common_folder
 from .formatting import FILTERS
 from .signing_plan import SigningPlan
 
 TEMPLATE = "report.html.j2"
+
+
+class _HasCandidate(Protocol):
+    @property
+    def candidate(self) -> str | None: ...
+
+
+_Row = TypeVar("_Row", bound=_HasCandidate)
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
@@ -172,6 +184,13 @@ class ReportView:
     """What the template needs beyond the document: lookups, groupings and chart geometry."""
 
     candidates: tuple[CandidateView, ...]
+    body: tuple[CandidateView, ...]
+    """The candidates the body compares (all of them up to ``body.BODY_LIMIT``)."""
+    page_one: tuple[CandidateView, ...]
+    """The candidates page 1's table shows."""
+    ranked: tuple[CandidateView, ...]
+    """Every candidate, the eligible ones best first, then the others."""
+    selection: BodySelection
     subject: CandidateView | None
     """The candidate page 1 is about: the chosen one, else the recommendation."""
     standing: tuple[CheckResult, ...]
@@ -203,6 +222,31 @@ class ReportView:
             and c.claim.candidate == candidate
             and (row is None or any(e.row == row for e in c.evidence.items))
         )
+
+    def shows(self, candidate_id: str | None) -> bool:
+        """Whether the body shows rows of this candidate (Appendix A shows every one)."""
+        return self.selection.shows(candidate_id)
+
+    def in_body(self, rows: Sequence[_Row]) -> list[_Row]:
+        """The rows (each with a ``candidate`` id, or None) of the candidates the body shows."""
+        return [r for r in rows if self.selection.shows(r.candidate)]
+
+    def nearest_flips(self, flips: Sequence[Flip]) -> list[Flip]:
+        """The flips the body lists: all, or when it is bounded the ``BODY_LIMIT`` smallest
+        changes (in the document's order); decision.json has every one."""
+        if not self.selection.bounded or len(flips) <= BODY_LIMIT:
+            return list(flips)
+
+        def size(flip: Flip) -> float:
+            return abs(flip.relative) if flip.relative is not None else float("inf")
+
+        kept = set(sorted(range(len(flips)), key=lambda i: (size(flips[i]), i))[:BODY_LIMIT])
+        return [f for i, f in enumerate(flips) if i in kept]
+
+    def ids(self, ids: Sequence[str], separator: str) -> str:
+        """Candidate ids for a sentence of the body: all of them, or the first few and a count
+        when the body is bounded."""
+        return separator.join(ids) if not self.selection.bounded else id_list(ids, separator)
 
     def candidate(self, candidate_id: str | None) -> CandidateView | None:
         """The candidate with this id, if any."""
@@ -277,9 +321,12 @@ def build_view(
                 runs=tuple(zip(points, run_labels, strict=True)),
             )
         )
-    costs = [(c.number - 1, c.cost, c.verdict.eligible) for c in candidates if c.cost]
-    qualities = [(c.number - 1, c.quality) for c in candidates if c.quality]
     subject_id = decision.chosen or decision.recommendation
+    selection = select_body(decision, subject_id)
+    by_id = {c.verdict.id: c for c in candidates}
+    body = [by_id[cid] for cid in selection.shown]
+    costs = [(c.number - 1, c.cost, c.verdict.eligible) for c in body if c.cost]
+    qualities = [(c.number - 1, c.quality) for c in body if c.quality]
     subject = next((c for c in candidates if c.verdict.id == subject_id), None)
     standing = tuple(c for c in decision.checks if _stands(c))
     here = {None, subject_id}
@@ -287,16 +334,19 @@ def build_view(
     grouped = _group_checks(checks)
     return ReportView(
         candidates=tuple(candidates),
+        body=tuple(body),
+        page_one=tuple(by_id[cid] for cid in selection.page_one),
+        ranked=tuple(by_id[cid] for cid in selection.ranked),
+        selection=selection,
         subject=subject,
         standing=tuple(c for c in standing if c.candidate in here),
         standing_elsewhere=sum(1 for c in standing if c.candidate not in here),
         check_ids=check_ids,
         matrix=tuple(
-            MatrixRow(c, tuple(_cell(c.checks, check_id) for check_id in check_ids))
-            for c in candidates
+            MatrixRow(c, tuple(_cell(c.checks, check_id) for check_id in check_ids)) for c in body
         ),
         general_checks=tuple(v for g in grouped for v in g.checks if v.check.candidate is None),
-        comparability_summary=tuple(_comparability_summary(c) for c in candidates),
+        comparability_summary=tuple(_comparability_summary(c) for c in body),
         claims=claims,
         check_groups=grouped,
         comparability=_merge_comparability(decision.comparability),

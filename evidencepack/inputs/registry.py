@@ -13,6 +13,7 @@ plug-in's name and version (``InputFile.plugin``), which the manifest and the re
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from ._yaml_doc import top_level_keys
 from .base import Format, ParsedInput, Probe
 from .detect import probe_file
 from .formats import (
+    _serve_bench,
     aiconfigurator,
     aiperf,
     aiperf_csv,
@@ -49,6 +51,7 @@ from .formats import (
 )
 from .models import ServingRun
 from .sanity import impossible_values, unaccounted_requests, verdict_findings
+from .stage_batch import StagedRun
 
 # Order matters only where two detectors could both accept a file: the more specific first.
 FORMATS: tuple[Format, ...] = (
@@ -81,6 +84,8 @@ FORMATS: tuple[Format, ...] = (
     generic_scores.JSONL_FORMAT,
     generic_scores.CSV_FORMAT,
 )
+_SERVE_BENCH = (vllm.FORMAT, sglang.FORMAT)
+"""The formats whose small one-result files are staged together (``stage_small_runs``)."""
 
 
 ENTRY_POINT_GROUP = "evidencepack.formats"
@@ -183,6 +188,22 @@ def read_input(
     if fmt.plugin is not None:
         warnings += (f"read by the plug-in {fmt.plugin} (format {fmt.id}), not a built-in reader",)
     return replace(parsed, runs=runs, warnings=warnings, plugin=fmt.plugin)
+
+
+def stage_small_runs(files: Mapping[Path, str]) -> dict[Path, StagedRun]:
+    """The per-request rows of those of ``files`` (path -> name) that ``read_input`` would read
+    as one vLLM or SGLang result each, staged together (``_serve_bench.stage_many``); a file
+    that cannot be probed or is of another kind is left to be read alone."""
+    probes = []
+    for path, name in files.items():
+        try:
+            probe = probe_file(path, name)
+            fmt = detect_format(probe)
+        except InputError:
+            continue
+        if fmt in _SERVE_BENCH and probe.container == "json" and isinstance(probe.first, dict):
+            probes.append(probe)
+    return _serve_bench.stage_many(probes) if len(probes) > 1 else {}
 
 
 def _misleading_text(parsed: ParsedInput) -> tuple[str, ...]:

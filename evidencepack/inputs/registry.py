@@ -208,8 +208,11 @@ def stage_small_runs(files: Mapping[Path, str]) -> dict[Path, StagedRun]:
 
 def _misleading_text(parsed: ParsedInput) -> tuple[str, ...]:
     """A warning when the file's names hold controls or bidi overrides (shown escaped)."""
+    models = (*parsed.runs, *parsed.score_sets)
+    if all(_plainly_printable(m.model_dump_json()) for m in models):
+        return ()
     found: dict[str, None] = {}
-    pending: list[Any] = [m.model_dump() for m in (*parsed.runs, *parsed.score_sets)]
+    pending: list[Any] = [m.model_dump() for m in models]
     while pending:
         value = pending.pop()
         if isinstance(value, str):
@@ -224,6 +227,13 @@ def _misleading_text(parsed: ParsedInput) -> tuple[str, ...]:
         f"the file's text holds control or bidi character(s) {', '.join(found)}, which make "
         "text read differently from what it holds; the report shows each escaped (\\uXXXX)",
     )
+
+
+def _plainly_printable(text: str) -> bool:
+    """Whether a model's JSON holds no escape and only printable characters, so none of its
+    texts holds a misleading one (JSON escapes every control below U+0020, so a backslash
+    sends the model to the walk). The common case, checked in C."""
+    return "\\" not in text and text.isprintable()
 
 
 def _with_findings(run: ServingRun) -> ServingRun:

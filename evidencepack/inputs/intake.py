@@ -263,7 +263,8 @@ def _read_small_runs(
     with prestaged_runs(staged):
         for number, (ref, problems, files) in enumerate(took):
             for target in files:
-                read = _read_one(loaded, collector, ref, target)
+                copy = collector.result.sources[target.pack_path]
+                read = _read_one(loaded, collector, ref, target, copies[copy])
                 if isinstance(read, FileProblem):
                     problems.append(read)
                 else:
@@ -302,14 +303,20 @@ def _read_small_runs(
 
 
 def _read_one(
-    loaded: LoadedSpec, collector: Collector, ref: EvidenceRef, target: InputFile
+    loaded: LoadedSpec,
+    collector: Collector,
+    ref: EvidenceRef,
+    target: InputFile,
+    shown: str | None = None,
 ) -> ParsedInput | FileProblem:
-    """One file of a reference read from its private copy, or why it cannot be."""
+    """One file of a reference read from its private copy (``shown``: its name, when known),
+    or why it cannot be."""
     path = collector.result.sources[target.pack_path]
+    name = collector.shown(path) if shown is None else shown
     try:
         with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
             # The reader gets the collector's record (not hashed again) and the spec's name.
-            return read_input(path, record=target.as_read(), name=collector.shown(path))
+            return read_input(path, record=target.as_read(), name=name)
     except InputError as exc:
         return FileProblem(f"{ref.path}: cannot read: {exc.message}", target)
 

@@ -9,15 +9,15 @@ what a file's reader asks (``counts``, ``stats``, ``check``, ``columns``) from t
 with the same SQL aggregates over the same values in the same order as a ``Staging`` of the
 file alone, so the runs read are the same.
 
-A batch is all or nothing: a row a reader would reject (a flagged row, a NaN or a negative
-value) or any DuckDB error leaves no ``StagedRun``, and each file is then read on its own,
-whose message names the file and the place. ``prestaged_runs`` makes a batch's runs visible
-to the readers (``prestaged``) for one block.
+A file with a row a reader would reject (a flagged row, a NaN or a negative value) is left out
+of the batch and read on its own, whose message names the file and the place; any DuckDB error
+leaves no ``StagedRun``, and every file is then read on its own. ``prestaged_runs`` makes a
+batch's runs visible to the readers (``prestaged``) for one block.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -28,7 +28,15 @@ import numpy as np
 from ..errors import InputError
 from .base import Columns
 from .models import AggregateCheck, Definition, LatencyMetric, LatencyStats, Weighting
-from .stage import _COLUMN, EMPTY_OUTPUT, PERCENTILES, Staging, compare, latency_stats
+from .stage import (
+    _COLUMN,
+    _FIRST_BAD_ROW,
+    EMPTY_OUTPUT,
+    PERCENTILES,
+    Staging,
+    compare,
+    latency_stats,
+)
 
 _ROWS_OUT = (
     "run_index, request_index, ok, error, CAST(input_tokens AS BIGINT) AS input_tokens, "
@@ -119,6 +127,11 @@ class BatchStaging(Staging):
     def __init__(self, first: Path) -> None:
         super().__init__(first, _nowhere, f"a batch of files from {first}")
 
+    def first_rejected(self) -> int | None:
+        """The place of the first file with a row ``finish`` would reject, if any."""
+        bad = self._read(_FIRST_BAD_ROW).fetchone()
+        return None if bad is None else int(bad[2])
+
     def runs(self, files: int) -> list[StagedRun] | None:
         """Each file's run, read with three statements; None when a row would be rejected."""
         try:
@@ -170,20 +183,36 @@ def prestaged(path: Path) -> StagedRun | None:
     return None if runs is None else runs.get(path)
 
 
-def stage_batch(paths: Sequence[Path], insert: str, params: Sequence[Any]) -> dict[Path, StagedRun]:
-    """Stage ``paths`` (one run each) with one ``INSERT INTO req BY NAME <insert>`` whose rows
-    number each file's run by its place in ``paths``; {} when the batch cannot be taken whole."""
-    if not paths:
-        return {}
-    try:
-        staging = BatchStaging(paths[0])
-    except InputError:
-        return {}
-    try:
-        staging.insert(insert, params)
-        runs = staging.runs(len(paths))
-    except InputError:
-        return {}
-    finally:
-        staging.close()
-    return {} if runs is None else dict(zip(paths, runs, strict=True))
+def stage_batch(
+    paths: Sequence[Path], insert: str, params: Callable[[Sequence[Path]], Sequence[Any]]
+) -> dict[Path, StagedRun]:
+    """Stage ``paths`` (one run each) with one ``INSERT INTO req BY NAME <insert>`` (its
+    ``params`` made for the paths staged) whose rows number each file's run by its place; a
+    file with a rejected row is left out (read alone, it is named with the place) and the rest
+    staged again, up to ``RETRIES`` times; {} when the batch cannot be taken."""
+    left = list(paths)
+    for _ in range(RETRIES + 1):
+        if len(left) < 2:
+            return {}
+        try:
+            staging = BatchStaging(left[0])
+        except InputError:
+            return {}
+        try:
+            staging.insert(insert, params(left))
+            rejected = staging.first_rejected()
+            runs = staging.runs(len(left)) if rejected is None else None
+        except InputError:  # a DuckDB error names no file: each is read alone
+            return {}
+        finally:
+            staging.close()
+        if runs is not None:
+            return dict(zip(left, runs, strict=True))
+        if rejected is None:
+            return {}
+        del left[rejected]
+    return {}
+
+
+RETRIES = 3
+"""Files with a rejected row left out of one batch at most before it is given up."""

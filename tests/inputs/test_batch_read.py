@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from evidencepack.errors import InputError
 from evidencepack.inputs import intake
 from evidencepack.inputs.base import ParsedInput
 from evidencepack.inputs.registry import read_input, stage_small_runs
@@ -87,17 +88,24 @@ def test_a_batch_reads_every_file_as_it_is_read_alone(tmp_path: Path) -> None:
     assert any(check.ok is False for run in alone for check in run.runs[0].checks)
 
 
-def test_a_batch_with_a_bad_value_is_not_taken_and_the_file_is_named_alone(
+def test_a_file_with_a_bad_value_is_left_out_of_its_batch_and_named_alone(
     tmp_path: Path,
 ) -> None:
-    paths = _varied(tmp_path / "runs", 4)
-    value = json.loads(paths[2].read_text())
-    value["ttfts"][2] = -0.5
-    paths[2].write_text(json.dumps(value))
+    paths = _varied(tmp_path / "runs", 5)[:3] + _varied(tmp_path / "more", 3)
+    for bad in (paths[1], paths[4]):
+        value = json.loads(bad.read_text())
+        value["ttfts"][2] = -0.5
+        bad.write_text(json.dumps(value))
+    good = [p for p in paths if p not in (paths[1], paths[4])]
     with shared_staging():
-        assert stage_small_runs({p: p.name for p in paths}) == {}
-        with pytest.raises(Exception, match=r"run\[2\]\.json: \$\.ttfts\[2\]: negative -500"):
-            read_input(paths[2], name=paths[2].name)
+        alone = [read_input(p, name=p.name) for p in good]
+        staged = stage_small_runs({p: p.name for p in paths})
+        assert set(staged) == set(good)
+        with prestaged_runs(staged):
+            for path, one in zip(good, alone, strict=True):
+                _same(one, read_input(path, name=path.name))
+            with pytest.raises(InputError, match=r"run\[1\]\.json: \$\.ttfts\[2\]: negative -500"):
+                read_input(paths[1], name=paths[1].name)
 
 
 def _cite(samples: Path, names: list[str]) -> Path:
@@ -134,13 +142,16 @@ def test_check_over_many_small_files_decides_as_one_by_one(
     bad = json.loads(paths[5].read_text())
     bad["latencies"][1] = -1.0
     paths[5].write_text(json.dumps(bad))
-    # A summary without rows and the same run with them: companions, cross-checked.
+    # A summary without rows and the same run with them: companions, cross-checked; a file
+    # not a result; a file with the bytes of another (its runs stored once).
     r = requests(n=30, seed=77)
     write_json(folder / "pair-summary.json", vllm_result(r, new=False, detailed=False))
     write_json(folder / "pair-detail.json", vllm_result(r))
     names = [f"evidence/many/{p.name}" for p in paths[:7]]
     write_json(folder / "notes.json", {"note": "not a result"})
+    (folder / "same-bytes.json").write_bytes(paths[2].read_bytes())  # the same runs again
     names += ["evidence/many/pair-summary.json", "evidence/many/notes.json"]
+    names += ["evidence/many/same-bytes.json"]
     names += [f"evidence/many/{p.name}" for p in paths[7:]] + ["evidence/many/pair-detail.json"]
     spec = _cite(samples, names)
     statements[0] = 0

@@ -153,10 +153,12 @@ def stage_many(probes: Sequence[Probe]) -> dict[Path, StagedRun]:
     """The runs of many small one-object files staged together (a few statements for all),
     by path; {} when they cannot be taken as one batch (each file is then read alone)."""
     paths = [probe.path for probe in probes]
-    insert = _BATCH_RUNS + _REQUESTS
     size = max_object_size(max(path.stat().st_size for path in paths)) if paths else 0
-    params = [[str(p) for p in paths], [literal_path(p) for p in paths], ARRAY_COLUMNS, size]
-    return stage_batch(paths, insert, params)
+
+    def params(staged: Sequence[Path]) -> list[Any]:
+        return [[str(p) for p in staged], [literal_path(p) for p in staged], ARRAY_COLUMNS, size]
+
+    return stage_batch(paths, _BATCH_RUNS + _REQUESTS, params)
 
 
 def _run(

@@ -272,21 +272,26 @@ def _read_small_runs(
     stored: list[list[InputFile]] = [[] for _ in took]
     pending: list[tuple[int, InputFile, ParsedInput]] = []
 
-    def flush() -> None:
-        if not load_inputs(store, [p for _, _, p in pending], role="runs", candidate=candidate):
-            for number, target, parsed in pending:
-                ref, problems, _ = took[number]
-                problem = _store_one(store, collector, ref, target, parsed, "runs", candidate)
-                if problem is None:
-                    stored[number].append(collector.result.files[target.pack_path])
-                else:
-                    problems.append(problem)
+    def alone(number: int, target: InputFile, parsed: ParsedInput) -> None:
+        ref, problems, _ = took[number]
+        problem = _store_one(store, collector, ref, target, parsed, "runs", candidate)
+        if problem is None:
+            stored[number].append(collector.result.files[target.pack_path])
         else:
-            for number, target, parsed in pending:
-                ref, problems, _ = took[number]
-                problem = _imported(collector, ref, target, parsed, "runs")
-                assert problem is None  # load_inputs takes only files of runs
-                stored[number].append(collector.result.files[target.pack_path])
+            problems.append(problem)
+
+    def flush() -> None:
+        left = load_inputs(store, [p for _, _, p in pending], role="runs", candidate=candidate)
+        for place, (number, target, parsed) in enumerate(pending):
+            if left is None or place in left:
+                continue
+            ref, problems, _ = took[number]
+            problem = _imported(collector, ref, target, parsed, "runs")
+            assert problem is None  # load_inputs takes only files of runs
+            stored[number].append(collector.result.files[target.pack_path])
+        for place, item in enumerate(pending):  # in the order read, after the batch's
+            if left is None or place in left:
+                alone(*item)
         pending.clear()
 
     for item in reads:

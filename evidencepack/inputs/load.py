@@ -62,21 +62,32 @@ def _load(store: Store, parsed: ParsedInput, *, role: str, candidate: str | None
 
 def load_inputs(
     store: Store, parsed: Sequence[ParsedInput], *, role: str, candidate: str | None
-) -> bool:
+) -> list[int] | None:
     """Store many files' serving runs in one transaction, with the same rows ``load_input``
-    stores for each in turn, when that is all it would do: files of runs only, none already
-    loaded and no run any stored or new run could be cross-checked with (``link_companions``
-    would find nothing). False, with nothing stored, when they are not such a batch or a
-    statement fails: the caller then loads each file alone, as it always did."""
+    stores for each in turn, when that is all it would do: files of runs only, and no run any
+    stored or new run could be cross-checked with (``link_companions`` would find nothing).
+    Returns the places of the files left for the caller to load alone after it (files whose
+    runs were stored before, or are those of an earlier file of the batch: loading them stores
+    nothing, or refuses them); None, with nothing stored, when the files are not such a batch
+    or a statement fails: the caller then loads each file alone, as it always did."""
     if not parsed or not all(_plain_runs(p) for p in parsed):
-        return False
-    ids = [run.run_id for p in parsed for run in p.runs]
-    if len(set(ids)) != len(ids) or store.rows(_LOADED, [ids, ids]):
-        return False
+        return None
+    every = [run.run_id for p in parsed for run in p.runs]
+    stored = {row["run_id"] for row in store.rows(_LOADED, [every, every])}
+    seen: set[str] = set()
+    left = []
+    for place, p in enumerate(parsed):
+        ids = {run.run_id for run in p.runs}
+        if ids & (stored | seen):
+            left.append(place)
+        seen |= ids
+    parsed = [p for place, p in enumerate(parsed) if place not in left]
+    if not parsed:
+        return left
     owner = {"role": role, "candidate": candidate}
     runs = [(p.file, run.model_copy(update=owner)) for p in parsed for run in p.runs]
     if _may_pair(store, parsed, [run for _, run in runs], candidate):
-        return False
+        return None
     run_ids: list[str] = []
     columns: dict[str, list[Any]] = {}
     for p in parsed:
@@ -97,8 +108,8 @@ def load_inputs(
                     "run_requests", joined, decode={"run_id": ("run_index", run_ids)}
                 )
     except EvidencePackError:  # rolled back: each file alone says what is wrong
-        return False
-    return True
+        return None
+    return left
 
 
 def _plain_runs(parsed: ParsedInput) -> bool:
@@ -142,8 +153,8 @@ def _may_pair(
 
 
 _LOADED = (
-    "SELECT 1 FROM serving_runs WHERE list_contains(?::VARCHAR[], run_id) "
-    "UNION ALL SELECT 1 FROM score_sets WHERE list_contains(?::VARCHAR[], set_id) LIMIT 1"
+    "SELECT run_id FROM serving_runs WHERE list_contains(?::VARCHAR[], run_id) "
+    "UNION ALL SELECT set_id FROM score_sets WHERE list_contains(?::VARCHAR[], set_id)"
 )
 
 

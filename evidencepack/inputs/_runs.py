@@ -26,6 +26,7 @@ from .models import (
     Weighting,
 )
 from .stage import TOLERANCE_TEXT, Staging
+from .stage_batch import StagedRun
 
 METRICS: tuple[LatencyMetric, ...] = ("ttft", "tpot", "itl", "e2e")
 _WEIGHTING: dict[str, Weighting] = {
@@ -99,7 +100,7 @@ class Reconciled:
 
 
 def reconcile(
-    staging: Staging | None,
+    staging: Staging | StagedRun | None,
     run_index: int,
     tool: Mapping[LatencyMetric, LatencyStats | None] | Mapping[str, LatencyStats | None],
     *,

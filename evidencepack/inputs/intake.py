@@ -10,7 +10,7 @@ analysis builds its views from that and from the store, and never calls back int
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -28,15 +28,22 @@ from .formats.measure_server_metrics import (
     ServerMetricsDocument,
     read_server_metrics,
 )
-from .load import load_input
+from .load import load_input, load_inputs
 from .mlperf_refs import CitedResult, CitedTraining, MlperfImports, MlperfTaken, take_mlperf
 from .models import ReferencePoint, ServingRun
 from .records import FileProblem, InputFile, in_spec
 from .reference_points import read_reference_points
-from .registry import read_input
+from .registry import read_input, stage_small_runs
 from .stage import empty_outputs_valid, shared_staging
+from .stage_batch import prestaged_runs
 from .stored import replace_findings, runs_of_files
 
+BATCH_FILES = 256
+"""Run references read and stored together at most (``_read_small_runs``)."""
+BATCH_FILE_BYTES = 256 * 1024
+"""A cited file this small is read with others: its statements cost more than its rows."""
+BATCH_BYTES = 16 << 20
+"""The bytes of one such batch at most."""
 LOADGEN_DETAIL = "mlperf_log_detail.txt"
 LOADGEN_SUMMARY = "mlperf_log_summary.txt"
 MEASURE_REQUESTS = "requests.jsonl"
@@ -148,7 +155,16 @@ def _take_in(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str
             take_mlperf(imports, candidate, mlperf_ref, mlperf)
         for ref in candidate.evidence.references:
             _public(collector, taking, ref)
-        for ref in candidate.evidence.runs:
+        refs = candidate.evidence.runs
+        at = 0
+        while at < len(refs):
+            small = _small_files(loaded, refs[at : at + BATCH_FILES])
+            if len(small) > 1:  # read and stored together: a few statements for them all
+                _read_small_runs(loaded, store, collector, taking, small)
+                at += len(small)
+                continue
+            ref = refs[at]
+            at += 1
             start = len(taking.cited)  # the files this reference adds are cited after it
             logs = [file for _, file in _read_ref(loaded, store, collector, taking, ref, "runs")]
             taking.runs += [(ref, log) for log in logs]
@@ -184,42 +200,173 @@ def _read_ref(
         targets = [f for f in added if Path(f.pack_path).name == MEASURE_REQUESTS] or added
     out = []
     for target in targets:
-        path = collector.result.sources[target.pack_path]
-        shown = collector.shown(path)
-        try:
-            with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
-                # The reader gets the collector's record (not hashed again) and the spec's name.
-                parsed = read_input(
-                    path, record=target.as_read(), name=shown, max_bytes=input_limit(ref)
-                )
-        except InputError as exc:
-            problem = f"{ref.path}: cannot read: {exc.message}"
-            taking.problems.append(FileProblem(problem, target))
+        read = _read_one(loaded, collector, ref, target)
+        if isinstance(read, FileProblem):
+            taking.problems.append(read)
             continue
-        try:
-            load_input(store, parsed, role=role, candidate=candidate.id)
-        except InputError as exc:  # names the record's pack path: shown by the spec's
-            taking.problems.append(FileProblem(f"{ref.path}: {exc.named(shown).message}", target))
+        problem = _store_one(store, collector, ref, target, read, role, candidate.id)
+        if problem is not None:
+            taking.problems.append(problem)
             continue
-        if not (parsed.runs if role == "runs" else parsed.score_sets):
-            holds = "serving runs" if role == "runs" else "scores"
-            taking.problems.append(
-                FileProblem(f"{ref.path}: a {parsed.format_id} file holds no {holds}", target)
-            )
-            continue
-        progress.count("results imported")
-        collector.annotate(
-            target.pack_path,
-            fmt=parsed.format_id,
-            tool=(parsed.runs or parsed.score_sets)[0].tool,
-            tool_version=(parsed.runs or parsed.score_sets)[0].tool_version,
-            warnings=parsed.warnings,
-            plugin=parsed.plugin,
-        )
-        out.append((parsed, collector.result.files[target.pack_path]))
+        out.append((read, collector.result.files[target.pack_path]))
     if role == "runs" and source.is_dir():
         _check_loadgen_summary(store, collector, candidate, added)
     return out
+
+
+def _small_files(loaded: LoadedSpec, refs: Sequence[EvidenceRef]) -> list[EvidenceRef]:
+    """The leading references of ``refs`` that each cite one small regular file, at most
+    ``BATCH_BYTES`` in all."""
+    out: list[EvidenceRef] = []
+    total = 0
+    for ref in refs:
+        try:
+            source = loaded.resolve(ref.path)
+            size = source.stat().st_size if source.is_file() else None
+        except OSError:
+            size = None
+        if size is None or size > BATCH_FILE_BYTES or total + size > BATCH_BYTES:
+            break
+        out.append(ref)
+        total += size
+    return out
+
+
+def _read_small_runs(
+    loaded: LoadedSpec,
+    store: Store,
+    collector: Collector,
+    taking: _Taking,
+    refs: list[EvidenceRef],
+) -> None:
+    """Consecutive run references of one small file each, taken as ``_read_ref`` takes each in
+    turn (the same files, runs, rows and problems, in the same order), with the files' rows
+    staged together (``stage_small_runs``) and their runs stored together when they can be
+    (``load_inputs``); else each file is stored alone."""
+    candidate = taking.candidate.id
+    took = []
+    for ref in refs:
+        ref_files = collector.add_ref(ref, "runs", candidate)
+        taking.file_warnings += ref_files.hard_links + ref_files.over_default
+        taking.cited += [("runs", ref.path, f) for f in ref_files.files]
+        took.append((ref, list(ref_files.problems), ref_files.files))
+    copies = {
+        collector.result.sources[f.pack_path]: collector.shown(
+            collector.result.sources[f.pack_path]
+        )
+        for _, _, files in took
+        for f in files
+    }
+    with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
+        staged = stage_small_runs(copies)
+    reads: list[tuple[int, InputFile, ParsedInput]] = []
+    with prestaged_runs(staged):
+        for number, (ref, problems, files) in enumerate(took):
+            for target in files:
+                copy = collector.result.sources[target.pack_path]
+                read = _read_one(loaded, collector, ref, target, copies[copy])
+                if isinstance(read, FileProblem):
+                    problems.append(read)
+                else:
+                    reads.append((number, target, read))
+    stored: list[list[InputFile]] = [[] for _ in took]
+    pending: list[tuple[int, InputFile, ParsedInput]] = []
+
+    def alone(number: int, target: InputFile, parsed: ParsedInput) -> None:
+        ref, problems, _ = took[number]
+        problem = _store_one(store, collector, ref, target, parsed, "runs", candidate)
+        if problem is None:
+            stored[number].append(collector.result.files[target.pack_path])
+        else:
+            problems.append(problem)
+
+    def flush() -> None:
+        left = load_inputs(store, [p for _, _, p in pending], role="runs", candidate=candidate)
+        for place, (number, target, parsed) in enumerate(pending):
+            if left is None or place in left:
+                continue
+            ref, problems, _ = took[number]
+            problem = _imported(collector, ref, target, parsed, "runs")
+            assert problem is None  # load_inputs takes only files of runs
+            stored[number].append(collector.result.files[target.pack_path])
+        for place, item in enumerate(pending):  # in the order read, after the batch's
+            if left is None or place in left:
+                alone(*item)
+        pending.clear()
+
+    for item in reads:
+        if item[2].runs:
+            pending.append(item)
+            continue
+        flush()  # stored in the order read
+        pending.append(item)
+        flush()
+    flush()
+    for (ref, problems, _), files in zip(took, stored, strict=True):
+        taking.problems += problems
+        taking.runs += [(ref, file) for file in files]
+
+
+def _read_one(
+    loaded: LoadedSpec,
+    collector: Collector,
+    ref: EvidenceRef,
+    target: InputFile,
+    shown: str | None = None,
+) -> ParsedInput | FileProblem:
+    """One file of a reference read from its private copy (``shown``: its name, when known),
+    or why it cannot be."""
+    path = collector.result.sources[target.pack_path]
+    name = collector.shown(path) if shown is None else shown
+    try:
+        with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
+            # The reader gets the collector's record (not hashed again) and the spec's name.
+            return read_input(path, record=target.as_read(), name=name, max_bytes=input_limit(ref))
+    except InputError as exc:
+        return FileProblem(f"{ref.path}: cannot read: {exc.message}", target)
+
+
+def _store_one(
+    store: Store,
+    collector: Collector,
+    ref: EvidenceRef,
+    target: InputFile,
+    parsed: ParsedInput,
+    role: Literal["runs", "scores"],
+    candidate: str,
+) -> FileProblem | None:
+    """One file read stored alone and annotated; the problem when it cannot be or holds
+    nothing of its role."""
+    try:
+        load_input(store, parsed, role=role, candidate=candidate)
+    except InputError as exc:  # names the record's pack path: shown by the spec's
+        shown = collector.shown(collector.result.sources[target.pack_path])
+        return FileProblem(f"{ref.path}: {exc.named(shown).message}", target)
+    return _imported(collector, ref, target, parsed, role)
+
+
+def _imported(
+    collector: Collector,
+    ref: EvidenceRef,
+    target: InputFile,
+    parsed: ParsedInput,
+    role: Literal["runs", "scores"],
+) -> FileProblem | None:
+    """A stored file annotated with its format and tool; the problem when it holds nothing
+    of its role."""
+    if not (parsed.runs if role == "runs" else parsed.score_sets):
+        holds = "serving runs" if role == "runs" else "scores"
+        return FileProblem(f"{ref.path}: a {parsed.format_id} file holds no {holds}", target)
+    progress.count("results imported")
+    collector.annotate(
+        target.pack_path,
+        fmt=parsed.format_id,
+        tool=(parsed.runs or parsed.score_sets)[0].tool,
+        tool_version=(parsed.runs or parsed.score_sets)[0].tool_version,
+        warnings=parsed.warnings,
+        plugin=parsed.plugin,
+    )
+    return None
 
 
 def _folder_rows(

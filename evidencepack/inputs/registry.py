@@ -13,6 +13,7 @@ plug-in's name and version (``InputFile.plugin``), which the manifest and the re
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from ._yaml_doc import top_level_keys
 from .base import Format, ParsedInput, Probe
 from .detect import probe_file
 from .formats import (
+    _serve_bench,
     aiconfigurator,
     aiperf,
     aiperf_csv,
@@ -50,6 +52,7 @@ from .formats import (
 )
 from .models import ServingRun
 from .sanity import impossible_values, unaccounted_requests, verdict_findings
+from .stage_batch import StagedRun
 
 # Order matters only where two detectors could both accept a file: the more specific first.
 FORMATS: tuple[Format, ...] = (
@@ -82,6 +85,8 @@ FORMATS: tuple[Format, ...] = (
     generic_scores.JSONL_FORMAT,
     generic_scores.CSV_FORMAT,
 )
+_SERVE_BENCH = (vllm.FORMAT, sglang.FORMAT)
+"""The formats whose small one-result files are staged together (``stage_small_runs``)."""
 
 
 ENTRY_POINT_GROUP = "evidencepack.formats"
@@ -202,10 +207,29 @@ def read_input(
     return replace(parsed, runs=runs, warnings=warnings, plugin=fmt.plugin)
 
 
+def stage_small_runs(files: Mapping[Path, str]) -> dict[Path, StagedRun]:
+    """The per-request rows of those of ``files`` (path -> name) that ``read_input`` would read
+    as one vLLM or SGLang result each, staged together (``_serve_bench.stage_many``); a file
+    that cannot be probed or is of another kind is left to be read alone."""
+    probes = []
+    for path, name in files.items():
+        try:
+            probe = probe_file(path, name)
+            fmt = detect_format(probe)
+        except InputError:
+            continue
+        if fmt in _SERVE_BENCH and probe.container == "json" and isinstance(probe.first, dict):
+            probes.append(probe)
+    return _serve_bench.stage_many(probes) if len(probes) > 1 else {}
+
+
 def _misleading_text(parsed: ParsedInput) -> tuple[str, ...]:
     """A warning when the file's names hold controls or bidi overrides (shown escaped)."""
+    models = (*parsed.runs, *parsed.score_sets)
+    if all(_plainly_printable(m.model_dump_json()) for m in models):
+        return ()
     found: dict[str, None] = {}
-    pending: list[Any] = [m.model_dump() for m in (*parsed.runs, *parsed.score_sets)]
+    pending: list[Any] = [m.model_dump() for m in models]
     while pending:
         value = pending.pop()
         if isinstance(value, str):
@@ -220,6 +244,13 @@ def _misleading_text(parsed: ParsedInput) -> tuple[str, ...]:
         f"the file's text holds control or bidi character(s) {', '.join(found)}, which make "
         "text read differently from what it holds; the report shows each escaped (\\uXXXX)",
     )
+
+
+def _plainly_printable(text: str) -> bool:
+    """Whether a model's JSON holds no escape and only printable characters, so none of its
+    texts holds a misleading one (JSON escapes every control below U+0020, so a backslash
+    sends the model to the walk). The common case, checked in C."""
+    return "\\" not in text and text.isprintable()
 
 
 def _with_findings(run: ServingRun) -> ServingRun:

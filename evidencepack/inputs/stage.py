@@ -306,22 +306,8 @@ class Staging(FileStaging):
                 [quantiles, *([run_index] * len(_COLUMN))],
             ).fetchall()
             self._distributions[run_index] = {row[0]: row[1:] for row in rows}
-        row = self._distributions[run_index].get(slot)
-        if row is None or not row[0]:
-            return None
-        count, mean, qs, low, high, std = row
-        values = dict(zip((name for name, _ in PERCENTILES), qs, strict=True))
-        return LatencyStats(
-            metric=metric,
-            definition=definition,
-            weighting=weighting,
-            source="per_request",
-            count=int(count),
-            mean_ms=mean,
-            min_ms=low,
-            max_ms=high,
-            std_ms=std,
-            **values,
+        return latency_stats(
+            self._distributions[run_index].get(slot), metric, definition, weighting
         )
 
     def check(
@@ -353,6 +339,29 @@ class Staging(FileStaging):
             "req",
             "ORDER BY run_index, request_index",
         )
+
+
+def latency_stats(
+    row: Sequence[Any] | None, metric: LatencyMetric, definition: Definition, weighting: Weighting
+) -> LatencyStats | None:
+    """One slot's distribution from its aggregate row (count, mean, quantiles, min, max, std),
+    or None when it has no values."""
+    if row is None or not row[0]:
+        return None
+    count, mean, qs, low, high, std = row
+    values = dict(zip((name for name, _ in PERCENTILES), qs, strict=True))
+    return LatencyStats(
+        metric=metric,
+        definition=definition,
+        weighting=weighting,
+        source="per_request",
+        count=int(count),
+        mean_ms=mean,
+        min_ms=low,
+        max_ms=high,
+        std_ms=std,
+        **values,
+    )
 
 
 def _as_arrays(batch: dict[str, list[Any]]) -> dict[str, Any]:

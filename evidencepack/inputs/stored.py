@@ -45,8 +45,44 @@ class ScoreItem(StrictModel):
 
 def insert_run(store: Store, file: FileRecord, run: ServingRun) -> None:
     """One run, already carrying its role and candidate."""
+    insert_runs(store, [(file, run)])
+
+
+RUNS_PER_STATEMENT = 100
+"""Rows of one multi-row ``INSERT`` (a statement costs more than a small file's rows)."""
+
+
+def insert_runs(store: Store, runs: Sequence[tuple[FileRecord, ServingRun]]) -> None:
+    """Runs (each with the file read and already carrying its role and candidate), with their
+    latency, checks and findings: one statement per table for up to ``RUNS_PER_STATEMENT``."""
+    for start in range(0, len(runs), RUNS_PER_STATEMENT):
+        part = [run for _, run in runs[start : start + RUNS_PER_STATEMENT]]
+        rows = [_run_row(file, run) for file, run in runs[start : start + RUNS_PER_STATEMENT]]
+        marks = ", ".join(["(" + ", ".join("?" * len(rows[0])) + ")"] * len(rows))
+        store.execute(
+            f"INSERT INTO serving_runs ({_RUN_COLUMNS}) VALUES {marks}",
+            [value for row in rows for value in row],
+        )
+        latency = [
+            _latency_row(run.run_id, s)
+            for run in part
+            for s in (run.ttft, run.tpot, run.itl, run.e2e)
+            if s
+        ]
+        _insert_rows(store, "INSERT INTO run_latency VALUES", latency)
+        checks = [_check_row(run.run_id, check, None) for run in part for check in run.checks]
+        _insert_rows(store, "INSERT INTO run_checks VALUES", checks, " ON CONFLICT DO NOTHING")
+        findings = [
+            (run.run_id, f.kind, f.severity, f.figure, f.detail)
+            for run in part
+            for f in run.findings
+        ]
+        _insert_rows(store, "INSERT INTO run_findings VALUES", findings)
+
+
+def _run_row(file: FileRecord, run: ServingRun) -> list[Any]:
     who, load, tokens = run.identity, run.load, run.tokens
-    values: list[Any] = [
+    return [
         run.run_id,
         file.sha256,
         file.path,
@@ -81,13 +117,6 @@ def insert_run(store: Store, file: FileRecord, run: ServingRun) -> None:
         run.per_request_rows,
         run.model_dump_json(),
     ]
-    marks = ", ".join("?" * len(values))
-    store.execute(f"INSERT INTO serving_runs ({_RUN_COLUMNS}) VALUES ({marks})", values)
-    latency = [_latency_row(run.run_id, s) for s in (run.ttft, run.tpot, run.itl, run.e2e) if s]
-    _insert_rows(store, "INSERT INTO run_latency VALUES", latency)
-    checks = [_check_row(run.run_id, check, None) for check in run.checks]
-    _insert_rows(store, "INSERT INTO run_checks VALUES", checks, " ON CONFLICT DO NOTHING")
-    insert_findings(store, run.run_id, run.findings)
 
 
 def _insert_rows(store: Store, insert: str, rows: Sequence[Sequence[Any]], tail: str = "") -> None:
@@ -271,6 +300,25 @@ def pairing_candidates(
         [candidate, tool, with_rows, exclude, empty_error, completed],
     )
     return [ServingRun.model_validate_json(row["document"]) for row in rows]
+
+
+def pairing_keys(
+    store: Store, *, candidate: str | None, tools: Sequence[str], empty_error: str
+) -> set[tuple[str, bool, int]]:
+    """(tool, has per-request rows, completed as the tool wrote it) of every stored run of the
+    candidate and these tools: what ``pairing_candidates`` matches on, for many new runs in
+    one query."""
+    rows = store.execute(
+        "WITH c AS (SELECT run_id, tool, per_request_rows > 0 AS with_rows, requests_completed "
+        "FROM serving_runs WHERE candidate IS NOT DISTINCT FROM ? "
+        "AND list_contains(?::VARCHAR[], tool)), "
+        "e AS (SELECT run_id, count(*) AS n FROM run_requests "
+        "WHERE error = ? AND run_id IN (SELECT run_id FROM c) GROUP BY run_id) "
+        "SELECT DISTINCT c.tool, c.with_rows, "
+        "coalesce(c.requests_completed, 0) + coalesce(e.n, 0) FROM c LEFT JOIN e USING (run_id)",
+        [candidate, list(tools), empty_error],
+    ).fetchall()
+    return {(tool, bool(with_rows), int(completed)) for tool, with_rows, completed in rows}
 
 
 def runs_of_files(

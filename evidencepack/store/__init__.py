@@ -158,21 +158,29 @@ class Store(Connection):
 
     def record_file(self, record: FileRecord, role: str) -> None:
         """Record a file read (idempotent on path and sha256)."""
-        self.execute(
-            """
-            INSERT INTO files (sha256, path, size_bytes, role, tool, tool_version, warnings)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (sha256, path) DO NOTHING
-            """,
+        self.record_files([record], role)
+
+    def record_files(self, records: Sequence[FileRecord], role: str) -> None:
+        """Record files read, in one statement (idempotent on path and sha256)."""
+        if not records:
+            return
+        rows = [
             [
-                record.sha256,
-                record.path,
-                record.size_bytes,
+                r.sha256,
+                r.path,
+                r.size_bytes,
                 role,
-                record.tool,
-                record.tool_version,
-                list(record.warnings),
-            ],
+                r.tool,
+                r.tool_version,
+                list(r.warnings),
+            ]
+            for r in records
+        ]
+        marks = ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * len(rows))
+        self.execute(
+            "INSERT INTO files (sha256, path, size_bytes, role, tool, tool_version, warnings) "
+            f"VALUES {marks} ON CONFLICT (sha256, path) DO NOTHING",
+            [value for row in rows for value in row],
         )
 
     # -- schema -----------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from evidencepack.errors import InputError
 from evidencepack.inputs.registry import FORMATS, format_by_id, read_input
 
 from ..conftest import SHARED_DATA
+from .builders import requests, vllm_result, write_json
 
 # What each real file is (by path suffix). "-" marks files that are not benchmark or score
 # outputs: inputs the tools were run with, manifests, MLPerf submission metadata. "FORMAT/TOOL"
@@ -132,3 +133,27 @@ def test_detection_ignores_file_names(shared_data: Path, tmp_path: Path) -> None
 def test_format_ids_are_unique() -> None:
     ids = [f.id for f in FORMATS]
     assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize(
+    ("model", "codes"),
+    [
+        ("acme/70b", None),
+        ("acme/\u202e70b", "U+202E"),  # bidi override: printable in JSON, not in text
+        ("acme/\x1b[31m70b", "U+001B"),  # a control: escaped in JSON, found by the walk
+        ("acme/\t70b", None),  # tab is allowed
+        ("acme/\u00a070b\\", None),  # unprintable but harmless, and a backslash
+    ],
+)
+def test_misleading_characters_in_a_file_are_warned_of(
+    tmp_path: Path, model: str, codes: str | None
+) -> None:
+    result = vllm_result(requests(n=5, seed=1))
+    result["model_id"] = model
+    parsed = read_input(write_json(tmp_path / "v.json", result))
+    warned = [w for w in parsed.warnings if "control or bidi" in w]
+    if codes is None:
+        assert warned == []
+    else:
+        assert len(warned) == 1
+        assert codes in warned[0]

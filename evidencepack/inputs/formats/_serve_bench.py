@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from ...provenance import FileRecord
 from ...store.connection import literal_path
+from ...store.staged import StagedRows
 from .._json import Node, iter_json_lines, text_or_none
 from .._runs import build_run, reconcile, tool_stats
-from ..base import ParsedInput, Probe, item_id, require_completed, with_tool
+from ..base import Columns, ParsedInput, Probe, item_id, require_completed, with_tool
 from ..models import Identity, LatencyMetric, LatencyStats, Load, ServingRun, TokenStats
 from ..stage import Staging, max_object_size
+from ..stage_batch import StagedRun, prestaged, stage_batch
 
 ARRAY_COLUMNS = {
     "ttfts": "DOUBLE[]",
@@ -34,11 +37,18 @@ ARRAY_COLUMNS = {
     "start_times": "DOUBLE[]",
 }
 
-_UNNEST = """
+_RUNS = """
 WITH runs AS (
   SELECT row_number() OVER () - 1 AS run_index, *
   FROM read_json(?, format='auto', columns=?, maximum_object_size=?)
-), idx AS (
+)"""
+_BATCH_RUNS = """
+WITH runs AS (
+  SELECT list_position(?::VARCHAR[], filename) - 1 AS run_index, *
+  FROM read_json(?, format='unstructured', columns=?, maximum_object_size=?, filename=true)
+)"""
+"""Many one-object files at once (``stage_many``): each file's run numbered by its place."""
+_REQUESTS = """, idx AS (
   SELECT run_index, unnest(range(1, greatest(coalesce(len(ttfts), 0), coalesce(len(latencies), 0),
                                               coalesce(len(output_lens), 0)) + 1)) AS i
   FROM runs
@@ -52,6 +62,7 @@ SELECT run_index, i - 1 AS request_index, NULL AS line,
        list_transform(itls[i], lambda g: g * 1000) AS itl_gaps_ms
 FROM idx JOIN runs USING (run_index)
 """
+_UNNEST = _RUNS + _REQUESTS
 
 _ARRAY_OF = {
     "ttft_ms": "ttfts",
@@ -99,6 +110,14 @@ def parse(probe: Probe, record: FileRecord, flavour: Flavour) -> ParsedInput:
         root = f"$[{run}]" if listed else "$"
         return f"{where}{root}.{_ARRAY_OF.get(column, column)}[{request}]"
 
+    staged = prestaged(path) if probe.container == "json" and not listed else None
+    if staged is not None:  # read with a batch of small files (``stage_many``)
+        _, node = next(runs_in(probe))
+        obj = node.obj(required=True)
+        assert obj is not None
+        return _parsed(
+            flavour, record, [_run(obj, 0, "", record, flavour, staged)], staged.columns()
+        )
     staging = Staging(path, locate, probe.name)
     try:
         staging.insert(
@@ -113,6 +132,12 @@ def parse(probe: Probe, record: FileRecord, flavour: Flavour) -> ParsedInput:
         columns = staging.columns()
     finally:
         staging.close()
+    return _parsed(flavour, record, runs, columns)
+
+
+def _parsed(
+    flavour: Flavour, record: FileRecord, runs: list[ServingRun], columns: Columns | StagedRows
+) -> ParsedInput:
     warnings = [f"{r.run_id}: {w}" for r in runs for w in r.warnings]
     has_rows = any(r.per_request_rows for r in runs)
     return ParsedInput(
@@ -124,8 +149,25 @@ def parse(probe: Probe, record: FileRecord, flavour: Flavour) -> ParsedInput:
     )
 
 
+def stage_many(probes: Sequence[Probe]) -> dict[Path, StagedRun]:
+    """The runs of many small one-object files staged together (a few statements for all),
+    by path; {} when they cannot be taken as one batch (each file is then read alone)."""
+    paths = [probe.path for probe in probes]
+    size = max_object_size(max(path.stat().st_size for path in paths)) if paths else 0
+
+    def params(staged: Sequence[Path]) -> list[Any]:
+        return [[str(p) for p in staged], [literal_path(p) for p in staged], ARRAY_COLUMNS, size]
+
+    return stage_batch(paths, _BATCH_RUNS + _REQUESTS, params)
+
+
 def _run(
-    node: Node, index: int, prefix: str, record: FileRecord, flavour: Flavour, staging: Staging
+    node: Node,
+    index: int,
+    prefix: str,
+    record: FileRecord,
+    flavour: Flavour,
+    staging: Staging | StagedRun,
 ) -> ServingRun:
     completed = node.need_int("completed")
     require_completed(node.file, f"{prefix}{node.where}.completed", completed)

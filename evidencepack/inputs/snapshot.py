@@ -210,13 +210,6 @@ class Snapshots:
         snap = self._by_copy.get(copy)
         return None if snap is None else snap.source
 
-    def copies_in(self, text: str) -> list[tuple[str, Path]]:
-        """Each private copy's path named in ``text`` (as written there) with its source."""
-        pattern = re.escape(str(self.root)) + r"/\d{5}/[A-Za-z0-9._-]+"
-        found = {m.group(0) for m in re.finditer(pattern, text)}
-        longest_first = sorted(found, key=lambda f: (-len(f), f))  # a.txt2 before a.txt
-        return [(f, s.source) for f in longest_first if (s := self._by_copy.get(Path(f)))]
-
 
 def open_below(root: int, parts: tuple[str, ...], flags: int, *, shown: Path) -> int:
     """Open ``parts...`` below the folder handle ``root`` with ``flags``: every folder on the

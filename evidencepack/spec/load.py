@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from ..errors import SpecError
@@ -25,9 +26,10 @@ class LoadedSpec:
     path: Path
     allow_outside: bool = False
 
-    @property
+    @cached_property
     def base_dir(self) -> Path:
-        """The spec's folder: evidence paths are relative to it."""
+        """The spec's folder: evidence paths are relative to it (resolved once: a build
+        resolves every cited path from it)."""
         return self.path.resolve().parent
 
     def resolve(self, relative: str) -> Path:

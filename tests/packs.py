@@ -137,18 +137,20 @@ def pack(
     return build_pack(tmp_path / "pack", shared_data, toolchain, report_files)
 
 
-def _tree_digests(root: Path) -> dict[str, str]:
-    """Every file under ``root`` (relative name) with its SHA-256."""
+def _tree_digests(root: Path, *, besides: str = "") -> dict[str, str]:
+    """Every file under ``root`` (relative name) with its SHA-256; none under ``root/besides``
+    (another shared pack that sits beside this one and is checked on its own)."""
     return {
         str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(root.rglob("*"))
-        if p.is_file()
+        if p.is_file() and not (besides and p.relative_to(root).parts[0] == besides)
     }
 
 
-def _assert_unchanged(root: Path, before: dict[str, str]) -> None:
+def _assert_unchanged(root: Path, before: dict[str, str], *, besides: str = "") -> None:
     """Fail if a file under ``root`` was changed, added or removed since ``before``."""
-    assert _tree_digests(root) == before, f"a test changed the shared pack in {root}: copy it first"
+    now = _tree_digests(root, besides=besides)
+    assert now == before, f"a test changed the shared pack in {root}: copy it first"
 
 
 @pytest.fixture(scope="session")
@@ -191,6 +193,22 @@ def signed_sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SignedSa
     result = build(SAMPLE_SPEC, folder / "pack", options, signer, archive=True)
     assert result.archive is not None
     sample = SignedSample(result.out_dir, result.archive, keys.private_key, keys.public_key)
-    before = _tree_digests(folder)
+    before = _tree_digests(folder, besides=STACK_BUMP_NAME)
     yield sample
-    _assert_unchanged(folder, before)
+    _assert_unchanged(folder, before, besides=STACK_BUMP_NAME)
+
+
+STACK_BUMP_SPEC = SAMPLE_SPEC.with_name("pack-stack-bump.yaml")
+STACK_BUMP_NAME = "pack-stack-bump"
+
+
+@pytest.fixture(scope="session")
+def signed_stack_bump(signed_sample: SignedSample) -> Iterator[Path]:
+    """samples/pack-stack-bump.yaml (the sample after a runtime upgrade) built once per session
+    and signed with the signed sample's key, into ``pack-stack-bump`` beside its ``pack`` (as
+    the README's diff example has them). Read only: copy it to change it."""
+    out = signed_sample.pack.with_name(STACK_BUMP_NAME)
+    build(STACK_BUMP_SPEC, out, BuildOptions(compile=CompileOptions()), signed_sample.signer())
+    before = _tree_digests(out)
+    yield out
+    _assert_unchanged(out, before)

@@ -1,6 +1,5 @@
-"""The warehouse tests' packs: the session's signed sample (tests/packs.py), the stack-bump pack
-built and signed with the same key once, and signed variants of the sample
-(tests/warehouse/variants.py)."""
+"""The warehouse tests' packs: the session's signed sample and stack-bump packs (tests/packs.py),
+and signed variants of the sample (tests/warehouse/variants.py)."""
 
 from __future__ import annotations
 
@@ -15,11 +14,10 @@ from evidencepack.signing.keyed import KeySigner
 from evidencepack.signing.keys import load_public_key
 from evidencepack.signing.verify import KeyPolicy
 
-from ..conftest import REPO_ROOT, SAMPLE_SPEC
+from ..conftest import SAMPLE_SPEC
 from ..packs import SIGNED_SAMPLE_PASSPHRASE, SignedSample
 from .variants import make_variant, variants
 
-STACK_BUMP_SPEC = REPO_ROOT / "samples" / "pack-stack-bump.yaml"
 VARIANTS = 20
 
 
@@ -46,14 +44,12 @@ class Built:
 
 @pytest.fixture(scope="session")
 def built(
-    tmp_path_factory: pytest.TempPathFactory, shared_data: Path, signed_sample: SignedSample
+    tmp_path_factory: pytest.TempPathFactory, signed_sample: SignedSample, signed_stack_bump: Path
 ) -> Built:
-    """The signed sample, the stack-bump pack signed with its key (about 12 s), and 20 signed
-    variants of the sample."""
+    """The session's signed sample and stack-bump packs (tests/packs.py), and 20 signed variants
+    of the sample."""
     root = tmp_path_factory.mktemp("warehouse-packs")
     signer = signed_sample.signer()
-    options = BuildOptions(compile=CompileOptions())
-    stack_bump = build(STACK_BUMP_SPEC, root / "stack-bump", options, signer).out_dir
     made = tuple(
         make_variant(signed_sample.pack, root / "variants" / v.decision_id, v, signer)
         for v in variants(VARIANTS)
@@ -63,7 +59,7 @@ def built(
         signed_sample.pub,
         signed_sample.pack,
         signed_sample.archive,
-        stack_bump,
+        signed_stack_bump,
         made,
     )
 

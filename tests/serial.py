@@ -1,4 +1,5 @@
-"""Tests marked ``serial`` run alone, also when pytest-xdist runs the suite in parallel (``-n 2``).
+"""Tests marked ``serial`` run alone, also when pytest-xdist runs the suite in parallel (``-n 2``),
+and the files of ``slow`` tests start first.
 
 A test that measures (the benchmark guard: ratios of our CPU time to a floor's) would be
 disturbed by another worker's test on the other core. Under xdist every test holds a shared lock
@@ -10,6 +11,12 @@ Without xdist this plugin does nothing.
 
 The controller makes the folder of the two lock files and hands it to each worker
 (``workerinput``); it removes the folder at the end of the run.
+
+Order: xdist (``--dist loadfile --no-loadscope-reorder``) hands out whole files in the order the
+tests were collected. Under xdist, files holding a ``slow`` test come first, so that a test of a
+minute or more (the quick start's fresh install) runs beside the many short ones rather than
+alone at the end, and files holding a ``serial`` test come last, where a serial test waits only
+for the other worker's current test. Within a file, the order stays as written.
 """
 
 from __future__ import annotations
@@ -36,6 +43,23 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     folder = getattr(config, _KEY, None)
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _rank(items: list[pytest.Item]) -> int:
+    """0 for a file holding a slow test, 2 for one holding a serial test, 1 for the others."""
+    if any(item.get_closest_marker("serial") for item in items):
+        return 2
+    return 0 if any(item.get_closest_marker("slow") for item in items) else 1
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not hasattr(config, "workerinput"):
+        return  # not an xdist worker: the order as collected
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    rank = {name: _rank(found) for name, found in files.items()}
+    items.sort(key=lambda item: rank[item.nodeid.split("::", 1)[0]])  # stable
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -1,13 +1,22 @@
-"""Build unsigned sample packs in a temp folder for the signing tests, from real files.
+"""Sample packs for the tests: the real sample built once per session (unsigned, and signed
+with a passphrase-protected key), and hand-made unsigned packs from real files for the signing
+tests.
 
-A pack here is what ``evidencepack build`` will leave: the spec and real input files under
-``inputs/``, a decision JSON, a report rendered by WeasyPrint, and ``predicate.json``.
+A hand-made pack here is what ``evidencepack build`` will leave: the spec and real input files
+under ``inputs/``, a decision JSON, a report rendered by WeasyPrint, and ``predicate.json``.
+
+A build of the sample costs seconds (compile, HTML, PDF/A); the session-scoped builds are read by
+many tests in many modules, which must never change them: a test that tampers with a pack works
+on a copy (``shutil.copytree``). Each checks at the end of the session that no file in it changed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -21,7 +30,10 @@ from evidencepack.pack.predicate import (
     write_predicate,
 )
 from evidencepack.pack.toolchain import Toolchain, rendering_toolchain
+from evidencepack.pipeline import BuildOptions, BuildResult, CompileOptions, build
 from evidencepack.provenance import sha256_file
+from evidencepack.signing.keyed import KeySigner
+from evidencepack.signing.keys import generate_keypair
 from evidencepack.spec.load import load_spec
 
 from .conftest import SAMPLE_SPEC
@@ -123,3 +135,80 @@ def pack(
     tmp_path: Path, shared_data: Path, toolchain: Toolchain, report_files: tuple[bytes, bytes]
 ) -> tuple[Path, PackPredicate]:
     return build_pack(tmp_path / "pack", shared_data, toolchain, report_files)
+
+
+def _tree_digests(root: Path, *, besides: str = "") -> dict[str, str]:
+    """Every file under ``root`` (relative name) with its SHA-256; none under ``root/besides``
+    (another shared pack that sits beside this one and is checked on its own)."""
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not (besides and p.relative_to(root).parts[0] == besides)
+    }
+
+
+def _assert_unchanged(root: Path, before: dict[str, str], *, besides: str = "") -> None:
+    """Fail if a file under ``root`` was changed, added or removed since ``before``."""
+    now = _tree_digests(root, besides=besides)
+    assert now == before, f"a test changed the shared pack in {root}: copy it first"
+
+
+@pytest.fixture(scope="session")
+def sample_build(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BuildResult]:
+    """The sample spec built into an unsigned pack, with its archive, once per session.
+
+    Read only: copy it to change it."""
+    out = tmp_path_factory.mktemp("sample-unsigned") / "pack"
+    result = build(SAMPLE_SPEC, out, BuildOptions(compile=CompileOptions()), archive=True)
+    before = _tree_digests(out.parent)
+    yield result
+    _assert_unchanged(out.parent, before)
+
+
+SIGNED_SAMPLE_PASSPHRASE = b"signed sample passphrase"
+
+
+@dataclass(frozen=True)
+class SignedSample:
+    """The sample built and signed with a passphrase-protected key (``SIGNED_SAMPLE_PASSPHRASE``),
+    with its archive ``pack.tar.gz`` beside it. Read only: copy it to change it."""
+
+    pack: Path
+    archive: Path
+    key: Path
+    pub: Path
+
+    def signer(self) -> KeySigner:
+        """A signer holding the pack's key (to sign a copy again, or another pack)."""
+        return KeySigner.from_file(self.key, lambda: SIGNED_SAMPLE_PASSPHRASE)
+
+
+@pytest.fixture(scope="session")
+def signed_sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SignedSample]:
+    """The sample, built and key-signed once per session (see ``SignedSample``)."""
+    folder = tmp_path_factory.mktemp("sample-signed")
+    keys = generate_keypair(folder / "key.pem", folder / "key.pub", SIGNED_SAMPLE_PASSPHRASE)
+    signer = KeySigner.from_file(keys.private_key, lambda: SIGNED_SAMPLE_PASSPHRASE)
+    options = BuildOptions(compile=CompileOptions())
+    result = build(SAMPLE_SPEC, folder / "pack", options, signer, archive=True)
+    assert result.archive is not None
+    sample = SignedSample(result.out_dir, result.archive, keys.private_key, keys.public_key)
+    before = _tree_digests(folder, besides=STACK_BUMP_NAME)
+    yield sample
+    _assert_unchanged(folder, before, besides=STACK_BUMP_NAME)
+
+
+STACK_BUMP_SPEC = SAMPLE_SPEC.with_name("pack-stack-bump.yaml")
+STACK_BUMP_NAME = "pack-stack-bump"
+
+
+@pytest.fixture(scope="session")
+def signed_stack_bump(signed_sample: SignedSample) -> Iterator[Path]:
+    """samples/pack-stack-bump.yaml (the sample after a runtime upgrade) built once per session
+    and signed with the signed sample's key, into ``pack-stack-bump`` beside its ``pack`` (as
+    the README's diff example has them). Read only: copy it to change it."""
+    out = signed_sample.pack.with_name(STACK_BUMP_NAME)
+    build(STACK_BUMP_SPEC, out, BuildOptions(compile=CompileOptions()), signed_sample.signer())
+    before = _tree_digests(out)
+    yield out
+    _assert_unchanged(out, before)

@@ -22,7 +22,7 @@ from evidencepack._cli import main
 from evidencepack.analyze.models import DecisionDocument
 from evidencepack.errors import RenderError, SpecError
 from evidencepack.pack.manifest import EvidenceManifest
-from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
+from evidencepack.pipeline import BuildOptions, BuildResult, CompileOptions, build, check
 from evidencepack.resources import schemas_dir
 
 from .conftest import REPO_ROOT, SAMPLE_SPEC
@@ -153,11 +153,10 @@ def test_expired_waiver_is_rejected(samples: Path, capsys: pytest.CaptureFixture
     assert main(["check", "--as-of", "2027-01-31", str(samples / "pack.yaml")]) == 0
 
 
-@pytest.fixture(scope="module")
-def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("build") / "pack"
-    build(SAMPLE_SPEC, out, BuildOptions(compile=CompileOptions()))
-    return out
+@pytest.fixture(scope="session")
+def pack(sample_build: BuildResult) -> Path:
+    """The session's unsigned sample pack (tests/packs.py; read only)."""
+    return sample_build.out_dir
 
 
 def test_pack_holds_every_part(pack: Path) -> None:

@@ -48,7 +48,10 @@ def test_quick_start_has_two_commands_and_the_main_job_runs(tmp_path: Path) -> N
     main_job, tests = quick_start_commands()
     setup = "bash .ci/setup && . .venv/bin/activate && "
     assert main_job.startswith(setup), main_job
-    assert tests == setup + "python -m pytest", tests
+    assert tests == setup + "python -m pytest -n 2", tests
+    # CI runs the same test command, quietly.
+    ci = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "\npython -m pytest -q -n 2  #" in ci
     # The setup and activation are what tests/test_quickstart.py runs on a stock interpreter;
     # here, run the job itself in this environment, writing into a temporary OUTDIR.
     job = main_job.rsplit("&&", 1)[1].strip()

@@ -8,12 +8,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from .conftest import SAMPLE_SPEC
+
+if TYPE_CHECKING:
+    from evidencepack.pipeline import BuildResult
 
 HEAVY = ("duckdb", "weasyprint", "sigstore", "numpy", "jinja2", "pydantic", "cryptography")
 
@@ -198,14 +202,10 @@ def test_verify_with_a_key_imports_no_store_renderer_or_numpy(tmp_path: Path) ->
     }  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def built_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample built once, unsigned, with its archive."""
-    from evidencepack import build
-
-    out = tmp_path_factory.mktemp("startup") / "pack"
-    build(SAMPLE_SPEC, out, archive=True)
-    return out
+@pytest.fixture(scope="session")
+def built_pack(sample_build: BuildResult) -> Path:
+    """The sample built once per session, unsigned, with its archive (tests/packs.py)."""
+    return sample_build.out_dir
 
 
 def test_diff_imports_nothing_of_the_compile_pipeline(built_pack: Path) -> None:

@@ -34,6 +34,10 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "*.duckdb",
             ".cache",  # benchmarks/.cache holds generated inputs of hundreds of MB
             "out",  # the main job's output folder
+            # .ci/setup's virtual environment (over 1 GB, 2 GB with its symlinks followed: CI's
+            # checkout has one) and the interop test's npm packages
+            ".venv",
+            "node_modules",
         ),
     )
     subprocess.run(

@@ -17,30 +17,22 @@ import pytest
 
 from evidencepack._cli import main
 from evidencepack.diff.summary import md
-from evidencepack.pipeline import BuildOptions, CompileOptions, build
-from evidencepack.signing.keyed import KeySigner
-from evidencepack.signing.keys import generate_keypair
 
 from ..conftest import REPO_ROOT, SAMPLE_SPEC
+from ..packs import SIGNED_SAMPLE_PASSPHRASE, STACK_BUMP_SPEC, SignedSample
 
-STACK_BUMP_SPEC = REPO_ROOT / "samples" / "pack-stack-bump.yaml"
-PASSPHRASE = b"diff test passphrase"
+PASSPHRASE = SIGNED_SAMPLE_PASSPHRASE
 
 
-@pytest.fixture(scope="module")
-def packs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The sample and the stack bump, built and signed with one key; plus the public key."""
-    folder = tmp_path_factory.mktemp("diff")
-    generate_keypair(folder / "key.pem", folder / "key.pub", PASSPHRASE)
-    signer = KeySigner.from_file(folder / "key.pem", lambda: PASSPHRASE)
-    options = BuildOptions(compile=CompileOptions())
-    build(SAMPLE_SPEC, folder / "pack", options, signer, archive=True)
-    build(STACK_BUMP_SPEC, folder / "pack-stack-bump", options, signer)
+@pytest.fixture(scope="session")
+def packs(signed_sample: SignedSample, signed_stack_bump: Path) -> dict[str, Path]:
+    """The sample and the stack bump, built and signed with one key once per session
+    (tests/packs.py; read only); plus the public key."""
     return {
-        "sample": folder / "pack",
-        "archive": folder / "pack.tar.gz",
-        "bump": folder / "pack-stack-bump",
-        "key": folder / "key.pub",
+        "sample": signed_sample.pack,
+        "archive": signed_sample.archive,
+        "bump": signed_stack_bump,
+        "key": signed_sample.pub,
     }
 
 

@@ -20,23 +20,18 @@ from evidencepack.diff.compare import compare
 from evidencepack.diff.models import PackSide
 from evidencepack.diff.summary import format_markdown, format_text
 from evidencepack.pack.manifest import manifest_bytes
-from evidencepack.pipeline import BuildOptions, CompileOptions, build, decision_json
-from evidencepack.signing.keyed import KeySigner
-from evidencepack.signing.keys import generate_keypair
+from evidencepack.pipeline import decision_json
 
-from ..conftest import SAMPLE_SPEC
+from ..packs import SIGNED_SAMPLE_PASSPHRASE, SignedSample
 
-PASSPHRASE = "diff verified passphrase"
+PASSPHRASE = SIGNED_SAMPLE_PASSPHRASE.decode()
 HIDDEN = ("\u202e", "\u200b", "\u2028", "\x1b")
 
 
-@pytest.fixture(scope="module")
-def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("diffverified")
-    generate_keypair(folder / "key.pem", folder / "key.pub", PASSPHRASE.encode())
-    signer = KeySigner.from_file(folder / "key.pem", lambda: PASSPHRASE.encode())
-    build(SAMPLE_SPEC, folder / "pack", BuildOptions(compile=CompileOptions()), signer)
-    return {"pack": folder / "pack", "key": folder / "key.pem", "pub": folder / "key.pub"}
+@pytest.fixture(scope="session")
+def signed(signed_sample: SignedSample) -> dict[str, Path]:
+    """The session's signed sample (read only: copy it to change it)."""
+    return {"pack": signed_sample.pack, "key": signed_sample.key, "pub": signed_sample.pub}
 
 
 def _decision(pack: Path) -> DecisionDocument:

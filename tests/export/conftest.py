@@ -1,4 +1,5 @@
-"""The sample pack, built once per session for the export tests, and the OSCAL validators."""
+"""The export tests' sample pack (the session's unsigned build, tests/packs.py) and the OSCAL
+validators."""
 
 from __future__ import annotations
 
@@ -14,9 +15,7 @@ import regex
 from jsonschema import Draft7Validator, validators
 from jsonschema.exceptions import ValidationError
 
-from evidencepack.pipeline import BuildOptions, BuildResult, CompileOptions, build
-
-from ..conftest import SAMPLE_SPEC
+from evidencepack.pipeline import BuildResult
 
 SCHEMAS = Path(__file__).parent / "schemas"
 SCHEMA_1_2_3 = SCHEMAS / "oscal_complete_schema-1.2.3.json"
@@ -80,13 +79,6 @@ def python_re_rejects(schema: dict[str, Any]) -> bool:
 @pytest.fixture(scope="session")
 def schema_1_2_3() -> dict[str, Any]:
     return load_schema(SCHEMA_1_2_3, SCHEMA_1_2_3_SHA256)
-
-
-@pytest.fixture(scope="session")
-def sample_build(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
-    """The sample spec built into an unsigned pack (about 7 s), with its archive."""
-    out = tmp_path_factory.mktemp("export-sample") / "pack"
-    return build(SAMPLE_SPEC, out, BuildOptions(compile=CompileOptions()), archive=True)
 
 
 @pytest.fixture(scope="session")

@@ -18,12 +18,12 @@ import pytest
 
 from evidencepack.pack.predicate import load_predicate
 from evidencepack.pack.publish import PACK_MARKERS, staging_dir
-from evidencepack.pipeline import replaceable_pack
+from evidencepack.pipeline import BuildResult, replaceable_pack
 from evidencepack.signing.keyed import KeySigner
 from evidencepack.signing.keys import generate_keypair
 from evidencepack.signing.sign import sign_pack
 
-from ..conftest import REPO_ROOT, SAMPLE_SPEC
+from ..conftest import REPO_ROOT
 from .harness import assert_refused, run, snapshot
 
 BAD_SPEC = "apiVersion: evidencepack/v1\n"
@@ -137,13 +137,10 @@ def test_a_user_folder_named_like_a_temporary_is_kept(tmp_path: Path) -> None:
     assert all(folder.is_dir() for folder in mine)  # ... the user's folders are not
 
 
-@pytest.fixture(scope="module")
-def real_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample built into a real pack, once."""
-    out = tmp_path_factory.mktemp("real") / "pack"
-    ran = run(["build", str(SAMPLE_SPEC), "-o", str(out)])
-    assert ran.code == 0, ran.err
-    return out
+@pytest.fixture(scope="session")
+def real_pack(sample_build: BuildResult) -> Path:
+    """The sample built into a real pack, once per session (tests/packs.py; read only)."""
+    return sample_build.out_dir
 
 
 @pytest.mark.parametrize(

@@ -16,11 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack.pipeline import BuildOptions, CompileOptions, build
-from evidencepack.signing.keyed import KeySigner
-from evidencepack.signing.keys import generate_keypair
-
-from ..conftest import SAMPLE_SPEC
+from ..packs import SignedSample
 
 HERE = Path(__file__).parent
 SCRIPT = HERE / "verify-key-bundle.js"
@@ -49,20 +45,20 @@ def _js_verify(node: str, bundle: Path, public: Path) -> subprocess.CompletedPro
     )
 
 
-def test_js_client_verifies_a_key_mode_pack_bundle(node: str, tmp_path: Path) -> None:
-    pair = generate_keypair(tmp_path / "k.pem", tmp_path / "k.pub", None)
-    signer = KeySigner.from_file(pair.private_key)
-    build(SAMPLE_SPEC, tmp_path / "pack", BuildOptions(compile=CompileOptions()), signer)
-    bundle = tmp_path / "pack" / "pack.sigstore.json"
-    done = _js_verify(node, bundle, tmp_path / "k.pub")
+def test_js_client_verifies_a_key_mode_pack_bundle(
+    node: str, signed_sample: SignedSample, tmp_path: Path
+) -> None:
+    bundle = signed_sample.pack / "pack.sigstore.json"
+    public = signed_sample.pub
+    done = _js_verify(node, bundle, public)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.split() == ["OK", signer.fingerprint]
+    assert done.stdout.split() == ["OK", signed_sample.signer().fingerprint]
 
     data = json.loads(bundle.read_text())
     payload = base64.b64decode(data["dsseEnvelope"]["payload"]).replace(b"mi325x", b"h200xx", 1)
     data["dsseEnvelope"]["payload"] = base64.b64encode(payload).decode()
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(data))
-    done = _js_verify(node, tampered, tmp_path / "k.pub")
+    done = _js_verify(node, tampered, public)
     assert done.returncode == 1
     assert "SIGNATURE_ERROR" in done.stdout

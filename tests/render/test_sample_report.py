@@ -17,11 +17,11 @@ import pytest
 from evidencepack.analyze.models import DecisionDocument
 from evidencepack.inputs.records import InputFile
 from evidencepack.pack.layout import MANIFEST_NAME
-from evidencepack.pipeline import BuildOptions, BuildResult, CompileOptions, build
+from evidencepack.pipeline import BuildResult
 from evidencepack.render.evidence import group_inputs, listing_sha256
 from evidencepack.render.formatting import money
 
-from ..conftest import REPO_ROOT, SAMPLE_SPEC
+from ..conftest import REPO_ROOT
 from .scan import scan
 from .test_html import SECTIONS as REQUIRED_SECTIONS
 
@@ -29,9 +29,9 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="session")
-def sample_pack(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
-    out = tmp_path_factory.mktemp("sample") / "pack"
-    return build(SAMPLE_SPEC, out, BuildOptions(compile=CompileOptions()))
+def sample_pack(sample_build: BuildResult) -> BuildResult:
+    """The session's unsigned sample pack (tests/packs.py; read only)."""
+    return sample_build
 
 
 @pytest.fixture(scope="session")

@@ -10,28 +10,20 @@ from pathlib import Path
 import pytest
 
 from evidencepack._cli import main
-from evidencepack.pipeline import BuildOptions, CompileOptions, build
-from evidencepack.signing.keyed import KeySigner
-from evidencepack.signing.keys import generate_keypair, load_public_key
+from evidencepack.signing.keys import load_public_key
 from evidencepack.signing.verify import KeyPolicy, verify_pack
 
 from ..conftest import SAMPLE_SPEC
+from ..packs import SignedSample
 from ..sigstore_testing.fixtures import IDENTITY, ISSUER, WORKFLOW_REF
 from ..sigstore_testing.instance import LocalSigstore
 from ..sigstore_testing.server import serve
 
-PASSPHRASE = b"test passphrase"
 
-
-@pytest.fixture(scope="module")
-def signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    folder = tmp_path_factory.mktemp("signed")
-    generate_keypair(folder / "key.pem", folder / "key.pub", PASSPHRASE)
-    signer = KeySigner.from_file(folder / "key.pem", lambda: PASSPHRASE)
-    build(
-        SAMPLE_SPEC, folder / "pack", BuildOptions(compile=CompileOptions()), signer, archive=True
-    )
-    return folder / "pack", folder / "key.pub"
+@pytest.fixture(scope="session")
+def signed(signed_sample: SignedSample) -> tuple[Path, Path]:
+    """The session's signed sample pack (its archive beside it) and its public key."""
+    return signed_sample.pack, signed_sample.pub
 
 
 def _policy(public: Path) -> KeyPolicy:

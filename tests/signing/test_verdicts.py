@@ -37,8 +37,9 @@ from evidencepack.signing.verdicts import (
 from evidencepack.signing.verify import KeyPolicy, format_report, verify_pack
 
 from ..conftest import REPO_ROOT, SAMPLE_SPEC
+from ..packs import SIGNED_SAMPLE_PASSPHRASE, SignedSample
 
-PASSPHRASE = b"verdict test passphrase"
+PASSPHRASE = SIGNED_SAMPLE_PASSPHRASE
 SCHEMA = json.loads((REPO_ROOT / "schemas" / "verify-report.v1.schema.json").read_text())
 
 
@@ -48,13 +49,10 @@ def _build(folder: Path, key: Path) -> Path:
     return folder / "pack"
 
 
-@pytest.fixture(scope="module")
-def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("verdicts")
-    generate_keypair(folder / "key.pem", folder / "key.pub", PASSPHRASE)
-    return {"pack": _build(folder, folder / "key.pem"), "key": folder / "key.pem"} | {
-        "pub": folder / "key.pub"
-    }
+@pytest.fixture(scope="session")
+def signed(signed_sample: SignedSample) -> dict[str, Path]:
+    """The session's signed sample (read only: ``_copy`` it to change it)."""
+    return {"pack": signed_sample.pack, "key": signed_sample.key, "pub": signed_sample.pub}
 
 
 def _payload(bundle: Path) -> dict[str, Any]:

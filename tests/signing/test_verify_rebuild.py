@@ -25,24 +25,21 @@ from evidencepack.render.html import render_html
 from evidencepack.render.pdf import Attachment, render_pdf
 from evidencepack.render.signing_plan import SigningPlan
 from evidencepack.signing.keyed import KeySigner
-from evidencepack.signing.keys import generate_keypair
 from evidencepack.signing.verify import VerifyReport, format_report
 
-from ..conftest import REPO_ROOT, SAMPLE_SPEC
+from ..conftest import REPO_ROOT
+from ..packs import SIGNED_SAMPLE_PASSPHRASE, SignedSample
 
-PASSPHRASE = "rebuild test passphrase"
+PASSPHRASE = SIGNED_SAMPLE_PASSPHRASE.decode()
 RECOMMENDATION = '\n  "recommendation": "mi325x-vllm",\n'  # decision.json's top-level field
 FORGED_LINE = "decision.json: recommendation is h200-vllm; recomputed: mi325x-vllm"
 SCHEMA = json.loads((REPO_ROOT / "schemas" / "verify-report.v1.schema.json").read_text())
 
 
-@pytest.fixture(scope="module")
-def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("rebuild")
-    generate_keypair(folder / "key.pem", folder / "key.pub", PASSPHRASE.encode())
-    signer = KeySigner.from_file(folder / "key.pem", lambda: PASSPHRASE.encode())
-    build(SAMPLE_SPEC, folder / "pack", BuildOptions(compile=CompileOptions()), signer)
-    return {"pack": folder / "pack", "key": folder / "key.pem", "pub": folder / "key.pub"}
+@pytest.fixture(scope="session")
+def signed(signed_sample: SignedSample) -> dict[str, Path]:
+    """The session's signed sample (read only: ``_copy`` it to forge)."""
+    return {"pack": signed_sample.pack, "key": signed_sample.key, "pub": signed_sample.pub}
 
 
 def _copy(signed: dict[str, Path], tmp_path: Path) -> Path:

@@ -1,4 +1,4 @@
-"""The warehouse tests' packs: the sample and the stack-bump pack built and key-signed once,
+"""The warehouse tests' packs: the session's signed sample and stack-bump packs (tests/packs.py),
 and signed variants of the sample (tests/warehouse/variants.py)."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ import pytest
 
 from evidencepack.pipeline import BuildOptions, CompileOptions, build
 from evidencepack.signing.keyed import KeySigner
-from evidencepack.signing.keys import generate_keypair, load_public_key
+from evidencepack.signing.keys import load_public_key
 from evidencepack.signing.verify import KeyPolicy
 
-from ..conftest import REPO_ROOT, SAMPLE_SPEC
+from ..conftest import SAMPLE_SPEC
+from ..packs import SIGNED_SAMPLE_PASSPHRASE, SignedSample
 from .variants import make_variant, variants
 
-STACK_BUMP_SPEC = REPO_ROOT / "samples" / "pack-stack-bump.yaml"
 VARIANTS = 20
 
 
@@ -37,26 +37,31 @@ class Built:
         """The policy the packs verify under."""
         return KeyPolicy(load_public_key(self.public_key))
 
+    def signer(self) -> KeySigner:
+        """A signer holding the packs' key (its passphrase is ``SIGNED_SAMPLE_PASSPHRASE``)."""
+        return KeySigner.from_file(self.key, lambda: SIGNED_SAMPLE_PASSPHRASE)
+
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Built:
-    """The sample and stack-bump packs, key-signed (about 25 s), plus 20 signed variants."""
+def built(
+    tmp_path_factory: pytest.TempPathFactory, signed_sample: SignedSample, signed_stack_bump: Path
+) -> Built:
+    """The session's signed sample and stack-bump packs (tests/packs.py), and 20 signed variants
+    of the sample."""
     root = tmp_path_factory.mktemp("warehouse-packs")
-    key, public = root / "key.pem", root / "key.pub.pem"
-    generate_keypair(key, public, None)
-    signer = KeySigner.from_file(key)
-    packs = {}
-    for name, spec in (("sample", SAMPLE_SPEC), ("stack-bump", STACK_BUMP_SPEC)):
-        options = BuildOptions(compile=CompileOptions())
-        packs[name] = build(spec, root / name, options, signer, archive=name == "sample")
-    sample = packs["sample"].out_dir
+    signer = signed_sample.signer()
     made = tuple(
-        make_variant(sample, root / "variants" / v.decision_id, v, signer)
+        make_variant(signed_sample.pack, root / "variants" / v.decision_id, v, signer)
         for v in variants(VARIANTS)
     )
-    archive = packs["sample"].archive
-    assert archive is not None
-    return Built(key, public, sample, archive, packs["stack-bump"].out_dir, made)
+    return Built(
+        signed_sample.key,
+        signed_sample.pub,
+        signed_sample.pack,
+        signed_sample.archive,
+        signed_stack_bump,
+        made,
+    )
 
 
 @pytest.fixture
@@ -96,4 +101,4 @@ def requests_pack(
     assert anchor in text
     spec.write_text(text.replace(anchor, f"{anchor}        - path: {cited}\n"), encoding="utf-8")
     options = BuildOptions(compile=CompileOptions(allow_outside=True))
-    return build(spec, root / "pack", options, KeySigner.from_file(built.key)).out_dir
+    return build(spec, root / "pack", options, built.signer()).out_dir

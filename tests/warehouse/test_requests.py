@@ -10,7 +10,6 @@ import duckdb
 import pytest
 
 from evidencepack._cli import main
-from evidencepack.signing.keyed import KeySigner
 from evidencepack.signing.sign import sign_pack_detailed
 from evidencepack.warehouse import storage
 from evidencepack.warehouse.add import add_packs
@@ -104,7 +103,7 @@ def test_a_store_without_per_request_rows_is_a_clear_error_and_nothing_is_writte
     con = duckdb.connect(str(store))
     con.execute("CREATE TABLE serving_runs (run_id VARCHAR)")
     con.close()
-    sign_pack_detailed(pack, None, KeySigner.from_file(built.key), force=True)
+    sign_pack_detailed(pack, None, built.signer(), force=True)
     root = tmp_path / "wh"
     assert add_packs(root, [built.stack_bump], built.policy)[0].status == "added"
     before = _files(root)

@@ -25,7 +25,7 @@ import shutil
 import sys
 from collections.abc import Callable
 
-from _common import CACHE, REPO, Paired, Timing, _median, report, timed_process
+from _common import CACHE, REPO, Paired, Timing, median, report, timed_process
 
 from evidencepack.pack.layout import MANIFEST_NAME
 from evidencepack.pipeline import BuildOptions, CompileOptions, build
@@ -86,8 +86,8 @@ def main() -> int:
     for i in range(runs):  # the three rotated: each goes first, second and third in turn
         for fn, timings in sides[i % 3 :] + sides[: i % 3]:
             timings.append(fn())
-    result = Paired(ours=_median(sides[0][1]), floor=_median(sides[1][1]), runs=runs)
-    checked = _median(sides[2][1])
+    result = Paired(ours=median(sides[0][1]), floor=median(sides[1][1]), runs=runs)
+    checked = median(sides[2][1])
     true_floor = checked.cpu_s + result.floor.cpu_s
     print(
         f"  check of the sample (a process): cpu {checked.cpu_s:.3f} s; check + WeasyPrint alone "

@@ -17,12 +17,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import statistics
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from _common import SHARED, Paired, Timing, report, timed
+from _common import SHARED, Paired, Timing, median, report, timed
 
 from evidencepack.mlperf.importer import import_path
 from evidencepack.mlperf.query import load_results
@@ -81,14 +80,6 @@ def run_true_floor(files: list[Path]) -> int:
     return parsed
 
 
-def _median(timings: list[Timing]) -> Timing:
-    return Timing(
-        cpu_s=statistics.median(t.cpu_s for t in timings),
-        wall_s=statistics.median(t.wall_s for t in timings),
-        peak_mib=statistics.median(t.peak_mib for t in timings),
-    )
-
-
 def paired3(
     ours: Callable[[], Timing],
     floor: Callable[[], Timing],
@@ -105,7 +96,7 @@ def paired3(
         order = [0, 1, 2] if i % 2 == 0 else [2, 1, 0]
         for k in order:
             kept[k].append(runs[k]())
-    return Paired(ours=_median(kept[0]), floor=_median(kept[1]), runs=repeat), _median(kept[2])
+    return Paired(ours=median(kept[0]), floor=median(kept[1]), runs=repeat), median(kept[2])
 
 
 def main() -> None:

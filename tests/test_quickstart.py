@@ -97,7 +97,7 @@ def test_readme_quick_start_on_a_stock_interpreter(tmp_path: Path, shared_data: 
     first = _run(main_job, clone, env)
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
     assert "creating the virtual environment .venv" in first.stdout
-    assert "installing evidencepack and its dependencies" in first.stdout
+    assert "installing evidencepack (main) and its dependencies" in first.stdout
     assert ". .venv/bin/activate" in first.stdout
     assert "OK" in first.stdout
     assert (clone / "out" / "pack" / "pack.sigstore.json").is_file()
@@ -105,6 +105,19 @@ def test_readme_quick_start_on_a_stock_interpreter(tmp_path: Path, shared_data: 
     # The environment was made from the stock interpreter (pyvenv.cfg names its folder).
     cfg = (clone / ".venv" / "pyvenv.cfg").read_text(encoding="utf-8")
     assert f"home = {Path(python3).parent}" in cfg, cfg
+    # The main job installs the tool, not the test rig: no dev extra, no PySpark, no psycopg.
+    probe = subprocess.run(
+        [
+            str(clone / ".venv" / "bin" / "python"),
+            "-c",
+            "import importlib.util as u; "
+            "print([m for m in ('pytest', 'pyspark', 'psycopg', 'xllamacpp') if u.find_spec(m)])",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert probe.stdout.strip() == "[]", probe.stdout
 
     # The tests command, verbatim; the environment narrows it to the tests that matter here
     # (the installed wheel, from this plain venv) so the suite does not run inside itself.
@@ -114,5 +127,11 @@ def test_readme_quick_start_on_a_stock_interpreter(tmp_path: Path, shared_data: 
     )
     second = _run(tests, clone, env)
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
-    assert "evidencepack already installed in .venv" in second.stdout  # a re-run skips pip
+    # The tests' command adds the dev extras to the same environment (the venv is kept).
+    assert "installing evidencepack (dev)" in second.stdout, second.stdout[-2000:]
+    assert "creating the virtual environment" not in second.stdout
+    again = _run("bash .ci/setup --dev", clone, env)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "evidencepack already installed in .venv" in again.stdout  # a re-run skips pip
+    assert "evidencepack already installed in .venv" in _run("bash .ci/setup", clone, env).stdout
     assert "3 passed" in second.stdout, second.stdout[-2000:]

@@ -48,9 +48,12 @@ def test_quick_start_has_two_commands_and_the_main_job_runs(tmp_path: Path) -> N
     main_job, tests = quick_start_commands()
     setup = "bash .ci/setup && . .venv/bin/activate && "
     assert main_job.startswith(setup), main_job
-    assert tests == setup + "python -m pytest -n 2", tests
-    # CI runs the same test command, quietly.
+    # The tests need the dev extras and services; the main job installs only the tool.
+    dev_setup = "bash .ci/setup --dev && . .venv/bin/activate && "
+    assert tests == dev_setup + "python -m pytest -n 2", tests
+    # CI installs and runs the same, quietly.
     ci = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "\nbash .ci/setup --dev\n" in ci
     assert "\npython -m pytest -q -n 2  #" in ci
     # The setup and activation are what tests/test_quickstart.py runs on a stock interpreter;
     # here, run the job itself in this environment, writing into a temporary OUTDIR.

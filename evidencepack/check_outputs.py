@@ -26,6 +26,20 @@ if TYPE_CHECKING:
 DECISION_SUITE = "decision"
 
 
+def gate_verdict(decision: DecisionDocument, *, allow_waivers: bool = True) -> str:
+    """What the gate says, never contradicting its exit code: the decision's verdict, or, when
+    ``allow_waivers`` is False (``check --no-waivers``) and a waived failure fails the gate, FAIL
+    with why (the decision's own verdict, PASS WITH WAIVERS, is named beside it)."""
+    if decision.gate_passes(allow_waivers=allow_waivers) or allow_waivers:
+        return decision.verdict
+    if not decision.waived_failures() or decision.verdict not in ("PASS", "PASS WITH WAIVERS"):
+        return decision.verdict
+    return (
+        "FAIL (waived failures are not allowed by --no-waivers; "
+        f"the decision's verdict is {decision.verdict})"
+    )
+
+
 def junit_xml(decision: DecisionDocument, *, allow_waivers: bool = True) -> bytes:
     """The decision's check results as JUnit XML (UTF-8, with an XML declaration). Without
     ``allow_waivers`` (``check --no-waivers``) a waived FAIL is a failure too."""
@@ -100,7 +114,8 @@ def markdown(
     mark = "\u2705" if decision.gate_passes(allow_waivers=allow_waivers) else "\u274c"
     command = "build" if built else "check"
     lines = [
-        f"### {mark} evidencepack {command}: {md(decision.decision_id)}: {md(decision.verdict)}",
+        f"### {mark} evidencepack {command}: {md(decision.decision_id)}: "
+        f"{md(gate_verdict(decision, allow_waivers=allow_waivers))}",
         "",
         md(decision.summary),
         "",

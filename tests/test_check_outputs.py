@@ -168,7 +168,13 @@ def test_waived_fail_is_a_passed_case_with_the_waiver(
     failure = c1.find("failure")
     assert failure is not None
     assert failure.get("type") == "waived failure (--no-waivers)"
-    assert capsys.readouterr().out.startswith("### \u274c evidencepack check: ")
+    heading = capsys.readouterr().out.splitlines()[0]
+    assert heading.startswith("### \u274c evidencepack check: ")
+    # A failed gate is headed FAIL, with why; never a red mark beside PASS WITH WAIVERS.
+    assert heading.endswith(
+        ": FAIL (waived failures are not allowed by --no-waivers; "
+        "the decision's verdict is PASS WITH WAIVERS)"
+    ), heading
 
 
 def test_markdown_and_junit_escape_every_value_from_the_pack() -> None:

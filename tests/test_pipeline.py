@@ -138,9 +138,13 @@ def test_no_waivers_fails_the_gate_on_a_waived_failure(
     assert main(["check", str(samples / "pack.yaml")]) == 0
     assert "PASS WITH WAIVERS" in capsys.readouterr().out
     assert main(["check", "--no-waivers", str(samples / "pack.yaml")]) == 1
-    assert "--no-waivers: the gate allows no waived failure: C1 [mi325x-vllm]" in (
-        capsys.readouterr().out
-    )
+    out = capsys.readouterr().out
+    assert "--no-waivers: the gate allows no waived failure: C1 [mi325x-vllm]" in out
+    # The first line, the gate's verdict, agrees with the exit code.
+    assert out.splitlines()[0].endswith(
+        ": FAIL (waived failures are not allowed by --no-waivers; "
+        "the decision's verdict is PASS WITH WAIVERS)"
+    ), out.splitlines()[0]
 
 
 def test_expired_waiver_is_rejected(samples: Path, capsys: pytest.CaptureFixture[str]) -> None:

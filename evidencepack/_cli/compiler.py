@@ -120,8 +120,10 @@ def _cmd_init(args: argparse.Namespace) -> int:
 # --- check and build ----------------------------------------------------------------------------
 
 
-def _decision_text(decision: DecisionDocument) -> str:
-    lines = [f"{decision.decision_id}: {decision.verdict}", decision.summary, ""]
+def _decision_text(decision: DecisionDocument, verdict: str | None = None) -> str:
+    """The decision for a terminal; ``verdict`` replaces the decision's own in the first line
+    (the gate's word under ``check --no-waivers``)."""
+    lines = [f"{decision.decision_id}: {verdict or decision.verdict}", decision.summary, ""]
     fits: dict[str, tuple[int, int]] = {}
     for fit in decision.fit:
         if fit.kind == "run":
@@ -223,7 +225,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 def _gate_text(decision: DecisionDocument, allow_waivers: bool) -> str:
     """The decision's text, and with ``--no-waivers`` the waived failures that fail the gate."""
-    text = _decision_text(decision)
+    from ..check_outputs import gate_verdict
+
+    text = _decision_text(decision, gate_verdict(decision, allow_waivers=allow_waivers))
     waived = decision.waived_failures()
     if not decision.gate_passes(allow_waivers=allow_waivers) and not allow_waivers and waived:
         text += "\n\n--no-waivers: the gate allows no waived failure: " + ", ".join(

@@ -13,7 +13,7 @@ from ._common import Command, Parser, add_command, emit, group_help, json_argume
 def _cmd_export_oscal(args: argparse.Namespace) -> int:
     from ..export.oscal import export_oscal
 
-    result = export_oscal(Path(args.pack), Path(args.output), args.oscal_version)
+    result = export_oscal(Path(args.pack), Path(args.output), args.oscal_version, force=args.force)
     emit(
         {
             "assessment_results": str(result.results),
@@ -69,7 +69,14 @@ def register(command: Command) -> None:
         "-o",
         "--output",
         metavar="DIR",
-        default=".",
-        help="the folder to write into (default: the current folder; never the pack itself)",
+        default="oscal",
+        help="the folder to write into, new or empty (default: oscal in the current folder; "
+        "never the pack itself)",
+    )
+    q.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an earlier export in DIR (only a folder holding nothing but the two "
+        "files an export writes)",
     )
     json_argument(q, "print what was written as JSON")

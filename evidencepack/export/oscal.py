@@ -44,6 +44,7 @@ from .catalog import (
     one_line,
 )
 from .models import CheckRecord
+from .output import check_output_folder
 from .packread import PackContents, PackFile, open_pack, read_pack
 from .versions import CATALOG_NAME, OSCAL_VERSIONS, RESULTS_NAME
 
@@ -72,8 +73,11 @@ class ExportResult:
     oscal_version: str
 
 
-def export_oscal(pack: Path, out_dir: Path, oscal_version: str) -> ExportResult:
-    """Export the pack at ``pack`` (folder or ``.tar.gz``) into ``out_dir``."""
+def export_oscal(
+    pack: Path, out_dir: Path, oscal_version: str, *, force: bool = False
+) -> ExportResult:
+    """Export the pack at ``pack`` (folder or ``.tar.gz``) into ``out_dir``: a new or empty
+    folder, or with ``force`` one that holds an earlier export and nothing else."""
     with ExitStack() as stack:
         folder, label = open_pack(pack, stack)
         target = out_dir.resolve()
@@ -82,6 +86,7 @@ def export_oscal(pack: Path, out_dir: Path, oscal_version: str) -> ExportResult:
                 f"{out_dir}: is inside the pack; writing there adds files the pack's manifest "
                 "and signature do not cover: choose a folder outside it with -o"
             )
+        check_output_folder(out_dir, force=force)
         contents = read_pack(folder, label)
     return write_export(contents, out_dir, oscal_version)
 

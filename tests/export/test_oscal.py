@@ -262,3 +262,48 @@ def test_build_with_oscal_signs_the_export_inside_the_pack(
         handle.write(b" ")
     assert main(["verify", str(pack), "--key", str(pub)]) == 1
     assert RESULTS_NAME in capsys.readouterr().out
+
+
+def test_export_never_overwrites_without_force(
+    sample_pack: Path, exported: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Another pack's export in the folder: refused without --force, left as it was.
+    out = tmp_path / "grc"
+    out.mkdir()
+    earlier = (exported / RESULTS_NAME).read_bytes().replace(b"satisfied", b"SATISFIED", 1)
+    (out / RESULTS_NAME).write_bytes(earlier)
+    (out / CATALOG_NAME).write_bytes((exported / CATALOG_NAME).read_bytes())
+    assert main(["export", "oscal", str(sample_pack), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{out}: is not empty ({RESULTS_NAME}, {CATALOG_NAME})" in err
+    assert "--force" in err
+    assert (out / RESULTS_NAME).read_bytes() == earlier
+    # --force replaces an earlier export (and only that).
+    assert main(["export", "oscal", str(sample_pack), "-o", str(out), "--force"]) == 0
+    assert (out / RESULTS_NAME).read_bytes() == (exported / RESULTS_NAME).read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("notes.txt", b"mine"),  # a file an export does not write
+        (RESULTS_NAME, b'{"catalog": {}}'),  # the right name, the wrong document
+        (CATALOG_NAME, b"not json"),
+    ],
+)
+def test_force_replaces_only_an_export_it_recognises(
+    sample_pack: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    content: bytes,
+) -> None:
+    out = tmp_path / "mixed"
+    out.mkdir()
+    (out / name).write_bytes(content)
+    assert main(["export", "oscal", str(sample_pack), "-o", str(out), "--force"]) == 2
+    err = capsys.readouterr().err
+    assert "--force replaces only an earlier OSCAL export" in err
+    assert f"also holds {name}" in err
+    assert sorted(p.name for p in out.iterdir()) == [name]
+    assert (out / name).read_bytes() == content

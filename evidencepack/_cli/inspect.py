@@ -19,14 +19,21 @@ class InspectOptions:
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    from ..inputs.describe import describe
+    from ..inputs.describe import describe, run_folder_files
     from ..inputs.snapshot import read_private
 
     opts = InspectOptions(tuple(Path(f) for f in args.files), args.json, args.max_file_bytes)
     reports: list[dict[str, Any]] = []
     lines: list[str] = []
     failed = 0
+    files: list[Path] = []
     for path in opts.files:
+        # A run folder (what measure writes) is read as a spec's runs entry reads it.
+        members = run_folder_files(path) if path.is_dir() and not path.is_symlink() else []
+        if members:
+            lines.append(f"{path}: a run folder; reading {', '.join(p.name for p in members)}")
+        files += members or [path]
+    for path in files:
         try:
             parsed = read_private(path, max_bytes=opts.max_file_bytes)
         except InputError as exc:

@@ -71,7 +71,14 @@ def _cmd_measure(args: argparse.Namespace) -> int:
         raise UsageError("--spec and --candidate go together")
     if args.spec is not None:
         options = from_spec(options, load_spec(Path(args.spec)), args.candidate)
-    results = measure(options, progress=lambda line: print(line, file=sys.stderr))
+    # Each result line is printed once, as its point ends: on standard output, or, with --json
+    # (whose document goes there at the end), on standard error beside the progress.
+    result_stream = sys.stderr if args.json else sys.stdout
+    results = measure(
+        options,
+        progress=lambda line: print(line, file=sys.stderr),
+        on_result=lambda result: print(result.line(), file=result_stream, flush=True),
+    )
     payload = [
         {
             "folder": str(r.folder),
@@ -85,7 +92,8 @@ def _cmd_measure(args: argparse.Namespace) -> int:
         }
         for r in results
     ]
-    emit(payload, as_json=args.json, text="\n".join(r.line() for r in results))
+    if args.json:
+        emit(payload, as_json=True, text="")
     return EXIT_OK if all(r.complete for r in results) else EXIT_COULD_NOT_RUN
 
 

@@ -2,8 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from .base import ParsedInput
 from .models import LatencyStats, ReferencePoint, ScoreSet, ServingRun
+
+# A run folder (what ``measure`` writes; any LoadGen output folder) as a spec's ``runs`` entry
+# reads it: by its LoadGen detail log, with the client's request rows beside it; the summary is
+# cross-checked against the log. The names match ``inputs/intake.py``'s.
+_RUN_FOLDER_READ = ("mlperf_log_detail.txt", "mlperf_log_summary.txt", "requests.jsonl")
+
+
+def run_folder_files(folder: Path) -> list[Path]:
+    """The files of a run folder that ``inspect`` reads, in the order a check uses them;
+    empty when ``folder`` holds none of them (it is then no run folder)."""
+    return [folder / name for name in _RUN_FOLDER_READ if (folder / name).is_file()]
 
 
 def describe(parsed: ParsedInput) -> list[str]:

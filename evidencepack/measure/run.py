@@ -73,9 +73,14 @@ class PointResult:
 
 
 def measure(
-    options: MeasureOptions, *, progress: Callable[[str], None] | None = None
+    options: MeasureOptions,
+    *,
+    progress: Callable[[str], None] | None = None,
+    on_result: Callable[[PointResult], None] | None = None,
 ) -> list[PointResult]:
-    """Measure every load point of ``options``; stops at the first incomplete point."""
+    """Measure every load point of ``options``; stops at the first incomplete point.
+    ``progress`` hears what is being done; ``on_result`` gets each point's result as it ends
+    (without it, ``progress`` hears the result's line)."""
     check_options(options)
     if importlib.util.find_spec("mlperf_loadgen") is None:
         raise CouldNotRun(
@@ -103,7 +108,9 @@ def measure(
             progress(f"measuring {name} ({_describe(config)})")
         result = _run_point(name, config, tokenizer)
         results.append(result)
-        if progress is not None:
+        if on_result is not None:
+            on_result(result)
+        elif progress is not None:
             progress(result.line())
         if not result.complete:
             break

@@ -146,7 +146,21 @@ def test_invalid_server_run_when_the_slo_is_not_met(
     args = _args(server, prompts, out, "--target-qps", "100", "--min-query-count", "40")
     # A 2 ms TTFT limit against a server that needs 4 ms for its first token.
     assert main([*args, "--ttft-ms", "2", "--tpot-ms", "200"]) == 0
-    assert "INVALID" in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert "INVALID" in said.out
+    # The result line is printed once: on standard output, not again in the progress.
+    (line,) = [x for x in said.out.splitlines() + said.err.splitlines() if x.startswith(str(out))]
+    assert line in said.out.splitlines()
+    # inspect reads the folder measure wrote, as a spec's runs entry reads it.
+    assert main(["inspect", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith(
+        f"{out}: a run folder; reading mlperf_log_detail.txt, mlperf_log_summary.txt, "
+        "requests.jsonl\n"
+    ), text
+    assert f"{out / 'requests.jsonl'}: evidencepack-measure-requests" in text
+    assert main(["inspect", str(out.parent)]) == 1
+    assert "is a folder; give the files inside it" in capsys.readouterr().out
     detail = out / "mlperf_log_detail.txt"
     assert main(["inspect", "--json", str(detail)]) == 0
     (run,) = json.loads(capsys.readouterr().out)[0]["runs"]
@@ -341,14 +355,16 @@ def test_ctrl_c_stops_the_run_cleanly(server: OpenAIServer, prompts: Path, workd
         time.sleep(0.05)
     time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    said, err = proc.communicate(timeout=30)
     assert proc.returncode == 3, err
     record = _record(out)
     assert record["complete"] is False
     assert record["stop_reason"] == "interrupted (SIGTERM)"
     assert record["requests"]["ok"] > 10
     assert not (out / "mlperf_log_summary.txt").exists()
-    assert "INCOMPLETE" in err.decode()
+    # The point's result, once, on standard output; the progress on standard error.
+    assert said.decode().count("INCOMPLETE") == 1, said
+    assert "INCOMPLETE" not in err.decode()
 
 
 def test_usage_errors(server: OpenAIServer, prompts: Path, workdir: Path) -> None:

@@ -341,3 +341,43 @@ def test_readme_names_only_repository_files_that_exist() -> None:
     }
     assert len(named) > 20
     assert sorted(n for n in named - others if not (PACKAGE.parent / n).exists()) == []
+
+
+# The CLI's package is its entry point (main() lives there); every other package __init__
+# is a docstring, and at most a lazy re-export (PEP 562) whose imports run only for typing.
+_INIT_MAY_IMPORT = {"_cli"}
+_TYPING_ONLY = {"__future__", "typing"}
+
+
+def _init_imports(tree: ast.Module) -> list[str]:
+    """The modules a package ``__init__`` imports when loaded (TYPE_CHECKING blocks aside)."""
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            continue
+        if isinstance(node, ast.ImportFrom) and (node.module or "") not in _TYPING_ONLY:
+            found.append("." * node.level + (node.module or ""))
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name not in _TYPING_ONLY]
+    return found
+
+
+def test_package_inits_import_nothing() -> None:
+    offenders = {
+        str(init.relative_to(PACKAGE.parent)): imports
+        for init in sorted(PACKAGE.rglob("__init__.py"))
+        if init.parent.name not in _INIT_MAY_IMPORT
+        and (imports := _init_imports(ast.parse(init.read_text(encoding="utf-8"))))
+    }
+    assert offenders == {}
+    # Every package is one: measure/ too.
+    assert all(
+        (d / "__init__.py").is_file()
+        for d in PACKAGE.rglob("*")
+        if d.is_dir() and any(d.glob("*.py"))
+    )
+
+
+def test_the_init_rule_catches_an_import() -> None:
+    tree = ast.parse("from __future__ import annotations\nimport duckdb\nfrom .x import y\n")
+    assert _init_imports(tree) == ["duckdb", ".x"]

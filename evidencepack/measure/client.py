@@ -39,9 +39,11 @@ class Endpoint:
 
     @property
     def host_header(self) -> str:
-        """The ``Host`` header: the host, with the port unless it is the scheme's default."""
+        """The ``Host`` header: the host, with the port unless it is the scheme's default; an
+        IPv6 address in brackets (RFC 9110 7.2: ``[::1]:8000``, never ``::1:8000``)."""
         default = 443 if self.scheme == "https" else 80
-        return self.host if self.port == default else f"{self.host}:{self.port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return host if self.port == default else f"{host}:{self.port}"
 
 
 def parse_endpoint(url: str) -> Endpoint:

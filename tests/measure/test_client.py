@@ -19,6 +19,10 @@ def test_endpoint_urls() -> None:
     assert parse_endpoint("https://api.example.com/v1/").port == 443
     assert parse_endpoint("http://h/proxy").base_path == "/proxy/v1"
     assert parse_endpoint("http://h:80").host_header == "h"
+    # An IPv6 address keeps its brackets in the Host header (RFC 9110 7.2).
+    six = parse_endpoint("http://[::1]:8000")
+    assert (six.host, six.host_header) == ("::1", "[::1]:8000")
+    assert parse_endpoint("https://[2001:db8::7]/v1").host_header == "[2001:db8::7]"
     for bad in ("ftp://h", "127.0.0.1:8000", "http://u:p@h", "http://h/v1?x=1", "http://h:99999"):
         with pytest.raises(UsageError):
             parse_endpoint(bad)

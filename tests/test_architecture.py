@@ -189,6 +189,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("export",),
     ("pipeline", "init_spec", "command_reports"),
     ("diff", "warehouse"),
+    ("watch",),
     ("check_outputs", "schemas", "api"),
     ("_cli",),
     ("__main__",),

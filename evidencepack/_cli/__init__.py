@@ -65,6 +65,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "export": ("export", "export a built pack for other tools (OSCAL)"),
     "warehouse": ("warehouse", "hold many verified packs as Parquet tables and query them"),
+    "watch": (
+        "watch",
+        "re-measure a signed decision's endpoint and dates: holds, degraded or broken (exit 1)",
+    ),
 }
 
 

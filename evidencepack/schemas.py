@@ -40,6 +40,7 @@ def _documents() -> dict[str, type[BaseModel]]:
     from .signing.statement import Statement
     from .signing.verify import VerifyReport
     from .warehouse.models import TABLES
+    from .watch.models import WatchReport
 
     documents: dict[str, type[BaseModel]] = {
         "build-result.v1.schema.json": BuildReport,
@@ -61,6 +62,7 @@ def _documents() -> dict[str, type[BaseModel]]:
         "schemas-result.v1.schema.json": SchemasReport,
         "validation-report.v1.schema.json": ValidationReport,
         "verify-report.v1.schema.json": VerifyReport,
+        "watch.v1.schema.json": WatchReport,
     }
     documents.update({f"warehouse-{table}.v1.schema.json": m for table, m in TABLES.items()})
     return documents

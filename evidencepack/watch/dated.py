@@ -47,23 +47,23 @@ def dated_findings(
     for candidate, what, until in _prices(spec):
         if until >= as_of:
             continue
-        effect: Effect = "degraded" if candidate == watched else "note"
+        price_effect: Effect = "degraded" if candidate == watched else "note"
         found.append(
             WatchFinding(
                 kind="price",
                 candidate=candidate,
-                effect=effect,
+                effect=price_effect,
                 detail=f"{candidate}'s {what} was valid until {until.isoformat()}; it has "
                 f"expired by {as_of.isoformat()}",
             )
         )
-    applied = {(w.check, w.candidate) for w in spec.waivers} if decision.waivers_applied else set()
+    # The check results a waiver covered for the watched candidate (or the whole decision).
+    covered = {w.check for w in decision.waivers_applied if w.candidate in (None, watched)}
     for waiver in spec.waivers:
         if waiver.expires >= as_of:
             continue
-        concerns = waiver.candidate in (None, watched)
-        in_use = (waiver.check, waiver.candidate) in applied
-        effect = "broken" if concerns and in_use else "note"
+        in_use = waiver.candidate in (None, watched) and waiver.check in covered
+        effect: Effect = "broken" if in_use else "note"
         whom = waiver.candidate or "every candidate"
         found.append(
             WatchFinding(

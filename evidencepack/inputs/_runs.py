@@ -125,6 +125,9 @@ def reconcile(
         else:
             slot = metric
         theirs = tool.get(metric)
+        if theirs is not None and metric in ("tpot", "itl") and _all_zero(theirs):
+            out.warnings.append(_not_measured(theirs))
+            theirs = None
         if ours is not None:
             if theirs is not None and same_meaning(ours, theirs):
                 checks = staging.check(run_index, slot, ours, theirs) if staging else []
@@ -137,6 +140,31 @@ def reconcile(
         if final is not None and not final.canonical:
             out.warnings.append(_non_canonical(final))
     return out
+
+
+UNBOUNDED_RATE_PER_S = 1e6
+"""A request rate at or above this is a sentinel for "no rate limit" (``--request-rate 1e9``,
+Ray Serve LLM's spelling of ``inf``): no benchmark client offers a million requests a second."""
+
+_INFINITE = frozenset(("inf", "+inf", "infinity", "+infinity"))
+
+
+def unbounded_rate(raw: Any) -> bool:
+    """Whether a tool's request rate means "send as fast as allowed": ``inf`` in any spelling
+    (``"inf"``, ``"Infinity"``, a float infinity) or a sentinel rate of ``UNBOUNDED_RATE_PER_S``
+    or more (``1e9``, ``"1e9"``). Such a load is bounded only by its concurrency cap: a closed
+    loop at that concurrency, or offline without one, never an open loop at that rate."""
+    if isinstance(raw, bool):
+        return False
+    if isinstance(raw, str):
+        text = raw.strip().lower()
+        if text in _INFINITE:
+            return True
+        try:
+            raw = float(text)
+        except ValueError:
+            return False
+    return isinstance(raw, int | float) and raw >= UNBOUNDED_RATE_PER_S
 
 
 def build_run(settled: Reconciled, warnings: list[str], **fields: Any) -> ServingRun:
@@ -264,6 +292,23 @@ def disagreement(check: AggregateCheck) -> str:
         f"{check.metric} {check.statistic}: the tool reports {check.tool_value:.6g} ms but the "
         f"per-request rows give {check.recomputed_value:.6g} ms (accepted "
         f"{check.lower:.6g}..{check.upper:.6g}; tolerance {TOLERANCE_TEXT})"
+    )
+
+
+def _all_zero(stats: LatencyStats) -> bool:
+    """Every figure the tool wrote is exactly 0: what vLLM, SGLang and others write for TPOT
+    and ITL when no request had a second token (a prefill-only or one-token run)."""
+    values = [getattr(stats, f"{key}_ms") for key in _STAT_KEYS]
+    values += list(stats.extra_percentiles_ms.values())
+    stated = [v for v in values if v is not None]
+    return bool(stated) and all(v == 0 for v in stated)
+
+
+def _not_measured(stats: LatencyStats) -> str:
+    return (
+        f"{stats.metric}: the tool wrote 0 ms for every statistic, which is what it writes when "
+        "no request produced a second token (a one-token or prefill-only run): not measured, "
+        "not 0 ms"
     )
 
 

@@ -10,7 +10,6 @@ precision and the parallelism are taken from it.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from ...provenance import FileRecord
 from ...store.connection import literal_path
 from ...store.staged import StagedRows
 from .._json import Node, iter_json_lines, text_or_none
-from .._runs import build_run, reconcile, tool_stats
+from .._runs import build_run, reconcile, tool_stats, unbounded_rate
 from ..base import Columns, ParsedInput, Probe, item_id, require_completed, with_tool
 from ..models import Identity, LatencyMetric, LatencyStats, Load, ServingRun, TokenStats
 from ..stage import Staging, max_object_size
@@ -301,8 +300,9 @@ def _load(node: Node) -> Load:
     burstiness = node.num("burstiness")
     if raw is None:
         return Load(concurrency=concurrency)
-    if raw in ("inf", "Infinity", math.inf):
-        # every request sent at once: bounded only by --max-concurrency when it is given
+    if unbounded_rate(raw):
+        # every request sent at once (``inf``, or a sentinel such as ``1e9``): bounded only by
+        # --max-concurrency when it is given
         if concurrency:
             return Load(kind="closed_loop", concurrency=concurrency)
         return Load(kind="offline")

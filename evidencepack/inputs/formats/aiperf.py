@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from ...provenance import FileRecord
 from .._json import Node
-from .._runs import build_run, one_run, reconcile, tool_stats
+from .._runs import build_run, one_run, reconcile, tool_stats, unbounded_rate
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed
 from ..models import Identity, LatencyMetric, Load, TokenStats
 
@@ -237,8 +237,14 @@ def _load(config: Node | None) -> Load:
     source = phase or config.obj("loadgen") or config.path("perf_analyzer", "stimulus")
     if source is None or not isinstance(source.value, dict):
         source = config
-    rate = source.num("request_rate")
     concurrency = source.int_("concurrency")
+    if unbounded_rate(source.value.get("request_rate")):
+        return (
+            Load(kind="closed_loop", concurrency=concurrency)
+            if concurrency
+            else Load(kind="offline")
+        )
+    rate = source.num("request_rate")
     if rate:
         mode = source.str_("request_rate_mode") or ""
         arrival: Literal["poisson", "constant"] | None = (

@@ -18,6 +18,7 @@ from .models import (
     DEFINITIONS,
     AggregateCheck,
     Definition,
+    Goodput,
     LatencyMetric,
     LatencyStats,
     RunFinding,
@@ -165,6 +166,38 @@ def unbounded_rate(raw: Any) -> bool:
         except ValueError:
             return False
     return isinstance(raw, int | float) and raw >= UNBOUNDED_RATE_PER_S
+
+
+SLOS_NOT_STATED = "not stated in the file"
+
+
+def goodput_fields(
+    requests_per_s: float | None,
+    *,
+    tokens_per_s: float | None = None,
+    good_requests: float | None = None,
+    judged_requests: float | None = None,
+    slos: Mapping[str, Any] | None = None,
+    slo_source: str | None = None,
+) -> dict[str, Any]:
+    """The ServingRun fields of a tool's goodput (``goodput`` and its rate ``goodput_per_s``);
+    {} when the file states none. ``slos`` keeps the numeric limits (name -> limit)."""
+    if requests_per_s is None and tokens_per_s is None and good_requests is None:
+        return {}
+    limits = {
+        str(k): float(v)
+        for k, v in (slos or {}).items()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    }
+    goodput = Goodput(
+        requests_per_s=requests_per_s,
+        tokens_per_s=tokens_per_s,
+        good_requests=None if good_requests is None else int(round(good_requests)),
+        judged_requests=None if judged_requests is None else int(round(judged_requests)),
+        slos=limits,
+        slo_source=slo_source if limits else SLOS_NOT_STATED,
+    )
+    return {"goodput": goodput, "goodput_per_s": requests_per_s}
 
 
 def build_run(settled: Reconciled, warnings: list[str], **fields: Any) -> ServingRun:

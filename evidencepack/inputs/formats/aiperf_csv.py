@@ -17,7 +17,7 @@ import csv
 
 from ...errors import InputError
 from ...provenance import FileRecord
-from .._runs import build_run, one_run, reconcile, tool_stats
+from .._runs import build_run, goodput_fields, one_run, reconcile, tool_stats
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed
 from ..models import LatencyMetric, LatencyStats, TokenStats
 from .aiperf import STAT_SOURCES, TO_MS, as_int
@@ -109,7 +109,11 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
         request_throughput_per_s=_lookup(values, "request throughput"),
         output_token_throughput_per_s=_lookup(values, "output token throughput"),
         total_token_throughput_per_s=_lookup(values, "total token throughput"),
-        goodput_per_s=_lookup(values, "goodput"),
+        **goodput_fields(
+            _lookup(values, "goodput"),
+            good_requests=_lookup(values, "good request count"),
+            judged_requests=completed if _lookup(values, "goodput") is not None else None,
+        ),
         tokens=TokenStats(
             input_mean_tokens=_mean_of(stats, "input sequence length"),
             output_mean_tokens=_mean_of(stats, "output sequence length"),

@@ -14,7 +14,13 @@ from .._models import Sha256Hex, StrictModel
 
 LatencyMetric = Literal["ttft", "tpot", "itl", "e2e"]
 Definition = Literal[
-    "ttft", "tpot_excl_first", "tpot_incl_first", "itl_gap", "itl_incl_first", "e2e"
+    "ttft",
+    "tpot_excl_first",
+    "tpot_incl_first",
+    "itl_gap",
+    "itl_incl_first",
+    "itl_token_gap",
+    "e2e",
 ]
 Weighting = Literal["request", "token", "gap"]
 StatsSource = Literal["per_request", "tool_aggregate"]
@@ -28,6 +34,9 @@ DEFINITIONS: dict[str, str] = {
     "itl_gap": "each gap between consecutive streamed output chunks, pooled over requests",
     "itl_incl_first": "per request mean gap between tokens counting the TTFT as the first gap "
     "(llmperf's inter_token_latency)",
+    "itl_token_gap": "each gap between consecutive output token times, pooled over requests, "
+    "a streamed chunk's tokens sharing its arrival time when the tool re-tokenizes (0 ms gaps "
+    "inside a chunk; inference-perf)",
     "e2e": "time from sending the request to receiving the complete response",
 }
 """What each definition means; the README and ``inspect`` print these."""

@@ -104,7 +104,9 @@ def parse_summary(probe: Probe, record: FileRecord) -> ParsedInput:
         identity=Identity(model_name=_model(config), settings=_settings(config)),
         backend=_endpoint(config),
         load=_load(config),
-        requests_sent=None if completed_int is None else completed_int + int(failed or 0),
+        requests_sent=None
+        if completed_int is None or failed is None
+        else completed_int + int(failed),
         requests_completed=completed_int,
         requests_failed=None if failed is None else int(failed),
         duration_s=_avg(metrics, "benchmark_duration"),

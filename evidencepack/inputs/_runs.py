@@ -126,8 +126,9 @@ def reconcile(
         else:
             slot = metric
         theirs = tool.get(metric)
-        if theirs is not None and metric in ("tpot", "itl") and _all_zero(theirs):
-            out.warnings.append(_not_measured(theirs))
+        unmeasured = not_measured(theirs)
+        if unmeasured:
+            out.warnings.append(unmeasured)
             theirs = None
         if ours is not None:
             if theirs is not None and same_meaning(ours, theirs):
@@ -337,7 +338,11 @@ def _all_zero(stats: LatencyStats) -> bool:
     return bool(stated) and all(v == 0 for v in stated)
 
 
-def _not_measured(stats: LatencyStats) -> str:
+def not_measured(stats: LatencyStats | None) -> str | None:
+    """Why a tool's TPOT or ITL is not a measurement (every statistic exactly 0: no request had
+    a second token), or None when it is one. Every reader drops such a figure and says so."""
+    if stats is None or stats.metric not in ("tpot", "itl") or not _all_zero(stats):
+        return None
     return (
         f"{stats.metric}: the tool wrote 0 ms for every statistic, which is what it writes when "
         "no request produced a second token (a one-token or prefill-only run): not measured, "

@@ -79,7 +79,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
             if pct
             else {}
         )
-        latency[slot] = stats(slot, values, scale=_NS_TO_MS, extra=extra)
+        latency[slot] = stats(slot, values, scale=_NS_TO_MS, extra=extra, warnings=warnings)
     if early:
         warnings.append(
             "early_stopping_percentiles (MLPerf's early-stopping bounds) of "

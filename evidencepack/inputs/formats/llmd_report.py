@@ -92,6 +92,7 @@ def _stats(node: Node | None, metric: LatencyMetric, warnings: list[str]) -> Lat
         {ours: node.num(theirs) for ours, theirs in _STATS.items()},
         scale=_TO_MS[units],
         extra={p: node.num(p) for p in _EXTRA if node.has(p)},
+        warnings=warnings,
     )
 
 

@@ -54,3 +54,16 @@ def test_a_measured_tpot_is_kept(tmp_path: Path) -> None:
     (run,) = read_input(write_json(tmp_path / "r.json", result)).runs
     assert run.tpot is not None
     assert run.tpot.mean_ms == pytest.approx(result["mean_tpot_ms"])
+
+
+def test_reference_readers_apply_the_same_rule() -> None:
+    """InferenceX, llm-d reports and MLCommons' endpoint summaries share ``_reference.stats``."""
+    from evidencepack.inputs.formats._reference import stats
+
+    said: list[str] = []
+    assert stats("itl", {"mean": 0.0, "p50": 0.0, "p99": 0.0}, scale=1e-6, warnings=said) is None
+    assert said
+    assert "not measured, not 0 ms" in said[0]
+    ttft = stats("ttft", {"mean": 0.0}, scale=1.0, warnings=said)
+    assert ttft is not None
+    assert len(said) == 1

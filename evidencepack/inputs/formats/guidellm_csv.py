@@ -174,6 +174,12 @@ def _run(row: _Row, index: int, record: FileRecord, version: str | None) -> Serv
             f"guidellm left {warmup or 0:g} s of warm-up and {cooldown or 0:g} s of cool-down "
             "out of these figures: those requests are not in the sample"
         )
+    incomplete = _int(row.num("Request Counts", "Incomplete"))
+    if incomplete:
+        warnings.append(
+            f"{incomplete} request(s) incomplete (in flight when the benchmark ended, or "
+            "cancelled): neither completed nor failed"
+        )
     latency: dict[str, LatencyStats | None] = {
         slot: _stats(row, slot, *spec) for slot, spec in _LATENCY.items()
     }

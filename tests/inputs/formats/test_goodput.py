@@ -116,3 +116,22 @@ def test_inspect_shows_goodput_apart_from_throughput(
     assert "goodput 23.94 req/s; 40 of 40 requests met every SLO" in goodput
     assert "time_to_first_token <= 50" in goodput
     assert "not a throughput" in goodput
+
+
+def test_guidellm_csv_incomplete_requests_are_said(shared_data: Path, tmp_path: Path) -> None:
+    import csv
+
+    source = shared_data / "formats/guidellm/generated/benchmarks.csv"
+    rows = list(csv.reader(source.open(newline="")))
+    incomplete = next(
+        i for i, (a, b) in enumerate(zip(rows[0], rows[1], strict=False))
+        if (a, b) == ("Request Counts", "Incomplete")
+    )  # fmt: skip
+    rows[3][incomplete] = "3"
+    rows[3][incomplete + 2] = str(int(rows[3][incomplete + 2]) + 3)  # Total
+    path = tmp_path / "benchmarks.csv"
+    with path.open("w", newline="") as handle:
+        csv.writer(handle).writerows(rows)
+    run = read_input(path).runs[0]
+    assert any("3 request(s) incomplete" in w for w in run.warnings)
+    assert any(f.kind == "unaccounted-requests" for f in run.findings)

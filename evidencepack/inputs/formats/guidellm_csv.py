@@ -19,7 +19,7 @@ from typing import Any
 
 from ...errors import InputError
 from ...provenance import FileRecord
-from .._runs import build_run, reconcile, tool_stats
+from .._runs import build_run, reconcile, tool_stats, unbounded_rate
 from ..base import Format, ParsedInput, Probe, item_id, require_completed, with_tool
 from ..models import (
     Definition,
@@ -275,14 +275,15 @@ def strategy_load(strategy: str | None) -> Load:
         number = float(value) if value else None
     except ValueError:
         number = None
+    unbounded = unbounded_rate(value.strip() if value else None)
     if number is not None and not (math.isfinite(number) and number >= 1e-9):
         number = None  # not a rate or a concurrency: the load stays unknown
     if kind == "synchronous":
         return Load(kind="closed_loop", concurrency=1)
     if kind == "concurrent" and number and number >= 1:
         return Load(kind="closed_loop", concurrency=int(number))
-    if kind == "throughput":
-        return Load(kind="offline")
+    if kind == "throughput" or (kind in ("constant", "poisson") and unbounded):
+        return Load(kind="offline")  # a sentinel rate (1e9, inf) is no rate limit
     if kind in ("constant", "poisson") and number:
         return Load(kind="open_loop", request_rate_per_s=number, arrival=kind)  # type: ignore[arg-type]
     return Load()

@@ -55,3 +55,29 @@ def test_aiperf_sentinel_rate_with_concurrency_is_a_closed_loop(
 def test_what_counts_as_unbounded() -> None:
     assert all(unbounded_rate(r) for r in SPELLINGS)
     assert not any(unbounded_rate(r) for r in (8.0, "8", 999_999, None, True, "trace", "fast"))
+
+
+def test_guidellm_csv_sentinel_rate_is_not_an_open_loop() -> None:
+    from evidencepack.inputs.formats.guidellm_csv import strategy_load
+
+    assert strategy_load("constant@1e9") == Load(kind="offline")
+    assert strategy_load("poisson@inf") == Load(kind="offline")
+    assert strategy_load("constant@2.0").request_rate_per_s == 2.0
+
+
+def test_reference_sentinel_rates_are_no_rate(shared_data: Path, tmp_path: Path) -> None:
+    """An llm-d benchmark report's ``rate_qps`` of 1e9 (or ``inf``) is no rate limit."""
+    src = shared_data / "formats/llm-d-report/public/br_v0_2_example.yaml"
+    text = src.read_text()
+    assert "rate_qps:" in text
+    for spelling in ("1.0e9", "inf"):
+        changed = "\n".join(
+            (line.split("rate_qps:")[0] + f"rate_qps: {spelling}") if "rate_qps:" in line else line
+            for line in text.splitlines()
+        )
+        path = tmp_path / f"report_{spelling}.yaml"
+        path.write_text(changed + "\n")
+        points = read_input(path).references
+        assert points
+        assert all(p.load.request_rate_per_s is None for p in points)
+        assert all(p.load.kind != "open_loop" for p in points)

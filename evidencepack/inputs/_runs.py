@@ -18,6 +18,7 @@ from .models import (
     DEFINITIONS,
     AggregateCheck,
     Definition,
+    Goodput,
     LatencyMetric,
     LatencyStats,
     RunFinding,
@@ -125,6 +126,10 @@ def reconcile(
         else:
             slot = metric
         theirs = tool.get(metric)
+        unmeasured = not_measured(theirs)
+        if unmeasured:
+            out.warnings.append(unmeasured)
+            theirs = None
         if ours is not None:
             if theirs is not None and same_meaning(ours, theirs):
                 checks = staging.check(run_index, slot, ours, theirs) if staging else []
@@ -137,6 +142,63 @@ def reconcile(
         if final is not None and not final.canonical:
             out.warnings.append(_non_canonical(final))
     return out
+
+
+UNBOUNDED_RATE_PER_S = 1e6
+"""A request rate at or above this is a sentinel for "no rate limit" (``--request-rate 1e9``,
+Ray Serve LLM's spelling of ``inf``): no benchmark client offers a million requests a second."""
+
+_INFINITE = frozenset(("inf", "+inf", "infinity", "+infinity"))
+
+
+def unbounded_rate(raw: Any) -> bool:
+    """Whether a tool's request rate means "send as fast as allowed": ``inf`` in any spelling
+    (``"inf"``, ``"Infinity"``, a float infinity) or a sentinel rate of ``UNBOUNDED_RATE_PER_S``
+    or more (``1e9``, ``"1e9"``). Such a load is bounded only by its concurrency cap: a closed
+    loop at that concurrency, or offline without one, never an open loop at that rate."""
+    if isinstance(raw, bool):
+        return False
+    if isinstance(raw, str):
+        text = raw.strip().lower()
+        if text in _INFINITE:
+            return True
+        try:
+            raw = float(text)
+        except ValueError:
+            return False
+    return isinstance(raw, int | float) and raw >= UNBOUNDED_RATE_PER_S
+
+
+SLOS_NOT_STATED = "not stated in the file"
+
+
+def goodput_fields(
+    requests_per_s: float | None,
+    *,
+    tokens_per_s: float | None = None,
+    good_requests: float | None = None,
+    judged_requests: float | None = None,
+    slos: Mapping[str, Any] | None = None,
+    slo_source: str | None = None,
+) -> dict[str, Any]:
+    """The ServingRun fields of a tool's goodput (``goodput`` and its rate ``goodput_per_s``);
+    {} when the file states none. ``slos`` keeps the numeric limits (name -> limit)."""
+    if requests_per_s is None and tokens_per_s is None and good_requests is None:
+        return {}
+    limits = {
+        str(k): float(v)
+        for k, v in (slos or {}).items()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    }
+    goodput = Goodput(
+        requests_per_s=requests_per_s,
+        tokens_per_s=tokens_per_s,
+        good_requests=None if good_requests is None else int(round(good_requests)),
+        judged_requests=None if judged_requests is None else int(round(judged_requests)),
+        slos=limits,
+        slo_source=slo_source if limits else SLOS_NOT_STATED,
+    )
+    return {"goodput": goodput, "goodput_per_s": requests_per_s}
 
 
 def build_run(settled: Reconciled, warnings: list[str], **fields: Any) -> ServingRun:
@@ -264,6 +326,27 @@ def disagreement(check: AggregateCheck) -> str:
         f"{check.metric} {check.statistic}: the tool reports {check.tool_value:.6g} ms but the "
         f"per-request rows give {check.recomputed_value:.6g} ms (accepted "
         f"{check.lower:.6g}..{check.upper:.6g}; tolerance {TOLERANCE_TEXT})"
+    )
+
+
+def _all_zero(stats: LatencyStats) -> bool:
+    """Every figure the tool wrote is exactly 0: what vLLM, SGLang and others write for TPOT
+    and ITL when no request had a second token (a prefill-only or one-token run)."""
+    values = [getattr(stats, f"{key}_ms") for key in _STAT_KEYS]
+    values += list(stats.extra_percentiles_ms.values())
+    stated = [v for v in values if v is not None]
+    return bool(stated) and all(v == 0 for v in stated)
+
+
+def not_measured(stats: LatencyStats | None) -> str | None:
+    """Why a tool's TPOT or ITL is not a measurement (every statistic exactly 0: no request had
+    a second token), or None when it is one. Every reader drops such a figure and says so."""
+    if stats is None or stats.metric not in ("tpot", "itl") or not _all_zero(stats):
+        return None
+    return (
+        f"{stats.metric}: the tool wrote 0 ms for every statistic, which is what it writes when "
+        "no request produced a second token (a one-token or prefill-only run): not measured, "
+        "not 0 ms"
     )
 
 

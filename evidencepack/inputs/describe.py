@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .base import ParsedInput
-from .models import LatencyStats, ReferencePoint, ScoreSet, ServingRun
+from .models import Goodput, LatencyStats, ReferencePoint, ScoreSet, ServingRun
 
 # A run folder (what ``measure`` writes; any LoadGen output folder) as a spec's ``runs`` entry
 # reads it: by its LoadGen detail log, with the client's request rows beside it; the summary is
@@ -63,9 +63,17 @@ def _run(run: ServingRun) -> list[str]:
         f"{load_text}; {_num(run.requests_completed, 10)} completed, "
         f"{_num(run.requests_failed, 10)} failed; {_num(run.request_throughput_per_s)} req/s, "
         f"{_num(run.output_token_throughput_per_s)} output tok/s"
+        + (
+            f", {_num(run.total_token_throughput_per_s)} total tok/s"
+            if run.total_token_throughput_per_s is not None
+            else ""
+        )
         + (f"; {run.per_request_rows} per-request rows" if run.per_request_rows else "")
     ]
     lines += ["    " + _stats(s) for s in (run.ttft, run.tpot, run.itl, run.e2e) if s is not None]
+    if run.goodput is not None:
+        lines.append("    " + _goodput(run.goodput))
+    lines += [f"    {f.severity} {f.kind}: {f.detail}" for f in run.findings]
     failed = [c for c in run.checks if not c.ok]
     if run.checks:
         lines.append(
@@ -74,6 +82,23 @@ def _run(run: ServingRun) -> list[str]:
         )
     lines += [f"    warning: {w}" for w in run.warnings]
     return lines
+
+
+def _goodput(g: Goodput) -> str:
+    """Goodput on its own line, with the SLOs that define it: never beside the throughputs."""
+    rates = [f"{_num(g.requests_per_s)} req/s"] if g.requests_per_s is not None else []
+    if g.tokens_per_s is not None:
+        rates.append(f"{_num(g.tokens_per_s)} tok/s")
+    counted = ""
+    if g.good_requests is not None:
+        of = f" of {g.judged_requests}" if g.judged_requests is not None else ""
+        counted = f"; {g.good_requests}{of} requests met every SLO"
+    if g.slos:
+        limits = ", ".join(f"{name} <= {_num(limit)}" for name, limit in g.slos.items())
+        slos = f"SLOs {limits} ({g.slo_source})"
+    else:
+        slos = f"SLOs {g.slo_source or 'not stated in the file'}"
+    return f"goodput {', '.join(rates) or '?'}{counted}; {slos}; not a throughput"
 
 
 def _stats(s: LatencyStats) -> str:

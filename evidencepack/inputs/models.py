@@ -14,7 +14,13 @@ from .._models import Sha256Hex, StrictModel
 
 LatencyMetric = Literal["ttft", "tpot", "itl", "e2e"]
 Definition = Literal[
-    "ttft", "tpot_excl_first", "tpot_incl_first", "itl_gap", "itl_incl_first", "e2e"
+    "ttft",
+    "tpot_excl_first",
+    "tpot_incl_first",
+    "itl_gap",
+    "itl_incl_first",
+    "itl_token_gap",
+    "e2e",
 ]
 Weighting = Literal["request", "token", "gap"]
 StatsSource = Literal["per_request", "tool_aggregate"]
@@ -28,6 +34,9 @@ DEFINITIONS: dict[str, str] = {
     "itl_gap": "each gap between consecutive streamed output chunks, pooled over requests",
     "itl_incl_first": "per request mean gap between tokens counting the TTFT as the first gap "
     "(llmperf's inter_token_latency)",
+    "itl_token_gap": "each gap between consecutive output token times, pooled over requests, "
+    "a streamed chunk's tokens sharing its arrival time when the tool re-tokenizes (0 ms gaps "
+    "inside a chunk; inference-perf)",
     "e2e": "time from sending the request to receiving the complete response",
 }
 """What each definition means; the README and ``inspect`` print these."""
@@ -149,6 +158,37 @@ class RunFinding(StrictModel):
     detail: str
 
 
+class Goodput(StrictModel):
+    """The requests that met every SLO the tool was given, per second: a figure of its own with
+    the SLOs that define it, never a throughput (``goodput_per_s`` is its rate, for SQL)."""
+
+    requests_per_s: float | None = Field(
+        default=None, ge=0, description="good requests per second, as the tool computed it"
+    )
+    tokens_per_s: float | None = Field(
+        default=None,
+        ge=0,
+        description="tokens per second of the good requests (inference-perf's token_goodput, "
+        "guidellm's output_token_goodput), where the file states it",
+    )
+    good_requests: int | None = Field(
+        default=None, ge=0, description="how many requests met every SLO, where stated"
+    )
+    judged_requests: int | None = Field(
+        default=None, ge=0, description="how many requests were judged against the SLOs"
+    )
+    slos: dict[str, float] = Field(
+        default_factory=dict,
+        description="each SLO as the file states it: the tool's metric name (with its unit where "
+        "the name carries one) -> the limit, in ms for latencies; empty when the file does not "
+        "state them",
+    )
+    slo_source: str | None = Field(
+        default=None,
+        description="where the file states the SLOs (a JSON path), or why they are unknown",
+    )
+
+
 class ServingRun(StrictModel):
     """One serving-benchmark run (one load point) from any tool, normalised.
 
@@ -175,6 +215,9 @@ class ServingRun(StrictModel):
     output_token_throughput_per_s: float | None = Field(default=None, ge=0)
     total_token_throughput_per_s: float | None = Field(default=None, ge=0)
     goodput_per_s: float | None = Field(default=None, ge=0)
+    goodput: Goodput | None = Field(
+        default=None, description="the goodput with its SLOs, where the file states one"
+    )
     tokens: TokenStats = Field(default_factory=TokenStats)
     ttft: LatencyStats | None = None
     tpot: LatencyStats | None = None

@@ -351,25 +351,29 @@ def load_score_sets(
 
 
 def _complete(s: ScoreSet, sets: list[ScoreSet]) -> ScoreSet:
-    """A samples set (no task, a task hash) takes what its results set states.
+    """An lm-eval samples set (a task hash; no model, no tool value) takes what its results
+    set states. Its task, where the file name gave one, must be the results set's too.
 
-    lm-eval 0.4.2-0.4.4 samples rows do not name their filter (read as ``none``): where the
-    results file has exactly one filter for that task and metric (``get-answer`` of gsm8k and
-    the leaderboard tasks), that filter is theirs, and the set takes its name.
+    lm-eval 0.4.0-0.4.3 samples rows do not record their filter (read as unknown, None): where
+    the results file has exactly one filter for that task and metric (``none``, or
+    ``get-answer`` of gsm8k and the leaderboard tasks), that filter is theirs, and the set takes
+    its name.
     """
-    if s.task is not None or s.task_hash is None:
+    if s.format_id != "lm-eval-samples" or s.task_hash is None or s.value is not None:
         return s
     same = [
         r
         for r in sets
         if r.task is not None
+        and r.format_id != "lm-eval-samples"
         and r.task_hash == s.task_hash
+        and (s.task is None or r.task == s.task)
         and r.metric == s.metric
         and r.candidate == s.candidate
     ]
-    match = next((r for r in same if (r.filter or None) == (s.filter or None)), None)
+    match = next((r for r in same if s.filter is not None and r.filter == s.filter), None)
     named: tuple[str, ...] = ()
-    if match is None and s.filter == "none" and len({r.filter for r in same}) == 1:
+    if match is None and s.filter is None and len({r.filter for r in same}) == 1:
         match = same[0]
         named = (
             f"the samples rows do not name their filter; the results file's only filter for "
@@ -388,7 +392,9 @@ def _complete(s: ScoreSet, sets: list[ScoreSet]) -> ScoreSet:
             "identity": match.identity,
             "dataset": match.dataset,
             "timestamp": match.timestamp,
-            "warnings": tuple(w for w in s.warnings if "names neither" not in w)
+            "warnings": tuple(
+                w for w in s.warnings if "names neither" not in w and "record their filter" not in w
+            )
             + (f"task, model and the tool's value taken from {match.set_id} (same task hash)",)
             + named,
         }

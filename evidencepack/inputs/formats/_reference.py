@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 
 from ...provenance import FileRecord
-from .._runs import tool_stats
+from .._runs import not_measured, tool_stats
 from ..base import ParsedInput, with_tool
 from ..models import Definition, LatencyMetric, LatencyStats, ReferencePoint
 
@@ -46,9 +46,18 @@ def stats(
     scale: float,
     definition: Definition | None = None,
     extra: Mapping[str, float | None] | None = None,
+    warnings: list[str] | None = None,
 ) -> LatencyStats | None:
-    """A source's distribution as LatencyStats in ms (``scale`` converts the source's unit)."""
-    return tool_stats(metric, values, definition=definition, scale=scale, extra=extra)
+    """A source's distribution as LatencyStats in ms (``scale`` converts the source's unit).
+    A TPOT or ITL of 0 in every statistic (no request had a second token) is not measured:
+    None, said in ``warnings`` where the caller keeps them."""
+    found = tool_stats(metric, values, definition=definition, scale=scale, extra=extra)
+    unmeasured = not_measured(found)
+    if unmeasured is None:
+        return found
+    if warnings is not None:
+        warnings.append(unmeasured)
+    return None
 
 
 def parsed_references(

@@ -10,7 +10,6 @@ precision and the parallelism are taken from it.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from ...provenance import FileRecord
 from ...store.connection import literal_path
 from ...store.staged import StagedRows
 from .._json import Node, iter_json_lines, text_or_none
-from .._runs import build_run, reconcile, tool_stats
+from .._runs import build_run, goodput_fields, reconcile, tool_stats, unbounded_rate
 from ..base import Columns, ParsedInput, Probe, item_id, require_completed, with_tool
 from ..models import Identity, LatencyMetric, LatencyStats, Load, ServingRun, TokenStats
 from ..stage import Staging, max_object_size
@@ -215,8 +214,11 @@ def _run(
         duration_s=duration,
         request_throughput_per_s=request_rate,
         output_token_throughput_per_s=node.num("output_throughput"),
-        total_token_throughput_per_s=node.num("total_token_throughput"),
-        goodput_per_s=node.num("request_goodput"),
+        total_token_throughput_per_s=_total_throughput(node, warnings),
+        **goodput_fields(
+            node.num("request_goodput"),
+            judged_requests=completed if node.num("request_goodput") is not None else None,
+        ),
         tokens=TokenStats(
             input_mean_tokens=None if total_in is None else total_in / completed,
             output_mean_tokens=None if total_out is None else total_out / completed,
@@ -225,6 +227,21 @@ def _run(
         ),
         per_request_rows=rows,
     )
+
+
+def _total_throughput(node: Node, warnings: list[str]) -> float | None:
+    """Input plus output tokens per second: vLLM's ``total_token_throughput``, SGLang's
+    ``total_throughput``; an SGLang line with only ``input_throughput`` and
+    ``output_throughput`` gives their sum, and the run says so."""
+    for key in ("total_token_throughput", "total_throughput"):
+        value = node.num(key)
+        if value is not None:
+            return value
+    inputs, outputs = node.num("input_throughput"), node.num("output_throughput")
+    if inputs is None or outputs is None:
+        return None
+    warnings.append("no total token throughput in the file: input_throughput + output_throughput")
+    return inputs + outputs
 
 
 def _label(node: Node) -> str | None:
@@ -301,8 +318,9 @@ def _load(node: Node) -> Load:
     burstiness = node.num("burstiness")
     if raw is None:
         return Load(concurrency=concurrency)
-    if raw in ("inf", "Infinity", math.inf):
-        # every request sent at once: bounded only by --max-concurrency when it is given
+    if unbounded_rate(raw):
+        # every request sent at once (``inf``, or a sentinel such as ``1e9``): bounded only by
+        # --max-concurrency when it is given
         if concurrency:
             return Load(kind="closed_loop", concurrency=concurrency)
         return Load(kind="offline")

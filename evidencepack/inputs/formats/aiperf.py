@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from ...provenance import FileRecord
 from .._json import Node
-from .._runs import build_run, one_run, reconcile, tool_stats
+from .._runs import build_run, goodput_fields, one_run, reconcile, tool_stats, unbounded_rate
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed
 from ..models import Identity, LatencyMetric, Load, TokenStats
 
@@ -104,14 +104,16 @@ def parse_summary(probe: Probe, record: FileRecord) -> ParsedInput:
         identity=Identity(model_name=_model(config), settings=_settings(config)),
         backend=_endpoint(config),
         load=_load(config),
-        requests_sent=None if completed_int is None else completed_int + int(failed or 0),
+        requests_sent=None
+        if completed_int is None or failed is None
+        else completed_int + int(failed),
         requests_completed=completed_int,
         requests_failed=None if failed is None else int(failed),
         duration_s=_avg(metrics, "benchmark_duration"),
         request_throughput_per_s=_avg(metrics, "request_throughput"),
         output_token_throughput_per_s=_avg(metrics, "output_token_throughput"),
         total_token_throughput_per_s=_avg(metrics, "total_token_throughput"),
-        goodput_per_s=_avg(metrics, "goodput"),
+        **_goodput(metrics, config, completed_int),
         tokens=TokenStats(
             input_mean_tokens=_avg(metrics, "input_sequence_length"),
             output_mean_tokens=_avg(metrics, "output_sequence_length"),
@@ -133,12 +135,33 @@ _READ = frozenset(
         "output_token_throughput",
         "total_token_throughput",
         "goodput",
+        "good_request_count",
+        "good_request_fraction",
         "input_sequence_length",
         "output_sequence_length",
         "total_isl",
         "total_osl",
     )
 )
+
+
+def _goodput(metrics: Node, config: Node | None, completed: int | None) -> dict[str, Any]:
+    """AIPerf's goodput (``--goodput``): the good requests' rate and count, with the SLOs from
+    ``input_config.slos`` (GenAI-Perf: ``input_config.goodput``), each in the metric's unit."""
+    slos: Node | None = None
+    where = None
+    for key in ("slos", "goodput"):
+        slos = config.obj(key) if config is not None else None
+        if slos is not None:
+            where = f"{slos.where}"
+            break
+    return goodput_fields(
+        _avg(metrics, "goodput"),
+        good_requests=_avg(metrics, "good_request_count"),
+        judged_requests=completed if _avg(metrics, "goodput") is not None else None,
+        slos=slos.value if slos is not None else None,
+        slo_source=where,
+    )
 
 
 def _layout(root: Node, nested: bool) -> str | None:
@@ -237,8 +260,14 @@ def _load(config: Node | None) -> Load:
     source = phase or config.obj("loadgen") or config.path("perf_analyzer", "stimulus")
     if source is None or not isinstance(source.value, dict):
         source = config
-    rate = source.num("request_rate")
     concurrency = source.int_("concurrency")
+    if unbounded_rate(source.value.get("request_rate")):
+        return (
+            Load(kind="closed_loop", concurrency=concurrency)
+            if concurrency
+            else Load(kind="offline")
+        )
+    rate = source.num("request_rate")
     if rate:
         mode = source.str_("request_rate_mode") or ""
         arrival: Literal["poisson", "constant"] | None = (

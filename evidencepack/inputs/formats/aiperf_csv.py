@@ -4,6 +4,11 @@ AIPerf lists its percentiles rising (``p1``, ``p5``, .., ``p99``; 0.13 adds a ``
 0.1.x has none); GenAI-Perf lists them falling (``p99``, ``p95``, .., ``p25``). The CSV names no
 tool, version or model, so the run says so. AIPerf's ``Minimum Request Timestamp (ns)`` row,
 where present, dates the run (so its per-request file is found as the same run).
+
+Only the rows read are checked (a number, finite, not negative, located by line): the others
+(``OSL Mismatch Diff %`` is negative by nature, AIPerf 0.10 adds rows every release) are left
+as the tool wrote them. Goodput (``Goodput``, ``Good Request Count``) is read with the run's
+SLOs unknown: the CSV does not state them (the JSON export's ``input_config.slos`` does).
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import csv
 
 from ...errors import InputError
 from ...provenance import FileRecord
-from .._runs import build_run, one_run, reconcile, tool_stats
+from .._runs import build_run, goodput_fields, one_run, reconcile, tool_stats
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed
 from ..models import LatencyMetric, LatencyStats, TokenStats
 from .aiperf import STAT_SOURCES, TO_MS, as_int
@@ -41,21 +46,18 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
         raise InputError(f"{probe.name}: cannot read the CSV: {exc}") from exc
     header = [cell.strip() for cell in rows[0][1]]
     tool = _tool(header)
-    stats: dict[str, tuple[int, dict[str, float | None]]] = {}
-    values: dict[str, float] = {}
+    raw_stats: dict[str, tuple[int, list[str], list[str]]] = {}
+    raw_values: dict[str, tuple[int, str, str]] = {}
     skipped: list[str] = []
     for start, table_header, body in _tables(rows):
         if table_header[0] == "Metric" and "avg" in table_header:
             for number, row in body:
-                stats[row[0].strip().lower()] = (
-                    number,
-                    _csv_cells(probe, number, table_header, row),
-                )
+                raw_stats[row[0].strip().lower()] = (number, table_header, row)
         elif table_header[:2] == ["Metric", "Value"]:
             for number, row in body:
                 if len(row) >= 2:
                     name = row[0].strip()
-                    values[name.lower()] = _csv_number(probe, number, name, row[1])
+                    raw_values[name.lower()] = (number, name, row[1])
         else:
             # AIPerf 0.8+ appends GPU telemetry (GPU_Index columns); later ones may add more.
             columns = ",".join(cell.strip() for cell in table_header[:4])
@@ -63,6 +65,17 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
                 f"line {start}: a table this reader does not use ({columns}...; "
                 f"{len(body)} rows) was skipped"
             )
+    # Only the rows read are checked: a row this reader has no use for may hold anything.
+    stats = {
+        name: (number, _csv_cells(probe, number, header, row))
+        for name, (number, header, row) in raw_stats.items()
+        if _split_unit(name)[0] in _READ_STATS
+    }
+    values = {
+        name: _csv_number(probe, number, label, cell)
+        for name, (number, label, cell) in raw_values.items()
+        if _split_unit(name)[0] in _READ_VALUES
+    }
     latency: dict[str, LatencyStats | None] = {}
     for name, (number, cells) in stats.items():
         base, unit = _split_unit(name)
@@ -96,7 +109,11 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
         request_throughput_per_s=_lookup(values, "request throughput"),
         output_token_throughput_per_s=_lookup(values, "output token throughput"),
         total_token_throughput_per_s=_lookup(values, "total token throughput"),
-        goodput_per_s=_lookup(values, "goodput"),
+        **goodput_fields(
+            _lookup(values, "goodput"),
+            good_requests=_lookup(values, "good request count"),
+            judged_requests=completed if _lookup(values, "goodput") is not None else None,
+        ),
         tokens=TokenStats(
             input_mean_tokens=_mean_of(stats, "input sequence length"),
             output_mean_tokens=_mean_of(stats, "output sequence length"),
@@ -105,6 +122,25 @@ def parse_csv(probe: Probe, record: FileRecord) -> ParsedInput:
         ),
     )
     return one_run(CSV_FORMAT.id, record, run, file_warnings=warnings)
+
+
+_READ_STATS = frozenset((*_CSV_SLOTS, "input sequence length", "output sequence length"))
+_READ_VALUES = frozenset(
+    (
+        "request count",
+        "error request count",
+        "minimum request timestamp",
+        "benchmark duration",
+        "request throughput",
+        "output token throughput",
+        "total token throughput",
+        "goodput",
+        "good request count",
+        "total input sequence length",
+        "total output sequence length",
+    )
+)
+"""The rows this reader takes (by name without the unit); every other row is left unread."""
 
 
 def _tool(header: list[str]) -> str:

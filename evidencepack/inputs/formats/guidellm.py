@@ -10,10 +10,11 @@ the first token; when it holds a sample (or none), the tool's figures are kept, 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ...provenance import FileRecord
 from .._json import Node
-from .._runs import build_run, reconcile, tool_stats
+from .._runs import build_run, goodput_fields, reconcile, tool_stats
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed, with_tool
 from ..models import (
     Definition,
@@ -159,6 +160,12 @@ def _run(
             f"the file keeps none of the {completed} requests' rows (guidellm sampling): the "
             "tool's aggregates are kept"
         )
+    incomplete = totals.int_("incomplete") if totals else None
+    if incomplete:
+        warnings.append(
+            f"{incomplete} request(s) incomplete (in flight when the benchmark ended, or "
+            f"cancelled): neither completed nor failed; {sent if sent is not None else '?'} sent"
+        )
     tool_latency = _tool_latency(metrics, completed)
     settled = reconcile(staging if rows else None, index, tool_latency)
     start = bench.num("start_time")
@@ -186,6 +193,7 @@ def _run(
         request_throughput_per_s=_successful(metrics, "requests_per_second", "mean"),
         output_token_throughput_per_s=_successful(metrics, "output_tokens_per_second", "mean"),
         total_token_throughput_per_s=_successful(metrics, "tokens_per_second", "mean"),
+        **_goodput(bench, root, metrics),
         tokens=TokenStats(
             input_mean_tokens=_successful(metrics, "prompt_token_count", "mean"),
             output_mean_tokens=_successful(metrics, "output_token_count", "mean"),
@@ -290,6 +298,36 @@ def _dist(
         count=count,
         extra=extra,
     )
+
+
+def _goodput(bench: Node, root: Node, metrics: Node) -> dict[str, Any]:
+    """guidellm 0.8+'s goodput (``--metrics '{"slo": {...}}'``): ``request_goodput`` (a number
+    or a distribution's successful mean), ``output_token_goodput``, the attainment over the
+    requests it could judge, and the SLOs from the benchmark's ``config.slo`` or the report's
+    ``config.spec.metrics.slo`` (names carry their unit: ``ttft_ms``, ``e2el_ms``)."""
+    rate = _number_or_mean(metrics.child("request_goodput"))
+    tokens = _number_or_mean(metrics.child("output_token_goodput"))
+    if rate is None and tokens is None:
+        return {}
+    judged = metrics.num("slo_determined_requests")
+    attainment = metrics.num("slo_attainment")
+    slo = bench.path("config", "slo").obj() or root.path("config", "spec", "metrics", "slo").obj()
+    return goodput_fields(
+        rate,
+        tokens_per_s=tokens,
+        good_requests=None if judged is None or attainment is None else attainment * judged,
+        judged_requests=judged,
+        slos=slo.value if slo is not None else None,
+        slo_source=slo.where if slo is not None else None,
+    )
+
+
+def _number_or_mean(node: Node) -> float | None:
+    """A figure guidellm writes as a number or as a distribution (its successful mean)."""
+    if isinstance(node.value, dict):
+        inner = node.path("successful").obj() or node
+        return inner.num("mean")
+    return node.num() if node.value is not None else None
 
 
 def _successful(metrics: Node, key: str, stat: str) -> float | None:

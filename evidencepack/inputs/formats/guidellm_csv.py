@@ -19,7 +19,7 @@ from typing import Any
 
 from ...errors import InputError
 from ...provenance import FileRecord
-from .._runs import build_run, reconcile, tool_stats
+from .._runs import build_run, reconcile, tool_stats, unbounded_rate
 from ..base import Format, ParsedInput, Probe, item_id, require_completed, with_tool
 from ..models import (
     Definition,
@@ -174,6 +174,12 @@ def _run(row: _Row, index: int, record: FileRecord, version: str | None) -> Serv
             f"guidellm left {warmup or 0:g} s of warm-up and {cooldown or 0:g} s of cool-down "
             "out of these figures: those requests are not in the sample"
         )
+    incomplete = _int(row.num("Request Counts", "Incomplete"))
+    if incomplete:
+        warnings.append(
+            f"{incomplete} request(s) incomplete (in flight when the benchmark ended, or "
+            "cancelled): neither completed nor failed"
+        )
     latency: dict[str, LatencyStats | None] = {
         slot: _stats(row, slot, *spec) for slot, spec in _LATENCY.items()
     }
@@ -269,14 +275,15 @@ def strategy_load(strategy: str | None) -> Load:
         number = float(value) if value else None
     except ValueError:
         number = None
+    unbounded = unbounded_rate(value.strip() if value else None)
     if number is not None and not (math.isfinite(number) and number >= 1e-9):
         number = None  # not a rate or a concurrency: the load stays unknown
     if kind == "synchronous":
         return Load(kind="closed_loop", concurrency=1)
     if kind == "concurrent" and number and number >= 1:
         return Load(kind="closed_loop", concurrency=int(number))
-    if kind == "throughput":
-        return Load(kind="offline")
+    if kind == "throughput" or (kind in ("constant", "poisson") and unbounded):
+        return Load(kind="offline")  # a sentinel rate (1e9, inf) is no rate limit
     if kind in ("constant", "poisson") and number:
         return Load(kind="open_loop", request_rate_per_s=number, arrival=kind)  # type: ignore[arg-type]
     return Load()

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._json import Node
+from .._runs import unbounded_rate
 from ..models import Load
 
 
@@ -63,6 +64,10 @@ def load_of(strat: Node | None) -> Load:
     if strat is None:
         return Load()
     kind = (strat.str_("type_") or "").lower()
+    if unbounded_rate(strat.value.get("rate")) and kind not in ("concurrent", "throughput"):
+        # a sentinel rate (1e9, inf): bounded only by its concurrency cap, as vLLM's is
+        cap = strat.int_("max_concurrency")
+        return Load(kind="closed_loop", concurrency=cap) if cap else Load(kind="offline")
     rate = strat.num("rate")
     if kind == "synchronous":
         return Load(kind="closed_loop", concurrency=1)

@@ -17,6 +17,7 @@ from typing import Any
 
 from ...provenance import FileRecord
 from .._json import Node
+from .._runs import unbounded_rate
 from ..base import Format, ParsedInput, Probe, item_id
 from ..models import LatencyMetric, ReferenceFigures, ReferenceLoad, ReferencePoint
 from ._reference import parsed_references, stats
@@ -79,7 +80,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
             if pct
             else {}
         )
-        latency[slot] = stats(slot, values, scale=_NS_TO_MS, extra=extra)
+        latency[slot] = stats(slot, values, scale=_NS_TO_MS, extra=extra, warnings=warnings)
     if early:
         warnings.append(
             "early_stopping_percentiles (MLPerf's early-stopping bounds) of "
@@ -141,7 +142,8 @@ def _load(root: Node) -> ReferenceLoad:
     osl = root.path("output_sequence_lengths").num("avg")
     if pattern is None:
         return ReferenceLoad(output_tokens=osl)
-    rate = pattern.num("target_qps")
+    raw = pattern.value.get("target_qps")
+    rate = None if unbounded_rate(raw) else pattern.num("target_qps")  # a sentinel: no limit
     concurrency = pattern.int_("target_concurrency")
     kind = (
         "open_loop" if rate else "single_stream" if concurrency == 1

@@ -21,6 +21,7 @@ from typing import Any
 from ...errors import InputError
 from ...provenance import FileRecord
 from .._json import Node, text_or_none
+from .._runs import unbounded_rate
 from .._yaml_doc import load_yaml_document, top_level_keys
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id
 from ..models import LatencyMetric, LatencyStats, ReferenceFigures, ReferenceLoad, ReferencePoint
@@ -92,6 +93,7 @@ def _stats(node: Node | None, metric: LatencyMetric, warnings: list[str]) -> Lat
         {ours: node.num(theirs) for ours, theirs in _STATS.items()},
         scale=_TO_MS[units],
         extra={p: node.num(p) for p in _EXTRA if node.has(p)},
+        warnings=warnings,
     )
 
 
@@ -223,7 +225,8 @@ def _v02(root: Node, record: FileRecord, format_id: str) -> ReferencePoint:
 def _load(load: Node | None, requests: Node | None) -> ReferenceLoad:
     if load is None:
         return ReferenceLoad()
-    rate = load.num("rate_qps")
+    # a sentinel rate (inf in any spelling, 1e9) is no rate limit: the concurrency bounds it
+    rate = None if unbounded_rate(load.value.get("rate_qps")) else load.num("rate_qps")
     raw = load.value.get("concurrency")
     concurrency = int(raw) if isinstance(raw, int | float) and raw == raw and raw < 1e9 else None
     multi = bool(load.path("multi_turn", "enabled").value)

@@ -12,6 +12,8 @@ the store links the two by it.
 from __future__ import annotations
 
 import math
+import re
+from pathlib import PurePath
 from typing import Any
 
 from ...errors import InputError
@@ -148,9 +150,12 @@ def parse_results(probe: Probe, record: FileRecord) -> ParsedInput:
                     identity=who,
                     dataset=_dataset(config),
                     timestamp=iso_from_epoch(root.num("date")),
-                    warnings=()
-                    if stderr_raw is None or stderr is not None
-                    else (f"stderr is {stderr_raw!r}: unknown",),
+                    warnings=(
+                        ()
+                        if stderr_raw is None or stderr is not None
+                        else (f"stderr is {stderr_raw!r}: unknown",)
+                    )
+                    + _per_instruction(metric, _effective(n_samples, task)),
                 )
             )
     if not sets:
@@ -164,6 +169,18 @@ def parse_results(probe: Probe, record: FileRecord) -> ParsedInput:
         file=with_tool(record, "lm-eval", version, warnings),
         score_sets=tuple(sets),
         warnings=tuple(warnings),
+    )
+
+
+def _per_instruction(metric: str, n_items: int) -> tuple[str, ...]:
+    """ifeval's instruction-level metrics (``inst_level_*``) average over the instructions of
+    the prompts scored: the items counted are the prompts, which the message says."""
+    if not metric.startswith("inst_level"):
+        return ()
+    return (
+        f"an instruction-level metric: the tool's value averages over every instruction of the "
+        f"{n_items} prompts scored; the item count is the prompts (the scored items), not the "
+        "instructions",
     )
 
 
@@ -191,9 +208,15 @@ def _dataset(config: Node | None) -> DatasetRef | None:
 
 # -- samples ------------------------------------------------------------------------------------
 # Layouts: 0.4.4 and later write ``filter`` + ``metrics`` (the metric names) beside each metric's
-# value; 0.4.0-0.4.3 write the metric values directly (``acc``), no filter (so lm-eval's "none"),
-# as JSON lines, under a ``.json`` name in 0.4.2-0.4.3, and 0.4.0-0.4.1 rows carry no hashes.
-# A JSON array of the same rows is read too.
+# value; 0.4.0-0.4.3 write the metric values directly (``acc``) and no filter (unknown: None,
+# never "none"; the results file with the same task hash names it where it has one filter), as
+# JSON lines, under a ``.json`` name in 0.4.2-0.4.3, and 0.4.0-0.4.1 rows carry no hashes.
+# A JSON array of the same rows is read too. The rows name no task; lm-eval's file name does
+# (``samples_<task>_<timestamp>.jsonl``), and the task is taken from it.
+
+_SAMPLES_NAME = re.compile(
+    r"samples_(?P<task>.+)_(?P<ts>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl?"
+)
 
 _ROW_KEYS = {
     "doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
@@ -301,15 +324,30 @@ def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
                 + (f" ({'; '.join(warnings)})" if warnings else "")
             )
         staging.finish()
+        task = task_from_name(probe.name)
+        said = (
+            f"the samples file names neither the model nor, in its rows, the task: the task "
+            f"{task!r} is taken from the file name, the model from the results file with the "
+            "same task hash"
+            if task
+            else "the samples file names neither its task nor the model; both come from the "
+            "results file with the same task hash"
+        )
         sets = []
         for index, (metric, filt) in enumerate(kept):
             summary = staging.summary(index)
+            unrecorded = (
+                ("the rows do not record their filter (lm-eval 0.4.0-0.4.3): unknown, not 'none'",)
+                if filt is None and not listed
+                else ()
+            )
             sets.append(
                 ScoreSet(
                     set_id=item_id(record, index),
                     index=index,
                     format_id=SAMPLES_FORMAT.id,
                     tool="lm-eval",
+                    task=task,
                     task_hash=task_hash,
                     metric=metric,
                     filter=filt,
@@ -317,10 +355,7 @@ def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
                     n_items=summary.n_items,
                     n_passed=summary.n_passed,
                     mean_item_score=summary.mean,
-                    warnings=(
-                        "the samples file names neither its task nor the model; both come "
-                        "from the results file with the same task hash",
-                    ),
+                    warnings=(said, *unrecorded),
                 )
             )
         columns = staging.columns()
@@ -335,10 +370,16 @@ def parse_samples(probe: Probe, record: FileRecord) -> ParsedInput:
     )
 
 
+def task_from_name(name: str | PurePath) -> str | None:
+    """The task lm-eval names a samples file after (``samples_<task>_<timestamp>.jsonl``)."""
+    match = _SAMPLES_NAME.fullmatch(PurePath(name).name)
+    return match.group("task") if match else None
+
+
 def _direct_metrics(
     staging: ItemStaging, src: str, warnings: list[str]
 ) -> list[tuple[str, str | None, int | None]]:
-    """0.4.0-0.4.3: every row key that is not a logged field is a metric (filter "none"). A task
+    """0.4.0-0.4.3: every row key that is not a logged field is a metric (filter unknown). A task
     with several filters has every doc once per filter, filter after filter, without naming it:
     the k-th row of each doc is the k-th filter's, read as its own set, and the file says so."""
     row = staging.execute(
@@ -351,8 +392,8 @@ def _direct_metrics(
             "filter (lm-eval 0.4.2-0.4.3): read as unnamed filters 1 to "
             f"{filters} in the file's order, not linked to the results file's filters"
         )
-    names = (
-        ["none"] if filters == 1 else [f"unnamed {k} of {filters}" for k in range(1, filters + 1)]
+    names: list[str | None] = (
+        [None] if filters == 1 else [f"unnamed {k} of {filters}" for k in range(1, filters + 1)]
     )
     combos: list[tuple[str, str | None, int | None]] = []
     for key, numeric, line, kind in staging.execute(

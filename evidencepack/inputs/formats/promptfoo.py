@@ -1,14 +1,21 @@
-"""promptfoo ``promptfoo eval -o results.json`` (results version 3).
+"""promptfoo ``promptfoo eval -o results.json`` (results version 3, and version 2's ``table``).
 
-Detected by ``evalId`` + ``results.results``. One binary score set (``pass``: the test case's
-``success``) per prompt and provider; the tool's own figure is the prompt's ``testPassCount``
-over its tests. When graded scores are not just 0/1 a second, continuous set (``score``) is
-added. Items are the test cases (``test<testIdx>``, with ``#r<n>`` for repeats).
+Version 3 (``evalId`` + ``results.results`` + ``results.prompts``): one binary score set
+(``pass``: the test case's ``success``) per prompt and provider; the tool's own figure is the
+prompt's ``testPassCount`` over its tests. When graded scores are not just 0/1 a second,
+continuous set (``score``) is added. Items are the test cases (``test<testIdx>``, with ``#r<n>``
+for repeats).
+
+Version 2 (promptfoo before the ``evalId`` export, 2023-2024: ``results.version`` 2 and a
+``results.table`` whose ``head.prompts`` are the columns and whose ``body`` rows are the test
+cases, each with one output per prompt) is read from the table: the same sets, items
+``test<row>``. Any other layout is refused, naming what it holds and what is read.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 from ...errors import InputError
 from ...provenance import FileRecord
@@ -17,16 +24,30 @@ from ..base import Format, ParsedInput, Probe, item_id, with_tool
 from ..items import ItemStaging
 from ..models import Identity, ScoreSet
 
+READ = "results version 3 (evalId, results.results, results.prompts) or 2 (results.table)"
+"""What this reader reads, for the refusal of any other layout."""
+
+Rows = dict[tuple[int, str], list[tuple[str, float, float, str]]]
+"""(prompt index, provider) -> rows of (item id, pass 0/1, score, where)."""
+
 
 def detect(probe: Probe) -> bool:
-    """A promptfoo results export: an ``evalId`` and a ``results.results`` list."""
+    """A promptfoo results export: an ``evalId`` and a ``results.results`` list (version 3), or a
+    ``results`` object with a ``version`` and a ``table`` or ``stats`` and no ``evalId`` (older)."""
     doc = probe.first
+    if probe.container != "json" or not isinstance(doc, dict):
+        return False
+    results = doc.get("results")
+    if not isinstance(results, dict):
+        return False
+    if "evalId" in doc:
+        return isinstance(results.get("results"), list)
+    version = results.get("version")
     return (
-        probe.container == "json"
-        and isinstance(doc, dict)
-        and "evalId" in doc
-        and isinstance(doc.get("results"), dict)
-        and isinstance(doc["results"].get("results"), list)
+        isinstance(version, int)
+        and not isinstance(version, bool)
+        and "timestamp" in results
+        and any(isinstance(results.get(k), dict) for k in ("table", "stats"))
     )
 
 
@@ -37,11 +58,35 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
     version = root.path("metadata", "promptfooVersion").value
     version = version if isinstance(version, str) else None
     layout = results.int_("version")
-    warnings = [] if layout == 3 else [f"results version {layout}; read as version 3"]
-    prompts = results.items("prompts")
+    warnings: list[str] = []
+    if "evalId" in probe.first:
+        if layout != 3:
+            warnings.append(f"results version {layout}; read as version 3")
+        prompts = results.items("prompts")
+        groups = _rows_v3(results)
+    elif isinstance(results.value.get("table"), dict):
+        warnings.append(
+            f"promptfoo's older export (results version {layout}, a results.table, no evalId): "
+            "read from its table; the file does not record promptfoo's version"
+        )
+        table = results.need("table")
+        head = table.path("head").obj()
+        prompts = head.items("prompts") if head is not None else []
+        groups = _rows_table(table)
+    else:
+        raise results.error(
+            f"promptfoo results version {layout} without evalId or a table (keys "
+            f"{', '.join(sorted(results.value))}): an older layout this reader cannot read; it "
+            f"reads {READ}; export again with a current promptfoo (promptfoo export <eval id>)"
+        )
+    if not groups:
+        raise InputError(f"{probe.name}: $.results.results: no test results")
+    return _score_sets(probe, record, groups, prompts, results, version, warnings)
 
-    # (promptIdx, provider) -> rows of (item id, pass 0/1, score, where)
-    groups: dict[tuple[int, str], list[tuple[str, float, float, str]]] = defaultdict(list)
+
+def _rows_v3(results: Node) -> Rows:
+    """Version 3: one row per ``results.results`` entry, by its ``promptIdx`` and ``testIdx``."""
+    groups: Rows = defaultdict(list)
     seen: dict[tuple[int, str, int], int] = defaultdict(int)
     for row in results.items("results"):
         prompt_idx = row.need_int("promptIdx")
@@ -64,9 +109,48 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
                 row.location,
             )
         )
-    if not groups:
-        raise InputError(f"{probe.name}: $.results.results: no test results")
+    return groups
 
+
+def _rows_table(table: Node) -> Rows:
+    """Version 2: ``table.body[i].outputs[j]`` is test ``i`` under prompt ``j`` (its ``pass``
+    and ``score``); the provider is the prompt column's (``head.prompts[j].provider``)."""
+    head = table.path("head").obj()
+    columns = head.items("prompts") if head is not None else []
+    groups: Rows = defaultdict(list)
+    for number, body_row in enumerate(table.items("body")):
+        test = body_row.int_("testIdx")
+        item = f"test{number if test is None else test}"
+        for prompt_idx, output in enumerate(body_row.items("outputs")):
+            passed = output.bool_("pass")
+            if passed is None:
+                raise output.child("pass").error("each output needs pass: true or false")
+            score = output.num("score", negative_ok=True)
+            column = columns[prompt_idx] if prompt_idx < len(columns) else None
+            provider = column.value.get("provider") if column is not None else None
+            if not isinstance(provider, str):
+                provider = output.value.get("provider")
+            groups[(prompt_idx, str(provider) if provider else "?")].append(
+                (
+                    item,
+                    1.0 if passed else 0.0,
+                    float(score if score is not None else passed),
+                    output.location,
+                )
+            )
+    return groups
+
+
+def _score_sets(
+    probe: Probe,
+    record: FileRecord,
+    groups: Rows,
+    prompts: list[Node],
+    results: Node,
+    version: str | None,
+    warnings: list[str],
+) -> ParsedInput:
+    """The pass (and, where graded, score) sets of every prompt and provider, staged."""
     staging = ItemStaging(probe.path, lambda s, line, item: f"test case {item}", probe.name)
     specs: list[tuple[int, str, str]] = []
     try:
@@ -89,7 +173,7 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
                     format_id=FORMAT.id,
                     tool="promptfoo",
                     tool_version=version,
-                    task=prompt.str_("label") if prompt else f"prompt {prompt_idx}",
+                    task=_label(prompt) or f"prompt {prompt_idx}",
                     scorer="assertions",
                     metric=metric,
                     direction="higher_is_better",
@@ -113,6 +197,17 @@ def parse(probe: Probe, record: FileRecord) -> ParsedInput:
         warnings=tuple(warnings),
         items=columns,
     )
+
+
+def _label(prompt: Node | None) -> str | None:
+    """A prompt's label (version 2 also wrote ``display``)."""
+    if prompt is None:
+        return None
+    for key in ("label", "display"):
+        value: Any = prompt.value.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def _pass_rate(prompt: Node | None) -> float | None:

@@ -102,6 +102,7 @@ def _cmd_mlperf_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_mlperf_show(args: argparse.Namespace) -> int:
+    from ..mlperf.endpoints_show import describe_curve, find_curve
     from ..mlperf.show import describe, find_result
     from ..mlperf.training_show import describe_training, find_training
     from ..store import Store
@@ -115,6 +116,10 @@ def _cmd_mlperf_show(args: argparse.Namespace) -> int:
             emit(
                 trained.model_dump(mode="json"), as_json=opts.json, text=describe_training(trained)
             )
+            return EXIT_OK
+        if opts.key.startswith("endpoints/"):
+            curve = find_curve(store, opts.key)
+            emit(curve.model_dump(mode="json"), as_json=opts.json, text=describe_curve(curve))
             return EXIT_OK
         result = find_result(store, opts.key)
     emit(result.model_dump(mode="json"), as_json=opts.json, text=describe(result))

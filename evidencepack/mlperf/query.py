@@ -16,7 +16,11 @@ from .models import MlperfResult
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 # the tables whose ``record`` column holds a whole result (code constants: never user text)
-_RECORD_TABLES = {"mlperf_results": "MLPerf result", "mlperf_training_results": "training result"}
+_RECORD_TABLES = {
+    "mlperf_results": "MLPerf result",
+    "mlperf_training_results": "training result",
+    "mlperf_endpoints_curves": "MLPerf Endpoints curve",
+}
 
 
 def load_records(

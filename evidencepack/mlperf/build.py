@@ -90,7 +90,7 @@ def build_result(
     precision = _precision(precision_raw, system)
     if files.in_tree and files.measurements is None:
         notes.append("no measurements JSON: precision from the software stack, if stated")
-    accuracy = _accuracy(files, names)
+    accuracy = _accuracy(files, names, endpoint)
     test06 = (
         read_test06(names.private(files.test06), name=names.name(files.test06))
         if files.test06
@@ -184,7 +184,9 @@ def _endpoint_run(files: ResultFiles, names: ImportContext) -> EndpointRun | Non
     return read_endpoint_run(names.private(path), named=names.name(path))
 
 
-def _accuracy(files: ResultFiles, names: ImportContext) -> AccuracyResult | None:
+def _accuracy(
+    files: ResultFiles, names: ImportContext, endpoint: EndpointRun | None
+) -> AccuracyResult | None:
     """``accuracy.txt``, else the endpoint tool's ``accuracy_results.json`` (no line to cite)."""
     if files.accuracy is not None:
         return read_accuracy(names.private(files.accuracy), name=names.name(files.accuracy))
@@ -192,6 +194,8 @@ def _accuracy(files: ResultFiles, names: ImportContext) -> AccuracyResult | None
         name = names.name(files.endpoint_accuracy)
         metrics = read_endpoint_accuracy(names.private(files.endpoint_accuracy), named=name)
         return AccuracyResult(path=name, metrics=metrics, metrics_line=0)
+    if endpoint is not None and endpoint.accuracy:  # the legacy results.json's inline scores
+        return AccuracyResult(path=endpoint.path, metrics=endpoint.accuracy, metrics_line=0)
     return None
 
 

@@ -117,6 +117,8 @@ def build_result(
     checks = (*checks, *power_rows)
     stack = system.stack if system else None
     headline = (log.headline_value, log.headline_unit)
+    table = names.table(files) if files.in_tree else None
+    table_row = table.row(files.location, "performance") if table else None
     if resolved is not None and resolved.benchmark in SAMPLE_HEADLINE:
         headline = sample_headline(scenario, log.samples_per_s)
     result = MlperfResult(
@@ -137,6 +139,7 @@ def build_result(
         checks_ok=all(row.status != "fail" for row in checks),
         headline_value=headline[0],
         headline_unit=headline[1],
+        official_unit_label=table_row.unit if table_row else None,
         tokens_per_s=log.tokens_per_s,
         tokens_inferred=log.tokens_inferred,
         samples_per_s=log.samples_per_s,

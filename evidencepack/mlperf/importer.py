@@ -377,6 +377,7 @@ _NOT_COLUMNS = frozenset(
         "notes",
         "power",
         "accelerator_types",
+        "official_unit_label",
     }
 )
 """Fields of a result kept only in its ``record`` JSON, not as columns of ``mlperf_results``."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..inputs.endpoints_refs import FINDING as ENDPOINTS_FINDING
 from ..spec.models import Candidate, PackSpec
 from .comparability import compare_reference
 from .evidence import CandidateEvidence, Conditions, PublicEvidence
@@ -67,6 +68,9 @@ def _c1_point(spec: PackSpec, item: PublicEvidence) -> tuple[Status, str]:
             f"{point.source_tool} ran {load_text(item)}: synthetic traffic, not comparable "
             f"with the {spec.traffic.pattern} traffic unless its report says so",
         )
+    findings = [w for w in point.warnings if w.startswith(ENDPOINTS_FINDING)]
+    if findings:  # an MLPerf Endpoints point whose rules or publication status fail
+        return "WARN", f"{point.source_tool}, {load_text(item)}: " + "; ".join(findings)
     if load.kind in (None, "modelled"):
         return "WARN", f"{point.source_tool} states no load: its figures are not comparable"
     if load.kind == "multi_turn":

@@ -1,0 +1,70 @@
+"""An MLPerf Endpoints curve cited under ``evidence.references``: each point measured elsewhere,
+read by the checklist, never sizing; a Preview past its date at the decision's date is flagged."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from evidencepack.pipeline import CompileOptions, check
+
+from .test_fit import BASELINE, _accelerators
+
+CORPUS = "mlperf/endpoints/submission-cli-1.5.3.0/test_submissions/valid_standardized"
+ANCHOR = "        - path: evidence/b200-trtllm/scores.jsonl\n"
+
+
+def _cite(samples: Path, shared_data: Path, *, preview_by: str | None = None) -> Path:
+    target = samples / "endpoints"
+    shutil.copytree(shared_data / CORPUS, target)
+    if preview_by is not None:
+        for desc in target.glob("results/*/*/r*/system_desc.json"):
+            text = desc.read_text(encoding="utf-8")
+            old = '"system_availability_status": "Available"'
+            assert old in text
+            new = (
+                '"system_availability_status": "Preview", '
+                f'"target_availability_date": "{preview_by}"'
+            )
+            desc.write_text(text.replace(old, new), encoding="utf-8")
+    lines = (samples / "pack.yaml").read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line == ANCHOR)
+    lines.insert(at + 2, "      references:\n        - path: endpoints\n")
+    (samples / "pack.yaml").write_text("".join(lines), encoding="utf-8")
+    return samples / "pack.yaml"
+
+
+def test_an_endpoints_curve_is_read_as_points_measured_elsewhere(
+    samples: Path, shared_data: Path
+) -> None:
+    doc = check(_cite(samples, shared_data), CompileOptions())
+    assert _accelerators(doc) == BASELINE  # never sizes
+    points = [r for r in doc.public_references if r.candidate == "b200-trtllm"]
+    assert len(points) == 7
+    assert {p.source_tool for p in points} == {"mlperf-endpoints"}
+    assert {p.provenance for p in points} == {"measured_elsewhere"}
+    r256 = next(p for p in points if p.subject.endswith("#r256"))
+    assert r256.output_tokens_per_s_per_accelerator == 4000.0 / 8
+    assert r256.load == "fixed concurrency, 256 in flight"
+    assert r256.accelerator == "NVIDIA H100 SXM5 80GB"
+    c1 = next(c for c in doc.checks if c.id == "C1" and c.candidate == "b200-trtllm")
+    assert "mlperf-endpoints, fixed concurrency, 16 in flight, read beside the traffic" in c1.reason
+    rows = [r for r in doc.comparability if r.kind == "reference" and "#r256" in r.subject]
+    assert rows  # model, precision, stack and hardware read against the envelope
+
+
+def test_a_preview_past_its_date_is_flagged_in_check(samples: Path, shared_data: Path) -> None:
+    # the sample decides on 2026-11-30; the Preview promised availability by 2026-11-01
+    doc = check(_cite(samples, shared_data, preview_by="2026-11-01"), CompileOptions())
+    c1 = next(c for c in doc.checks if c.id == "C1" and c.candidate == "b200-trtllm")
+    assert c1.status == "WARN"
+    assert "MLPerf Endpoints publication-preview: Preview, available by 2026-11-01" in c1.reason
+    assert "past its date by 29 day(s)" in c1.reason
+    points = [r for r in doc.public_references if r.candidate == "b200-trtllm"]
+    assert all(any("publication-preview" in w for w in p.warnings) for p in points)
+
+
+def test_a_preview_within_its_date_is_not_flagged(samples: Path, shared_data: Path) -> None:
+    doc = check(_cite(samples, shared_data, preview_by="2026-12-31"), CompileOptions())
+    c1 = next(c for c in doc.checks if c.id == "C1" and c.candidate == "b200-trtllm")
+    assert "publication-preview" not in c1.reason

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..inputs.endpoints_refs import FINDING as ENDPOINTS_FINDING
+from ..inputs.endpoints_refs import PER_USER as ENDPOINTS_PER_USER
+from ..inputs.endpoints_refs import SOURCE_TOOL as ENDPOINTS_TOOL
 from ..spec.models import Candidate, PackSpec
 from .comparability import compare_reference
 from .evidence import CandidateEvidence, Conditions, PublicEvidence
@@ -107,6 +109,20 @@ def c1_public(spec: PackSpec, items: Sequence[PublicEvidence]) -> list[tuple[Sta
     return out
 
 
+def _per_user(
+    tool: str, version: str | None, interactivity: dict[str, float]
+) -> tuple[float | None, str | None]:
+    """A point's per-user output rate and its definition (MLPerf Endpoints: the layout's)."""
+    if tool == ENDPOINTS_TOOL:
+        definition = ENDPOINTS_PER_USER.get(version or "")
+        key = "p10" if version == "v1.0" else "mean"
+        return interactivity.get(key), definition
+    for key in ("p50", "mean", "p90", "p10", "p99"):
+        if key in interactivity:
+            return interactivity[key], f"interactivity {key}"
+    return None, None
+
+
 def public_references(
     spec: PackSpec,
     candidate: Candidate,
@@ -123,6 +139,7 @@ def public_references(
         row = _row(candidate.id, envelope, item)
         rows.append(row)
         value = figures.output_throughput_per_accelerator
+        per_user = _per_user(point.source_tool, point.tool_version, figures.interactivity)
         stack = " ".join(x for x in (point.runtime_name, point.runtime_version) if x) or None
         out.append(
             PublicReference(
@@ -141,6 +158,8 @@ def public_references(
                 output_tokens_per_s_per_accelerator=value,
                 ttft_p99_ms=figures.ttft.p99_ms if figures.ttft is not None else None,
                 tpot_p99_ms=figures.tpot.p99_ms if figures.tpot is not None else None,
+                per_user_tokens_per_s=per_user[0],
+                per_user_definition=per_user[1],
                 measured_ratio=per_acc / value if per_acc and value else None,
                 reading=tuple(d.detail for d in row.differences)
                 + tuple(f"not stated: {name}" for name in row.unknown),

@@ -25,6 +25,11 @@ from .models import LatencyStats, ReferenceFigures, ReferenceLoad, ReferencePoin
 from .records import FileProblem, InputFile
 
 SOURCE_TOOL = "mlperf-endpoints"
+PER_USER = {
+    "v1.0": "1000 / TPOT p90 (MLPerf Endpoints v1.0)",
+    "v0.7": "system tok/s / concurrency (MLPerf Endpoints v0.7)",
+}
+"""How each layout defines its per-user rate (``tps_per_user``)."""
 FINDING = "MLPerf Endpoints "
 """Warnings that start so are the rules' findings: C1 reads them (``analyze/public.py``)."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from evidencepack.pipeline import CompileOptions, check
+from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
 
 from .test_fit import BASELINE, _accelerators
 
@@ -68,3 +68,27 @@ def test_a_preview_within_its_date_is_not_flagged(samples: Path, shared_data: Pa
     doc = check(_cite(samples, shared_data, preview_by="2026-12-31"), CompileOptions())
     c1 = next(c for c in doc.checks if c.id == "C1" and c.candidate == "b200-trtllm")
     assert "publication-preview" not in c1.reason
+
+
+def test_the_report_draws_the_curve_beside_the_candidates_points(
+    samples: Path, shared_data: Path, tmp_path: Path
+) -> None:
+    spec = _cite(samples, shared_data)
+    result = build(spec, tmp_path / "pack", BuildOptions(compile=CompileOptions()))
+    html = (result.out_dir / "report.html").read_text(encoding="utf-8")
+    assert "b200-trtllm: MLPerf Endpoints curve(s) beside its own measured points" in html
+    name = "endpoints/acme_h100x8_001/llama3_1-8b"  # the submission folder is "endpoints"
+    assert (
+        f"{name}: measured elsewhere (step function; x = 1000 / TPOT p90 (MLPerf Endpoints v1.0))"
+        in html
+    )
+    assert "b200-trtllm: its own measured points (x = 1000 / TPOT p99)" in html
+    assert "output tokens/s per accelerator" in html
+    r256 = next(r for r in result.decision.public_references if r.subject.endswith("#r256"))
+    assert r256.per_user_tokens_per_s == 181.8182
+    assert r256.per_user_definition == "1000 / TPOT p90 (MLPerf Endpoints v1.0)"
+    roles = {f.pack_path: f.role for f in result.decision.inputs}
+    assert (
+        roles["inputs/endpoints/results/acme_h100x8_001/llama3_1-8b/r256/result_summary.json"]
+        == "references"
+    )

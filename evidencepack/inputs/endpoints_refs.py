@@ -17,9 +17,9 @@ from pathlib import Path
 from ..errors import InputError
 from ..mlperf.context import ImportContext
 from ..mlperf.endpoints_build import build_curve
+from ..mlperf.endpoints_checks import publication_checks
 from ..mlperf.endpoints_models import EndpointsCurve, EndpointsPoint
 from ..mlperf.endpoints_read import CurveFiles, find_endpoints
-from ..mlperf.endpoints_rules import publication_checks
 from .collect import Collector
 from .models import LatencyStats, ReferenceFigures, ReferenceLoad, ReferencePoint
 from .records import FileProblem, InputFile

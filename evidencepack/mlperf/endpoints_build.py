@@ -8,17 +8,11 @@ from typing import Any
 from ..errors import InputError
 from ._files import read_json
 from .context import ImportContext
+from .endpoints_checks import point_checks, publication_checks
 from .endpoints_models import EndpointsCheck, EndpointsCurve, EndpointsPoint, RegionBounds
 from .endpoints_power import provisioned_power, tps_per_kw
 from .endpoints_read import CurveFiles, read_v07_point, read_v10_point
-from .endpoints_rules import (
-    compute_regions,
-    curve_checks,
-    derive_c_min,
-    point_checks,
-    publication_checks,
-    region_of,
-)
+from .endpoints_rules import compute_regions, curve_checks, derive_c_min, region_of
 
 DEFINITIONS = {
     "v1.0": "v1.0: tps_per_user = 1000 / tpot_p90_ms; TTFT at p90 (ttft_p90_ms)",

@@ -14,13 +14,11 @@ material), warn, info. Publication status is judged at a decision's date (``publ
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from collections.abc import Sequence
 
 from .endpoints_models import (
     EndpointsCheck,
-    EndpointsCurve,
     EndpointsPoint,
     EndpointsPower,
     Layout,
@@ -38,8 +36,6 @@ RDI_COOLING_OFF_DAYS = 221
 ALLOWED_MODELS = ("llama3.1-8b", "gpt-oss-120b", "deepseek-r1")
 TPS_REL_TOL = 1e-3
 UTILIZATION_ABS_TOL = 1e-3
-_SSTATUS = ("windowable", "insufficient_duration", "insufficient_passes", "partial_dataset")
-_SVERDICT = ("STEADY STATE", "drifting_up", "drifting_down", "anomaly", "not found")
 
 
 def compute_regions(c_max: int, c_min: int) -> RegionBounds:
@@ -80,7 +76,7 @@ def region_of(point: EndpointsPoint, bounds: RegionBounds) -> Region:
     return "out_of_range"
 
 
-def _check(
+def make_check(
     rule: str,
     severity: Severity,
     ok: bool | None,
@@ -88,6 +84,7 @@ def _check(
     actual: str,
     point: int | None = None,
 ) -> EndpointsCheck:
+    """One rule's verdict: ``ok`` None when it cannot be judged."""
     return EndpointsCheck(
         rule=rule,
         severity=severity,
@@ -116,7 +113,7 @@ def curve_checks(
     out: list[EndpointsCheck] = []
     canonical = (model_name or "").replace("_", ".").lower()
     out.append(
-        _check(
+        make_check(
             "model-name-valid",
             "reject",
             model_name in ALLOWED_MODELS,
@@ -130,7 +127,7 @@ def curve_checks(
         )
     )
     out.append(
-        _check(
+        make_check(
             "system-description-consistency",
             "flag",
             not differing,
@@ -142,7 +139,7 @@ def curve_checks(
     )
     if bounds is None:
         out.append(
-            _check(
+            make_check(
                 "region-computation",
                 "reject",
                 False,
@@ -152,7 +149,7 @@ def curve_checks(
         )
         return out
     out.append(
-        _check(
+        make_check(
             "region-basis",
             "info",
             True,
@@ -172,7 +169,7 @@ def curve_checks(
         covered = sorted(c for c, r in regions.items() if r == name)
         span = bounds.ultra_low if name == "ultra_low" else getattr(bounds, name)
         out.append(
-            _check(
+            make_check(
                 rule,
                 "reject",
                 bool(covered),
@@ -184,7 +181,7 @@ def curve_checks(
     dedicated = [p for p in offline if p.offline == "dedicated"]
     elected_ok = all(p.concurrency == bounds.c_max for p in offline if p.offline == "elected")
     out.append(
-        _check(
+        make_check(
             "offline-point-present",
             "reject",
             len(offline) == 1 and elected_ok,
@@ -204,7 +201,7 @@ def curve_checks(
             else run.system_tps >= floor and run.concurrency >= bounds.c_max
         )
         out.append(
-            _check(
+            make_check(
                 "offline-ordering",
                 "flag",
                 ok,
@@ -217,7 +214,7 @@ def curve_checks(
         )
     minimum = 8 if dedicated else 7
     out.append(
-        _check(
+        make_check(
             "point-count",
             "reject",
             len(points) >= minimum,
@@ -226,12 +223,14 @@ def curve_checks(
         )
     )
     out.append(
-        _check("point-cap", "reject_points", len(points) <= 32, "<= 32 points", str(len(points)))
+        make_check(
+            "point-cap", "reject_points", len(points) <= 32, "<= 32 points", str(len(points))
+        )
     )
     if layout == "v1.0":
         out += _accuracy_coverage(points)
         out.append(
-            _check(
+            make_check(
                 "power-descriptor",
                 "reject",
                 power.watts is not None,
@@ -243,7 +242,7 @@ def curve_checks(
         )
         if power.tier == "mlc_estimated":
             out.append(
-                _check(
+                make_check(
                     "power-estimated",
                     "warn",
                     False,
@@ -253,7 +252,7 @@ def curve_checks(
             )
         datasets = sorted({p.dataset or "-" for p in points})
         out.append(
-            _check(
+            make_check(
                 "config-consistency-dataset",
                 "flag",
                 len(datasets) == 1,
@@ -263,7 +262,7 @@ def curve_checks(
         )
         seeds = sorted({p.seed_set or "-" for p in points})
         out.append(
-            _check(
+            make_check(
                 "seed-set-consistency", "reject", len(seeds) == 1, "one seed set", ", ".join(seeds)
             )
         )
@@ -281,7 +280,7 @@ def _accuracy_coverage(points: Sequence[EndpointsPoint]) -> list[EndpointsCheck]
     if offline is not None and not offline.accuracy:
         missing.append(f"Offline (r{offline.concurrency})")
     return [
-        _check(
+        make_check(
             "accuracy-coverage",
             "reject",
             not missing,
@@ -289,259 +288,3 @@ def _accuracy_coverage(points: Sequence[EndpointsPoint]) -> list[EndpointsCheck]
             "missing at: " + ", ".join(missing) if missing else "all covered",
         )
     ]
-
-
-def point_checks(
-    layout: Layout, point: EndpointsPoint, curve_max_tps: float | None, utilization: float | None
-) -> list[EndpointsCheck]:
-    """The per-point rules: range, durations, steady state, metric consistency, utilization."""
-    c = point.concurrency
-    out: list[EndpointsCheck] = []
-    if point.region is not None and point.region != "offline":
-        out.append(
-            _check(
-                "concurrency-in-range",
-                "flag",
-                point.region != "out_of_range",
-                "a region, the 10% margin included",
-                point.region,
-                c,
-            )
-        )
-    if point.region is not None and point.region != "offline":
-        minimum = MIN_DURATION_S.get(point.region, DEFAULT_MIN_DURATION_S)
-        basis, span = (
-            ("steady-state window", point.window_s)
-            if point.window_s is not None
-            else ("whole run", point.duration_s)
-        )
-        out.append(
-            _check(
-                "point-duration",
-                "flag",
-                None if span is None else span >= minimum,
-                f">= {minimum:.0f} s ({point.region})",
-                "not stated" if span is None else f"{basis} {span:.6g} s",
-                c,
-            )
-        )
-    if layout == "v1.0":
-        out.append(_steady_basis(point))
-        if point.offline != "dedicated":
-            out.append(
-                _check(
-                    "load-pattern",
-                    "reject_points",
-                    point.load_pattern == "concurrency",
-                    "load_pattern concurrency",
-                    repr(point.load_pattern),
-                    c,
-                )
-            )
-        out.append(
-            _check(
-                "streaming-config",
-                "flag",
-                point.stream_all_chunks is True,
-                "stream_all_chunks true",
-                repr(point.stream_all_chunks),
-                c,
-            )
-        )
-        out += _metric_checks(point)
-        if utilization is not None and curve_max_tps and point.system_tps is not None:
-            expected = point.system_tps / curve_max_tps
-            out.append(
-                _check(
-                    "tps-utilization",
-                    "flag",
-                    abs(utilization - expected) <= UTILIZATION_ABS_TOL,
-                    f"system_tps / curve max = {expected:.4f}",
-                    f"{utilization}",
-                    c,
-                )
-            )
-    return out
-
-
-def _steady_basis(point: EndpointsPoint) -> EndpointsCheck:
-    c = point.concurrency
-    if point.offline == "dedicated":
-        return _check(
-            "steady-state-basis",
-            "info",
-            None,
-            "steady-state window",
-            "dedicated Offline run: whole-run total",
-            c,
-        )
-    if point.steady_status is None:
-        return _check(
-            "steady-state-basis",
-            "warn",
-            False,
-            "a steady_state block",
-            "none: whole-run figures",
-            c,
-        )
-    valid = point.steady_status in _SSTATUS and (point.steady_verdict in _SVERDICT)
-    if not valid:
-        return _check(
-            "steady-state-valid",
-            "info",
-            False,
-            "permitted status and verdict",
-            f"{point.steady_status} / {point.steady_verdict}",
-            c,
-        )
-    if point.steady_verdict in ("drifting_up", "drifting_down"):
-        return _check(
-            "steady-state-basis",
-            "warn",
-            False,
-            "STEADY STATE",
-            f"{point.steady_verdict}: a range, never a point",
-            c,
-        )
-    return _check(
-        "steady-state-basis",
-        "warn",
-        point.steady_official,
-        "windowable and STEADY STATE (the window is the official result)",
-        f"{point.steady_status} / {point.steady_verdict}"
-        + ("" if point.steady_official else ": whole-run total is the official result"),
-        c,
-    )
-
-
-def _close(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=TPS_REL_TOL)
-
-
-def _metric_checks(point: EndpointsPoint) -> list[EndpointsCheck]:
-    c = point.concurrency
-    out = []
-    if point.issued is not None and point.completed is not None and point.failed is not None:
-        out.append(
-            _check(
-                "metric-consistency-accounting",
-                "flag",
-                point.completed + point.failed == point.issued,
-                "completed + failed == issued",
-                f"{point.completed} + {point.failed} vs {point.issued}",
-                c,
-            )
-        )
-    out.append(
-        _check(
-            "metric-consistency-duration",
-            "flag",
-            bool(point.duration_s and point.duration_s > 0),
-            "duration_ns > 0",
-            f"{point.duration_s} s",
-            c,
-        )
-    )
-    if point.output_tokens is not None and point.duration_s and point.system_tps is not None:
-        derived = point.output_tokens / point.duration_s
-        out.append(
-            _check(
-                "metric-consistency-system-tps",
-                "flag",
-                _close(point.system_tps, derived),
-                f"output tokens / duration = {derived:.6g}",
-                f"{point.system_tps:.6g}",
-                c,
-            )
-        )
-    tpot = point.tpot_p90_ms
-    out.append(
-        _check(
-            "metric-consistency-tpot-p90",
-            "flag",
-            tpot is not None and math.isfinite(tpot) and tpot > 0,
-            "TPOT p90 > 0",
-            f"{tpot}",
-            c,
-        )
-    )
-    if tpot and point.tps_per_user is not None:
-        out.append(
-            _check(
-                "metric-consistency-tps-per-user",
-                "flag",
-                _close(point.tps_per_user, 1000 / tpot),
-                f"1000 / tpot_p90_ms = {1000 / tpot:.6g}",
-                f"{point.tps_per_user:.6g}",
-                c,
-            )
-        )
-    return out
-
-
-def publication_checks(curve: EndpointsCurve, as_of: dt.date | None) -> list[EndpointsCheck]:
-    """Publication status at a decision's date: a Preview past its date, an RDI result or a
-    Serviced result without prices is a finding; none supports a candidate as available."""
-    status = (curve.availability or "").strip().lower()
-    division = (curve.division or "").strip().lower()
-    out: list[EndpointsCheck] = []
-    if status == "preview":
-        by = _date(curve.available_by)
-        if as_of is None or by is None:
-            ok: bool | None = None
-            actual = f"Preview, available by {curve.available_by or 'no date stated'}" + (
-                "" if as_of else " (no decision date to judge it at)"
-            )
-        else:
-            ok = as_of <= by
-            actual = (
-                f"Preview, available by {by.isoformat()}; decision date {as_of.isoformat()}"
-                + (
-                    ""
-                    if ok
-                    else f": past its date by {(as_of - by).days} day(s) (removed unless confirmed)"
-                )
-            )
-        out.append(
-            _check(
-                "publication-preview", "flag", ok, "a Preview within its available-by date", actual
-            )
-        )
-    elif status == "rdi" or division == "rdi":
-        out.append(
-            _check(
-                "publication-rdi",
-                "flag",
-                False,
-                "Available (RDI: research, development or internal; not purchasable)",
-                f"RDI (cannot be Available or Preview for {RDI_COOLING_OFF_DAYS} days)",
-            )
-        )
-    elif status and status != "available":
-        out.append(
-            _check(
-                "publication-status",
-                "flag",
-                False,
-                "Available, Preview or RDI",
-                curve.availability or "",
-            )
-        )
-    if division == "serviced":
-        out.append(
-            _check(
-                "publication-serviced-prices",
-                "flag",
-                bool(curve.prices_disclosed),
-                "a Serviced (commercial API) result discloses its prices",
-                "prices disclosed" if curve.prices_disclosed else "no prices disclosed",
-            )
-        )
-    return out
-
-
-def _date(text: str | None) -> dt.date | None:
-    try:
-        return dt.date.fromisoformat(text[:10]) if text else None
-    except ValueError:
-        return None

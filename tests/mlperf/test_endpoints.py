@@ -14,11 +14,12 @@ import pytest
 from evidencepack._cli import main
 from evidencepack.mlperf.context import ImportContext
 from evidencepack.mlperf.endpoints_build import build_curve
+from evidencepack.mlperf.endpoints_checks import publication_checks
 from evidencepack.mlperf.endpoints_import import load_endpoints
 from evidencepack.mlperf.endpoints_models import EndpointsCurve
 from evidencepack.mlperf.endpoints_power import provisioned_power, tps_per_kw
 from evidencepack.mlperf.endpoints_read import find_endpoints
-from evidencepack.mlperf.endpoints_rules import compute_regions, publication_checks
+from evidencepack.mlperf.endpoints_rules import compute_regions
 from evidencepack.mlperf.importer import import_path
 from evidencepack.store import Store
 

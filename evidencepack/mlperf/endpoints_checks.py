@@ -63,6 +63,9 @@ def point_checks(
         )
     if layout == "v1.0":
         out.append(_steady_basis(point))
+        consistency = _steady_consistency(point)
+        if consistency is not None:
+            out.append(consistency)
         if point.offline != "dedicated":
             out.append(
                 make_check(
@@ -147,6 +150,38 @@ def _steady_basis(point: EndpointsPoint) -> EndpointsCheck:
         f"{point.steady_status} / {point.steady_verdict}"
         + ("" if point.steady_official else ": whole-run total is the official result"),
         c,
+    )
+
+
+MIN_SUPER_PASSES = 4
+"""The trend test needs 4 super-passes (``MIN_TREND_N``): a window spans at least 4."""
+
+
+def _steady_consistency(point: EndpointsPoint) -> EndpointsCheck | None:
+    """``steady-state-consistency``: the declared status agrees with the window it describes
+    (windowable: >= 4 super-passes and the region's minimum span; insufficient_duration: >= 4
+    super-passes, a shorter span; insufficient_passes: 1-3 super-passes)."""
+    if point.steady_status not in _SSTATUS or point.window_super_passes is None:
+        return None
+    first, last = point.window_super_passes
+    passes = last - first + 1
+    minimum = MIN_DURATION_S.get(point.region or "", DEFAULT_MIN_DURATION_S)
+    span = point.window_s
+    long_enough = span is not None and span >= minimum
+    expected = {
+        "windowable": passes >= MIN_SUPER_PASSES and long_enough,
+        "insufficient_duration": passes >= MIN_SUPER_PASSES and not long_enough,
+        "insufficient_passes": 1 <= passes < MIN_SUPER_PASSES,
+        "partial_dataset": passes < 1,
+    }[point.steady_status or ""]
+    return make_check(
+        "steady-state-consistency",
+        "info",
+        expected,
+        f"status {point.steady_status!r} matches its window (>= {MIN_SUPER_PASSES} "
+        f"super-passes, >= {minimum:.0f} s for windowable)",
+        f"{passes} super-pass(es) {first}-{last}, {span if span is not None else '?'} s",
+        point.concurrency,
     )
 
 

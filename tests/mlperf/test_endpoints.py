@@ -345,3 +345,14 @@ def test_mlperf_show_names_each_points_rules(v10: Path, tmp_path: Path, capsys: 
     assert shown["key"] == key
     assert main(["mlperf", "show", key + "x", "--db", str(db)]) == 1  # an input error
     assert "did you mean" in capsys.readouterr().err
+
+
+def test_the_declared_steady_state_status_must_match_its_window(v10: Path, tmp_path: Path) -> None:
+    curve_dir = _copy_valid(v10, tmp_path)
+    # r512 declares windowable over super-passes 1-3 only: the trend test needs 4
+    replace_in(curve_dir / "r512/point.yaml", "super_pass_end: 4", "super_pass_end: 3")
+    curve = _one(tmp_path)
+    failed = {(c.rule, c.point) for c in curve.failed}
+    assert ("steady-state-consistency", 512) in failed
+    passed = {(c.rule, c.point) for c in curve.checks if c.status == "pass"}
+    assert ("steady-state-consistency", 256) in passed

@@ -343,6 +343,15 @@ def test_mlperf_show_names_each_points_rules(v10: Path, tmp_path: Path, capsys: 
     assert main(["mlperf", "show", key, "--db", str(db), "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["key"] == key
+    assert main(["mlperf", "list", "--db", str(db)]) == 0
+    listed = capsys.readouterr().out
+    assert listed.startswith("MLPerf Endpoints (curves over concurrency")
+    assert (
+        f"{key}\n  v1.0   7 points  accel 8     power 14,700 W (computed)  rules 2 FAIL" in listed
+    )
+    assert main(["mlperf", "list", "--db", str(db), "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["endpoints"]
+    assert (row["key"], row["points"], row["power_tier"]) == (key, 7, "computed")
     assert main(["mlperf", "show", key + "x", "--db", str(db)]) == 1  # an input error
     assert "did you mean" in capsys.readouterr().err
 

@@ -92,3 +92,15 @@ def test_the_report_draws_the_curve_beside_the_candidates_points(
         roles["inputs/endpoints/results/acme_h100x8_001/llama3_1-8b/r256/result_summary.json"]
         == "references"
     )
+
+
+def test_a_curve_cited_under_mlperf_says_where_it_belongs(samples: Path, shared_data: Path) -> None:
+    shutil.copytree(shared_data / CORPUS, samples / "endpoints")
+    lines = (samples / "pack.yaml").read_text(encoding="utf-8").splitlines(keepends=True)
+    at = lines.index("      mlperf:\n", next(i for i, x in enumerate(lines) if "b200-trtllm" in x))
+    lines.insert(at + 1, "        - path: endpoints\n")
+    (samples / "pack.yaml").write_text("".join(lines), encoding="utf-8")
+    doc = check(samples / "pack.yaml", CompileOptions())
+    found = [c.reason for c in doc.checks if "holds MLPerf Endpoints curve(s)" in c.reason]
+    assert found
+    assert "cite the folder under evidence.references" in found[0]

@@ -30,6 +30,7 @@ def _documents() -> dict[str, type[BaseModel]]:
     from .diff.models import DiffDocument
     from .inputs.formats.generic_scores import ScoreLine, ScoresHeader
     from .inputs.formats.measure_server_metrics import ServerMetricsDocument
+    from .mlperf.endpoints_models import EndpointsCurve
     from .mlperf.models import ImportReport, MlperfResult
     from .mlperf.query import MlperfListing
     from .mlperf.training_import import TrainingResult
@@ -52,6 +53,7 @@ def _documents() -> dict[str, type[BaseModel]]:
         "evidencepack-scores-header.v1.schema.json": ScoresHeader,
         "evidencepack-scores-item.v1.schema.json": ScoreLine,
         "measure-server-metrics.v1.schema.json": ServerMetricsDocument,
+        "mlperf-endpoints-curve.v1.schema.json": EndpointsCurve,
         "mlperf-import-report.v1.schema.json": ImportReport,
         "mlperf-list.v1.schema.json": MlperfListing,
         "mlperf-result.v1.schema.json": MlperfResult,

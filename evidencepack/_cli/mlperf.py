@@ -77,7 +77,7 @@ def _cmd_mlperf_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_mlperf_list(args: argparse.Namespace) -> int:
-    from ..mlperf.query import MlperfListing, list_results, list_training
+    from ..mlperf.query import MlperfListing, list_endpoints, list_results, list_training
     from ..store import Store
 
     opts = MlperfListOptions(
@@ -90,18 +90,25 @@ def _cmd_mlperf_list(args: argparse.Namespace) -> int:
             store, benchmark=opts.benchmark, scenario=opts.scenario, accelerator=opts.accelerator
         )
         training = [] if opts.scenario else list_training(store, benchmark=opts.benchmark)
+        curves = [] if opts.scenario else list_endpoints(store, benchmark=opts.benchmark)
     if opts.accelerator:
         wanted = opts.accelerator.lower()
         training = [t for t in training if wanted in (t.accelerator or "").lower()]
-    listing = MlperfListing(db=str(opts.db), results=tuple(rows), training=tuple(training))
-    text = _table(rows) if rows or not training else ""
+        curves = [c for c in curves if wanted in (c.accelerator or "").lower()]
+    listing = MlperfListing(
+        db=str(opts.db), results=tuple(rows), training=tuple(training), endpoints=tuple(curves)
+    )
+    text = _table(rows) if rows or not (training or curves) else ""
     if training:
         text = (text + "\n\n" if text else "") + _training_table(training)
+    if curves:
+        text = (text + "\n\n" if text else "") + _endpoints_table(curves)
     emit(listing.model_dump(mode="json"), as_json=opts.json, text=text)
     return EXIT_OK
 
 
 def _cmd_mlperf_show(args: argparse.Namespace) -> int:
+    from ..mlperf.endpoints_show import describe_curve, find_curve
     from ..mlperf.show import describe, find_result
     from ..mlperf.training_show import describe_training, find_training
     from ..store import Store
@@ -115,6 +122,10 @@ def _cmd_mlperf_show(args: argparse.Namespace) -> int:
             emit(
                 trained.model_dump(mode="json"), as_json=opts.json, text=describe_training(trained)
             )
+            return EXIT_OK
+        if opts.key.startswith("endpoints/"):
+            curve = find_curve(store, opts.key)
+            emit(curve.model_dump(mode="json"), as_json=opts.json, text=describe_curve(curve))
             return EXIT_OK
         result = find_result(store, opts.key)
     emit(result.model_dump(mode="json"), as_json=opts.json, text=describe(result))
@@ -201,6 +212,21 @@ def _training_table(rows: Sequence[Any]) -> str:
             f"checks {'ok' if r.checks_ok else 'FAIL'}"
         )
     out.append(f"{len(rows)} training result(s); 'mlperf show KEY' lists each run")
+    return "\n".join(out)
+
+
+def _endpoints_table(rows: Sequence[Any]) -> str:
+    """MLPerf Endpoints curves: points, provisioned power and the rules that failed."""
+    out = ["MLPerf Endpoints (curves over concurrency; references, measured elsewhere):"]
+    for r in rows:
+        power = "-" if r.power_watts is None else f"{r.power_watts:,.0f} W ({r.power_tier})"
+        accel = "-" if r.accelerators_total is None else str(r.accelerators_total)
+        checks = "ok" if not r.checks_failed else f"{r.checks_failed} FAIL"
+        out.append(_shorten(r.key, _TABLE_WIDTH))
+        out.append(
+            f"  {r.layout:<5} {r.points:>2} points  accel {accel:<5} power {power}  rules {checks}"
+        )
+    out.append(f"{len(rows)} curve(s); 'mlperf show KEY' gives each point and rule")
     return "\n".join(out)
 
 

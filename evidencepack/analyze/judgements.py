@@ -92,6 +92,20 @@ class PublicReference(StrictModel):
         default=None,
         description="the point's p99 time per output token, milliseconds; None when not reported",
     )
+    per_user_tokens_per_s: float | None = Field(
+        default=None,
+        description=(
+            "the point's output tokens per second per user, as its source defines it "
+            "(per_user_definition); None when not reported"
+        ),
+    )
+    per_user_definition: str | None = Field(
+        default=None,
+        description=(
+            "how per_user_tokens_per_s is defined (MLPerf Endpoints v1.0: 1000 / TPOT p90; "
+            "v0.7: system tok/s / concurrency); None when not reported"
+        ),
+    )
     measured_ratio: float | None = Field(
         default=None,
         description="the candidate's own measured output tok/s per accelerator at X* over this "

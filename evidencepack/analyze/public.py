@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..inputs.endpoints_refs import FINDING as ENDPOINTS_FINDING
+from ..inputs.endpoints_refs import PER_USER as ENDPOINTS_PER_USER
+from ..inputs.endpoints_refs import SOURCE_TOOL as ENDPOINTS_TOOL
 from ..spec.models import Candidate, PackSpec
 from .comparability import compare_reference
 from .evidence import CandidateEvidence, Conditions, PublicEvidence
@@ -67,6 +70,9 @@ def _c1_point(spec: PackSpec, item: PublicEvidence) -> tuple[Status, str]:
             f"{point.source_tool} ran {load_text(item)}: synthetic traffic, not comparable "
             f"with the {spec.traffic.pattern} traffic unless its report says so",
         )
+    findings = [w for w in point.warnings if w.startswith(ENDPOINTS_FINDING)]
+    if findings:  # an MLPerf Endpoints point whose rules or publication status fail
+        return "WARN", f"{point.source_tool}, {load_text(item)}: " + "; ".join(findings)
     if load.kind in (None, "modelled"):
         return "WARN", f"{point.source_tool} states no load: its figures are not comparable"
     if load.kind == "multi_turn":
@@ -103,6 +109,20 @@ def c1_public(spec: PackSpec, items: Sequence[PublicEvidence]) -> list[tuple[Sta
     return out
 
 
+def _per_user(
+    tool: str, version: str | None, interactivity: dict[str, float]
+) -> tuple[float | None, str | None]:
+    """A point's per-user output rate and its definition (MLPerf Endpoints: the layout's)."""
+    if tool == ENDPOINTS_TOOL:
+        definition = ENDPOINTS_PER_USER.get(version or "")
+        key = "p10" if version == "v1.0" else "mean"
+        return interactivity.get(key), definition
+    for key in ("p50", "mean", "p90", "p10", "p99"):
+        if key in interactivity:
+            return interactivity[key], f"interactivity {key}"
+    return None, None
+
+
 def public_references(
     spec: PackSpec,
     candidate: Candidate,
@@ -119,6 +139,7 @@ def public_references(
         row = _row(candidate.id, envelope, item)
         rows.append(row)
         value = figures.output_throughput_per_accelerator
+        per_user = _per_user(point.source_tool, point.tool_version, figures.interactivity)
         stack = " ".join(x for x in (point.runtime_name, point.runtime_version) if x) or None
         out.append(
             PublicReference(
@@ -137,6 +158,8 @@ def public_references(
                 output_tokens_per_s_per_accelerator=value,
                 ttft_p99_ms=figures.ttft.p99_ms if figures.ttft is not None else None,
                 tpot_p99_ms=figures.tpot.p99_ms if figures.tpot is not None else None,
+                per_user_tokens_per_s=per_user[0],
+                per_user_definition=per_user[1],
                 measured_ratio=per_acc / value if per_acc and value else None,
                 reading=tuple(d.detail for d in row.differences)
                 + tuple(f"not stated: {name}" for name in row.unknown),

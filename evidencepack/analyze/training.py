@@ -49,7 +49,7 @@ def training_references(
                 quality_target=target,
                 time_to_train_min=t.time_to_train_min,
                 runs_used=sum(1 for r in t.runs if r.used),
-                runs_total=len(t.runs),
+                runs_total=len(t.runs) + len(t.dropped_runs),
                 scaling_factor=t.scaling_factor,
                 system=t.system_name or t.system,
                 accelerator=t.accelerator,

@@ -23,6 +23,7 @@ from ..store import Store
 from .base import ParsedInput
 from .collect import Collector, input_limit
 from .crosscheck import loadgen_pair
+from .endpoints_refs import endpoints_curves, read_endpoints
 from .formats.measure_server_metrics import (
     SERVER_METRICS_FILE,
     ServerMetricsDocument,
@@ -429,9 +430,16 @@ def _check_loadgen_summary(
 
 def _public(collector: Collector, taking: _Taking, ref: EvidenceRef) -> None:
     """The points of one cited public result or estimate (a file, or a folder of them), each
-    named by the spec's path; a file that cannot be read as one is a PROV-FILES problem."""
+    named by the spec's path; a file that cannot be read as one is a PROV-FILES problem. A
+    folder of MLPerf Endpoints curves gives each curve's points (``endpoints_refs``)."""
+    curves = endpoints_curves(collector.loaded.resolve(ref.path))
     ref_files = collector.add_ref(ref, "references", taking.candidate.id)
     taking.problems += ref_files.problems
+    if curves and ref_files.files:
+        read, problems = read_endpoints(collector, curves, collector.loaded.spec.decision.date)
+        taking.problems += problems
+        taking.public += [PublicPoint(label, file, point) for label, file, point in read]
+        return
     several = len(ref_files.files) > 1
     for file in ref_files.files:
         path = collector.result.sources[file.pack_path]

@@ -135,6 +135,17 @@ def take_mlperf(
         taken.problems.append(FileProblem(f"{ref.path}: {as_cited(exc, path, ref.path)}"))
         return
     keys = sorted({*report.imported, *report.unchanged})
+    curves = [k for k in keys if k.startswith("endpoints/")]
+    if curves and (len(curves) == len(keys) or (ref.result or "").startswith("endpoints/")):
+        taken.problems.append(
+            FileProblem(
+                f"{ref.path}: holds MLPerf Endpoints curve(s) ({', '.join(curves[:2])}"
+                f"{', ...' if len(curves) > 2 else ''}): cite the folder under "
+                "evidence.references, where each point is read as a public result measured "
+                "elsewhere"
+            )
+        )
+        return
     if ref.result is not None and ref.result.startswith("training/"):
         _training(store, collector, candidate, ref, taken)
         return

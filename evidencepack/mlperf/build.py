@@ -90,7 +90,7 @@ def build_result(
     precision = _precision(precision_raw, system)
     if files.in_tree and files.measurements is None:
         notes.append("no measurements JSON: precision from the software stack, if stated")
-    accuracy = _accuracy(files, names)
+    accuracy = _accuracy(files, names, endpoint)
     test06 = (
         read_test06(names.private(files.test06), name=names.name(files.test06))
         if files.test06
@@ -117,6 +117,8 @@ def build_result(
     checks = (*checks, *power_rows)
     stack = system.stack if system else None
     headline = (log.headline_value, log.headline_unit)
+    table = names.table(files) if files.in_tree else None
+    table_row = table.row(files.location, "performance") if table else None
     if resolved is not None and resolved.benchmark in SAMPLE_HEADLINE:
         headline = sample_headline(scenario, log.samples_per_s)
     result = MlperfResult(
@@ -137,6 +139,7 @@ def build_result(
         checks_ok=all(row.status != "fail" for row in checks),
         headline_value=headline[0],
         headline_unit=headline[1],
+        official_unit_label=table_row.unit if table_row else None,
         tokens_per_s=log.tokens_per_s,
         tokens_inferred=log.tokens_inferred,
         samples_per_s=log.samples_per_s,
@@ -184,7 +187,9 @@ def _endpoint_run(files: ResultFiles, names: ImportContext) -> EndpointRun | Non
     return read_endpoint_run(names.private(path), named=names.name(path))
 
 
-def _accuracy(files: ResultFiles, names: ImportContext) -> AccuracyResult | None:
+def _accuracy(
+    files: ResultFiles, names: ImportContext, endpoint: EndpointRun | None
+) -> AccuracyResult | None:
     """``accuracy.txt``, else the endpoint tool's ``accuracy_results.json`` (no line to cite)."""
     if files.accuracy is not None:
         return read_accuracy(names.private(files.accuracy), name=names.name(files.accuracy))
@@ -192,6 +197,8 @@ def _accuracy(files: ResultFiles, names: ImportContext) -> AccuracyResult | None
         name = names.name(files.endpoint_accuracy)
         metrics = read_endpoint_accuracy(names.private(files.endpoint_accuracy), named=name)
         return AccuracyResult(path=name, metrics=metrics, metrics_line=0)
+    if endpoint is not None and endpoint.accuracy:  # the legacy results.json's inline scores
+        return AccuracyResult(path=endpoint.path, metrics=endpoint.accuracy, metrics_line=0)
     return None
 
 

@@ -21,11 +21,22 @@ from typing import Any
 from .._models import StrictModel
 from ..errors import InputError
 from ._files import read_json
+from .endpoint_shapes import LEGACY_RESULTS, SNAPSHOT, legacy_figures, snapshot_figures
 from .loadgen_log import NS_PER_MS, LoadgenLog
 from .rounds import BUILT_IN_SEEDS_ROUNDS, ROUND_SEEDS
 
 RESULT_SUMMARY = "result_summary.json"
 ACCURACY_RESULTS = "accuracy_results.json"
+# Where a v6.1 result keeps the endpoint tool's output, in the order looked for
+# (``endpoint_shapes`` reads the last two).
+ENDPOINT_OUTPUTS = (
+    "performance/result_summary.json",
+    "performance/results_summary.json",
+    "performance/run_1/result_summary.json",
+    "performance/run_1/results_summary.json",
+    "performance/run_1/metrics_final_snapshot.json",
+    "performance/run_1/results.json",
+)
 
 _REQUIRED = ("n_samples_issued", "n_samples_completed", "n_samples_failed", "duration_ns")
 _STATS = {"min": "min", "max": "max", "avg": "mean", "median": "p50"}
@@ -52,6 +63,8 @@ class EndpointRun(StrictModel):
     target_concurrency: int | None
     sample_index_seed: int | None
     schedule_seed: int | None
+    accuracy: dict[str, float] = {}
+    """Scores the output file carries inline (the legacy results.json); empty otherwise."""
 
     @property
     def problems(self) -> tuple[str, ...]:
@@ -112,8 +125,15 @@ class EndpointRun(StrictModel):
 def read_endpoint_run(path: Path, *, named: str | None = None) -> EndpointRun:
     """Parse a ``result_summary.json``; InputError naming the file and field if it is not one.
 
-    ``named`` is the path to record (the file itself when None)."""
+    ``named`` is the path to record (the file itself when None). A ``metrics_final_snapshot.json``
+    or a legacy ``results.json`` is read by ``endpoint_shapes`` (the latter as a stream)."""
     where = named or str(path)
+    kind = next((n for n in (Path(where).name, path.name) if n in (LEGACY_RESULTS, SNAPSHOT)), None)
+    if kind is not None:
+        reader = legacy_figures if kind == LEGACY_RESULTS else snapshot_figures
+        figures = reader(path, where)
+        figures.pop("responses", None)
+        return EndpointRun(path=where, **figures)
     data = read_json(path, name=where)
     if not isinstance(data, dict):
         raise InputError(f"{where}: a result_summary.json must be a JSON object")
@@ -141,7 +161,7 @@ def read_endpoint_run(path: Path, *, named: str | None = None) -> EndpointRun:
         state=_text(data.get("state")),
         complete=data.get("complete") if isinstance(data.get("complete"), bool) else None,
         qps=_number(data.get("qps")),
-        tps=_number(data.get("tps")),
+        tps=_number(data.get("tps")) or _osl_rate(data, duration),
         latency_ms=_stats(data, "latency", where),
         ttft_ms=_stats(data, "ttft", where),
         tpot_ms=_stats(data, "tpot", where),
@@ -150,6 +170,14 @@ def read_endpoint_run(path: Path, *, named: str | None = None) -> EndpointRun:
         sample_index_seed=_int(config.get("dataloader_random_seed")),
         schedule_seed=_int(config.get("scheduler_random_seed")),
     )
+
+
+def _osl_rate(data: dict[str, Any], duration_ns: float) -> float | None:
+    """Tokens/s from ``output_sequence_lengths.total`` where the file states no ``tps``
+    (``results_summary.json`` 0.1.0)."""
+    osl = data.get("output_sequence_lengths")
+    total = _number(osl.get("total")) if isinstance(osl, dict) else None
+    return total / (duration_ns / 1e9) if total else None
 
 
 def read_endpoint_accuracy(path: Path, *, named: str | None = None) -> dict[str, float]:

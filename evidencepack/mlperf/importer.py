@@ -20,6 +20,10 @@ from ..store.mlperf import bulk_insert_sql, write_ndjson
 from .benchmarks import resolve_scenario
 from .build import NotAPerformanceRun, build_result
 from .context import ImportContext, Namer, Reader, read_in_place
+from .endpoints_build import build_curve
+from .endpoints_import import endpoints_row, partition_endpoints
+from .endpoints_models import EndpointsCurve
+from .endpoints_read import find_endpoints
 from .models import ImportReport, MlperfResult, Rejection, SourceFile
 from .rules import KNOWN_ROUNDS
 from .system import SystemInfo
@@ -70,16 +74,21 @@ def import_path(
         )
     found = list(find_results(path))
     training_found = list(find_training(path))
-    if not found and not training_found:
+    endpoints_found = list(find_endpoints(path))
+    if not found and not training_found and not endpoints_found:
         raise InputError(
             "no MLPerf results here (no results/<system>/<benchmark>/<scenario> folders, no "
-            "mlperf_log_detail.txt or mlperf_log_summary.txt, and no Training "
-            "results/<system>/<benchmark>/result_*.txt)",
+            "mlperf_log_detail.txt or mlperf_log_summary.txt, no Training "
+            "results/<system>/<benchmark>/result_*.txt, and no Endpoints "
+            "results/<system>/<model>/r<N>/point.yaml or pareto/<system>/<model>/points/)",
             file=str(path),
         )
     if only_keys is not None:
         found = [files for files in found if may_be_one_of(files, only_keys)]
         training_found = [t for t in training_found if _may_be_training(t, only_keys)]
+        endpoints_found = [
+            e for e in endpoints_found if any(k.startswith("endpoints/") for k in only_keys)
+        ]
     context = ImportContext(read=read, name=name)
     built: list[tuple[MlperfResult, SystemInfo | None]] = []
     rejected: list[Rejection] = []
@@ -101,17 +110,31 @@ def import_path(
             skipped.append(_rejection(name(folder.folder), exc))
         except InputError as exc:
             rejected.append(_rejection(name(folder.folder), exc))
+    curves: list[EndpointsCurve] = []
+    for curve_files in endpoints_found:
+        try:
+            curves.append(build_curve(curve_files, context))
+        except InputError as exc:
+            rejected.append(_rejection(name(curve_files.folder), exc))
     fresh, unchanged, conflicts = _partition(store, built)
     fresh_training, unchanged_training, conflicts_training = _partition_training(store, trained)
-    rejected.extend(conflicts + conflicts_training)
+    fresh_curves, unchanged_curves, conflicts_curves = partition_endpoints(store, curves)
+    rejected.extend(conflicts + conflicts_training + conflicts_curves)
     with store.transaction():
         _insert(store, fresh, rejected)
         _insert_training(store, fresh_training)
+        _insert_endpoints(store, fresh_curves)
     return ImportReport(
         path=name(path),
         round=round,
-        imported=tuple(sorted([r.key for r, _ in fresh] + [t.key for t in fresh_training])),
-        unchanged=tuple(sorted(unchanged + unchanged_training)),
+        imported=tuple(
+            sorted(
+                [r.key for r, _ in fresh]
+                + [t.key for t in fresh_training]
+                + [c.key for c in fresh_curves]
+            )
+        ),
+        unchanged=tuple(sorted(unchanged + unchanged_training + unchanged_curves)),
         rejected=tuple(rejected),
         skipped=tuple(skipped),
     )
@@ -306,6 +329,24 @@ def _insert_training(store: Store, fresh: list[TrainingResult]) -> None:
     )
 
 
+def _insert_endpoints(store: Store, fresh: list[EndpointsCurve]) -> None:
+    rows = [endpoints_row(c) for c in fresh]
+    _bulk(store, bulk_insert_sql("mlperf_endpoints_curves"), rows)
+    _bulk(
+        store,
+        bulk_insert_sql("mlperf_result_files"),
+        [{"key": c.key, **s.model_dump()} for c in fresh for s in c.sources],
+    )
+    _insert_files(
+        store,
+        (
+            (s, f"mlperf.endpoints.{s.role}", "mlperf-endpoints", None)
+            for c in fresh
+            for s in c.sources
+        ),
+    )
+
+
 _FILES_SQL = (
     "INSERT OR IGNORE INTO files BY NAME SELECT * FROM read_json(?, "
     "format = 'newline_delimited', columns = {'sha256': 'VARCHAR', 'path': 'VARCHAR', "
@@ -336,6 +377,7 @@ _NOT_COLUMNS = frozenset(
         "notes",
         "power",
         "accelerator_types",
+        "official_unit_label",
     }
 )
 """Fields of a result kept only in its ``record`` JSON, not as columns of ``mlperf_results``."""

@@ -200,6 +200,14 @@ class MlperfResult(StrictModel):
         )
     )
     headline_unit: str | None = Field(description="headline_value's unit; None when not logged")
+    official_unit_label: str | None = Field(
+        default=None,
+        description=(
+            "the official table's unit label for the headline, when the round's table is at hand "
+            "(None otherwise); it can name a tokens/s figure Samples/s or Queries/s (v5.1 "
+            "llama3.1-8b Interactive, v4.1 NeuralMagic): headline_unit is the physical unit"
+        ),
+    )
     tokens_per_s: float | None = Field(
         description="output tokens per second LoadGen logged; None when not logged"
     )

@@ -16,7 +16,11 @@ from .models import MlperfResult
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 # the tables whose ``record`` column holds a whole result (code constants: never user text)
-_RECORD_TABLES = {"mlperf_results": "MLPerf result", "mlperf_training_results": "training result"}
+_RECORD_TABLES = {
+    "mlperf_results": "MLPerf result",
+    "mlperf_training_results": "training result",
+    "mlperf_endpoints_curves": "MLPerf Endpoints curve",
+}
 
 
 def load_records(
@@ -168,6 +172,35 @@ class TrainingListRow(StrictModel):
     checks_ok: bool = Field(description="true when no re-applied rule failed")
 
 
+class EndpointsListRow(StrictModel):
+    """One MLPerf Endpoints curve in ``evidencepack mlperf list``."""
+
+    key: str = Field(description="endpoints/<layout>/<division>/<submission>/<system>/<model>")
+    layout: str = Field(description="v1.0 or v0.7 (each with its own definitions)")
+    model_name: str | None = Field(description="the model the curve declares")
+    accelerator: str | None = Field(description="the accelerator model name")
+    accelerators_total: int | None = Field(description="nodes x accelerators per node")
+    points: int = Field(description="the curve's points")
+    power_watts: float | None = Field(description="provisioned power, W (None: none derived)")
+    power_tier: str | None = Field(description="declared, computed or mlc_estimated")
+    checks_failed: int = Field(description="re-applied rules that failed")
+
+
+def list_endpoints(store: Store, *, benchmark: str | None = None) -> list[EndpointsListRow]:
+    """Endpoints curves ordered by key; ``benchmark`` matches the model name or folder."""
+    columns = ", ".join(EndpointsListRow.model_fields)
+    rows = store.rows(
+        f"""
+        SELECT {columns} FROM mlperf_endpoints_curves
+        WHERE CAST(? AS VARCHAR) IS NULL OR lower(model_name) = lower(?)
+              OR lower(model) = lower(?)
+        ORDER BY key
+        """,
+        [benchmark, benchmark, benchmark],
+    )
+    return [EndpointsListRow.model_validate(row) for row in rows]
+
+
 class MlperfListing(StrictModel):
     """The JSON ``evidencepack mlperf list --json`` prints: inference results, and Training
     results apart (never mixed into serving figures)."""
@@ -182,6 +215,10 @@ class MlperfListing(StrictModel):
             "the MLPerf Training results matching the filters, by key (apart: never "
             "serving figures)"
         ),
+    )
+    endpoints: tuple[EndpointsListRow, ...] = Field(
+        default=(),
+        description="the MLPerf Endpoints curves matching the filters, by key",
     )
 
 

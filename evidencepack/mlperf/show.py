@@ -72,7 +72,7 @@ def _result_fields(r: MlperfResult) -> list[tuple[str, str]]:
             "validity",
             r.validity + (f": {'; '.join(r.invalid_reasons)}" if r.invalid_reasons else ""),
         ),
-        ("headline", _value(r.headline_value, r.headline_unit)),
+        ("headline", _value(r.headline_value, r.headline_unit) + _label(r)),
         ("tokens/s", _value(r.tokens_per_s, "(inferred)" if r.tokens_inferred else "")),
         ("samples/s", _value(r.samples_per_s, "")),
         ("TTFT p99", _limited(r.ttft_p99_ms, r.ttft_limit_ms)),
@@ -178,6 +178,14 @@ def _section(title: str, fields: list[tuple[str, str]]) -> list[str]:
 
 def _value(value: float | None, unit: str | None) -> str:
     return "-" if value is None else f"{value:.6g} {unit or ''}".rstrip()
+
+
+def _label(r: MlperfResult) -> str:
+    """The official table's unit label beside the physical unit, where the two differ."""
+    label, unit = r.official_unit_label, r.headline_unit
+    if not label or not unit or label.lower() == unit.lower():
+        return ""
+    return f" (the official table labels it {label}; the figure is {unit})"
 
 
 def _limited(value: float | None, limit: float | None) -> str:

@@ -10,8 +10,13 @@ run's time to train is ``run_stop - run_start`` in minutes; a run that did not c
 (``run_stop`` status other than ``success``) is dropped; with at most one dropped, the runs are
 sorted, the fastest is dropped and the slowest unless a non-converged one was already dropped,
 the rest are averaged (olympic average), and the average is multiplied by the scaling factor.
-More than one non-converged run: no score. A run file without ``run_start`` or ``run_stop``
-is an error naming the file and its last line.
+More than one non-converged run: no score.
+
+Lines are read as the summarizer's parser reads them: anything before ``:::MLLOG`` on a line is
+ignored (srun rank prefixes such as ``0: :::MLLOG {...}``, with or without leading spaces). A run
+file the summarizer cannot score (no ``run_start``, no ``run_stop``: a run killed before it
+finished; a broken record) is dropped as it drops it, counted with the non-converged runs, and
+kept as a ``DroppedRun`` whose reason names the line really missing.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from .._models import StrictModel
 from ..errors import InputError
 from ._files import read_json, read_text
 
-MLLOG = ":::MLLOG "
+MLLOG = ":::MLLOG"
 MAX_DROPPED = 1  # the summarizer's max_dropped_scores (4 for unet3d only, not an LLM)
 
 # The LLM benchmarks of MLPerf Training (training_policies ``training_rules.adoc``): the
@@ -69,27 +74,47 @@ class TrainingRun(StrictModel):
     line: int = Field(description="the line of run_stop in the file")
 
 
-def read_run(path: Path, *, named: str | None = None) -> TrainingRun:
-    """One MLLOG result file; InputError naming ``file:line`` for a broken record and the last
-    line for a missing ``run_start`` or ``run_stop``."""
+class DroppedRun(StrictModel):
+    """A run file the summarizer cannot score: dropped, and counted with the non-converged."""
+
+    path: str = Field(description="the run's result_<n>.txt, as imported")
+    reason: str = Field(
+        description="why the run has no time to train, naming the file and line (file:line: ...)"
+    )
+    line: int = Field(
+        description="the line the reason names (the last :::MLLOG record, or the broken one)"
+    )
+
+
+def _records(path: Path, where: str) -> list[tuple[int, str]]:
+    """``(line number, JSON text)`` of every line holding ``:::MLLOG``, its prefix stripped."""
+    found = []
+    for number, raw in enumerate(read_text(path, lenient=True, name=where).splitlines(), 1):
+        at = raw.find(MLLOG)
+        if at >= 0:
+            found.append((number, raw[at + len(MLLOG) :].strip()))
+    return found
+
+
+def read_run(path: Path, *, named: str | None = None) -> TrainingRun | DroppedRun:
+    """One MLLOG result file: its run, or a ``DroppedRun`` when the summarizer cannot score it
+    (no ``run_start`` or ``run_stop``, a broken record), whose reason names the real line."""
     where = named or str(path)
-    start: int | None = None
+    start: tuple[int, int] | None = None
     stop: tuple[int, int, str | None] | None = None
     last_eval: float | None = None
     target: float | None = None
-    last_line = 0
-    for number, raw in enumerate(read_text(path, lenient=True, name=where).splitlines(), 1):
-        if not raw.startswith(MLLOG):
-            continue
-        last_line = number
+    records = _records(path, where)
+    for number, text in records:
         try:
-            record = json.loads(raw[len(MLLOG) :])
+            record = json.loads(text)
             key, when = record["key"], int(record["time_ms"])
         except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-            raise InputError(f"{where}:{number}: not a complete :::MLLOG record") from None
+            reason = f"{where}:{number}: not a complete :::MLLOG record (a parse error)"
+            return DroppedRun(path=where, reason=reason, line=number)
         value, meta = record.get("value"), record.get("metadata")
         if key == "run_start" and start is None:
-            start = when
+            start = (when, number)
         elif key == "run_stop" and stop is None:
             status = meta.get("status") if isinstance(meta, dict) else None
             stop = (when, number, str(status) if status is not None else None)
@@ -97,21 +122,26 @@ def read_run(path: Path, *, named: str | None = None) -> TrainingRun:
             last_eval = float(value)
         elif key == "target_accuracy" and isinstance(value, int | float):
             target = float(value)
-    for name, found in (("run_start", start), ("run_stop", stop)):
-        if found is None:
-            raise InputError(
-                f"{where}:{last_line}: no {name} (the log ends here: the run did not finish "
-                "or the file is cut short)"
-            )
-    assert start is not None
-    assert stop is not None
-    if stop[0] < start:
-        raise InputError(f"{where}:{stop[1]}: run_stop is before run_start")
+    last_line = records[-1][0] if records else 0
+    if not records:
+        return DroppedRun(path=where, reason=f"{where}: no :::MLLOG record", line=0)
+    if start is None:
+        reason = f"{where}:{last_line}: no run_start (the last :::MLLOG record is line {last_line})"
+        return DroppedRun(path=where, reason=reason, line=last_line)
+    if stop is None:
+        reason = (
+            f"{where}:{last_line}: no run_stop after run_start at line {start[1]}: the log ends "
+            f"at its last :::MLLOG record, line {last_line} (the run was stopped before it "
+            "finished, or the file is cut short)"
+        )
+        return DroppedRun(path=where, reason=reason, line=last_line)
+    if stop[0] < start[0]:
+        raise InputError(f"{where}:{stop[1]}: run_stop is before run_start (line {start[1]})")
     return TrainingRun(
         path=where,
-        run_start_ms=start,
+        run_start_ms=start[0],
         run_stop_ms=stop[0],
-        minutes=(stop[0] - start) / 60_000,
+        minutes=(stop[0] - start[0]) / 60_000,
         status=stop[2],
         converged=stop[2] == "success",
         last_eval=last_eval,
@@ -141,12 +171,17 @@ class TrainingScore(StrictModel):
     scaling_factor: float
     dropped_not_converged: int
     runs: tuple[TrainingRun, ...]
+    dropped: tuple[DroppedRun, ...] = ()
 
 
-def score(runs: list[TrainingRun], scaling_factor: float) -> TrainingScore:
-    """The summarizer's olympic average of the converged runs, times the scaling factor."""
+def score(
+    runs: list[TrainingRun], scaling_factor: float, dropped_runs: list[DroppedRun] | None = None
+) -> TrainingScore:
+    """The summarizer's olympic average of the converged runs, times the scaling factor; a run
+    it could not score (``dropped_runs``) counts as a non-converged one."""
+    unscored = tuple(sorted(dropped_runs or (), key=lambda r: r.path))
     converged = sorted((r for r in runs if r.converged), key=lambda r: (r.minutes, r.path))
-    dropped = len(runs) - len(converged)
+    dropped = len(runs) - len(converged) + len(unscored)
     used: list[TrainingRun] = []
     if dropped <= MAX_DROPPED:
         used = converged[MAX_DROPPED : len(converged) - (MAX_DROPPED - dropped)]
@@ -161,4 +196,5 @@ def score(runs: list[TrainingRun], scaling_factor: float) -> TrainingScore:
         scaling_factor=scaling_factor,
         dropped_not_converged=dropped,
         runs=marked,
+        dropped=unscored,
     )

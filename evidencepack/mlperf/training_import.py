@@ -23,7 +23,14 @@ from ..store import Store
 from .context import ImportContext
 from .models import CheckRow, CheckStatus, SourceFile
 from .query import load_records
-from .training import TRAINING_BENCHMARKS, TrainingRun, read_run, read_scaling, score
+from .training import (
+    TRAINING_BENCHMARKS,
+    DroppedRun,
+    TrainingRun,
+    read_run,
+    read_scaling,
+    score,
+)
 
 _RESULT = re.compile(r"^result_\d+\.txt$")
 _ROUND = re.compile(r"(?:^|[_-])v?(\d+\.\d+)$")
@@ -100,7 +107,17 @@ class TrainingResult(StrictModel):
         description="how many runs a submission of the benchmark makes"
     )
     runs: tuple[TrainingRun, ...] = Field(
-        description="every run file, with its time to train and whether the score uses it"
+        description=(
+            "every run file with a time to train (run_start and run_stop), and whether the "
+            "score uses it"
+        )
+    )
+    dropped_runs: tuple[DroppedRun, ...] = Field(
+        default=(),
+        description=(
+            "every run file the round's summarizer cannot score (no run_start or run_stop, a "
+            "broken record), with why; each counts as a non-converged run"
+        ),
     )
     accelerator: str | None = Field(
         description=(
@@ -196,11 +213,13 @@ def build_training(
             file=names.name(files.folder),
         )
     model, dataset, metric, target, required = TRAINING_BENCHMARKS[files.benchmark]
-    runs = [read_run(names.private(p), named=names.name(p)) for p in files.runs]
+    read = [read_run(names.private(p), named=names.name(p)) for p in files.runs]
+    runs = [r for r in read if isinstance(r, TrainingRun)]
+    unscored = [r for r in read if isinstance(r, DroppedRun)]
     scaling = read_scaling(
         names.private_or_none(files.scaling), named=names.name_or_none(files.scaling)
     )
-    scored = score(runs, scaling)
+    scored = score(runs, scaling, unscored)
     if files.system_json is None:
         raise InputError(
             "missing (every result needs its system description)",
@@ -234,13 +253,14 @@ def build_training(
         scaling_factor=scored.scaling_factor,
         runs_required=required,
         runs=scored.runs,
+        dropped_runs=scored.dropped,
         accelerator=system.accelerator,
         accelerators_per_node=system.accelerators_per_node,
         nodes=system.nodes,
         accelerators_total=system.accelerators_total,
         framework=_framework(system.stack.raw),
         stack_raw=system.stack.raw,
-        checks=_checks(scored.runs, scored.minutes, required, metric, target),
+        checks=_checks(scored.runs, scored.dropped, scored.minutes, required, metric, target),
         sources=tuple(names.source(role, path) for role, path in roles),
         notes=system.notes,
     )
@@ -260,16 +280,25 @@ def _row(rule: str, expected: str, actual: str, ok: bool | None, source: str = "
 
 
 def _checks(
-    runs: tuple[TrainingRun, ...], minutes: float | None, required: int, metric: str, target: float
+    runs: tuple[TrainingRun, ...],
+    unscored: tuple[DroppedRun, ...],
+    minutes: float | None,
+    required: int,
+    metric: str,
+    target: float,
 ) -> tuple[CheckRow, ...]:
-    not_converged = [r for r in runs if not r.converged]
+    not_converged = sorted(
+        [Path(r.path).name for r in runs if not r.converged] + [Path(r.path).name for r in unscored]
+    )
+    files = len(runs) + len(unscored)
     rows = [
-        _row("training.runs", f">= {required} result files", str(len(runs)), len(runs) >= required),
+        _row("training.runs", f">= {required} result files", str(files), files >= required),
         _row(
             "training.converged",
-            "at most 1 run not converged (run_stop status success)",
-            f"{len(not_converged)} not converged"
-            + (": " + ", ".join(Path(r.path).name for r in not_converged) if not_converged else ""),
+            "at most 1 run dropped (not converged: run_stop status other than success, or no "
+            "run_stop)",
+            f"{len(not_converged)} dropped"
+            + (": " + ", ".join(not_converged) if not_converged else ""),
             len(not_converged) <= 1,
         ),
         _row(
@@ -316,7 +345,7 @@ def training_row(result: TrainingResult, fingerprint: str) -> dict[str, object]:
         "time_to_train_min": result.time_to_train_min,
         "olympic_min": result.olympic_min,
         "scaling_factor": result.scaling_factor,
-        "runs_total": len(result.runs),
+        "runs_total": len(result.runs) + len(result.dropped_runs),
         "runs_used": len(result.runs_used),
         "accelerator": result.accelerator,
         "accelerators_total": result.accelerators_total,

@@ -28,7 +28,11 @@ def describe_training(t: TrainingResult) -> str:
         ("division", t.division or "-"),
         ("benchmark", t.benchmark),
         ("time to train", f"{ttt} = olympic average {olympic} x scaling {t.scaling_factor:g}"),
-        ("runs used", f"{len(t.runs_used)} of {len(t.runs)} (fastest and slowest dropped)"),
+        (
+            "runs used",
+            f"{len(t.runs_used)} of {len(t.runs) + len(t.dropped_runs)} (fastest and slowest "
+            "dropped; a dropped non-converged run counts as the slowest)",
+        ),
         ("model", t.model or "-"),
         ("dataset", t.dataset or "-"),
         ("quality", f"{t.quality_metric} <= {t.quality_target:g}" if t.quality_target else "-"),
@@ -49,6 +53,16 @@ def describe_training(t: TrainingResult) -> str:
         lines.append(
             f"  {Path(run.path).name:<14} {run.minutes:>10.4f} min  {mark:<13} eval {last}"
         )
+    if t.dropped_runs or any(not r.converged for r in t.runs):
+        lines += ["", "dropped runs (counted as not converged, as the summarizer counts them):"]
+        for run in t.runs:
+            if not run.converged:
+                lines.append(
+                    f"  {Path(run.path).name:<14} run_stop status {run.status or 'not logged'} "
+                    f"(line {run.line}), not success"
+                )
+        for dropped in t.dropped_runs:
+            lines.append(f"  {Path(dropped.path).name:<14} {dropped.reason}")
     lines += ["", "checks:"]
     for row in t.checks:
         lines.append(f"  {_STATUS[row.status]:<12} {row.rule}")

@@ -10,8 +10,9 @@ Layouts (mlcommons/inference submission checker ``constants.py``), with ``S`` =
                 S/compliance/R/TEST06/verify_accuracy.txt
     v6.x:       S/results/R/measurements.json, S/results/R/TEST06/verify_accuracy.txt
     power-measured: S/results/R/performance/{run_1/spl.txt, ranging/, power/}
-    v6.1+, the endpoint tool: S/results/R/performance/result_summary.json,
-                S/results/R/accuracy/accuracy_results.json (no LoadGen logs)
+    v6.1+, the endpoint tool: S/results/R/performance/result_summary.json (or
+                results_summary.json, run_1/metrics_final_snapshot.json, the legacy
+                run_1/results.json), S/results/R/accuracy/accuracy_results.json (no LoadGen logs)
 
 Scenario folders may be lowercase. The round comes from a folder named ``v5.1`` or
 ``inference_results_v5.1`` above the division, when there is one.
@@ -27,7 +28,7 @@ from pathlib import Path
 
 from .accuracy import has_precision
 from .benchmarks import resolve_scenario
-from .endpoint_result import ACCURACY_RESULTS, RESULT_SUMMARY
+from .endpoint_result import ACCURACY_RESULTS, ENDPOINT_OUTPUTS
 from .loadgen_log import DETAIL_NAME, SUMMARY_NAME
 from .rounds import KNOWN_ROUNDS
 
@@ -150,7 +151,9 @@ def _tree_result(results_dir: Path) -> ResultFiles:
         user_conf=_file(results_dir / "user.conf")
         or (_file(measurements_dir / "user.conf") if measurements_dir else None),
         accuracy=_file(results_dir / "accuracy" / "accuracy.txt"),
-        endpoint_summary=_file(results_dir / "performance" / RESULT_SUMMARY),
+        endpoint_summary=next(
+            (f for name in ENDPOINT_OUTPUTS if (f := _file(results_dir / name)) is not None), None
+        ),
         spl=_file(run / "spl.txt") if run else None,
         endpoint_accuracy=_file(results_dir / "accuracy" / ACCURACY_RESULTS),
         test06=_file(results_dir / "TEST06" / "verify_accuracy.txt")

@@ -38,6 +38,7 @@ from ..resources import templates_dir
 from ..spec.models import Candidate, Price
 from . import charts, plain
 from .body import BODY_LIMIT, BodySelection, select_body
+from .curve_chart import CurveChart, curve_chart
 from .evidence import EvidenceList, InputGroup, evidence_list, group_inputs, split_common_folder
 from .formatting import FILTERS
 from .signing_plan import SigningPlan
@@ -210,6 +211,8 @@ class ReportView:
     cost_chart: charts.BarChart | None
     quality_chart: charts.IntervalChart | None
     load_points: int
+    curve_charts: tuple[CurveChart, ...] = ()
+    """MLPerf Endpoints curves beside each candidate's own points (``curve_chart``)."""
 
     def claims_for(
         self, topic: str, candidate: str | None, row: str | None = None
@@ -354,7 +357,29 @@ def build_view(
         cost_chart=charts.cost_chart(costs),
         quality_chart=charts.quality_chart(qualities),
         load_points=sum(len(c.load_points) for c in decision.capacity),
+        curve_charts=_curve_charts(decision, body),
     )
+
+
+def _curve_charts(
+    decision: DecisionDocument, body: Sequence[CandidateView]
+) -> tuple[CurveChart, ...]:
+    """One chart per candidate the body shows that cites an MLPerf Endpoints curve."""
+    per_replica = {c.id: c.hardware.accelerators_per_replica for c in decision.spec.candidates}
+    out = []
+    for c in body:
+        cid = c.verdict.id
+        capacity = c.record.capacity
+        chart = curve_chart(
+            cid,
+            c.number - 1,
+            decision.public_references,
+            capacity.load_points if capacity is not None else (),
+            per_replica.get(cid, 1),
+        )
+        if chart is not None:
+            out.append(chart)
+    return tuple(out)
 
 
 _SEVERITY = {"PASS": 0, "WARN": 1, "WAIVED": 2, "FAIL": 3}

@@ -47,6 +47,12 @@ its files in ``mlperf_result_files``) and ``record`` (the whole TrainingResult).
 ``mlperf_training_runs``: (``key``, ``path``) -> each run's ``run_start_ms``/``run_stop_ms``,
 ``minutes``, ``status``, ``converged``, ``used`` by the score, ``last_eval``, ``target``,
 ``line`` (its ``run_stop``).
+
+``mlperf_endpoints_curves``: one row per MLPerf Endpoints curve, PRIMARY KEY ``key``
+(``endpoints/<layout>/<division>/<submission>/<system>/<model>``): ``layout`` v1.0/v0.7,
+``model_name``, ``accelerator``/``accelerators_total``, ``points``, the provisioned
+``power_watts`` and ``power_tier`` (declared/computed/mlc_estimated), ``checks_failed`` (rules
+re-applied) and ``record`` (the whole EndpointsCurve with its points and checks).
 """
 
 from __future__ import annotations
@@ -198,6 +204,23 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("target", "DOUBLE"),
         ("line", "INTEGER"),
     ),
+    "mlperf_endpoints_curves": (
+        ("key", "VARCHAR"),
+        ("layout", "VARCHAR"),
+        ("division", "VARCHAR"),
+        ("submission", "VARCHAR"),
+        ("system", "VARCHAR"),
+        ("model", "VARCHAR"),
+        ("model_name", "VARCHAR"),
+        ("accelerator", "VARCHAR"),
+        ("accelerators_total", "INTEGER"),
+        ("points", "INTEGER"),
+        ("power_watts", "DOUBLE"),
+        ("power_tier", "VARCHAR"),
+        ("checks_failed", "INTEGER"),
+        ("sources_sha256", "VARCHAR"),
+        ("record", "JSON"),
+    ),
     "mlperf_rejections": (
         ("location", "VARCHAR"),
         ("reason", "VARCHAR"),
@@ -214,6 +237,7 @@ _PRIMARY_KEYS = {
     "mlperf_rejections": ("location", "reason"),
     "mlperf_training_results": ("key",),
     "mlperf_training_runs": ("key", "path"),
+    "mlperf_endpoints_curves": ("key",),
 }
 _NOT_NULL = {
     "mlperf_results": {
@@ -236,6 +260,14 @@ _NOT_NULL = {
     "mlperf_rejections": {"problems"},
     "mlperf_training_results": {"submitter", "system", "benchmark", "sources_sha256", "record"},
     "mlperf_training_runs": {"run_start_ms", "run_stop_ms", "minutes", "converged", "used"},
+    "mlperf_endpoints_curves": {
+        "layout",
+        "submission",
+        "system",
+        "model",
+        "sources_sha256",
+        "record",
+    },
 }
 
 

@@ -80,7 +80,9 @@ def _copy(sample: Path, tmp_path: Path, name: str = "tree") -> Path:
     return tree
 
 
-def test_missing_run_stop_is_a_located_error(sample: Path, tmp_path: Path) -> None:
+def test_missing_run_stop_drops_the_run_and_names_the_last_line(
+    sample: Path, tmp_path: Path, capsys: Any
+) -> None:
     tree = _copy(sample, tmp_path)
     path = tree / LORA / "result_3.txt"
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -89,11 +91,23 @@ def test_missing_run_stop_is_a_located_error(sample: Path, tmp_path: Path) -> No
     path.write_text("".join(kept), encoding="utf-8")
     last = max(i for i, line in enumerate(kept, start=1) if line.startswith(":::MLLOG"))
     db = tmp_path / "e.duckdb"
-    assert main(["mlperf", "import", str(tree), "--db", str(db)]) == 1
+    # the summarizer drops the run as not converged and scores the other nine
+    assert main(["mlperf", "import", str(tree), "--db", str(db)]) == 0
     with Store() as store:
         report = import_path(store, tree)
-    (rejected,) = report.rejected
-    assert rejected.reason.startswith(f"{path}:{last}: no run_stop")
+        (lora,) = [r for r in load_training(store) if r.benchmark == "llama2_70b_lora"]
+    assert report.rejected == ()
+    (dropped,) = lora.dropped_runs
+    assert dropped.reason.startswith(f"{path}:{last}: no run_stop after run_start at line ")
+    assert dropped.line == last
+    converged = sorted(r.minutes for r in lora.runs)
+    assert len(converged) == 9
+    assert sorted(r.minutes for r in lora.runs_used) == converged[1:]
+    capsys.readouterr()
+    assert main(["mlperf", "show", lora.key, "--db", str(db)]) == 0
+    shown = capsys.readouterr().out
+    assert "dropped runs (counted as not converged" in shown
+    assert f"  result_3.txt   {path}:{last}: no run_stop" in shown
 
 
 def test_runs_that_did_not_converge(sample: Path, tmp_path: Path) -> None:

@@ -103,9 +103,7 @@ def cli_reference() -> str:
         "```",
         "",
     ]
-    subparsers = next(
-        a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
-    )
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     for name, sub in subparsers.choices.items():
         lines += [f"## `evidencepack {name}`", "", "```text", sub.format_help().rstrip(), "```", ""]
         nested = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]
@@ -126,6 +124,7 @@ PAGES = {"reference/spec.md": spec_reference, "reference/cli.md": cli_reference}
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Write the generated pages, or with --check say which are out of date (exit 1)."""
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--check", action="store_true", help="fail if a page is out of date")
     check = args.parse_args(argv).check

@@ -279,11 +279,15 @@ class ReportView:
         return any(c.cost.spread_per_million_output_tokens for c in self.candidates if c.cost)
 
     @property
-    def standing_counts(self) -> tuple[int, int, int]:
-        """(failed, warnings, waived) among ``standing``."""
-        waived = sum(1 for c in self.standing if c.waived is not None)
-        failed = sum(1 for c in self.standing if c.waived is None and c.status == "FAIL")
-        return failed, len(self.standing) - waived - failed, waived
+    def standing_counts(self) -> tuple[int, int, int, int]:
+        """(failed, warnings, waived) of the subject candidate's own check results, counted as
+        the candidates table counts them (so page 1 gives one figure per candidate), and how
+        many of ``standing`` are about the decision as a whole."""
+        mine = [c for c in self.standing if c.candidate is not None]
+        waived = len({c.id for c in mine if c.waived is not None})
+        failed = sum(1 for c in mine if c.waived is None and c.status == "FAIL")
+        warnings = sum(1 for c in mine if c.waived is None and c.status == "WARN")
+        return failed, warnings, waived, sum(1 for c in self.standing if c.candidate is None)
 
 
 def build_view(

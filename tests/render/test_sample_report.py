@@ -173,3 +173,20 @@ def test_contents_state_the_appendix_pages(reader: pypdf.PdfReader) -> None:
     appendix_b = reader.get_destination_page_number(top["Appendix B: inputs"]) + 1
     assert first < last <= appendix_b
     assert "End of Appendix A." in reader.pages[last - 1].extract_text()
+
+
+def test_page_one_counts_agree_with_the_candidates_table(reader: pypdf.PdfReader) -> None:
+    """Page 1's "What to know" and the candidates table count the subject's findings alike;
+    a finding about the decision as a whole is counted apart, not as the candidate's."""
+    first = " ".join(reader.pages[0].extract_text().split())
+    head = re.search(
+        r"What to know about (\S+) \((\d+) failed, (\d+) warnings?, (\d+) waived"
+        r"(?:; (\d+) about the decision as a whole)?",
+        first,
+    )
+    assert head, first
+    subject, _, warnings, _, general = head.groups()
+    row = re.search(rf"{re.escape(subject)} .*? (\d+) warnings?\b", first.split("Candidate", 1)[1])
+    assert row, first
+    assert row.group(1) == warnings
+    assert general == "1"  # the sample's DECISION warning (billing bases differ)

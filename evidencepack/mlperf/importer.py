@@ -336,6 +336,8 @@ _NOT_COLUMNS = frozenset(
         "notes",
         "power",
         "accelerator_types",
+        "availability",
+        "available_by",
     }
 )
 """Fields of a result kept only in its ``record`` JSON, not as columns of ``mlperf_results``."""

@@ -16,6 +16,7 @@ import pytest
 from evidencepack._cli import main
 from evidencepack.analyze.models import DecisionDocument
 from evidencepack.inputs.accelerators import difference, identify
+from evidencepack.pipeline import BuildOptions, CompileOptions, build
 
 from ..inputs.builders import write_json
 from .test_fit import BASELINE, _accelerators, _add_run, _check, _decide, _edit, _fast_vllm, _fit
@@ -277,6 +278,15 @@ def test_check_json_shows_the_reference_findings(
     assert any("not for sale" in f for f in ref["findings"])
     (c3,) = [c for c in out["checks"] if c["id"] == "C3" and c["candidate"] == "mi325x-vllm"]
     assert "not for sale" in c3["reason"]
+
+
+def test_the_report_shows_what_a_reference_is(samples: Path, tmp_path: Path) -> None:
+    _system(samples, "8xMI325X_vLLM", status="preview")
+    result = build(samples / "pack.yaml", tmp_path / "pack", BuildOptions(compile=CompileOptions()))
+    html = (result.out_dir / "report.html").read_text(encoding="utf-8")
+    assert "closed division; preview" in html
+    assert "supports nothing" in html
+    assert "a preview system, no availability date stated" in html
 
 
 def test_another_accelerators_result_is_not_the_candidates_reference(samples: Path) -> None:

@@ -15,9 +15,16 @@ import pytest
 
 from evidencepack._cli import main
 from evidencepack.analyze.models import DecisionDocument
+from evidencepack.analyze.reference_fit import judge_reference
+from evidencepack.analyze.references import reference_view
 from evidencepack.inputs.accelerators import difference, identify
+from evidencepack.mlperf.importer import import_path
+from evidencepack.mlperf.query import load_results
 from evidencepack.pipeline import BuildOptions, CompileOptions, build
+from evidencepack.spec.load import load_spec
+from evidencepack.store import Store
 
+from ..conftest import SAMPLE_SPEC
 from ..inputs.builders import write_json
 from .test_fit import BASELINE, _accelerators, _add_run, _check, _decide, _edit, _fast_vllm, _fit
 
@@ -339,3 +346,26 @@ def test_mlperf_power_of_another_system_is_not_the_candidates_energy(
     ref = _reference(doc, "mi325x-vllm", LENOVO_KEY)
     assert ref.average_watts is not None  # shown as the reference's own figure
     assert "NVIDIA B200 is not AMD Instinct MI325X" in _check(doc, "C3", "mi325x-vllm").reason
+
+
+def test_a_real_preview_system_is_read_and_supports_nothing(shared_data: Path) -> None:
+    """CoreWeave's v5.1 GB300 system says ``status: preview`` and gives no date."""
+    store = Store()
+    import_path(store, shared_data / "mlperf/v5.1/closed/CoreWeave", round="v5.1")
+    results = load_results(store)
+    assert results
+    assert {r.availability for r in results} == {"preview"}
+    result = results[0]
+    assert result.availability == "preview"
+    assert result.available_by is None
+    ref = reference_view(result, [])
+    spec = load_spec(SAMPLE_SPEC).spec
+    b200 = spec.candidate("b200-trtllm")
+    gb300 = b200.model_copy(
+        update={"hardware": b200.hardware.model_copy(update={"accelerator": "NVIDIA GB300"})}
+    )
+    fit = judge_reference(spec, gb300, ref)
+    assert fit.same_system
+    assert not fit.for_sale
+    assert not fit.supports
+    assert any("a preview system, no availability date stated" in t for _, t in fit.findings)

@@ -69,12 +69,15 @@ def test_is_self_contained_with_a_restrictive_csp(report: str) -> None:
 
 def test_page_one_is_the_decision(report: str) -> None:
     doc = fixture.decision()
-    first = report[report.index('<section id="sec-decision">') : report.index('id="sec-contents"')]
+    first = report[report.index('<section id="sec-decision"') : report.index('id="sec-contents"')]
     text = scan(first).all_text()
     assert "Which accelerator configuration should serve" in text
     assert "Recommendation mi325x-vllm" in text
     assert "agrees with the recommendation" in text
-    assert fixture.EVIDENCE_DIGEST in text
+    # Page 1 names the pack by a short digest (the whole one is in the footer and in "How to
+    # verify this pack"), so a long page 1 never pushes it onto page 2.
+    assert f"Pack {fixture.EVIDENCE_DIGEST[:16]}\u2026 (sha256 of the evidence manifest)" in text
+    assert f'data-pack-digest="{fixture.EVIDENCE_DIGEST}"' in report
     assert fixture.SIGNER.line in text
     for verdict in doc.candidates:
         assert verdict.id in text
@@ -171,6 +174,7 @@ def test_verify_box_names_the_key_and_the_three_targets(report: str) -> None:
         assert f"evidencepack verify {target} --key PUBLIC_KEY.pem" in text
     assert f"sha256:{fixture.SIGNER.key_fingerprint}" in text
     assert fixture.EVIDENCE_DIGEST in text
+    assert f"Spec sha256 {fixture.decision().spec_sha256}" in text
 
 
 def test_approvals_are_labelled_as_stated_and_apart_from_the_signature(report: str) -> None:

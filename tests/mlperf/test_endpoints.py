@@ -365,3 +365,25 @@ def test_the_declared_steady_state_status_must_match_its_window(v10: Path, tmp_p
     assert ("steady-state-consistency", 512) in failed
     passed = {(c.rule, c.point) for c in curve.checks if c.status == "pass"}
     assert ("steady-state-consistency", 256) in passed
+
+
+def test_each_broken_submission_is_flagged_in_the_v07_layout_too(v07: Path) -> None:
+    curves = _curves(v07)
+    assert set(curves) == {*BROKEN, "valid_standardized"}
+    valid = curves["valid_standardized"]
+    assert valid.failed == ()
+    assert valid.regions is not None
+    # v0.7 fixed C_min at 32: Low 33-42 (r38), Medium 43-130 (r88), High 131-1000
+    assert (valid.regions.c_min, valid.regions.low, valid.regions.medium) == (
+        32,
+        (33, 42),
+        (43, 130),
+    )
+    for submission in BROKEN:
+        assert "low-concurrency-coverage" in _failed(curves[submission]), submission
+    assert "point-count" in _failed(curves["invalid_submission"])
+    assert "ultra-low-concurrency-coverage" in _failed(curves["sub_g"])
+    # v1.0-only rules are not judged on v0.7 results
+    offline = next(c for c in valid.checks if c.rule == "offline-point-present")
+    assert offline.status == "skip"
+    assert offline.actual.startswith("not a v0.7 rule (v1.0 only)")

@@ -18,7 +18,7 @@ from evidencepack.mlperf.endpoints_checks import publication_checks
 from evidencepack.mlperf.endpoints_import import load_endpoints
 from evidencepack.mlperf.endpoints_models import EndpointsCurve
 from evidencepack.mlperf.endpoints_power import provisioned_power, tps_per_kw
-from evidencepack.mlperf.endpoints_read import find_endpoints
+from evidencepack.mlperf.endpoints_read import accuracy_scores, find_endpoints
 from evidencepack.mlperf.endpoints_rules import compute_regions
 from evidencepack.mlperf.importer import import_path
 from evidencepack.store import Store
@@ -392,3 +392,10 @@ def test_each_broken_submission_is_flagged_in_the_v07_layout_too(v07: Path) -> N
     offline = next(c for c in valid.checks if c.rule == "offline-point-present")
     assert offline.status == "skip"
     assert offline.actual.startswith("not a v0.7 rule (v1.0 only)")
+
+
+def test_accuracy_in_the_clients_own_shape(shared_data: Path) -> None:
+    client = next((shared_data / "mlperf/v6.1-endpoint-shapes").rglob("accuracy_results.json"))
+    scores = accuracy_scores(json.loads(client.read_text(encoding="utf-8")))
+    assert scores == {"shopify_product_catalogue::q3vl": pytest.approx(0.7878950642363143)}
+    assert accuracy_scores({"accuracy_scores": {"d": {"score": 0.5}}}) == {"d": 0.5}

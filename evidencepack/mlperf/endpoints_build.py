@@ -17,6 +17,7 @@ from .endpoints_rules import (
     compute_regions,
     curve_checks,
     derive_c_min,
+    make_check,
     region_of,
 )
 
@@ -158,6 +159,17 @@ def build_curve(files: CurveFiles, names: ImportContext) -> EndpointsCurve:
         differing=_differing(descs),
         power=power,
     )
+    if files.layout == "v1.0":
+        lacking = [f"r{p.concurrency}" for p, e in zip(points, extra, strict=True) if not e["desc"]]
+        checks.append(
+            make_check(
+                "system-description-present",
+                "reject",
+                not lacking,
+                "every point has its system_desc.json",
+                "missing at " + ", ".join(lacking) if lacking else "every point",
+            )
+        )
     max_tps = max((p.system_tps for p in points if p.system_tps is not None), default=None)
     for point, more in zip(points, extra, strict=True):
         util = more["desc"].get("tps_utilization") if files.layout == "v1.0" else None

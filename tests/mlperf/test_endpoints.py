@@ -301,11 +301,14 @@ def test_a_drifting_point_is_a_range_and_one_system_per_curve(v10: Path, tmp_pat
     assert ("point-duration", 20) in failed
     consistency = next(c for c in curve.failed if c.rule == "system-description-consistency")
     assert "system_name" in consistency.actual
+    (curve_dir / "r768/system_desc.json").unlink()
     (curve_dir.parent / "system_power.json").unlink()
     unpowered = _one(tmp_path)
     power = next(c for c in unpowered.failed if c.rule == "power-descriptor")
     assert (power.severity, power.actual) == ("reject", "no system_power.json")
     assert all(p.tps_per_kw is None for p in unpowered.points)
+    desc = next(c for c in unpowered.failed if c.rule == "system-description-present")
+    assert desc.actual == "missing at r768"
 
 
 def test_publication_status_at_the_decision_date(v10: Path, tmp_path: Path) -> None:

@@ -432,10 +432,10 @@ def _public(collector: Collector, taking: _Taking, ref: EvidenceRef) -> None:
     """The points of one cited public result or estimate (a file, or a folder of them), each
     named by the spec's path; a file that cannot be read as one is a PROV-FILES problem. A
     folder of MLPerf Endpoints curves gives each curve's points (``endpoints_refs``)."""
-    curves = endpoints_curves(collector.loaded.resolve(ref.path))
     ref_files = collector.add_ref(ref, "references", taking.candidate.id)
     taking.problems += ref_files.problems
-    if curves and ref_files.files:
+    curves = endpoints_curves(collector.loaded.resolve(ref.path)) if ref_files.files else []
+    if curves:
         read, problems = read_endpoints(collector, curves, collector.loaded.spec.decision.date)
         taking.problems += problems
         taking.public += [PublicPoint(label, file, point) for label, file, point in read]

@@ -12,7 +12,7 @@ import pytest
 from evidencepack.errors import RenderError
 from evidencepack.render import html as render_html_module
 from evidencepack.render.evidence import listing_sha256
-from evidencepack.render.html import render_html
+from evidencepack.render.html import build_view, render_html
 from evidencepack.render.signing_plan import SigningPlan
 
 from . import fixture
@@ -341,3 +341,22 @@ def test_the_environment_escapes_and_is_strict() -> None:
     assert env.from_string("{{ x }}").render(x="<b>&") == "&lt;b&gt;&amp;"
     with pytest.raises(jinja2.UndefinedError):
         env.from_string("{{ y }}").render()
+
+
+def test_the_matrix_compares_the_candidates_stack_with_the_envelope() -> None:
+    """A candidate on another runtime than the envelope's says so in the matrix, beside its
+    evidence (which is held to the candidate's own stack)."""
+    import json
+
+    from evidencepack.analyze.models import DecisionDocument
+
+    from ..conftest import REPO_ROOT
+
+    data = json.loads((REPO_ROOT / "tests" / "golden" / "sample-decision.json").read_text())
+    decision = DecisionDocument.model_validate(data)
+    rows = {r.candidate.verdict.id: r for r in build_view(decision).comparability_summary}
+    assert rows["b200-trtllm"].stack == ("runtime (tensorrt-llm, envelope vllm)",)
+    assert rows["mi325x-vllm"].stack == ()
+    html = render_html(decision, evidence_digest="0" * 64, signer=None)
+    matrix = html[html.index('<section id="sec-comparability">') :].split("</table>", 1)[0]
+    assert "its stack: runtime (tensorrt-llm, envelope vllm)" in matrix

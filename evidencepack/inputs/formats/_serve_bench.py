@@ -73,6 +73,28 @@ _ARRAY_OF = {
 }
 
 
+METHOD_KEYS = (
+    "ignore_eos",
+    "random_input_len",
+    "random_output_len",
+    "random_range_ratio",
+    "random_prefix_len",
+    "prefix_len",
+    "sonnet_prefix_len",
+    "accept_length",
+    "acceptance_length",
+    "num_speculative_tokens",
+    "num_warmups",
+    "ramp_up_strategy",
+    "enable_prefix_caching",
+    "kv_cache_dtype",
+    "max_model_len",
+)
+"""How the run was made, where the result records it (vLLM's ``ignore_eos`` and
+``--metadata key=value`` pairs, SGLang's ``random_*`` lengths and ``accept_length``): kept as
+settings for the analysis to judge against the traffic and the envelope."""
+
+
 @dataclass(frozen=True)
 class Flavour:
     """How one tool names things."""
@@ -243,6 +265,13 @@ def _identity(node: Node) -> Identity:
         for k in ("tokenizer_id", "dataset_name", "endpoint_type")
         if isinstance(v := node.value.get(k), str)
     }
+    settings.update(
+        {
+            k: v
+            for k in METHOD_KEYS
+            if isinstance(v := node.value.get(k), str | int | float) and k not in settings
+        }
+    )
     settings.update(
         {
             k: v

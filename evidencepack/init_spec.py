@@ -317,6 +317,7 @@ def render(name: str, found: list[Found], skipped: list[str]) -> str:
         f"  input_tokens: {{mean: TODO}}  # production mean{_measured(inputs)}",
         f"  output_tokens: {{mean: TODO}}  # production mean{_measured(outputs)}",
         "  utilisation: 0.6",
+        "  arrival: poisson  # how requests arrive: poisson, bursty, uniform or any",
         "",
         "slo:",
         "  ttft_p99_ms: TODO  # p99 time to first token you promise, in ms",
@@ -334,6 +335,15 @@ def render(name: str, found: list[Found], skipped: list[str]) -> str:
     ]
     if concurrency:
         lines.append(f"  max_concurrency: {concurrency}  # the highest concurrency the runs used")
+    lines += [
+        "",
+        "# How closely a run must describe the traffic to size it (the defaults).",
+        "fit:",
+        "  token_tolerance: 0.25  # mean prompt and output lengths within +-25% of the traffic's",
+        "  tail_tolerance: 0.4  # p90/p99 lengths (from per-request rows) within +-40%",
+        "  min_duration_s: 60  # shorter runs never size: no steady state",
+        "  min_requests: 100  # runs that sent fewer requests never size",
+    ]
     lines += ["", "candidates:"]
     for f in found:
         lines += _candidate(f)

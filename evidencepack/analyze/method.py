@@ -33,7 +33,7 @@ SPECULATIVE_KEYS = ("accept_length", "acceptance_length", "num_speculative_token
 ALIASES: dict[str, tuple[str, ...]] = {
     "enable_prefix_caching": ("enable_prefix_caching", "prefix_caching"),
     "kv_cache_dtype": ("kv_cache_dtype",),
-    "max_model_len": ("max_model_len", "context_length", "max_seq_len"),
+    "max_model_len": ("max_model_len", "context_length", "max_seq_len", "max_seq_length"),
 }
 """An envelope setting and the names a run's record may give it."""
 BURSTINESS = (0.5, 2.0)
@@ -115,14 +115,20 @@ def _dataset_reasons(spec: PackSpec, method: RunMethod) -> list[str]:
 
 def _speculative_reason(spec: PackSpec, method: RunMethod) -> str | None:
     pinned = spec.envelope.settings
-    if any(k in pinned for k in SPECULATIVE_KEYS) or "speculative_config" in pinned:
+    pins = (*SPECULATIVE_KEYS, "speculative_config", "speculative_algorithm")
+    if any(k in pinned for k in pins):
         return None
     accept = _number(_setting(method.settings, "accept_length", "acceptance_length"))
-    tokens = _number(_setting(method.settings, "num_speculative_tokens"))
+    tokens = _number(
+        _setting(method.settings, "num_speculative_tokens", "speculative_num_draft_tokens")
+    )
+    algorithm = _setting(method.settings, "speculative_algorithm")
     if accept is not None and accept > 1:
         what = f"an acceptance length of {accept:g}"
     elif tokens:
         what = f"{tokens:g} speculative tokens"
+    elif algorithm is not None and str(algorithm).strip().lower() not in ("", "none"):
+        what = f"speculative algorithm {algorithm}"
     else:
         return None
     return (
@@ -140,11 +146,20 @@ def _same(pinned: Setting, recorded: Setting) -> bool:
     return str(pinned).strip().lower() == str(recorded).strip().lower()
 
 
+def _recorded(settings: Mapping[str, Setting], key: str) -> Setting:
+    """What a run records for an envelope setting, under any of its names (SGLang's
+    ``disable_radix_cache`` is prefix caching turned off)."""
+    recorded = _setting(settings, *ALIASES.get(key, (key,)))
+    if recorded is None and key == "enable_prefix_caching":
+        disabled = _setting(settings, "disable_radix_cache")
+        recorded = None if disabled is None else not _flag(disabled)
+    return recorded
+
+
 def _settings_reasons(spec: PackSpec, method: RunMethod) -> list[str]:
     out = []
     for key, pinned in sorted(spec.envelope.settings.items()):
-        names = ALIASES.get(key, (key,))
-        recorded = _setting(method.settings, *names)
+        recorded = _recorded(method.settings, key)
         if recorded is None or _same(pinned, recorded):
             continue
         out.append(f"the run records {key} {recorded!s}; the envelope pins {pinned!s}")

@@ -215,6 +215,26 @@ def test_engine_settings_other_than_the_envelopes_do_not_size(samples: Path) -> 
     assert any("kv_cache_dtype auto; the envelope pins fp8" in r for r in fit.reasons)
 
 
+def test_sglang_server_settings_are_read_against_the_envelope(samples: Path) -> None:
+    """SGLang's server_info: the radix (prefix) cache on and a 4k context, where the envelope
+    pins prefix caching off and 8k."""
+    result = sglang_result(traffic(400, 6.0, seed=17), details=True)
+    result.update(
+        dataset_name="sharegpt",
+        request_rate=6.0,
+        server_info={
+            "served_model_name": MODEL,
+            "version": "0.4.9",
+            "disable_radix_cache": False,
+            "context_length": 4096,
+            "kv_cache_dtype": "auto",
+        },
+    )
+    fit = _not_fitting(samples, "sglang.json", result, "enable_prefix_caching True")
+    assert any("max_model_len 4096; the envelope pins 8192" in r for r in fit.reasons)
+    assert any("kv_cache_dtype auto; the envelope pins fp8" in r for r in fit.reasons)
+
+
 def test_a_measure_folder_whose_run_json_records_ignore_eos_does_not_size(
     samples: Path,
 ) -> None:

@@ -95,6 +95,16 @@ METHOD_KEYS = (
 settings for the analysis to judge against the traffic and the envelope."""
 
 
+SERVER_METHOD_KEYS = (
+    "context_length",
+    "disable_radix_cache",
+    "speculative_algorithm",
+    "speculative_num_draft_tokens",
+)
+"""SGLang ``server_info`` settings kept for the analysis: context length, prefix (radix) cache,
+speculative decoding."""
+
+
 @dataclass(frozen=True)
 class Flavour:
     """How one tool names things."""
@@ -277,6 +287,14 @@ def _identity(node: Node) -> Identity:
             k: v
             for k in ("tp_size", "dp_size", "ep_size", "pp_size", "kv_cache_dtype")
             if isinstance(v := server.get(k), str | int) and not isinstance(v, bool)
+        }
+    )
+    # SGLang's engine settings that change what a run measures (judged by analyze/method.py).
+    settings.update(
+        {
+            k: v
+            for k in SERVER_METHOD_KEYS
+            if isinstance(v := server.get(k), str | int | float | bool) and k not in settings
         }
     )
     quantization = text_or_none(server.get("quantization"))

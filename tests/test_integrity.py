@@ -578,8 +578,13 @@ def _vllm_with_empty_outputs(samples: Path, empty: int) -> Path:
         "        - path: evidence/h200-vllm/runs/qps_5.5\n",
         "        - path: evidence/h200-vllm/runs/qps_5.5\n        - path: evidence/vllm-run.json\n",
     )
-    # the synthetic requests are short: this test lets their token lengths fit
-    _edit(spec, "headroom: 0.25\n", "headroom: 0.25\nfit: {token_tolerance: 1.0}\n")
+    # the synthetic requests are short and few: this test lets their lengths and size fit
+    _edit(
+        spec,
+        "headroom: 0.25\n",
+        "headroom: 0.25\nfit: {token_tolerance: 1.0, tail_tolerance: 1.0, min_duration_s: 0.1, "
+        "min_requests: 1}\n",
+    )
     return spec
 
 

@@ -343,3 +343,18 @@ def test_a_run_without_end_to_end_latency_does_not_meet_an_end_to_end_limit(
     assert point.e2e_p99_ms is None
     assert "end-to-end p99 not measured" in point.misses
     assert _accelerators(doc) == BASELINE
+
+
+def test_a_real_aiperf_run_of_synthetic_fixed_length_prompts_is_named(
+    samples: Path, shared_data: Path
+) -> None:
+    """AIPerf 0.13's own output (input_config.datasets: synthetic, isl stddev 0)."""
+    source = shared_data / "formats/aiperf/generated/profile_export_aiperf.json"
+    (samples / "aiperf.json").write_bytes(source.read_bytes())
+    _add_run(samples, "aiperf.json")
+    doc = _decide(samples)
+    fit = _fit(doc, "aiperf.json")
+    assert not fit.fits
+    assert any("random prompts (synthetic, fixed length)" in r for r in fit.reasons), fit.reasons
+    assert any("sent 40 requests, under fit.min_requests" in r for r in fit.reasons)
+    assert _accelerators(doc) == BASELINE

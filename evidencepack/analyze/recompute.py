@@ -37,10 +37,11 @@ class Recomputed:
 
 def _slack(stated: float) -> float:
     """Half a unit of the last decimal a tool that rounds (LoadGen's summary: 2 decimals)
-    printed: a figure of 1.82 may stand for 1.8249."""
+    printed: a figure of 1.82 may stand for 1.8249. A whole number gets none (JSON writes 8.0
+    as 8: a rate of 8 is not "8 give or take 0.5")."""
     text = f"{stated:.10g}"
     decimals = len(text.split(".", 1)[1]) if "." in text and "e" not in text else 0
-    return 0.5 * 10.0**-decimals if decimals <= 3 else 0.0
+    return 0.5 * 10.0**-decimals if 1 <= decimals <= 3 else 0.0
 
 
 def _agrees(stated: float | None, recomputed: float | None) -> bool | None:

@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 from evidencepack.analyze.models import DecisionDocument
+from evidencepack.analyze.recompute import recompute
+from evidencepack.inputs.models import ServingRun
 from evidencepack.pipeline import CompileOptions, check
 
 from ..inputs.builders import Requests, sglang_result, vllm_result, write_json
@@ -358,3 +360,23 @@ def test_a_real_aiperf_run_of_synthetic_fixed_length_prompts_is_named(
     assert any("random prompts (synthetic, fixed length)" in r for r in fit.reasons), fit.reasons
     assert any("sent 40 requests, under fit.min_requests" in r for r in fit.reasons)
     assert _accelerators(doc) == BASELINE
+
+
+def test_the_tolerance_allows_rounding_but_not_a_whole_number_rounded_up() -> None:
+    def run(stated: float) -> ServingRun:
+        return ServingRun(
+            run_id="x#0",
+            index=0,
+            format_id="vllm-bench-serve",
+            tool="vllm",
+            requests_sent=100,
+            requests_completed=100,
+            requests_failed=0,
+            duration_s=54.9,
+            request_throughput_per_s=stated,
+        )
+
+    # LoadGen's summary prints 2 decimals: 1.82 stands for 100 / 54.9 = 1.8215.
+    assert recompute(run(1.82)).figures[0].agrees is True
+    assert recompute(run(1.9)).figures[0].agrees is True  # within 5%
+    assert recompute(run(2.0)).figures[0].agrees is False  # 9.8% over, rounded to a whole 2

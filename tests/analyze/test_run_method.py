@@ -380,3 +380,19 @@ def test_the_tolerance_allows_rounding_but_not_a_whole_number_rounded_up() -> No
     assert recompute(run(1.82)).figures[0].agrees is True
     assert recompute(run(1.9)).figures[0].agrees is True  # within 5%
     assert recompute(run(2.0)).figures[0].agrees is False  # 9.8% over, rounded to a whole 2
+
+
+def test_a_real_guidellm_run_of_synthetic_prompts_is_named(
+    samples: Path, shared_data: Path
+) -> None:
+    """guidellm 0.8's own output (config.spec.data: synthetic_text, 128 prompt tokens)."""
+    source = shared_data / "formats/guidellm/generated/benchmarks.json"
+    (samples / "guidellm.json").write_bytes(source.read_bytes())
+    _add_run(samples, "guidellm.json")
+    doc = _decide(samples)
+    fits = [f for f in doc.fit if f.subject.startswith("guidellm.json")]
+    assert fits
+    for fit in fits:
+        assert not fit.fits
+        assert any("random prompts (synthetic, fixed length)" in r for r in fit.reasons)
+    assert _accelerators(doc) == BASELINE

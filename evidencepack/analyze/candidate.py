@@ -93,10 +93,9 @@ def analyse_candidate(
     ev: CandidateEvidence,
     shared: Mapping[str, Sequence[str]],
     spec_link: EvidenceLink,
-    *,
-    admit_data: bool,
 ) -> CandidateAnalysis:
-    """One candidate's whole analysis (``admit_data``: a current PROV-DATA waiver names it)."""
+    """One candidate's whole analysis. A waiver covers a check's result, never the evidence:
+    no waiver admits a run its data findings or its tool's INVALID verdict keep out."""
     envelope = envelope_for(spec, candidate)
     tolerance = spec.fit.token_tolerance
     run_rows = [
@@ -129,9 +128,6 @@ def analyse_candidate(
         for r, f in zip(ev.runs, run_fits, strict=True)
         if f.fits
     ]
-    if admit_data:
-        # A current waiver of PROV-DATA admits the runs its findings would exclude.
-        points = [dataclasses.replace(p, excluded=None, invalid=None) for p in points]
     capacity = size_candidate(spec, candidate, points)
     op = next((lp for lp in capacity.load_points if lp.run == capacity.operating_point_run), None)
     repeats = [

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from .. import __version__
 from ..inputs.records import SPEC_PATH, InputFile
 from ..spec.models import Candidate, PackSpec
-from .candidate import CandidateAnalysis, analyse_candidate, shared_files, waiver_names
+from .candidate import CandidateAnalysis, analyse_candidate, shared_files
 from .checks import DECISION
 from .evidence import CandidateEvidence
 from .judgements import Robustness
@@ -69,7 +69,6 @@ def decide(
             evidence.get(candidate.id, CandidateEvidence(candidate.id)),
             shared,
             spec_link,
-            admit_data=waiver_names(spec, "PROV-DATA", candidate.id, as_of),
         )
         for candidate in spec.candidates
     ]
@@ -178,14 +177,13 @@ def _price_claim(candidate: Candidate, source: PricedFrom) -> Claim:
 
 
 def _overall(spec: PackSpec, checks: Sequence[CheckResult], recommendation: str | None) -> Verdict:
-    """FAIL on a blocking check or without a recommendation; PASS WITH WAIVERS when a waived
-    failure concerns the recommended or chosen candidate (or the decision); else PASS."""
+    """FAIL on a blocking check or without a recommendation; PASS WITH WAIVERS when any waiver
+    (of a failure or a warning) applies to the recommended or chosen candidate (or the
+    decision); else PASS."""
     if recommendation is None or any(c.blocking for c in checks):
         return "FAIL"
     concerned = {None, recommendation, spec.chosen}
-    if any(
-        c.waived is not None and c.status == "FAIL" and c.candidate in concerned for c in checks
-    ):
+    if any(c.waived is not None and c.candidate in concerned for c in checks):
         return "PASS WITH WAIVERS"
     return "PASS"
 

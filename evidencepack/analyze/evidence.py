@@ -14,6 +14,8 @@ from ..inputs.records import FileProblem, InputFile
 from ..mlperf.energy import EnergyFigures
 from ..mlperf.training_import import TrainingResult
 from .capacity import RunPoint
+from .judgements import RecomputedFigure
+from .method import RunMethod
 from .models import EvidenceLink
 
 
@@ -87,6 +89,10 @@ class RunEvidence:
     layout: Layout = Layout()
     timestamp: str | None = None
     """When the run was measured, as its file records it (ISO 8601 or the tool's own form)."""
+    figures: tuple[RecomputedFigure, ...] = ()
+    """Its stated figures beside the ones recomputed from its own file (``analyze/recompute``)."""
+    method: RunMethod = RunMethod()
+    """How it was made, as its file records it, and its per-request rows' profile."""
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from ..spec.models import Candidate, PackSpec
 from .evidence import Conditions, RunEvidence, ScoreEvidence
 from .judgements import EvidenceFit
 from .layout import per_replica_accelerators, replicas_of
+from .method import judge_method
 from .models import ComparabilityRow
 
 IDENTITY = ("model_name", "model_digest", "precision", "runtime", "runtime_version", "hardware")
@@ -150,6 +151,9 @@ def judge_run(
         reasons.append(late)
     reasons += _shared_reason(candidate, [run.file.sha256, *(f.sha256 for f in run.also)], shared)
     notes = _notes(row, when) + _hardware_notes(run)
+    method_reasons, method_notes = judge_method(spec, run.method)
+    reasons += method_reasons
+    notes += method_notes
     return EvidenceFit(
         subject=run.id,
         kind="run",
@@ -159,6 +163,7 @@ def judge_run(
         notes=tuple(notes),
         replicas=replicas,
         basis=basis(run.observed, run.declared),  # type: ignore[arg-type]
+        figures=run.figures,
     )
 
 

@@ -11,6 +11,27 @@ from pydantic import Field
 from .._models import Sha256Hex, StrictModel
 
 
+class RecomputedFigure(StrictModel):
+    """One figure a run states beside the same figure recomputed from its own file."""
+
+    figure: str = Field(
+        description="what it is: request throughput, output token throughput, failed requests, "
+        "or a steady-state figure"
+    )
+    stated: float | None = Field(description="the figure as the file states it; None: not stated")
+    recomputed: float | None = Field(
+        description="the figure recomputed from the file's own counts, duration or rows (the "
+        "one that sizes and prices); None when the file does not allow it"
+    )
+    unit: str = Field(description="the unit of both figures (req/s, tok/s, requests, ms)")
+    how: str = Field(description="how the recomputed figure was computed, with its inputs")
+    agrees: bool | None = Field(
+        default=None,
+        description="false when the stated figure lies beyond the tolerance (a PROV-DATA "
+        "failure); None when there is nothing to compare",
+    )
+
+
 class EvidenceFit(StrictModel):
     """Whether one run or score set describes this candidate and this question.
 
@@ -35,6 +56,11 @@ class EvidenceFit(StrictModel):
     basis: Literal["observed", "declared", "mixed", "unknown"] = Field(
         description="where its model and stack identity comes from: the file (observed), the "
         "spec's declared values, both, or nowhere"
+    )
+    figures: tuple[RecomputedFigure, ...] = Field(
+        default=(),
+        description="a run's stated figures beside the ones recomputed from its own file (and "
+        "its steady-state window's, where per-request rows exist)",
     )
 
 

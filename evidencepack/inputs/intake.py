@@ -35,6 +35,7 @@ from .models import ReferencePoint, ServingRun
 from .records import FileProblem, InputFile, in_spec
 from .reference_points import read_reference_points
 from .registry import read_input, stage_small_runs
+from .run_profile import RowProfile, profile_of
 from .stage import empty_outputs_valid, shared_staging
 from .stage_batch import prestaged_runs
 from .stored import replace_findings, runs_of_files
@@ -60,6 +61,8 @@ class FolderRows:
     metrics_file: InputFile | None = None
     metrics: ServerMetricsDocument | None = None
     metrics_problem: str | None = None
+    profile: RowProfile | None = None
+    """What the rows say about the run's shape: token-length tails, steady-state window."""
 
 
 @dataclass(frozen=True)
@@ -398,7 +401,12 @@ def _folder_rows(
         return {}
     if len(parsed.runs) != 1:
         return {}
-    found = FolderRows(collector.result.files[rows.pack_path], parsed.runs[0])
+    columns = parsed.requests if isinstance(parsed.requests, Mapping) else None
+    found = FolderRows(
+        collector.result.files[rows.pack_path],
+        parsed.runs[0],
+        profile=profile_of(columns) if columns is not None else None,
+    )
     metrics = next((f for f in beside if Path(f.pack_path).name == SERVER_METRICS_FILE), None)
     if metrics is not None:
         update: dict[str, Any] = {"metrics_file": collector.result.files[metrics.pack_path]}

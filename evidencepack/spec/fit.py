@@ -13,7 +13,7 @@ from typing import Annotated
 
 from pydantic import Field, Strict
 
-from .._models import Fraction, NonEmptyStr, Sha256Hex
+from .._models import Fraction, NonEmptyStr, PositiveFloat, Sha256Hex
 from .types import Currency, PositiveInt, SpecModel
 
 
@@ -65,6 +65,15 @@ class FitPolicy(SpecModel):
     token_tolerance: Fraction = 0.25
     """How far a run's mean input and output token lengths may lie from the traffic's (a fraction
     of the traffic's mean; default 0.25, i.e. +-25%)."""
+    tail_tolerance: Fraction = 0.4
+    """How far a run's p90 and p99 prompt and output lengths (from its per-request rows) may lie
+    from the traffic's stated p90 and p99 (a fraction of the traffic's; default 0.4, i.e. +-40%):
+    prompts that all lie near the mean never size a traffic with a long tail."""
+    min_duration_s: PositiveFloat = 60.0
+    """The shortest run (seconds, first request sent to last completed) that can show steady-state
+    capacity (default 60): a short burst measures a queue filling, not a rate it can hold."""
+    min_requests: PositiveInt = 100
+    """The fewest requests a run must send to size capacity (default 100)."""
     max_age_days: PositiveInt = 365
     """How old (days before ``decision.date``) a run, score set or price may be; nothing dated after
     the decision counts (default 365)."""

@@ -150,6 +150,10 @@ class Traffic(SpecModel):
     utilisation: Fraction = Field(default=0.6, gt=0)
     """The share of paid capacity expected to do useful work (over 0, at most 1; default 0.6); cost
     per token divides by it."""
+    arrival: Literal["poisson", "bursty", "uniform", "any"] = "poisson"
+    """How the production requests arrive (default ``poisson``: independent users). A run whose
+    arrivals are of another kind (vLLM ``--burstiness`` outside 0.5..2, constant-rate arrivals,
+    bursts) does not fit; ``any`` accepts every arrival process."""
 
 
 class Slo(SpecModel):

@@ -11,6 +11,7 @@ rate (its PRICE check fails).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..errors import InputError
 from ..inputs.collect import Collector
@@ -72,9 +73,9 @@ def _read(
     private = collector.result.sources[file.pack_path]
     if price.focus is not None:
         focus = price.focus
-        rate = read_focus(
-            loaded.resolve(focus.path), focus, record=file.as_read(), read_from=private
-        )
+        # Messages name the file by its pack path: nothing of the building machine's folders
+        # may reach decision.json (the pack would not rebuild elsewhere).
+        rate = read_focus(Path(file.pack_path), focus, record=file.as_read(), read_from=private)
         summary = rate.summary()
         # What the reader could not use (zero-cost rows, netted refunds) reaches the report.
         collector.annotate(
@@ -92,9 +93,7 @@ def _read(
         }
     else:
         assert price.quote is not None
-        quote = read_quote(
-            loaded.resolve(price.quote.path), record=file.as_read(), read_from=private
-        )
+        quote = read_quote(Path(file.pack_path), record=file.as_read(), read_from=private)
         line = quote_line(quote, price.quote.item)
         if line.unit.startswith("server") and line.accelerators_per_server is None:
             per_hour = (

@@ -98,7 +98,9 @@ class _FocusDb(Connection):
         self.execute("SET TimeZone = 'UTC'")
 
     def _error(self, exc: duckdb.Error, doing: str) -> InputError:
-        text = str(exc).split("\n")[0]
+        # DuckDB names the file it read: the private copy, whose folder is the building
+        # machine's; the message names the file as the caller does.
+        text = str(exc).split("\n")[0].replace(str(self.read_from), str(self.path))
         if "CSV" in str(exc) or "sniffing" in text:
             damage = csv_damage(self.read_from)
             if damage:
@@ -138,7 +140,7 @@ def read_focus(
         record = file_record(source_file).model_copy(update={"path": str(path)})
     db = _FocusDb(path, source_file)
     with db:
-        source = _PARQUET if _is_parquet(source_file) else _CSV
+        source = _PARQUET if _is_parquet(path, source_file) else _CSV
         described = db.execute(f"DESCRIBE SELECT * FROM {source}", [db.pattern]).fetchall()
         columns = tuple(str(row[0]) for row in described)
         present = set(columns)
@@ -232,14 +234,14 @@ def focus_version(columns: set[str]) -> str:
     return "1.0"
 
 
-def _is_parquet(path: Path) -> bool:
-    """A Parquet file starts with ``PAR1``; anything else is read as CSV (``path`` was hashed
-    already, so it can be opened)."""
+def _is_parquet(path: Path, source_file: Path) -> bool:
+    """A Parquet file starts with ``PAR1``; anything else is read as CSV (``source_file`` was
+    hashed already, so it can be opened). Errors name ``path``, never the private copy."""
     try:
-        with path.open("rb") as handle:
+        with source_file.open("rb") as handle:
             return handle.read(4) == b"PAR1"
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
 
 
 def _quote(name: str) -> str:

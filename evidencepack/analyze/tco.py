@@ -20,6 +20,7 @@ candidate's ``power.watts_per_server``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from ..spec.cost import Basis, Own, Rent, Sourced
@@ -82,8 +83,11 @@ def annual_capital(own: Own) -> float:
     )
     if rate == 0:
         return (price - residual) / life
-    factor: float = (1 + rate) ** life
-    return (price - residual / factor) * rate / (1 - 1 / factor)
+    # 1 - (1 + r)^-life through log1p/expm1: a rate of 1e-300 would round (1 + r)^life to 1
+    # and divide by zero; this form tends to the straight line instead.
+    growth = life * math.log1p(rate)
+    discount = -math.expm1(-growth)
+    return (price - residual * math.exp(-growth)) * rate / discount
 
 
 def _tokens_per_month(spec: PackSpec, capacity: Capacity) -> float | None:

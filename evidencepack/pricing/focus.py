@@ -9,6 +9,7 @@ line of a CSV file DuckDB refused, in ``focus_checks.csv_damage``).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from ..provenance import FileRecord, file_record
 from ..spec.cost import FocusFilter, utc
 from ..store.connection import Connection, literal_path
 from .focus_checks import check_kept, csv_damage, row_warnings, unit_price_range
+from .focus_rules import ACCOUNT_COLUMNS, Blend, blended, exclude_rows
 from .models import FilterCount, FocusRate
 
 REQUIRED = (
@@ -149,7 +151,7 @@ def read_focus(
         wanted = [
             name
             for name in (*REQUIRED, *RATE_COLUMNS, *PRICE_COLUMNS, *_PROVIDER_COLUMNS)
-            + (*_REGION_COLUMNS, "SkuId", "PricingCategory", *instance_columns)
+            + (*_REGION_COLUMNS, "SkuId", "PricingCategory", *ACCOUNT_COLUMNS, *instance_columns)
             if name in present
         ]
         select = ", ".join(f"CAST({_quote(name)} AS VARCHAR) AS {_quote(name)}" for name in wanted)
@@ -171,7 +173,22 @@ def read_focus(
         params = [db.pattern, *(p for c in conditions for p in c.params)]
         db.execute(f"CREATE TABLE kept AS SELECT * FROM {rows_sql} WHERE {where}", params)
         currency = check_kept(db, path, filters.hour_units)
-        return _rate(db, path, currency, record, filters, present, instance_columns, kept)
+        # Credits, refunds and covered rows leave by rule, each counted; what cannot be told
+        # apart by rule (two accounts, two pricing categories) is a problem of the rate.
+        excluded, notes = exclude_rows(db, path, filters, present, currency)
+        blend = blended(db, present, filters)
+        return _rate(
+            db,
+            path,
+            currency,
+            record,
+            filters,
+            present,
+            instance_columns,
+            (*kept, *excluded),
+            notes,
+            blend,
+        )
 
 
 def _rate(
@@ -183,6 +200,8 @@ def _rate(
     present: set[str],
     instance_columns: tuple[str, ...],
     kept: tuple[FilterCount, ...],
+    notes: tuple[str, ...],
+    blend: Blend,
 ) -> FocusRate:
     """The rate of the checked ``kept`` table: its sums, period and stated unit prices."""
     total = db.execute(
@@ -190,6 +209,12 @@ def _rate(
         "sum(CAST(ConsumedQuantity AS DOUBLE)), min(period_start), max(period_end) FROM kept"
     ).fetchone()
     rows, cost, hours, first, last = total
+    for column, total_value in (("EffectiveCost", cost), ("ConsumedQuantity", hours)):
+        if not math.isfinite(total_value):
+            raise InputError(
+                f"{path}: {column}: the {rows} kept row(s) sum to {total_value:g}, past any "
+                "finite figure: no rate can be derived from them"
+            )
     if hours <= 0:
         raise InputError(
             f"{path}: ConsumedQuantity: the {rows} kept row(s) sum to {hours:g} hours; "
@@ -222,7 +247,11 @@ def _rate(
         ),
         instance_type_columns=instance_columns,
         kept=kept,
-        warnings=row_warnings(db, rows),
+        warnings=(*notes, *row_warnings(db, rows)),
+        pricing_category=blend.pricing_category,
+        commitment=blend.commitment,
+        billing_account=blend.billing_account,
+        problems=blend.problems,
     )
 
 
@@ -234,14 +263,29 @@ def focus_version(columns: set[str]) -> str:
     return "1.0"
 
 
+SNIFF_BYTES = 64 << 10
+"""How much of a file is looked at before DuckDB scans it: a text export holds no NUL byte."""
+
+
 def _is_parquet(path: Path, source_file: Path) -> bool:
     """A Parquet file starts with ``PAR1``; anything else is read as CSV (``source_file`` was
-    hashed already, so it can be opened). Errors name ``path``, never the private copy."""
+    hashed already, so it can be opened), refused at once if its first bytes hold a NUL (a
+    sparse or binary file is no CSV: scanning gigabytes of it would only end in an error).
+    Errors name ``path``, never the private copy."""
     try:
         with source_file.open("rb") as handle:
-            return handle.read(4) == b"PAR1"
+            head = handle.read(SNIFF_BYTES)
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if head.startswith(b"PAR1"):
+        return True
+    nul = head.find(b"\x00")
+    if nul >= 0:
+        raise InputError(
+            f"{path}: byte {nul + 1} is a NUL: not a FOCUS export (CSV is "
+            "text; Parquet starts with PAR1)"
+        )
+    return False
 
 
 def _quote(name: str) -> str:
@@ -264,6 +308,12 @@ def _require(path: Path, present: set[str], filters: FocusFilter) -> None:
         "region": (filters.region, _REGION_COLUMNS),
         "sku": (filters.sku, ("SkuId",)),
         "pricing_category": (filters.pricing_category, ("PricingCategory",)),
+        "billing_account": (filters.billing_account, ("BillingAccountId",)),
+        "sub_account": (filters.sub_account, ("SubAccountId",)),
+        "commitment": (
+            None if filters.commitment in (None, "none") else filters.commitment,
+            ("CommitmentDiscountId",),
+        ),
     }
     for field, (value, names) in alternatives.items():
         if value is not None and not present & set(names):
@@ -309,6 +359,29 @@ def _conditions(
         if value is not None:
             sql, params = any_of(names, value)
             out.append(_Condition(f"{label} = {value}", sql, params))
+    for label, value, column in (
+        ("billing_account", filters.billing_account, "BillingAccountId"),
+        ("sub_account", filters.sub_account, "SubAccountId"),
+    ):
+        if value is not None:
+            out.append(_Condition(f"{label} = {value}", f"trim({column}) = ?", (value,)))
+    if filters.commitment == "none":
+        if "CommitmentDiscountId" in present:
+            out.append(
+                _Condition(
+                    "commitment = none (no CommitmentDiscountId)",
+                    "coalesce(trim(CommitmentDiscountId), '') = ''",
+                    (),
+                )
+            )
+    elif filters.commitment is not None:
+        out.append(
+            _Condition(
+                f"commitment = {filters.commitment}",
+                "trim(CommitmentDiscountId) = ?",
+                (filters.commitment,),
+            )
+        )
     if filters.instance_type is not None:
         text = ", ".join(_quote(name) for name in instance_columns)
         word = re.escape(filters.instance_type.lower())

@@ -108,7 +108,10 @@ def _c5(check: CheckResult, doc: DecisionDocument) -> str:
 
 def _price(check: CheckResult, doc: DecisionDocument) -> str:
     if check.status == "FAIL":
-        return "Its price cannot be compared as stated (currency or date)."
+        return (
+            "Its price cannot be used as stated (currency, date, billing unit, or bill rows "
+            "that mix accounts or pricing terms)."
+        )
     return "Its price quote is stale, undated or past its validity."
 
 

@@ -30,6 +30,7 @@ def _hand_rate(path: Path) -> float:
                 and row["ChargeCategory"] == "Usage"
                 and "g5.4xlarge" in row["ChargeDescription"].split()
                 and row["ConsumedUnit"] in ("Hours", "Hour", "Hrs", "Hr")
+                and float(row["EffectiveCost"]) > 0  # zero-cost rows are excluded by default
             ):
                 cost += float(row["EffectiveCost"])
                 hours += float(row["ConsumedQuantity"])

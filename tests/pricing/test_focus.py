@@ -69,6 +69,9 @@ def _expected(rows: list[Row], **want: str) -> tuple[int, float, float]:
             and (key != "until" or row["ChargePeriodStart"] < value)
             for key, value in want.items()
         )
+        # The default rules: credits, refunds and zero-cost rows are not usage to price.
+        and float(row["EffectiveCost"]) > 0
+        and float(row["ConsumedQuantity"]) >= 0
     ]
     return (
         len(kept),
@@ -80,11 +83,12 @@ def _expected(rows: list[Row], **want: str) -> tuple[int, float, float]:
 def test_g5_rate_as_counted_by_hand(focus_csv: Path) -> None:
     rate = read_focus(focus_csv, G5)
     # By hand: 5 full hours at EffectiveCost 2.00, 0.683889 h at 1.00, and two partial hours
-    # (0.296111 h, 0.303056 h) at 0.00: 11.00 USD over 6.283056 h.
-    assert rate.rows == 8
+    # (0.296111 h, 0.303056 h) at 0.00, which the zero-cost rule leaves out: 11.00 USD over
+    # 5.683889 h.
+    assert rate.rows == 6
     assert rate.effective_cost == pytest.approx(11.0)
-    assert rate.hours == pytest.approx(6.283056)
-    assert rate.rate_per_hour == pytest.approx(11.0 / 6.283056)
+    assert rate.hours == pytest.approx(5.683889)
+    assert rate.rate_per_hour == pytest.approx(11.0 / 5.683889)
     assert rate.currency == "USD"
     assert rate.focus_version == "1.0"
     assert rate.list_unit_price is not None
@@ -94,17 +98,27 @@ def test_g5_rate_as_counted_by_hand(focus_csv: Path) -> None:
     assert rate.period_start == dt.datetime(2024, 9, 12, 1, tzinfo=dt.UTC)
     assert rate.period_end == dt.datetime(2024, 9, 29, 22, tzinfo=dt.UTC)
     assert rate.instance_type_columns == ("ChargeDescription",)
-    assert [step.rows for step in rate.kept] == [1000, 997, 941, 308, 8]
-    assert rate.warnings
-    assert "2 of the 8 kept row(s) have EffectiveCost 0" in rate.warnings[0]
+    assert [step.rows for step in rate.kept] == [1000, 997, 941, 308, 8, 8, 6]
+    assert rate.kept[-1].filter == "zero-cost rows excluded"
+    assert rate.warnings[0].startswith("2 kept row(s) (first at data row ")
+    assert "0 USD, 0.599167 hours) with EffectiveCost 0" in rate.warnings[0]
+    assert (rate.pricing_category, rate.commitment) == ("Standard", "none")
+    assert rate.billing_account == "1234567890123"
+    assert rate.problems == ()
     manifest = (focus_csv.parent / "MANIFEST.tsv").read_text(encoding="utf-8")
     assert rate.file.sha256 in manifest
     assert rate.file.size_bytes == 755423
     assert rate.summary() == (
-        "1.75074 USD per hour: EffectiveCost 11 USD over 6.28306 hours in 8 row(s) of the FOCUS "
+        "1.93529 USD per hour (PricingCategory Standard, no commitment, billing account "
+        "1234567890123): EffectiveCost 11 USD over 5.68389 hours in 6 row(s) of the FOCUS "
         "1.0 export focus-1.0_sample_1000rows.csv (sha256 e91e5ac7edf0), charge periods "
         "2024-09-12 01:00 to 2024-09-29 22:00 UTC"
     )
+    # Counting the zero-cost rows' hours at no cost is a stated choice, and warned.
+    counted = read_focus(focus_csv, G5.model_copy(update={"zero_cost": "include"}))
+    assert (counted.rows, counted.hours) == (8, pytest.approx(6.283056))
+    assert counted.rate_per_hour == pytest.approx(11.0 / 6.283056)
+    assert "2 of the 8 kept row(s) have EffectiveCost 0" in counted.warnings[0]
 
 
 @pytest.mark.parametrize(
@@ -162,7 +176,7 @@ def test_one_row_changed_changes_the_rate(focus_csv: Path, tmp_path: Path) -> No
 
     changed = read_focus(_mutated(focus_csv, tmp_path, dearer), G5)
     assert changed.effective_cost == pytest.approx(12.0)
-    assert changed.rate_per_hour == pytest.approx(12.0 / 6.283056)
+    assert changed.rate_per_hour == pytest.approx(12.0 / 5.683889)
     assert changed.file.sha256 != read_focus(focus_csv, G5).file.sha256
 
 
@@ -229,8 +243,10 @@ def test_zero_hours_are_refused(focus_csv: Path, tmp_path: Path) -> None:
 
 
 def test_only_zero_cost_rows_give_no_rate(focus_csv: Path) -> None:
-    with pytest.raises(InputError, match="every one costs nothing"):
+    with pytest.raises(InputError, match="no usage row is left once the rules exclude"):
         read_focus(focus_csv, FocusFilter(instance_type="c5.2xlarge"))
+    with pytest.raises(InputError, match="every one costs nothing"):
+        read_focus(focus_csv, FocusFilter(instance_type="c5.2xlarge", zero_cost="include"))
 
 
 def test_no_match_says_what_each_filter_kept(focus_csv: Path) -> None:
@@ -261,8 +277,8 @@ def test_later_versions_and_provider_columns(focus_csv: Path, tmp_path: Path) ->
     rate = read_focus(_mutated(focus_csv, tmp_path, v11), G5)
     assert rate.focus_version == "1.1"
     assert rate.instance_type_columns == ("ChargeDescription", "SkuPriceDetails", "x_UsageType")
-    assert rate.rows == 8
-    assert rate.rate_per_hour == pytest.approx(11.0 / 6.283056)
+    assert rate.rows == 6
+    assert rate.rate_per_hour == pytest.approx(11.0 / 5.683889)
 
 
 def test_not_focus_at_all(tmp_path: Path) -> None:
@@ -365,13 +381,18 @@ def test_a_file_name_with_glob_characters_reads_only_that_file(
     _write(rows, tmp_path / "bill 2.csv")
     for path in (named, starred):
         rate = read_focus(path, G5)
-        assert rate.rows == 8
+        assert rate.rows == 6
         assert rate.effective_cost == pytest.approx(11.0)
 
 
 def test_a_net_negative_quantity_is_refused(focus_csv: Path) -> None:
     # The sample's one Azure VM row is a refund: -1 hour, -0.149 USD.
     with pytest.raises(InputError, match=r"the 1 kept row\(s\) sum to -1 hours"):
+        read_focus(
+            focus_csv, FocusFilter(provider="Microsoft", instance_type="DS11", credits="net")
+        )
+    # By default the refund is not usage: nothing is left to price.
+    with pytest.raises(InputError, match=r"no usage row is left .*1 kept row\(s\) \(first at"):
         read_focus(focus_csv, FocusFilter(provider="Microsoft", instance_type="DS11"))
 
 
@@ -380,7 +401,8 @@ def test_a_refund_row_is_netted(focus_csv: Path, tmp_path: Path) -> None:
     refund = dict(next(row for row in rows if _g5(row) and row["EffectiveCost"] != "0.00000000000"))
     refund["ConsumedQuantity"] = "-1.0"
     refund["EffectiveCost"] = "-2.0"
-    rate = read_focus(_write([*rows, refund], tmp_path / "focus.csv"), G5)
+    netted = G5.model_copy(update={"credits": "net", "zero_cost": "include"})
+    rate = read_focus(_write([*rows, refund], tmp_path / "focus.csv"), netted)
     assert rate.rows == 9
     assert rate.hours == pytest.approx(5.283056)
     assert rate.rate_per_hour == pytest.approx(9.0 / 5.283056)

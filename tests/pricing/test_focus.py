@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from evidencepack.errors import InputError
 from evidencepack.pricing.focus import read_focus
+from evidencepack.pricing.focus_checks import MAX_LINE_CHARS, csv_damage
 from evidencepack.provenance import file_record
 from evidencepack.spec.cost import FocusFilter
 from evidencepack.spec.located import load_located
@@ -344,6 +345,9 @@ def test_data_rows_are_counted_in_file_order_in_a_large_export(
         ("EffectiveCost", "NaN", "EffectiveCost 'NaN' is not a number"),
         ("EffectiveCost", "2,00", "EffectiveCost '2,00' is not a number"),
         ("ChargePeriodEnd", "soon", "ChargePeriodStart/ChargePeriodEnd"),
+        # A sum of 1e308 and more overflows to inf: the row is refused first (issue 42).
+        ("EffectiveCost", "1e308", "EffectiveCost 1e308 is past any bill"),
+        ("ConsumedQuantity", "-1e300", "ConsumedQuantity -1e300 is past any bill"),
     ],
 )
 def test_a_bad_value_on_a_kept_row_is_located(
@@ -418,3 +422,21 @@ def test_read_from_a_private_copy_names_the_cited_path(focus_csv: Path, tmp_path
     assert rate.file.sha256 == read_focus(focus_csv, G5).file.sha256
     with pytest.raises(InputError, match=r"^evidence/bill.csv: no row matches"):
         read_focus(cited, FocusFilter(instance_type="p5.48xlarge"), read_from=copy)
+
+
+def test_a_sparse_two_gib_export_is_refused_at_once(tmp_path: Path) -> None:
+    """A 2 GiB file of NUL bytes (sparse: no disk used) is refused from its first bytes, not
+    scanned into a MemoryError (issue 42)."""
+    sparse = tmp_path / "bill.csv"
+    with sparse.open("wb") as handle:
+        handle.truncate(2 << 30)
+    with pytest.raises(InputError, match=r"bill.csv: byte 1 is a NUL: not a FOCUS export"):
+        read_focus(sparse, G5)
+
+
+def test_a_csv_line_past_the_bound_is_named_not_read_whole(tmp_path: Path) -> None:
+    long = tmp_path / "long.csv"
+    long.write_text("a,b\n1,2\n" + "x" * (MAX_LINE_CHARS + 10) + "\n", encoding="utf-8")
+    assert (
+        csv_damage(long) == f"line 3: longer than {MAX_LINE_CHARS:,} characters: not a CSV export"
+    )

@@ -83,11 +83,13 @@ def annual_capital(own: Own) -> float:
     )
     if rate == 0:
         return (price - residual) / life
-    # 1 - (1 + r)^-life through log1p/expm1: a rate of 1e-300 would round (1 + r)^life to 1
-    # and divide by zero; this form tends to the straight line instead.
-    growth = life * math.log1p(rate)
-    discount = -math.expm1(-growth)
-    return (price - residual * math.exp(-growth)) * rate / discount
+    if rate < 1e-6:
+        # (1 + r)^life loses r to rounding when r is tiny (1e-300 rounds it to 1 and divides by
+        # zero): the same annuity through log1p/expm1 tends to the straight line instead.
+        growth = life * math.log1p(rate)
+        return (price - residual * math.exp(-growth)) * rate / -math.expm1(-growth)
+    factor: float = (1 + rate) ** life
+    return (price - residual / factor) * rate / (1 - 1 / factor)
 
 
 def _tokens_per_month(spec: PackSpec, capacity: Capacity) -> float | None:

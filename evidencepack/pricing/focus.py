@@ -22,7 +22,7 @@ from ..provenance import FileRecord, file_record
 from ..spec.cost import FocusFilter, utc
 from ..store.connection import Connection, literal_path
 from .focus_checks import check_kept, csv_damage, row_warnings, unit_price_range
-from .focus_rules import ACCOUNT_COLUMNS, Blend, blended, exclude_rows
+from .focus_rules import ACCOUNT_COLUMNS, Blend, blended, exclude_rows, unused_commitment
 from .models import FilterCount, FocusRate
 
 REQUIRED = (
@@ -82,9 +82,11 @@ _X_COLUMN = re.compile(r"x_[A-Za-z0-9_]{1,64}")
 
 _CSV = (
     "read_csv(?, header = true, all_varchar = true, delim = ',', quote = '\"', escape = '\"', "
-    "nullstr = ['NULL', ''])"
+    "nullstr = ['NULL', 'null', ''])"
 )
-"""FOCUS CSV is RFC 4180: the dialect is pinned, never sniffed (a damaged file is an error)."""
+"""FOCUS CSV is RFC 4180: the dialect is pinned, never sniffed (a damaged file is an error).
+An empty cell, ``NULL`` and ``null`` (as the FOCUS specification's own examples write it) are
+null."""
 _PARQUET = "read_parquet(?)"
 
 
@@ -172,6 +174,7 @@ def read_focus(
         where = " AND ".join(c.sql for c in conditions)
         params = [db.pattern, *(p for c in conditions for p in c.params)]
         db.execute(f"CREATE TABLE kept AS SELECT * FROM {rows_sql} WHERE {where}", params)
+        unused = unused_commitment(db, present, filters.hour_units[0])
         currency = check_kept(db, path, filters.hour_units)
         # Credits, refunds and covered rows leave by rule, each counted; what cannot be told
         # apart by rule (two accounts, two pricing categories) is a problem of the rate.
@@ -186,7 +189,7 @@ def read_focus(
             present,
             instance_columns,
             (*kept, *excluded),
-            notes,
+            (unused, *notes) if unused else notes,
             blend,
         )
 

@@ -17,8 +17,15 @@ from ..errors import InputError
 from ..spec.cost import FocusFilter
 from .models import FilterCount
 
-ACCOUNT_COLUMNS = ("BillingAccountId", "SubAccountId", "CommitmentDiscountId", "ChargeClass")
-"""Read when present: the account, the commitment covering a row, and whether it corrects one."""
+ACCOUNT_COLUMNS = (
+    "BillingAccountId",
+    "SubAccountId",
+    "CommitmentDiscountId",
+    "CommitmentDiscountStatus",
+    "ChargeClass",
+)
+"""Read when present: the account, the commitment covering a row (and whether the row is its
+used or unused part, FOCUS 1.1+), and whether a row corrects another."""
 
 
 class _Db(Protocol):
@@ -41,6 +48,34 @@ class Blend:
     """The one BillingAccountId of the kept rows, or None when the file has no such column."""
     problems: tuple[str, ...]
     """Each blend the filter leaves, naming the values and their rows: the rate fails PRICE."""
+
+
+def unused_commitment(db: _Db, present: set[str], hour_unit: str) -> str:
+    """Count the unused part of a commitment at no hours: a kept row whose
+    CommitmentDiscountStatus is Unused and whose ConsumedQuantity is empty (FOCUS 1.1+) is the
+    cost of committed hours nobody used, which a committed rate carries (the rate is then the
+    commitment's whole cost over the hours used). Returns a note, or '' when there is none."""
+    if "CommitmentDiscountStatus" not in present:
+        return ""
+    where = (
+        "lower(trim(CommitmentDiscountStatus)) = 'unused' AND ConsumedQuantity IS NULL "
+        "AND TRY_CAST(EffectiveCost AS DOUBLE) IS NOT NULL"
+    )
+    n, cost, first = db.execute(
+        f"SELECT count(*), sum(CAST(EffectiveCost AS DOUBLE)), min(data_row) FROM kept "
+        f"WHERE {where}"
+    ).fetchone()
+    if not n:
+        return ""
+    db.execute(
+        f"UPDATE kept SET ConsumedQuantity = '0', ConsumedUnit = ? WHERE {where}", [hour_unit]
+    )
+    return (
+        f"{n} kept row(s) (first at data row {first}) are the unused part of a commitment "
+        f"(CommitmentDiscountStatus Unused, no ConsumedQuantity): their EffectiveCost "
+        f"{plain(cost or 0.0)} counts at no hours, so the rate is the "
+        "commitment's whole cost over the hours used"
+    )
 
 
 def exclude_rows(

@@ -440,3 +440,89 @@ def test_a_csv_line_past_the_bound_is_named_not_read_whole(tmp_path: Path) -> No
     assert (
         csv_damage(long) == f"line 3: longer than {MAX_LINE_CHARS:,} characters: not a CSV export"
     )
+
+
+SPEC_EXAMPLES = "pricing/focus-1.2-spec-examples/specification/data"
+
+
+def _spec_example(shared_data: Path, name: str, tmp_path: Path) -> Path:
+    """A FOCUS 1.2 worked example with the BillingCurrency column every real export has (the
+    specification's examples leave it out) and without their blank lines."""
+    lines = (shared_data / SPEC_EXAMPLES / name).read_text(encoding="utf-8").splitlines()
+    rows = [lines[0] + ",BillingCurrency", *(line + ",USD" for line in lines[1:] if line.strip())]
+    path = tmp_path / "example.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+FLEX = "commitment_discount_flexibility/"
+COMMITTED = "commitment_discount_scenarios/"
+
+
+@pytest.mark.parametrize(
+    ("name", "category", "rate", "commitment"),
+    [
+        (
+            FLEX + "one_hundred_percent_utilization_with_commitment_discount_flexibility_with_"
+            "1_resource.csv",
+            "Committed",
+            0.50,
+            "<my-commitment-discount-id>",
+        ),
+        (
+            FLEX + "one_hundred_percent_utilization_with_commitment_discount_flexibility_with_"
+            "1_resource.csv",
+            "Standard",
+            2.25,
+            "none",
+        ),
+        (
+            FLEX + "zero_percent_utilization_without_commitment_discount_flexibility.csv",
+            "Committed",
+            1.50,
+            "<my-commitment-discount-id>",
+        ),
+        (
+            FLEX + "zero_percent_utilization_without_commitment_discount_flexibility.csv",
+            "Standard",
+            2.00,
+            "none",
+        ),
+        # 0.75 used and 0.25 unused (no hours): the commitment's whole cost per hour used
+        (
+            COMMITTED + "commitment_discount_usage_scenario_3.csv",
+            "Committed",
+            1.00,
+            "<my-commitment-discount-id>",
+        ),
+        (
+            COMMITTED + "commitment_discount_usage_scenario_4.csv",
+            "Committed",
+            1.00,
+            "<my-commitment-discount-id>",
+        ),
+    ],
+)
+def test_focus_1_2_worked_examples_give_a_rate_per_pricing_category_and_commitment(
+    shared_data: Path, tmp_path: Path, name: str, category: str, rate: float, commitment: str
+) -> None:
+    path = _spec_example(shared_data, name, tmp_path)
+    got = read_focus(path, FocusFilter(pricing_category=category))
+    assert got.rate_per_hour == pytest.approx(rate)
+    assert (got.pricing_category, got.commitment, got.problems) == (category, commitment, ())
+    if "scenario_3" in name:
+        assert "the unused part of a commitment" in got.warnings[0]
+        assert "EffectiveCost 0.25 counts at no hours" in got.warnings[0]
+    # Unfiltered, on-demand and committed usage (where both are billed) blend: named.
+    blended = read_focus(path, FocusFilter())
+    if "scenario_3" not in name:
+        assert blended.pricing_category is None
+        assert any("blend 2 pricing categories: Committed (1 rows" in p for p in blended.problems)
+
+
+def test_a_focus_1_2_worked_example_as_published_lacks_billing_currency(
+    shared_data: Path,
+) -> None:
+    published = shared_data / SPEC_EXAMPLES / COMMITTED / "commitment_discount_usage_scenario_3.csv"
+    with pytest.raises(InputError, match="the required column\\(s\\) BillingCurrency are missing"):
+        read_focus(published, FocusFilter())

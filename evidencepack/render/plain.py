@@ -114,6 +114,11 @@ def _price(check: CheckResult, doc: DecisionDocument) -> str:
             "Its price cannot be used as stated (currency, date, billing unit, or bill rows "
             "that mix accounts or pricing terms)."
         )
+    if "excluded" in check.reason and "kept row(s)" in check.reason:
+        return (
+            "Some rows of its bill were left out of its rate by rule (credits, refunds, or "
+            "hours that cost nothing): see the checklist."
+        )
     return "Its price quote is stale, undated or past its validity."
 
 

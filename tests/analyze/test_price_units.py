@@ -12,6 +12,7 @@ import pytest
 
 from evidencepack.analyze.models import CheckResult, DecisionDocument
 from evidencepack.pipeline import CompileOptions, check
+from evidencepack.render.plain import risk
 
 from .test_fit import _edit
 
@@ -189,6 +190,7 @@ def test_a_focus_credit_row_does_not_cut_the_rate(samples: Path, shared_data: Pa
     assert "1 kept row(s)" in price.reason
     assert "-200 USD" in price.reason
     assert "credits, refunds, corrections" in price.reason
+    assert risk(price, doc).startswith("Some rows of its bill were left out of its rate by rule")
 
 
 def test_zero_cost_rows_covered_by_a_commitment_do_not_halve_the_rate(

@@ -216,6 +216,8 @@ class CandidateEvidence:
     be billed by, blended FOCUS rows): PRICE fails naming each."""
     price_notes: list[str] = field(default_factory=list)
     """What reading the price excluded or assumed (credit rows left out): PRICE warns."""
+    price_offered: tuple[int, str, str] | None = None
+    """What a cited quote offers at its price: (quantity, server or accelerator, its line)."""
     signed_weights: SignedWeights | None = None
     """The envelope model's signature, when the spec cites one (PROV-MODEL, the claim ledger)."""
 

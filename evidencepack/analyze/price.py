@@ -194,6 +194,8 @@ def price_check(context: CandidateContext) -> CheckResult:
             warns.append(f"{expired} (the decision ranks on {spec.cost_basis})")
     fails += context.evidence.price_failures
     warns += context.evidence.price_notes
+    if (short := _short_of_the_quote(context)) is not None:
+        fails.append(short)
     if price.as_of is None:
         warns.append("the price states no date (price.as_of)")
     else:
@@ -203,6 +205,27 @@ def price_check(context: CandidateContext) -> CheckResult:
     if warns:
         return PRICE.result(candidate.id, "WARN", f"{text}: {'; '.join(warns)}", link)
     return PRICE.result(candidate.id, "PASS", text, link)
+
+
+def _short_of_the_quote(context: CandidateContext) -> str | None:
+    """Why the quote's stated quantity cannot supply the capacity needed, or None."""
+    offered = context.evidence.price_offered
+    capacity = context.capacity
+    if offered is None or capacity.accelerators is None:
+        return None
+    quantity, kind, line = offered
+    if kind == "server":
+        needed = capacity.servers
+    elif context.candidate.price.billed_per == "accelerator" or capacity.servers is None:
+        needed = capacity.accelerators
+    else:
+        needed = capacity.servers * capacity.accelerators_per_server
+    if needed is None or needed <= quantity:
+        return None
+    return (
+        f"{line} offers {quantity} {kind}(s) at this price (quantity), but the candidate needs "
+        f"{needed}: the quote does not price what is bought"
+    )
 
 
 def _other_figures(spec: PackSpec, candidate: Candidate) -> list[tuple[str, Sourced]]:

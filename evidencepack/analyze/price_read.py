@@ -38,6 +38,9 @@ class PricedFrom:
     """What the file says against the price as used: PRICE fails naming each."""
     notes: tuple[str, ...] = ()
     """What reading it excluded or assumed: PRICE warns."""
+    offered: tuple[int, str, str] | None = None
+    """What the quote offers at its price: (quantity, ``server`` or ``accelerator``, the
+    line's place), when its line states a quantity; PRICE fails a candidate needing more."""
 
 
 def read_prices(
@@ -88,6 +91,7 @@ def _read(
     private = collector.result.sources[file.pack_path]
     failures: list[str] = []
     notes: list[str] = []
+    offered: tuple[int, str, str] | None = None
     billed_per = price.billed_per
     if price.focus is not None:
         focus = price.focus
@@ -136,6 +140,9 @@ def _read(
             billed_per = "server"
         else:
             per_hour = rate_per_accelerator_hour(quote, line.item)
+        if line.quantity is not None:
+            kind = "server" if line.unit.startswith("server") else "accelerator"
+            offered = (line.quantity, kind, f"{file.pack_path}: the line {line.item!r}")
         summary = quote.summary()
         collector.annotate(file.pack_path, fmt="quote", tool="supplier quote", tool_version=None)
         update = {
@@ -147,7 +154,7 @@ def _read(
         }
     update["billed_per"] = billed_per
     priced = candidate.model_copy(update={"price": price.model_copy(update=update)})
-    return priced, PricedFrom(file, summary, tuple(failures), tuple(notes))
+    return priced, PricedFrom(file, summary, tuple(failures), tuple(notes), offered)
 
 
 def _unit_problems(candidate: Candidate, what: str, size: int) -> list[str]:

@@ -248,3 +248,23 @@ def test_blended_focus_rows_fail_price_until_the_filter_chooses(
     assert _rate(chosen) == pytest.approx(11.0 / 5.683889)
     source = next(c for c in chosen.claims if c.id == "cost.b200-trtllm.price_file").statement
     assert "PricingCategory Standard, no commitment, billing account 1234567890123" in source
+
+
+@pytest.mark.parametrize(("quantity", "status"), [(1, "FAIL"), (2, "PASS")])
+def test_a_quote_prices_only_the_quantity_it_offers(
+    samples: Path, quantity: int, status: str
+) -> None:
+    _quote(
+        samples,
+        "{item: 8x MI325X server, unit: server-hour, price: 23.20, accelerators_per_server: 8, "
+        f"quantity: {quantity}}}",
+    )
+    _edit(samples, "      billed_per: accelerator\n", "      billed_per: server\n")
+    doc = check(samples / "pack.yaml", CompileOptions())
+    price = _check(doc, "PRICE", "mi325x-vllm")
+    assert price.status == status, price.reason
+    if status == "FAIL":
+        assert (
+            "inputs/quote.yaml: the line '8x MI325X server' offers 1 server(s) at this price "
+            "(quantity), but the candidate needs 2"
+        ) in price.reason

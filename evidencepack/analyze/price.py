@@ -70,6 +70,15 @@ def exchange_rate(spec: PackSpec, currency: str, target: str) -> tuple[ExchangeR
                 f"dated {day} ({shown}): one rate per currency pair and date"
             )
     if not pair:
+        own = [r for r in spec.exchange_rates if r.currency == target and r.to is None]
+        if own:
+            r = own[0]
+            return None, (
+                f"quoted in {currency}, and the spec's only matching rate ({r.rate:g}, dated "
+                f"{r.as_of}, {r.source}) is one {target}, the decision's own currency, in an "
+                f"unnamed other: ambiguous, most likely typed the wrong way round; state "
+                f"currency: {currency}, to: {target}"
+            )
         elsewhere = sorted({r.to for r in spec.exchange_rates if r.currency == currency and r.to})
         if elsewhere:
             return None, (

@@ -136,8 +136,13 @@ EUR_PRICE = "      per_accelerator_hour: 2.70\n      currency: EUR\n"
             "FAIL",
             "the spec's rates for EUR convert it to GBP",
         ),
+        (
+            "  - {currency: USD, rate: 0.926, as_of: 2026-11-27, source: ECB}\n",
+            "FAIL",
+            "is one USD, the decision's own currency, in an unnamed other: ambiguous",
+        ),
     ],
-    ids=["newest-used", "conflicting", "inverted", "other-pair"],
+    ids=["newest-used", "conflicting", "inverted", "other-pair", "ambiguous"],
 )
 def test_exchange_rates_are_one_per_pair_and_date_in_their_direction(
     samples: Path, rates: str, status: str, words: str

@@ -130,6 +130,10 @@ def compile_pack(
     analysed, price_problems, priced = read_prices(loaded, collector)
     for candidate, problems in price_problems.items():
         evidence[candidate].problems += problems
+    for candidate, source in priced.items():
+        evidence[candidate].price_failures += source.failures
+        evidence[candidate].price_notes += source.notes
+        evidence[candidate].price_offered = source.offered
     progress.stage("analysing: checks, capacity, cost, quality, decision")
     spec_file = collector.result.files[SPEC_PATH]
     decided = decide(

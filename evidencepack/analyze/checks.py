@@ -15,6 +15,7 @@ from __future__ import annotations
 from .check_base import CandidateContext, Check, model_of
 from .checklist import C1, C2, C3, C4, C5
 from .evidence import CandidateEvidence, link
+from .governance import GOVERNANCE
 from .models import Capacity, CheckResult, Quality, Status
 from .price import PRICE
 from .provenance_checks import PROV_DATA, PROV_FILES, PROV_MLPERF, PROV_MODEL
@@ -114,7 +115,7 @@ CHECKS: tuple[Check, ...] = (
 )
 """Every per-candidate check, in the order the report lists them."""
 
-TITLES = {check.id: check.title for check in (*CHECKS, DECISION)}
+TITLES = {check.id: check.title for check in (*CHECKS, DECISION, GOVERNANCE)}
 
 
 def run_checks(context: CandidateContext) -> list[CheckResult]:

@@ -15,6 +15,7 @@ from ..spec.models import Candidate, PackSpec
 from .candidate import CandidateAnalysis, analyse_candidate, shared_files
 from .checks import DECISION
 from .evidence import CandidateEvidence
+from .governance import governance_check
 from .judgements import Robustness
 from .models import (
     CandidateVerdict,
@@ -90,7 +91,10 @@ def decide(
     )
     robust = robustness(spec, analyses, checks, recommendation)
     decision_check = _decision_check(spec, verdicts, recommendation, robust)
-    waived_decision, more_applied = apply_waivers(spec, [decision_check], as_of, used)
+    # GOVERNANCE judges the waivers themselves: no waiver covers it (nor DECISION's FAIL).
+    waived_decision, more_applied = apply_waivers(
+        spec, [decision_check, governance_check(spec, evidence)], as_of, used
+    )
     checks += waived_decision
     applied += more_applied
     rejected = rejected_waivers(spec, as_of, used, checks)
@@ -282,12 +286,20 @@ def _decision_check(
             + "; ".join(by_id[spec.chosen].reasons),
         )
     elif spec.chosen != recommendation:
-        status = "WARN"
-        reason = (
+        departs = (
             f"the chosen candidate {spec.chosen} differs from the recommendation "
             f"{recommendation} by {spec.objective} ({_money(by_id[spec.chosen])} vs "
             f"{_money(by_id[recommendation])} per month)"
         )
+        if spec.chosen_reason is None:
+            return DECISION.result(
+                None,
+                "FAIL",
+                f"{departs} and the spec records no chosen_reason: a choice that departs from "
+                "the recommendation states why",
+            )
+        status = "WARN"
+        reason = f"{departs}; the reason recorded: {spec.chosen_reason}"
     else:
         reason = f"the chosen candidate {spec.chosen} is the recommendation by {spec.objective}"
     if robust.mixed_billing:

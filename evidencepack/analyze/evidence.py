@@ -225,6 +225,13 @@ class CandidateEvidence:
     cited: list[tuple[str, str, InputFile]] = field(default_factory=list)
     """Every run and score file the candidate cites: (role, spec reference, file), also those
     that yielded nothing for it (the same bytes already read for another candidate)."""
+    price_failures: list[str] = field(default_factory=list)
+    """What the cited price file says against the price as used (a unit the candidate cannot
+    be billed by, blended FOCUS rows): PRICE fails naming each."""
+    price_notes: list[str] = field(default_factory=list)
+    """What reading the price excluded or assumed (credit rows left out): PRICE warns."""
+    price_offered: tuple[int, str, str] | None = None
+    """What a cited quote offers at its price: (quantity, server or accelerator, its line)."""
     signed_weights: SignedWeights | None = None
     """The envelope model's signature, when the spec cites one (PROV-MODEL, the claim ledger)."""
 

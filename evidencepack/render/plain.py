@@ -27,7 +27,8 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("PROV-MLPERF", "each MLPerf result valid under its round's rules"),
     ("PROV-DATA", "each run's own data consistent and possible"),
     ("PROV-MODEL", "every run and score set is of the envelope's model"),
-    ("DECISION", "a candidate is eligible and the chosen one is it"),
+    ("DECISION", "a candidate is eligible and the chosen one is it, or the reason recorded"),
+    ("GOVERNANCE", "the sign-off follows the rules of the house (waivers, approvals)"),
     ("TTFT", "time to first token: how long a user waits for the answer to start"),
     ("TPOT", "time per output token: how fast the answer streams"),
     ("p99", "the 99th percentile: 99 of 100 requests are at least this fast"),
@@ -75,6 +76,7 @@ def _sentence(check: CheckResult, doc: DecisionDocument) -> str:
         "PROV-MLPERF": _mlperf,
         "PROV-DATA": _data,
         "DECISION": _decision,
+        "GOVERNANCE": _governance,
     }.get(check.id)
     return special(check, doc) if special else f"{check.title}: see the checklist."
 
@@ -108,7 +110,15 @@ def _c5(check: CheckResult, doc: DecisionDocument) -> str:
 
 def _price(check: CheckResult, doc: DecisionDocument) -> str:
     if check.status == "FAIL":
-        return "Its price cannot be compared as stated (currency or date)."
+        return (
+            "Its price cannot be used as stated (currency, date, billing unit, or bill rows "
+            "that mix accounts or pricing terms)."
+        )
+    if "excluded" in check.reason and "kept row(s)" in check.reason:
+        return (
+            "Some rows of its bill were left out of its rate by rule (credits, refunds, or "
+            "hours that cost nothing): see the checklist."
+        )
     return "Its price quote is stale, undated or past its validity."
 
 
@@ -128,6 +138,10 @@ def _data(check: CheckResult, doc: DecisionDocument) -> str:
             "should; that run sizes nothing."
         )
     return "Some of its run data is inconsistent and was left out."
+
+
+def _governance(check: CheckResult, doc: DecisionDocument) -> str:
+    return f"The sign-off breaks a rule of the house: {check.reason}."
 
 
 def _decision(check: CheckResult, doc: DecisionDocument) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated
 
-from pydantic import Field, Strict
+from pydantic import Field, Strict, model_validator
 
 from .._models import Fraction, NonEmptyStr, PositiveFloat, Sha256Hex
 from .types import Currency, PositiveInt, SpecModel
@@ -102,3 +102,15 @@ class ExchangeRate(SpecModel):
     """The date of the rate."""
     source: NonEmptyStr
     """Where the rate comes from (a central bank's reference rate, a treasury desk)."""
+    to: Currency | None = None
+    """The currency the rate is stated in: ``currency: EUR, rate: 1.08, to: USD`` reads 1 EUR =
+    1.08 USD. Default: the decision's currency. A rate whose ``to`` is the price's currency and
+    whose ``currency`` is the decision's is typed the wrong way round: PRICE fails."""
+
+    @model_validator(mode="after")
+    def _two_currencies(self) -> ExchangeRate:
+        if self.to == self.currency:
+            raise ValueError(
+                f"a rate converts between two currencies, not {self.currency} to itself"
+            )
+        return self

@@ -15,6 +15,7 @@ from .._models import Fraction, NonEmptyStr, NonNegativeFloat, Sha256Hex
 from ..limits import MAX_RAISED_INPUT_FILE_BYTES
 from .cost import Basis, Facility, FocusPrice, Own, Power, QuotePrice, Rent
 from .fit import DeclaredConditions, ExchangeRate, FitPolicy
+from .governance import Governance
 from .model_signature import ModelSignature
 from .types import (
     CheckId,
@@ -442,6 +443,12 @@ class PackSpec(SpecModel):
     """How the recommendation is picked among eligible candidates."""
     chosen: Slug | None = None
     """The candidate the team chose, checked against the recommendation."""
+    chosen_reason: NonEmptyStr | None = None
+    """Why the team chose ``chosen`` when it departs from the recommendation: required then
+    (DECISION fails without it), quoted in the decision."""
+    governance: Governance = Field(default_factory=Governance)
+    """The rules of the house the sign-off is checked against (GOVERNANCE): segregation of the
+    waiver's approver from the decision's owner, waiver expiry, approvals after the evidence."""
     waivers: list[Waiver] = Field(default_factory=list)
     """Accepted findings: a waived FAIL no longer fails the gate."""
     approvals: list[Approval] = Field(default_factory=list)

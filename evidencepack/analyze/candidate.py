@@ -21,6 +21,7 @@ from .checks import run_checks
 from .claims import claims_for
 from .comparability import compare, compare_reference, envelope_for
 from .cost import cost_of
+from .coverage import score_findings
 from .evidence import CandidateEvidence, Conditions, ReferenceEvidence
 from .fit import judge_run, judge_scores
 from .judgements import BasisCost, EnergyUse, EvidenceFit, PublicReference, TrainingReference
@@ -142,13 +143,14 @@ def analyse_candidate(
     ]
     terms = price_terms(spec, candidate)
     cost = cost_of(spec, candidate, capacity, repeats, terms)
-    quality = judge_score_sets(spec, candidate.id, fitting.scores)
+    quality = judge_score_sets(spec, candidate.id, fitting.scores, ev.dataset)
     references = tuple(_reference(spec, candidate, ref, capacity) for ref in ev.references)
     energy = energy_use(candidate, capacity, references)
     bases = (price_basis(candidate, cost), *basis_costs(spec, candidate, capacity, energy))
     public, public_rows = public_references(spec, candidate, ev, envelope, capacity)
     rows += public_rows
     found = data_findings(candidate.id, ev)
+    found += score_findings(spec, candidate.id, fitting.scores, ev.dataset)
     fits = (*run_fits, *score_fits, *_shared_elsewhere(candidate.id, ev, shared))
     context = CandidateContext(
         spec, candidate, ev, rows, capacity, quality, found, fits=fits, fitting=fitting

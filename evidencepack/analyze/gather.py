@@ -57,6 +57,7 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
             problems=list(intake.problems),
             file_warnings=list(intake.file_warnings),
             cited=list(intake.cited),
+            dataset=intake.dataset,
         )
         ev.references += [reference_view(c.result, list(c.files)) for c in intake.mlperf]
         ev.training += [TrainingEvidence(c.result, c.files) for c in intake.training]
@@ -105,6 +106,9 @@ def _scores(
                         else (None, None, None)
                     ),
                     timestamp=score_set.timestamp,
+                    split=score_set.dataset.split if score_set.dataset is not None else None,
+                    settings=tuple(sorted(score_set.identity.settings.items())),
+                    judge_model=score_set.judge_model,
                 )
             )
     return out

@@ -187,7 +187,11 @@ def why(doc: DecisionDocument) -> str | None:
             value, bar = f"{q.judged_value:.4g}", f"{q.bar_threshold:g}"
         quality = f" and the quality bar ({value} against {bar}{covered})"
     text = f"{best.id} meets the latency objectives{quality} at {money}"
-    if robust.runner_up is not None:
+    if robust.runner_up is not None and doc.objective != "lowest_cost_at_slo":
+        # the call rests on accelerators or quality: said in their unit, never as a cost
+        if robust.close is not None:
+            text += f"; {robust.close}"
+    elif robust.runner_up is not None:
         second = next(v for v in doc.candidates if v.id == robust.runner_up)
         if second.cost_per_month is not None and robust.margin is not None:
             text += (

@@ -134,3 +134,15 @@ def test_an_independent_judge_is_no_finding(samples: Path) -> None:
     assert quality.judge_model == "openai/gpt-4o-2024-08-06"
     assert not quality.self_judged
     assert _status(decision, "QUALITY")[0] == "PASS"
+
+
+def test_a_grader_named_in_the_settings_counts_too(samples: Path) -> None:
+    """inspect-ai's model_roles grader reaches the set as the setting ``judge_model``."""
+    spec = _header(
+        samples,
+        lambda h: h["settings"].update(judge_model="vllm/acme/contract-summariser-70b-fp8"),
+    )
+    decision = check(spec, CompileOptions())
+    quality = next(q for q in decision.quality if q.candidate == MI)
+    assert quality.self_judged
+    assert _status(decision, "QUALITY")[0] == "WARN"

@@ -40,6 +40,7 @@ from .price import PriceTerms, price_terms
 from .provenance_checks import data_findings
 from .public import public_claims, public_references
 from .quality import judge_score_sets
+from .score_fit import with_coverage
 from .tco import basis_costs, energy_use, price_basis, tco_claims
 from .training import training_claims, training_references
 
@@ -116,7 +117,7 @@ def analyse_candidate(
         judge_run(spec, candidate, r, row, shared) for r, row in zip(ev.runs, run_rows, strict=True)
     ]
     score_fits = [
-        judge_scores(spec, candidate, s, row, shared)
+        with_coverage(spec, s, judge_scores(spec, candidate, s, row, shared), ev.dataset)
         for s, row in zip(ev.scores, score_rows, strict=True)
     ]
     fitting = dataclasses.replace(

@@ -4,7 +4,8 @@ envelope's settings: what ``fit.judge_scores`` adds to the metric, dataset, mode
 A set the file says was scored on another version or split of the dataset, on a training split,
 or with a recorded setting other than the one ``envelope.settings`` pins (a BF16 KV cache where
 FP8 is pinned, half the context) does not judge the bar. A pinned setting the file does not
-record is a note, never a reason: nobody can tell.
+record is a note, never a reason: nobody can tell. Under ``scoring.missing_items: not_fit`` a
+set that leaves items of the dataset unscored does not fit either.
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from ..inputs.dataset_items import DatasetItems
 from ..spec.models import PackSpec
+from .coverage import cover, rows_of
 from .evidence import ScoreEvidence
+from .judgements import EvidenceFit
 
 TRAINING_SPLITS = frozenset({"train", "training"})
 """Splits a model may have been trained on: never evidence of its quality."""
@@ -89,3 +93,20 @@ def dataset_reasons(spec: PackSpec, scores: ScoreEvidence) -> list[str]:
                 "on never judges its quality (dataset.split names the one that does)"
             )
     return out
+
+
+def with_coverage(
+    spec: PackSpec, scores: ScoreEvidence, fit: EvidenceFit, dataset: DatasetItems | None
+) -> EvidenceFit:
+    """Under ``scoring.missing_items: not_fit``, a fitting set that leaves dataset items
+    unscored does not fit (by default they count as failed instead, in ``quality``)."""
+    if spec.scoring.missing_items != "not_fit" or not fit.fits or not scores.item_ids:
+        return fit
+    coverage = cover(rows_of(scores), spec, dataset)
+    if not coverage.missing or not coverage.values:
+        return fit
+    reason = (
+        f"{coverage.text()}, {coverage.missing} missing (matched by {coverage.by}; "
+        "scoring.missing_items: not_fit)"
+    )
+    return fit.model_copy(update={"fits": False, "reasons": (*fit.reasons, reason)})

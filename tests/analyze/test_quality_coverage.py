@@ -100,11 +100,18 @@ def test_missing_items_not_fit_refuses_the_set(samples: Path) -> None:
     spec = _rewrite(samples, lambda items: [x for x in items if x["score"] == 1])
     _edit(spec, "  metric: pass_rate\n", "  metric: pass_rate\n  missing_items: not_fit\n")
     decision = check(spec, CompileOptions())
-    quality = _quality(decision)
-    assert quality.estimate is None
-    assert "350 of 400 items scored, 50 missing" in quality.reason
-    assert "scoring.missing_items: not_fit" in quality.reason
+    fit = next(f for f in decision.fit if f.candidate == MI and f.kind == "scores")
+    assert not fit.fits
+    assert (
+        "350 of 400 items scored, 50 missing (matched by the item ids of "
+        "evidence/dataset/contracts-eval.jsonl; scoring.missing_items: not_fit)" in fit.reasons
+    )
+    status, reason = _result(decision, "FIT")
+    assert status == "FAIL"
+    assert "scoring.missing_items: not_fit" in reason
+    assert _quality(decision).estimate is None
     assert _result(decision, "QUALITY")[0] == "FAIL"
+    assert decision.recommendation != MI
 
 
 def test_unknown_item_ids_fail_prov_data(samples: Path) -> None:

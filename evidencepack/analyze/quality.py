@@ -188,6 +188,8 @@ def _items(
         )
     cov = cover(rows, spec, dataset)
     notes = []
+    if dataset is not None and dataset.problem is not None:
+        notes.append(f"{dataset.problem}: items matched by dataset.size_items alone")
     if cov.unknown:
         notes.append(
             f"{len(cov.unknown)} scored item(s) not in the dataset left out (PROV-DATA): "

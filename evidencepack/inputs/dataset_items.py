@@ -20,6 +20,8 @@ from ..errors import InputError
 from ._json import iter_json_lines
 from .records import InputFile
 
+MAX_JSON_DATASET_BYTES = 64 << 20
+"""The largest JSON-array dataset read whole (JSON lines and CSV are streamed)."""
 ID_KEYS = ("id", "item_id", "doc_id", "sample_id", "uid")
 """The field names an item's id is read from, in this order of preference."""
 
@@ -66,6 +68,12 @@ def read_dataset_items(path: Path, file: InputFile, name: str) -> DatasetItems:
 
 
 def _json_array(path: Path, name: str) -> Iterator[tuple[str, Any]]:
+    size = path.stat().st_size
+    if size > MAX_JSON_DATASET_BYTES:
+        raise InputError(
+            f"{name}: {size:,} bytes is too large to read as one JSON document "
+            f"(at most {MAX_JSON_DATASET_BYTES:,}): give the items as JSON lines"
+        )
     with path.open("rb") as handle:
         try:
             value = json.load(handle)

@@ -158,6 +158,18 @@ def test_more_items_than_the_dataset_holds_without_its_file(samples: Path) -> No
     assert _quality(decision).estimate is None
 
 
+def test_a_dataset_file_without_ids_is_matched_by_size_and_said(samples: Path) -> None:
+    spec = _rewrite(samples, lambda items: [x for x in items if x["score"] == 1])
+    dataset = samples / "evidence" / "dataset" / "contracts-eval.jsonl"
+    lines = [json.loads(line) for line in dataset.read_text().splitlines()]
+    dataset.write_text("".join(json.dumps({"prompt": x["prompt"]}) + "\n" for x in lines))
+    _edit(spec, "  digest: 2c7321e5eca1c320682ea459839dd53dfd1487c9c057f0030b87c30230162831\n", "")
+    quality = _quality(check(spec, CompileOptions()))
+    assert quality.coverage == "350 of 400 items scored; 50 missing counted as failed"
+    assert "the items name no id" in quality.reason
+    assert "items matched by dataset.size_items alone" in quality.reason
+
+
 # -- 2. repeats ----------------------------------------------------------------------------------
 
 

@@ -209,7 +209,8 @@ class Quality(StrictModel):
     )
     n_items: int = Field(
         description=(
-            "how many item scores the estimate rests on (each item counted once; 0 "
+            "how many item scores the estimate rests on (each item counted once, at "
+            "its repeats' mean; missing dataset items counted as failed included; 0 "
             "when the set was refused)"
         )
     )

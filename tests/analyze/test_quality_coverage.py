@@ -82,8 +82,8 @@ def test_deleting_the_failing_items_counts_them_as_failed(samples: Path) -> None
     status, reason = _result(decision, "QUALITY")
     assert status == "FAIL"
     assert "350 of 400 items scored; 50 missing counted as failed" in reason
-    assert decision.recommendation != MI
-    assert decision.verdict != "PASS" or decision.recommendation is None
+    assert decision.recommendation is None  # every full set fails 0.86 too
+    assert decision.verdict == "FAIL"
 
 
 def test_missing_items_by_size_alone_when_no_dataset_file(samples: Path) -> None:

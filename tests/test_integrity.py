@@ -487,7 +487,8 @@ def test_score_sets_of_different_scorers_are_never_pooled(
 ) -> None:
     spec = _three_score_sets(samples, shared_data)
     quality = _judged(spec, tmp_path)
-    assert quality.n_items == 5  # not 13
+    # 5 items, not 13 (the sample dataset's 395 other items count as failed)
+    assert quality.items_scored == quality.scored_rows == 5
     assert quality.judged_set == "inspect-ai/arith/includes/accuracy"
     assert "because its metric is the spec's accuracy and it has the most items" in quality.reason
     assert "not pooled with inspect-ai/arith/match/accuracy (5 items)" in quality.reason

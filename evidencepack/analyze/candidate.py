@@ -21,6 +21,7 @@ from .checks import run_checks
 from .claims import claims_for
 from .comparability import compare, compare_reference, envelope_for
 from .cost import cost_of
+from .coverage import score_findings
 from .evidence import CandidateEvidence, Conditions, ReferenceEvidence
 from .fit import judge_run, judge_scores
 from .judgements import BasisCost, EnergyUse, EvidenceFit, PublicReference, TrainingReference
@@ -40,6 +41,7 @@ from .provenance_checks import data_findings
 from .public import public_claims, public_references
 from .quality import judge_score_sets
 from .reference_fit import ReferenceFit, judge_reference
+from .score_fit import with_coverage
 from .tco import basis_costs, energy_use, price_basis, tco_claims
 from .training import training_claims, training_references
 
@@ -115,7 +117,7 @@ def analyse_candidate(
         judge_run(spec, candidate, r, row, shared) for r, row in zip(ev.runs, run_rows, strict=True)
     ]
     score_fits = [
-        judge_scores(spec, candidate, s, row, shared)
+        with_coverage(spec, s, judge_scores(spec, candidate, s, row, shared), ev.dataset)
         for s, row in zip(ev.scores, score_rows, strict=True)
     ]
     fitting = dataclasses.replace(
@@ -139,7 +141,7 @@ def analyse_candidate(
     ]
     terms = price_terms(spec, candidate)
     cost = cost_of(spec, candidate, capacity, repeats, terms)
-    quality = judge_score_sets(spec, candidate.id, fitting.scores)
+    quality = judge_score_sets(spec, candidate.id, fitting.scores, ev.dataset)
     ref_fits = [judge_reference(spec, candidate, ref) for ref in ev.references]
     references = tuple(
         _reference(spec, candidate, ref, fit, capacity)
@@ -152,6 +154,7 @@ def analyse_candidate(
     public, public_rows = public_references(spec, candidate, ev, envelope, capacity)
     rows += public_rows
     found = data_findings(candidate.id, ev)
+    found += score_findings(spec, candidate.id, fitting.scores, ev.dataset)
     fits = (*run_fits, *score_fits, *_shared_elsewhere(candidate.id, ev, shared))
     context = CandidateContext(
         spec, candidate, ev, rows, capacity, quality, found, fits=fits, fitting=fitting

@@ -43,13 +43,12 @@ def slo_check(cid: str, capacity: Capacity, ev: CandidateEvidence) -> CheckResul
 
 
 def quality_check(cid: str, quality: Quality, ev: CandidateEvidence) -> CheckResult:
-    """QUALITY: the quality bar is met, else the candidate is ineligible."""
-    return QUALITY.result(
-        cid,
-        "PASS" if quality.meets_bar else "FAIL",
-        quality.reason,
-        [link(s) for s in ev.scores],
-    )
+    """QUALITY: the quality bar is met, else the candidate is ineligible; met on scores graded
+    by the candidate's own model is a WARN (self-judged)."""
+    status: Status = "FAIL"
+    if quality.meets_bar:
+        status = "WARN" if quality.self_judged else "PASS"
+    return QUALITY.result(cid, status, quality.reason, [link(s) for s in ev.scores])
 
 
 def fit_check(context: CandidateContext) -> CheckResult:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..inputs.dataset_items import DatasetItems
 from ..inputs.models import ReferencePoint
 from ..inputs.records import FileProblem, InputFile
 from ..mlperf.energy import EnergyFigures
@@ -115,6 +116,13 @@ class ScoreEvidence:
     """The dataset the file names: (name, version, sha256 digest); None where it says nothing."""
     timestamp: str | None = None
     """When the set was scored, as its file records it."""
+    split: str | None = None
+    """The dataset split the file says it scored (``test``, ``train``); None where it says
+    nothing."""
+    settings: tuple[tuple[str, str | int | float | bool | None], ...] = ()
+    """The settings the file records the eval was run with (name, value), sorted by name."""
+    judge_model: str | None = None
+    """The model that graded the items (an LLM judge), when the file names one."""
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -234,6 +242,9 @@ class CandidateEvidence:
     """What a cited quote offers at its price: (quantity, server or accelerator, its line)."""
     signed_weights: SignedWeights | None = None
     """The envelope model's signature, when the spec cites one (PROV-MODEL, the claim ledger)."""
+    dataset: DatasetItems | None = None
+    """The item ids of the spec's dataset file, when it cites one (a score set's items are
+    matched with them)."""
 
     def findings(self) -> list[DataFinding]:
         """Every data finding of the candidate's runs."""

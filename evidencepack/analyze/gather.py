@@ -60,6 +60,7 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
             problems=list(intake.problems),
             file_warnings=list(intake.file_warnings),
             cited=list(intake.cited),
+            dataset=intake.dataset,
         )
         ev.references += [reference_view(c.result, list(c.files)) for c in intake.mlperf]
         ev.training += [TrainingEvidence(c.result, c.files) for c in intake.training]
@@ -108,9 +109,21 @@ def _scores(
                         else (None, None, None)
                     ),
                     timestamp=score_set.timestamp,
+                    split=score_set.dataset.split if score_set.dataset is not None else None,
+                    settings=tuple(sorted(score_set.identity.settings.items())),
+                    judge_model=score_set.judge_model or _judge(score_set.identity.settings),
                 )
             )
     return out
+
+
+def _judge(settings: Mapping[str, object]) -> str | None:
+    """The grading model a file's settings name (``judge_model``, ``grader_model``), if any."""
+    for key in ("judge_model", "grader_model"):
+        value = settings.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
 
 
 def _stored_runs(

@@ -172,7 +172,33 @@ class Robustness(StrictModel):
     )
     runner_up: str | None = Field(description="the next eligible candidate by the objective")
     margin: float | None = Field(
-        description="the runner-up's cost per month over the recommendation's, minus 1"
+        description=(
+            "the runner-up's cost per month over the recommendation's, minus 1, when cost "
+            "decided between them (lowest_cost_at_slo, or a tie on the objective broken by "
+            "cost); None otherwise (see gap): never negative"
+        )
+    )
+    gap: float | None = Field(
+        default=None,
+        description=(
+            "how far the runner-up trails in the objective's own unit (gap_unit): "
+            "accelerators, or quality points; None when the objective is cost"
+        ),
+    )
+    gap_unit: str | None = Field(
+        default=None,
+        description="accelerators, quality points (a fraction x100), or the metric's name",
+    )
+    tied: bool = Field(
+        default=False,
+        description=(
+            "the recommendation and the runner-up are tied on the objective (as many "
+            "accelerators, or quality intervals that overlap) and cost broke the tie"
+        ),
+    )
+    close: str | None = Field(
+        default=None,
+        description="how close the call is, in words and the objective's own unit",
     )
     billing: dict[str, str] = Field(
         description="each candidate's billing basis (server or accelerator)"

@@ -24,6 +24,7 @@ from .base import ParsedInput
 from .collect import Collector, input_limit
 from .crosscheck import loadgen_pair
 from .endpoints_refs import endpoints_curves, read_endpoints
+from .dataset_items import DatasetItems, read_dataset_items
 from .formats.measure_server_metrics import (
     SERVER_METRICS_FILE,
     ServerMetricsDocument,
@@ -104,6 +105,9 @@ class CandidateIntake:
     beside: Mapping[str, FolderRows]
     """Per LoadGen log (pack path): the request rows in its folder."""
     scores: tuple[ReadScores, ...]
+    dataset: DatasetItems | None = None
+    """The item ids of the spec's dataset file, when it cites one (the same for every
+    candidate)."""
 
 
 @dataclass
@@ -119,7 +123,7 @@ class _Taking:
     beside: dict[str, FolderRows] = field(default_factory=dict)
     scores: list[ReadScores] = field(default_factory=list)
 
-    def done(self, mlperf: MlperfTaken) -> CandidateIntake:
+    def done(self, mlperf: MlperfTaken, dataset: DatasetItems | None) -> CandidateIntake:
         return CandidateIntake(
             candidate=self.candidate.id,
             problems=tuple(self.problems),
@@ -131,6 +135,7 @@ class _Taking:
             runs=tuple(self.runs),
             beside=dict(self.beside),
             scores=tuple(self.scores),
+            dataset=dataset,
         )
 
 
@@ -147,9 +152,16 @@ def _take_in(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str
     spec = loaded.spec
     imports = MlperfImports(store, collector)
     shared: list[FileProblem] = []
+    dataset = None
     if spec.dataset.path is not None:
         ref = EvidenceRef(path=spec.dataset.path, sha256=spec.dataset.digest)
-        shared += collector.add_ref(ref, "dataset", None).problems
+        taken = collector.add_ref(ref, "dataset", None)
+        shared += taken.problems
+        if len(taken.files) == 1 and not taken.problems:
+            file = taken.files[0]
+            dataset = read_dataset_items(
+                collector.result.sources[file.pack_path], file, spec.dataset.path
+            )
     out: dict[str, CandidateIntake] = {}
     for candidate in spec.candidates:
         progress.stage(f"reading the evidence of {candidate.id}")
@@ -177,7 +189,7 @@ def _take_in(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str
         for ref in candidate.evidence.scores:
             read = _read_ref(loaded, store, collector, taking, ref, "scores")
             taking.scores += [ReadScores(ref, file, parsed, len(read)) for parsed, file in read]
-        out[candidate.id] = taking.done(mlperf)
+        out[candidate.id] = taking.done(mlperf, dataset)
     return out
 
 

@@ -12,6 +12,7 @@ import re
 from ..analyze.judgements import BasisCost
 from ..analyze.models import CandidateVerdict, CheckResult, DecisionDocument
 from ..analyze.record import CandidateRecord
+from ..spec.metrics import metric_range
 
 GLOSSARY: tuple[tuple[str, str], ...] = (
     ("C1", "the MLPerf scenario (and its latency limits) against the traffic"),
@@ -190,9 +191,21 @@ def why(doc: DecisionDocument) -> str | None:
     quality = ""
     q = next((q for q in doc.quality if q.candidate == best.id), None)
     if q is not None and q.judged_value is not None:
-        quality = f" and the quality bar ({q.judged_value:.1%} against {q.bar_threshold:.0%})"
+        # page 1 is full: the coverage is said there when the set does not cover the dataset
+        short = q.coverage is not None and q.items_scored != q.dataset_items
+        covered = f", {q.coverage}" if short else ""
+        scale = metric_range(q.metric, None)
+        if scale is not None and (scale.low, scale.high) == (0.0, 1.0):
+            value, bar = f"{q.judged_value:.1%}", f"{q.bar_threshold:.0%}"
+        else:  # not a fraction, or a scale the spec states: the metric's own numbers
+            value, bar = f"{q.judged_value:.4g}", f"{q.bar_threshold:g}"
+        quality = f" and the quality bar ({value} against {bar}{covered})"
     text = f"{best.id} meets the latency objectives{quality} at {money}"
-    if robust.runner_up is not None:
+    if robust.runner_up is not None and doc.objective != "lowest_cost_at_slo":
+        # the call rests on accelerators or quality: said in their unit, never as a cost
+        if robust.close is not None:
+            text += f"; {robust.close}"
+    elif robust.runner_up is not None:
         second = next(v for v in doc.candidates if v.id == robust.runner_up)
         if second.cost_per_month is not None and robust.margin is not None:
             text += (

@@ -16,6 +16,7 @@ from ..limits import MAX_RAISED_INPUT_FILE_BYTES
 from .cost import Basis, Facility, FocusPrice, Own, Power, QuotePrice, Rent
 from .fit import DeclaredConditions, ExchangeRate, FitPolicy
 from .governance import Governance
+from .metrics import ScoreRange
 from .model_signature import ModelSignature
 from .types import (
     CheckId,
@@ -71,7 +72,12 @@ class Dataset(SpecModel):
     digest: Sha256Hex | None = None
     """sha256 of the dataset (give it, ``path``, or both)."""
     path: str | None = None
-    """The dataset file, relative to the spec (give it, ``digest``, or both)."""
+    """The dataset file, relative to the spec (give it, ``digest``, or both). When it names its
+    items (an ``id``, ``item_id``, ``doc_id`` or ``sample_id`` per JSON line, JSON object or CSV
+    row), a score set's item ids are matched with them."""
+    split: NonEmptyStr | None = None
+    """The split the bar is judged on (e.g. ``test``); a score set that names another split does
+    not fit."""
 
 
 class QualityBar(SpecModel):
@@ -120,6 +126,17 @@ class Scoring(SpecModel):
         default=None,
         description="the score set the bar is judged on; without it, the set whose metric is "
         "`metric` with the most items (the report says which and why)",
+    )
+    range: ScoreRange | None = Field(
+        default=None,
+        description="the range an item's score can take (e.g. {min: 0, max: 100}); without it, "
+        "0 to 1 for a rate (pass_rate, accuracy, exact_match, f1, *_rate, pass@k), 0 or more "
+        "for a count, else none. A score outside it fails PROV-DATA and never judges the bar",
+    )
+    missing_items: Literal["count_as_failed", "not_fit"] = Field(
+        default="count_as_failed",
+        description="a dataset item the judged score set does not score: counted as failed "
+        "(the metric's worst score; default), or the set does not judge the bar (not_fit)",
     )
 
 

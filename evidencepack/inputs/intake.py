@@ -23,8 +23,8 @@ from ..store import Store
 from .base import ParsedInput
 from .collect import Collector, input_limit
 from .crosscheck import loadgen_pair
-from .endpoints_refs import endpoints_curves, read_endpoints
 from .dataset_items import DatasetItems, read_dataset_items
+from .endpoints_refs import endpoints_curves, read_endpoints
 from .formats.measure_server_metrics import (
     SERVER_METRICS_FILE,
     ServerMetricsDocument,

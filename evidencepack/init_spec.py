@@ -25,7 +25,7 @@ from .inputs.models import Identity
 from .inputs.registry import read_input
 from .mlperf.loadgen_log import DETAIL_NAME, SUMMARY_NAME
 from .mlperf.tree import DIVISIONS
-from .spec.fit import FitPolicy
+from .spec.fit import fit_lines
 from .spec.located import is_hidden
 from .spec.models import API_VERSION
 
@@ -336,7 +336,7 @@ def render(name: str, found: list[Found], skipped: list[str]) -> str:
     ]
     if concurrency:
         lines.append(f"  max_concurrency: {concurrency}  # the highest concurrency the runs used")
-    lines += _fit_lines()
+    lines += fit_lines()
     lines += ["", "candidates:"]
     for f in found:
         lines += _candidate(f)
@@ -346,24 +346,6 @@ def render(name: str, found: list[Found], skipped: list[str]) -> str:
         if len(skipped) > 50:
             lines.append(f"#   ... and {len(skipped) - 50} more")
     return "\n".join(lines) + "\n"
-
-
-def _fit_lines() -> list[str]:
-    """The fit settings a team should see, written at their defaults."""
-    policy = FitPolicy()
-    return [
-        "",
-        "# How closely evidence must describe the candidate and the traffic to count (defaults).",
-        "fit:",
-        f"  token_tolerance: {policy.token_tolerance:g}  # mean prompt and output lengths within "
-        "this share of the traffic's",
-        f"  tail_tolerance: {policy.tail_tolerance:g}  # p90/p99 lengths (from per-request rows) "
-        "within this share",
-        f"  min_duration_s: {policy.min_duration_s:g}  # shorter runs never size: no steady state",
-        f"  min_requests: {policy.min_requests}  # runs that sent fewer requests never size",
-        f"  max_over_reference: {policy.max_over_reference:g}  # a run may reach this many "
-        "times the output tokens/s per accelerator of the same system's cited MLPerf result",
-    ]
 
 
 def _serving(refs: Iterable[Ref], attr: str) -> str | None:

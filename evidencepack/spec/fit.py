@@ -114,3 +114,22 @@ class ExchangeRate(SpecModel):
                 f"a rate converts between two currencies, not {self.currency} to itself"
             )
         return self
+
+
+_FIT_SHOWN = {
+    "token_tolerance": "mean prompt and output lengths within this share of the traffic's",
+    "tail_tolerance": "p90/p99 lengths (from per-request rows) within this share",
+    "min_duration_s": "shorter runs never size: no steady state",
+    "min_requests": "runs that sent fewer requests never size",
+    "max_over_reference": "at most this many times the per-accelerator tokens/s of the same "
+    "system's cited MLPerf result",
+}
+
+
+def fit_lines() -> list[str]:
+    """The fit settings a team should see, as ``init`` writes them: at their defaults, each with
+    what it does."""
+    policy = FitPolicy()
+    head = "# How closely evidence must describe the candidate and the traffic to count (defaults)."
+    shown = [f"  {name}: {getattr(policy, name):g}  # {why}" for name, why in _FIT_SHOWN.items()]
+    return ["", head, "fit:", *shown]

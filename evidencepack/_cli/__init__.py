@@ -17,7 +17,6 @@ from ..errors import (
     EXIT_COULD_NOT_RUN,
     EXIT_USAGE,
     EvidencePackError,
-    InputError,
 )
 
 # argparse and the command groups load only when a command line needs them: ``evidencepack``
@@ -174,8 +173,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if verbose:
             raise
         print(f"evidencepack: error: {exc.message}", file=sys.stderr)
-        if isinstance(exc, InputError) and exc.problems != (exc.message,):
-            for problem in exc.problems:
+        problems: tuple[str, ...] = getattr(exc, "problems", ())
+        if problems and problems != (exc.message,):
+            for problem in problems:
                 print(f"  {problem}", file=sys.stderr)
         return exc.exit_code
     finally:

@@ -19,17 +19,18 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from pydantic import Field
 
 from ..errors import InputError, UsageError, VerificationError
-from ..limits import regular_file_problem
+from ..limits import read_limited, regular_file_problem
 from ..pack.archive import ArchiveLimits, extract_archive, is_archive
 from ..pack.layout import (
     BUNDLE_NAME,
     DECISION_NAME,
     MANIFEST_NAME,
+    PREDICATE_NAME,
     REPORT_HTML_NAME,
     REPORT_PDF_NAME,
     scan_pack,
 )
-from ..pack.predicate import PREDICATE_TYPE
+from ..pack.predicate import PREDICATE_TYPE, PackPredicate, validation_problems
 from ..provenance import sha256_file
 from .bundle import (
     MAX_BUNDLE_BYTES,
@@ -38,7 +39,7 @@ from .bundle import (
     parse_bundle,
     read_bundle,
 )
-from .documents import DOCUMENTS, read_documents
+from .documents import DOCUMENTS, MAX_DOCUMENT_BYTES, read_documents
 from .private_copy import copy_pack
 from .statement import Statement, hash_files, parse_statement, read_signed_statement
 from .stream_bundle import (
@@ -52,6 +53,7 @@ from .stream_verify import FileCheck, check_streamed_verdicts, compare_streamed,
 from .verify_outcome import VerifiedPack, finish, signature_failed
 from .verify_report import (
     VERIFY_API_VERSION,
+    CheckState,
     FileMismatch,
     RebuildDifference,
     RebuildOutcome,
@@ -128,7 +130,7 @@ def _check_signature(
     )
 
 
-def _trust_info(policy: VerifyPolicy) -> TrustRootInfo | None:
+def _trust_info(policy: VerifyPolicy | None) -> TrustRootInfo | None:
     return policy.trust_root.info if isinstance(policy, KeylessPolicy) else None
 
 
@@ -154,7 +156,7 @@ def _target_problem(path: Path) -> None:
 
 
 def _archive_failed(
-    path: Path, policy: VerifyPolicy, bundle: Path | None, exc: VerificationError
+    path: Path, policy: VerifyPolicy | None, bundle: Path | None, exc: VerificationError
 ) -> VerifiedPack:
     label = str(bundle or f"{path}!{BUNDLE_NAME}")
     report = VerifyReport(
@@ -170,7 +172,7 @@ def _archive_failed(
 
 def verify_pack_documents(
     path: Path,
-    policy: VerifyPolicy,
+    policy: VerifyPolicy | None,
     *,
     bundle: Path | None = None,
     limits: ArchiveLimits | None = None,
@@ -190,7 +192,7 @@ def verify_pack_documents(
 @contextmanager
 def verified_copy(
     path: Path,
-    policy: VerifyPolicy,
+    policy: VerifyPolicy | None,
     *,
     bundle: Path | None = None,
     limits: ArchiveLimits | None = None,
@@ -227,10 +229,12 @@ def _verify_folder(
     root: Path,
     target: str,
     kind: Literal["pack", "archive"],
-    policy: VerifyPolicy,
+    policy: VerifyPolicy | None,
     bundle_path: Path | None,
     copy_problems: tuple[str, ...] = (),
 ) -> VerifiedPack:
+    if policy is None and bundle_path is None and not (root / BUNDLE_NAME).exists():
+        return _check_unsigned(root, target, kind, copy_problems)
     if bundle_path is None:
         bundle_path = root / BUNDLE_NAME
         label = _label(target, kind, BUNDLE_NAME)
@@ -247,9 +251,14 @@ def _verify_folder(
     try:
         raw = read_bundle(bundle_path, label)
         report["bundle_sha256"] = hashlib.sha256(raw).hexdigest()
-        checked = _check_signature(raw, label, policy)
-        report["signer"] = checked.signer
-        statement = read_signed_statement(checked.payload or b"")
+        checked: CheckedSignature | None = None
+        if policy is None:  # opened without a policy: the statement is read, not trusted
+            payload = parse_bundle(raw, label).payload
+        else:
+            checked = _check_signature(raw, label, policy)
+            report["signer"] = checked.signer
+            payload = checked.payload
+        statement = read_signed_statement(payload or b"")
     except VerificationError as exc:
         return signature_failed(report, exc)
     scan = scan_pack(root)
@@ -284,17 +293,90 @@ def _verify_folder(
     )
 
     def verdicts(documents: Mapping[str, bytes]) -> tuple[VerdictCheck, ...]:
+        if policy is None or checked is None:
+            return ()
         return check_verdicts(
             root,
             lambda name: _label(target, kind, name),
             statement,
-            checked.payload or b"",
+            payload or b"",
             documents.get(DECISION_NAME, b""),
             lambda raw, source: _check_signature(raw, source, policy),
             checked.signer,
         )
 
-    return finish(root, report, statement.predicate, files, documents, copy_problems, verdicts)
+    signature: CheckState = "passed" if policy is not None else "not run"
+    return finish(
+        root,
+        report,
+        statement.predicate,
+        files,
+        documents,
+        copy_problems,
+        verdicts,
+        signature=signature,
+    )
+
+
+def _check_unsigned(
+    root: Path, target: str, kind: Literal["pack", "archive"], copy_problems: tuple[str, ...]
+) -> VerifiedPack:
+    """A pack opened without a policy: its signature (if any) is not checked, nor its verdict
+    statements; its files are held against ``manifest.json`` and its documents against each
+    other and ``predicate.json``, exactly as ``verify`` does once a signature held."""
+    report: dict[str, object] = {
+        "target": target,
+        "target_kind": kind,
+        "bundle": _label(target, kind, BUNDLE_NAME),
+    }
+    scan = scan_pack(root)
+    actual = hash_files(scan.files)
+    if not (root / PREDICATE_NAME).is_file():
+        where = _label(target, kind, PREDICATE_NAME)
+        problem = f"{where}: no such file (is it a pack built by evidencepack?)"
+        return _unreadable(report, copy_problems, [problem])
+    try:
+        raw = read_limited(
+            root / PREDICATE_NAME,
+            MAX_DOCUMENT_BYTES,
+            what="predicate",
+            label=_label(target, kind, PREDICATE_NAME),
+            error=VerificationError,
+        )
+        predicate = PackPredicate.model_validate_json(raw)
+    except VerificationError as exc:
+        return _unreadable(report, copy_problems, list(exc.problems))
+    except pydantic.ValidationError as exc:
+        return _unreadable(report, copy_problems, validation_problems(exc, f"{PREDICATE_NAME}: "))
+    files = FileCheck(
+        expected=actual,
+        actual=actual,
+        paths=scan.files,
+        problems=list(scan.problems),
+        files_checked=len(actual),
+    )
+    documents = read_documents(scan.files, actual, (*DOCUMENTS, predicate.spec.pack_path))
+    return finish(
+        root,
+        report,
+        predicate,
+        files,
+        documents,
+        copy_problems,
+        lambda _documents: (),
+        signature="not run",
+    )
+
+
+def _unreadable(
+    report: dict[str, object], copy_problems: tuple[str, ...], problems: list[str]
+) -> VerifiedPack:
+    checks = VerifyChecks(files="failed")
+    return VerifiedPack(
+        VerifyReport.model_validate(
+            {**report, "ok": False, "problems": [*copy_problems, *problems], "checks": checks}
+        )
+    )
 
 
 STREAM_ABOVE_BYTES = MAX_BUNDLE_BYTES

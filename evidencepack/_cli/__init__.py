@@ -142,7 +142,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print(top_help(), sys.stdout)
         sys.exit(0)  # as argparse's help action exits
     parser = build_parser(argv)
-    verbose = "-v" in argv or "--verbose" in argv
+    head = []  # the top-level options, before the command (``verify --verbose`` is verify's)
+    for arg in argv:
+        if not arg.startswith("-"):
+            break
+        head.append(arg)
+    verbose = "-v" in head or "--verbose" in head
     reporting = False
     try:
         args = parser.parse_args(argv)

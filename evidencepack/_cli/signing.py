@@ -153,7 +153,7 @@ def _verify(args: argparse.Namespace) -> int:
     emit(
         report.model_dump(mode="json", by_alias=True),
         as_json=opts.json,
-        text=format_report(report),
+        text=format_report(report, verbose=args.details),
     )
     return EXIT_OK if report.ok else EXIT_FAILED
 
@@ -217,4 +217,11 @@ def register(command: Command) -> None:
         "archive) and compare decision.json, manifest.json and the reports byte for byte",
     )
     pdf_trust_argument(p)
+    p.add_argument(
+        "--verbose",
+        dest="details",
+        action="store_true",
+        help="also print the bundle, the documents compared, every verdict property and every "
+        "problem (by default: a summary and the first 10 problems)",
+    )
     json_argument(p)

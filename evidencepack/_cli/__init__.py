@@ -57,6 +57,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mlperf": ("mlperf", "import, list and show MLPerf Inference results"),
     "keygen": ("signing", "write an ECDSA P-256 key pair for signing packs with --key"),
     "sign": ("signing", "sign a built pack: write PACK/pack.sigstore.json"),
+    "register": (
+        "signing",
+        "pre-register a decision's plan before any evidence: a signed plan.sigstore.json",
+    ),
     "verify": ("signing", "verify a signed pack (folder or .tar.gz) or one file of it"),
     "diff": (
         "diff",

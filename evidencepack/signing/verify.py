@@ -19,19 +19,19 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from pydantic import Field
 
 from ..errors import InputError, UsageError, VerificationError
-from ..limits import read_limited, regular_file_problem
+from ..limits import regular_file_problem
 from ..pack.archive import ArchiveLimits, extract_archive, is_archive
 from ..pack.layout import (
     BUNDLE_NAME,
     DECISION_NAME,
     MANIFEST_NAME,
-    PREDICATE_NAME,
     REPORT_HTML_NAME,
     REPORT_PDF_NAME,
     scan_pack,
 )
-from ..pack.predicate import PREDICATE_TYPE, PackPredicate, validation_problems
+from ..pack.predicate import PREDICATE_TYPE
 from ..provenance import sha256_file
+from ..spec.plan import PLAN_NAME
 from .bundle import (
     MAX_BUNDLE_BYTES,
     CheckedSignature,
@@ -39,7 +39,8 @@ from .bundle import (
     parse_bundle,
     read_bundle,
 )
-from .documents import DOCUMENTS, MAX_DOCUMENT_BYTES, read_documents
+from .documents import DOCUMENTS, read_documents
+from .plan import with_plan
 from .private_copy import copy_pack
 from .statement import Statement, hash_files, parse_statement, read_signed_statement
 from .stream_bundle import (
@@ -62,6 +63,8 @@ from .verify_report import (
     VerifyReport,
 )
 from .verify_text import format_report
+from .verify_unsigned import check_unsigned
+from .verify_unsigned import label_of as _label
 from .verify_verdicts import check_verdicts
 
 if TYPE_CHECKING:
@@ -219,12 +222,6 @@ def verified_copy(
         yield _verify_folder(root, str(path), "archive", policy, bundle), root
 
 
-def _label(target: str, kind: str, name: str) -> str:
-    """A file of the pack as the report names it: by its place in the target (a private copy
-    or an extracted archive is never named)."""
-    return f"{target}!{name}" if kind == "archive" else str(Path(target) / name)
-
-
 def _verify_folder(
     root: Path,
     target: str,
@@ -234,7 +231,7 @@ def _verify_folder(
     copy_problems: tuple[str, ...] = (),
 ) -> VerifiedPack:
     if policy is None and bundle_path is None and not (root / BUNDLE_NAME).exists():
-        return _check_unsigned(root, target, kind, copy_problems)
+        return check_unsigned(root, target, kind, copy_problems)
     if bundle_path is None:
         bundle_path = root / BUNDLE_NAME
         label = _label(target, kind, BUNDLE_NAME)
@@ -306,7 +303,7 @@ def _verify_folder(
         )
 
     signature: CheckState = "passed" if policy is not None else "not run"
-    return finish(
+    result = finish(
         root,
         report,
         statement.predicate,
@@ -316,66 +313,13 @@ def _verify_folder(
         verdicts,
         signature=signature,
     )
-
-
-def _check_unsigned(
-    root: Path, target: str, kind: Literal["pack", "archive"], copy_problems: tuple[str, ...]
-) -> VerifiedPack:
-    """A pack opened without a policy: its signature (if any) is not checked, nor its verdict
-    statements; its files are held against ``manifest.json`` and its documents against each
-    other and ``predicate.json``, exactly as ``verify`` does once a signature held."""
-    report: dict[str, object] = {
-        "target": target,
-        "target_kind": kind,
-        "bundle": _label(target, kind, BUNDLE_NAME),
-    }
-    scan = scan_pack(root)
-    actual = hash_files(scan.files)
-    if not (root / PREDICATE_NAME).is_file():
-        where = _label(target, kind, PREDICATE_NAME)
-        problem = f"{where}: no such file (is it a pack built by evidencepack?)"
-        return _unreadable(report, copy_problems, [problem])
-    try:
-        raw = read_limited(
-            root / PREDICATE_NAME,
-            MAX_DOCUMENT_BYTES,
-            what="predicate",
-            label=_label(target, kind, PREDICATE_NAME),
-            error=VerificationError,
-        )
-        predicate = PackPredicate.model_validate_json(raw)
-    except VerificationError as exc:
-        return _unreadable(report, copy_problems, list(exc.problems))
-    except pydantic.ValidationError as exc:
-        return _unreadable(report, copy_problems, validation_problems(exc, f"{PREDICATE_NAME}: "))
-    files = FileCheck(
-        expected=actual,
-        actual=actual,
-        paths=scan.files,
-        problems=list(scan.problems),
-        files_checked=len(actual),
-    )
-    documents = read_documents(scan.files, actual, (*DOCUMENTS, predicate.spec.pack_path))
-    return finish(
+    if policy is None:
+        return result
+    return with_plan(
         root,
-        report,
-        predicate,
-        files,
-        documents,
-        copy_problems,
-        lambda _documents: (),
-        signature="not run",
-    )
-
-
-def _unreadable(
-    report: dict[str, object], copy_problems: tuple[str, ...], problems: list[str]
-) -> VerifiedPack:
-    checks = VerifyChecks(files="failed")
-    return VerifiedPack(
-        VerifyReport.model_validate(
-            {**report, "ok": False, "problems": [*copy_problems, *problems], "checks": checks}
-        )
+        _label(target, kind, PLAN_NAME),
+        lambda raw, source: _check_signature(raw, source, policy),
+        result,
     )
 
 

@@ -51,6 +51,8 @@ def format_report(report: VerifyReport, *, verbose: bool = False) -> str:
         row("created at", report.created_at)
     if report.matched_subjects:
         row("subject", ", ".join(report.matched_subjects))
+    if report.plan:
+        row("plan", report.plan)
     if report.trust_root:
         t = report.trust_root
         row("trust root", f"{t.path} (sha256 {t.sha256})" if t.path else f"Sigstore {t.source}")

@@ -217,3 +217,40 @@ def test_verify_of_the_sample_is_short_and_counts_the_verdict_properties(
     verbose = capsys.readouterr().out
     assert "EVIDENCEPACK_CANDIDATE_" in verbose
     assert "agree with each other" in verbose
+
+
+_WITHOUT = """
+import sys
+from importlib.abc import MetaPathFinder
+
+class Absent(MetaPathFinder):
+    # the smallest install that verifies: none of these is installed
+    names = {"weasyprint", "duckdb", "jinja2", "numpy", "zstandard", "packaging", "pyhanko"}
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in self.names:
+            raise ModuleNotFoundError(f"No module named {name!r} (blocked)")
+        return None
+
+sys.meta_path.insert(0, Absent())
+from evidencepack._cli import main
+code = main(sys.argv[1:])
+print("EXIT", code)
+print("LOADED", sorted({m.split(".")[0] for m in sys.modules} & Absent.names))
+"""
+
+
+def test_verify_runs_without_weasyprint_or_duckdb_installed(keys: Keys) -> None:
+    """``verify`` (no ``--rebuild``) of the sample's archive needs neither the renderer nor the
+    store: with WeasyPrint, DuckDB, jinja2, numpy and the other build-only libraries made
+    unimportable, it still verifies, and loads none of them."""
+    import subprocess
+    import sys
+
+    argv = ["verify", str(keys.sample.archive), "--key", str(keys.sample.pub)]
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT, *argv], capture_output=True, text=True, check=False
+    )
+    assert "EXIT 0" in done.stdout, done.stdout + done.stderr
+    assert "LOADED []" in done.stdout
+    assert done.stdout.startswith("OK: archive ")

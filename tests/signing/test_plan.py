@@ -1,0 +1,106 @@
+"""Pre-registration: ``register`` signs a spec's plan; ``check --plan`` and ``build --plan`` hold
+the spec to it (check PLAN); ``verify`` checks the packed plan's signature."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evidencepack._cli import main
+from evidencepack.spec.load import load_spec
+from evidencepack.spec.plan import plan_changes, plan_of
+
+pytestmark = pytest.mark.slow
+
+
+def _keys(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    key, pub = tmp_path / f"{name}.pem", tmp_path / f"{name}.pub"
+    argv = ["keygen", "--no-passphrase", "--private-key", str(key), "--public-key", str(pub)]
+    assert main(argv) == 0
+    return key, pub
+
+
+def _plan_check(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, object]]:
+    capsys.readouterr()
+    code = main(["check", *argv, "--json"])
+    decision = json.loads(capsys.readouterr().out)
+    (plan,) = [c for c in decision["checks"] if c["id"] == "PLAN"]
+    return code, plan
+
+
+def test_a_raised_bar_after_registration_fails_plan(
+    samples: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key, _ = _keys(tmp_path, "team")
+    spec, plan = samples / "pack.yaml", tmp_path / "plan.sigstore.json"
+    assert main(["register", str(spec), "--key", str(key), "-o", str(plan)]) == 0
+    code, check = _plan_check(capsys, str(spec), "--plan", str(plan))
+    assert code == 0
+    assert check["status"] == "PASS"
+    assert check["hard"] is True
+    assert check["reason"].startswith("registered on ")
+    assert check["reason"].endswith("; unchanged")
+    assert "by key sha256:" in check["reason"]
+    text = spec.read_text()
+    spec.write_text(text.replace("threshold: 0.80", "threshold: 0.85", 1))
+    code, check = _plan_check(capsys, str(spec), "--plan", str(plan))
+    assert code == 1
+    assert check["status"] == "FAIL"
+    assert "scoring.bar.threshold: 0.8 at registration, now 0.85" in check["reason"]
+
+
+def test_every_hard_change_is_named_and_a_later_candidate_is_listed(samples: Path) -> None:
+    spec = load_spec(samples / "pack.yaml").spec
+    plan = plan_of(spec, "0" * 64, "2026-11-01T00:00:00Z")
+    assert plan_changes(plan, spec) == []
+    later = spec.candidates[0].model_copy(update={"id": "gb200-dynamo"})
+    changed = spec.model_copy(
+        update={
+            "candidates": [*spec.candidates, later],
+            "objective": "fewest_accelerators",
+            "slo": spec.slo.model_copy(update={"ttft_p99_ms": 900.0}),
+            "traffic": spec.traffic.model_copy(update={"peak_requests_per_s": 99.0}),
+        }
+    )
+    messages = [c.message for c in plan_changes(plan, changed)]
+    assert "objective: lowest_cost_at_slo at registration, now fewest_accelerators" in messages
+    assert any(m.startswith("slo.ttft_p99_ms: ") and m.endswith("now 900.0") for m in messages)
+    assert any(m.startswith("traffic.peak_requests_per_s: ") for m in messages)
+    assert "candidates: not registered at registration, now added gb200-dynamo" in messages
+    # what is recorded but not judged (an envelope note, the governance settings) moves freely
+    relaxed = spec.model_copy(update={"headroom": 0.5})
+    assert plan_changes(plan, relaxed) == []
+
+
+def test_a_pack_built_with_its_plan_says_so_and_verify_checks_the_plan(
+    samples: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key, pub = _keys(tmp_path, "team")
+    spec, plan = samples / "pack.yaml", tmp_path / "plan.sigstore.json"
+    assert main(["register", str(spec), "--key", str(key), "-o", str(plan)]) == 0
+    pack = tmp_path / "pack"
+    argv = ["build", str(spec), "-o", str(pack), "--key", str(key), "--plan", str(plan)]
+    assert main(argv) == 0
+    assert (pack / "plan.sigstore.json").read_bytes() == plan.read_bytes()
+    html = (pack / "report.html").read_text()
+    assert "<strong>Plan:</strong> registered on " in html
+    assert "; unchanged." in html
+    capsys.readouterr()
+    assert main(["verify", str(pack), "--key", str(pub)]) == 0
+    out = capsys.readouterr().out
+    assert "plan         plan.sigstore.json: registered " in out
+    assert "signature verified" in out
+    # a plan signed by someone else, swapped in and the pack re-signed: the decision's PLAN
+    # link no longer matches the file, and the plan's signature fails the pack's key
+    other_key, _ = _keys(tmp_path, "other")
+    other_plan = tmp_path / "other.sigstore.json"
+    assert main(["register", str(spec), "--key", str(other_key), "-o", str(other_plan)]) == 0
+    (pack / "plan.sigstore.json").write_bytes(other_plan.read_bytes())
+    assert main(["sign", str(pack), "--key", str(key), "--force"]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(pack), "--key", str(pub)]) == 1
+    out = capsys.readouterr().out
+    assert "checks[" in out
+    assert "(plan.sigstore.json)" in out

@@ -254,3 +254,18 @@ def test_verify_runs_without_weasyprint_or_duckdb_installed(keys: Keys) -> None:
     assert "EXIT 0" in done.stdout, done.stdout + done.stderr
     assert "LOADED []" in done.stdout
     assert done.stdout.startswith("OK: archive ")
+
+
+def test_a_failed_rebuild_names_the_first_input_read_differently() -> None:
+    from evidencepack.signing.rebuild_compare import input_cause
+
+    def manifest(**reading: object) -> bytes:
+        entry = {"pack_path": "inputs/b.json", "sha256": "b" * 64, "tool_version": "0.6.1"}
+        first = {"pack_path": "inputs/a.json", "sha256": "a" * 64, "tool_version": "1"}
+        return json.dumps({"inputs": [first, {**entry, **reading}]}).encode()
+
+    assert input_cause(manifest(), manifest(tool_version="0.7.0")) == (
+        "the first input read differently: inputs/b.json (tool_version 0.6.1; recomputed: 0.7.0)"
+    )
+    assert input_cause(manifest(), manifest()).startswith("every input was read with the same")
+    assert input_cause(manifest(), b"{}").endswith("(not read by the rebuild)")

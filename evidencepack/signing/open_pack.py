@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 import pydantic
 
-from ..errors import InputError
 from ..pack.layout import DECISION_NAME, MANIFEST_NAME
 from ..pack.predicate import PackPredicate, validation_problems
 
@@ -92,14 +91,6 @@ class OpenedPack:
         """sha256 of ``manifest.json`` (the digest on the report's first page), if read."""
         raw = self.documents.get(MANIFEST_NAME)
         return hashlib.sha256(raw).hexdigest() if raw is not None else None
-
-    def refused(self, label: str) -> InputError:
-        """The error a command raises for a pack that did not open: every problem listed."""
-        return InputError(
-            f"{label}: the pack does not verify ({len(self.problems)} problem(s)); nothing of it "
-            "was used",
-            self.problems,
-        )
 
 
 def _parse(model: type[M], raw: bytes | None, name: str) -> tuple[M | None, list[str]]:

@@ -95,7 +95,9 @@ def decide(
     )
     robust = robustness(spec, analyses, checks, recommendation)
     decision_check = _decision_check(spec, verdicts, recommendation, robust)
-    whole = [decision_check] if plan is None else [plan_check(written, plan), decision_check]
+    whole = (
+        [decision_check] if plan is None else [plan_check(written, plan, evidence), decision_check]
+    )
     waived_decision, more_applied = apply_waivers(spec, whole, as_of, used)
     checks += waived_decision
     applied += more_applied

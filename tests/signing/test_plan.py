@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from evidencepack._cli import main
+from evidencepack.analyze.plan_check import plan_check
 from evidencepack.spec.load import load_spec
-from evidencepack.spec.plan import plan_changes, plan_of
+from evidencepack.spec.plan import RegisteredPlan, plan_changes, plan_of
 
 pytestmark = pytest.mark.slow
 
@@ -38,10 +39,14 @@ def test_a_raised_bar_after_registration_fails_plan(
     assert main(["register", str(spec), "--key", str(key), "-o", str(plan)]) == 0
     code, check = _plan_check(capsys, str(spec), "--plan", str(plan))
     assert code == 0
-    assert check["status"] == "PASS"
+    # registered today, after the sample's evidence (November 2026): a visible finding
+    assert check["status"] == "WARN"
     assert check["hard"] is True
     assert check["reason"].startswith("registered on ")
-    assert check["reason"].endswith("; unchanged")
+    assert (
+        "; unchanged; but 15 run(s) or score set(s) are dated before the registration: "
+        in (check["reason"])
+    )
     assert "by key sha256:" in check["reason"]
     text = spec.read_text()
     spec.write_text(text.replace("threshold: 0.80", "threshold: 0.85", 1))
@@ -72,6 +77,12 @@ def test_every_hard_change_is_named_and_a_later_candidate_is_listed(samples: Pat
     # what is recorded but not judged (an envelope note, the governance settings) moves freely
     relaxed = spec.model_copy(update={"headroom": 0.5})
     assert plan_changes(plan, relaxed) == []
+    # registered before any evidence, and unchanged: PASS, and page 1's words
+    registered = RegisteredPlan(plan, "key sha256:abc", "1" * 64, b"")
+    result = plan_check(spec, registered, {})
+    assert result.status == "PASS"
+    assert result.reason == "registered on 2026-11-01 by key sha256:abc; unchanged"
+    assert result.evidence[0].pack_path == "plan.sigstore.json"
 
 
 def test_a_pack_built_with_its_plan_says_so_and_verify_checks_the_plan(
@@ -86,7 +97,7 @@ def test_a_pack_built_with_its_plan_says_so_and_verify_checks_the_plan(
     assert (pack / "plan.sigstore.json").read_bytes() == plan.read_bytes()
     html = (pack / "report.html").read_text()
     assert "<strong>Plan:</strong> registered on " in html
-    assert "; unchanged." in html
+    assert "; unchanged; but " in html
     capsys.readouterr()
     assert main(["verify", str(pack), "--key", str(pub)]) == 0
     out = capsys.readouterr().out

@@ -3,6 +3,7 @@ the spec to it (check PLAN); ``verify`` checks the packed plan's signature."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -10,8 +11,15 @@ import pytest
 
 from evidencepack._cli import main
 from evidencepack.analyze.plan_check import plan_check
+from evidencepack.provenance import sha256_file
+from evidencepack.signing.keyless import KeylessSigner, load_trust_root
+from evidencepack.signing.plan import plan_document, read_plan, register_plan
+from evidencepack.signing.verify import KeylessPolicy, _check_signature
 from evidencepack.spec.load import load_spec
 from evidencepack.spec.plan import RegisteredPlan, plan_changes, plan_of
+
+from ..sigstore_testing.fixtures import IDENTITY, ISSUER, WORKFLOW_REF
+from ..sigstore_testing.instance import LocalSigstore
 
 pytestmark = pytest.mark.slow
 
@@ -115,3 +123,24 @@ def test_a_pack_built_with_its_plan_says_so_and_verify_checks_the_plan(
     out = capsys.readouterr().out
     assert "checks[" in out
     assert "(plan.sigstore.json)" in out
+
+
+def test_a_keyless_plan_names_its_identity_and_the_log_proves_when(
+    samples: Path, tmp_path: Path, local_sigstore: LocalSigstore
+) -> None:
+    """Registered keyless on the local Sigstore instance: who registered it is the
+    certificate's identity, and verification gives the transparency log's time."""
+    token = local_sigstore.identity_token(workflow_ref=WORKFLOW_REF)
+    signer = KeylessSigner(token, context=local_sigstore.signing_context())
+    spec = samples / "pack.yaml"
+    loaded = load_spec(spec)
+    now = dt.datetime.now(dt.UTC)
+    plan, written = register_plan(loaded, sha256_file(spec), signer, tmp_path / "plan.json", now)
+    read = read_plan(written)
+    assert read.document == plan
+    assert read.registered_by == f"{IDENTITY} ({ISSUER})"
+    root = load_trust_root(local_sigstore.write_trusted_root(tmp_path / "trusted_root.json"))
+    checked = _check_signature(read.raw, str(written), KeylessPolicy(IDENTITY, ISSUER, root))
+    assert checked.signer.signed_at is not None
+    assert abs((checked.signer.signed_at - now).total_seconds()) < 600
+    assert plan_document(checked.payload, str(written)) == plan

@@ -293,11 +293,12 @@ def test_an_inconsistent_pack_could_not_be_compared(
     (broken / "decision.json").write_text('{"apiVersion": "evidencepack/decision/v1"}')
     assert main(["diff", str(packs["sample"]), str(broken)]) == 3
     err = capsys.readouterr().err
-    assert "decision.json: decision_id is absent; manifest.json: decision.decision_id is" in err
+    # unverified, the pack's signed statement still names decision.json's digest
+    assert "decision.json: changed after signing: signed sha256 " in err
     shutil.copytree(packs["sample"], broken, dirs_exist_ok=True)
     (broken / "decision.json").write_text((broken / "decision.json").read_text() + "\n")
     assert main(["diff", str(packs["sample"]), str(broken)]) == 3
-    assert "manifest.json: decision.sha256 is" in capsys.readouterr().err
+    assert "decision.json: changed after signing" in capsys.readouterr().err
 
 
 def test_markdown_cells_cannot_carry_markup() -> None:

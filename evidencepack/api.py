@@ -64,25 +64,33 @@ def validate(spec: PathLike, *, allow_outside: bool = False) -> ValidationReport
     )
 
 
-def _compile_options(allow_outside: bool, as_of: dt.date | None) -> CompileOptions:
+def _compile_options(
+    allow_outside: bool, as_of: dt.date | None, plan: Path | None = None
+) -> CompileOptions:
     from .pipeline import CompileOptions
 
-    return CompileOptions(allow_outside=allow_outside, as_of=as_of)
+    return CompileOptions(allow_outside=allow_outside, as_of=as_of, plan=plan)
 
 
 def check(
-    spec: PathLike, *, allow_outside: bool = False, as_of: dt.date | None = None
+    spec: PathLike,
+    *,
+    allow_outside: bool = False,
+    as_of: dt.date | None = None,
+    plan: PathLike | None = None,
 ) -> DecisionDocument:
     """The release gate: analyse the spec's evidence in memory and return the decision
     (``decision.json``); ``decision.gate_passes()`` is the gate (``allow_waivers=False``:
     ``check --no-waivers``). ``as_of`` judges waiver expiry on that
-    date (default: the spec's decision date). Raises ``SpecError`` or ``InputError`` for a bad
+    date (default: the spec's decision date); ``plan``, a registered plan the spec is held
+    against (check PLAN). Raises ``SpecError`` or ``InputError`` for a bad
     spec or input, before DuckDB or numpy is imported when the spec is the problem."""
     _read_spec_first(Path(spec))
     load_spec(spec, allow_outside=allow_outside)
     from .pipeline import check as run_check
 
-    return run_check(Path(spec), _compile_options(allow_outside, as_of))
+    plan_path = Path(plan) if plan is not None else None
+    return run_check(Path(spec), _compile_options(allow_outside, as_of, plan_path))
 
 
 def _read_spec_first(path: Path) -> None:

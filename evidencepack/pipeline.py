@@ -72,6 +72,7 @@ from .signing.verify import VerifyPolicy, verified_copy
 from .signing.verify_report import RebuildOutcome, VerifyReport
 from .spec.load import LoadedSpec, load_spec
 from .spec.located import load_located
+from .spec.plan import PLAN_NAME, RegisteredPlan
 from .spec.semantic import raw_paths
 from .spec.validation import located_problem
 from .store import Store
@@ -84,6 +85,9 @@ class CompileOptions:
 
     allow_outside: bool = False
     as_of: dt.date | None = None
+    plan: Path | None = None
+    """A registered plan (``evidencepack register``): the spec is held against it (check PLAN)
+    and ``build`` packs it as ``plan.sigstore.json``."""
 
 
 @dataclass
@@ -95,6 +99,8 @@ class Compiled:
     records: tuple[CandidateRecord, ...]
     """One per candidate: what the report renders (``decision`` is made from them)."""
     collected: Collected
+    plan: RegisteredPlan | None = None
+    """The registered plan the spec was held against, packed as ``plan.sigstore.json``."""
 
 
 def compile_pack(
@@ -136,6 +142,11 @@ def compile_pack(
         evidence[candidate].price_offered = source.offered
     progress.stage("analysing: checks, capacity, cost, quality, decision")
     spec_file = collector.result.files[SPEC_PATH]
+    plan = None
+    if options.plan is not None:
+        from .signing.plan import read_plan
+
+        plan = read_plan(options.plan)
     decided = decide(
         analysed,
         spec_file.sha256,
@@ -144,6 +155,7 @@ def compile_pack(
         as_of=options.as_of,
         written=loaded.spec,
         priced=priced,
+        plan=plan,
     )
     replace_decision(store, decided.document.decision_id, decision_rows(decided.document))
     return Compiled(
@@ -151,6 +163,7 @@ def compile_pack(
         decision=decided.document,
         records=decided.records,
         collected=collector.result,
+        plan=plan,
     )
 
 
@@ -269,6 +282,8 @@ def build(
             (REPORT_PDF_NAME, pdf),
         ):
             (staging / name).write_bytes(data)
+        if compiled.plan is not None:
+            (staging / PLAN_NAME).write_bytes(compiled.plan.raw)
         if options.oscal_version is not None:
             from .export.oscal import export_into_pack
 
@@ -422,7 +437,12 @@ def rebuild(
             outside,
         )
     with tempfile.TemporaryDirectory(prefix="evidencepack-rebuild-") as tmp:
-        options = BuildOptions(compile=CompileOptions(as_of=predicate.decision.as_of))
+        packed_plan = pack_dir / PLAN_NAME
+        compile_options = CompileOptions(
+            as_of=predicate.decision.as_of,
+            plan=packed_plan if packed_plan.is_file() else None,
+        )
+        options = BuildOptions(compile=compile_options)
         out = Path(tmp) / "pack"
         build(spec, out, options, signing=plan, spec_label=predicate.spec.pack_path)
         # The four documents a pack always holds, whatever its predicate lists as rendered.

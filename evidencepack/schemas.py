@@ -40,6 +40,7 @@ def _documents() -> dict[str, type[BaseModel]]:
     from .problems import ValidationReport
     from .signing.statement import Statement
     from .signing.verify import VerifyReport
+    from .spec.plan import PlanDocument
     from .warehouse.models import TABLES
     from .watch.models import WatchReport
 
@@ -60,6 +61,7 @@ def _documents() -> dict[str, type[BaseModel]]:
         "mlperf-training-result.v1.schema.json": TrainingResult,
         "pack-predicate.v1.schema.json": PackPredicate,
         "pack-statement.v1.schema.json": Statement,
+        "plan.v1.schema.json": PlanDocument,
         "quote.v1.schema.json": QuoteFile,
         "schemas-result.v1.schema.json": SchemasReport,
         "validation-report.v1.schema.json": ValidationReport,

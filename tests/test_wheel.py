@@ -144,3 +144,17 @@ def test_installed_wheel_runs(wheel: Path, tmp_path: Path) -> None:
             [str(exe), *args], capture_output=True, text=True, cwd=tmp_path, check=False
         )
         assert done.returncode == 0, done.stderr
+    # The auditor's side (issue 38): the installed wheel alone builds a signed archive of the
+    # sample, verifies it and rebuilds it from its own inputs.
+    steps = (
+        ["keygen", "--no-passphrase", "--private-key", "k.pem", "--public-key", "k.pub"],
+        ["build", str(spec_dir / "pack.yaml"), "-o", "pack", "--key", "k.pem", "--archive"],
+        ["verify", "pack.tar.gz", "--key", "k.pub"],
+        ["verify", "pack.tar.gz", "--key", "k.pub", "--rebuild"],
+    )
+    for args in steps:
+        done = subprocess.run(
+            [str(exe), *args], capture_output=True, text=True, cwd=tmp_path, check=False
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("OK: archive pack.tar.gz")

@@ -17,7 +17,6 @@ from ..errors import (
     EXIT_COULD_NOT_RUN,
     EXIT_USAGE,
     EvidencePackError,
-    InputError,
 )
 
 # argparse and the command groups load only when a command line needs them: ``evidencepack``
@@ -58,6 +57,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mlperf": ("mlperf", "import, list and show MLPerf Inference results"),
     "keygen": ("signing", "write an ECDSA P-256 key pair for signing packs with --key"),
     "sign": ("signing", "sign a built pack: write PACK/pack.sigstore.json"),
+    "register": (
+        "signing",
+        "pre-register a decision's plan before any evidence: a signed plan.sigstore.json",
+    ),
     "verify": ("signing", "verify a signed pack (folder or .tar.gz) or one file of it"),
     "diff": (
         "diff",
@@ -147,7 +150,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print(top_help(), sys.stdout)
         sys.exit(0)  # as argparse's help action exits
     parser = build_parser(argv)
-    verbose = "-v" in argv or "--verbose" in argv
+    head = []  # the top-level options, before the command (``verify --verbose`` is verify's)
+    for arg in argv:
+        if not arg.startswith("-"):
+            break
+        head.append(arg)
+    verbose = "-v" in head or "--verbose" in head
     reporting = False
     try:
         args = parser.parse_args(argv)
@@ -178,8 +186,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if verbose:
             raise
         print(f"evidencepack: error: {exc.message}", file=sys.stderr)
-        if isinstance(exc, InputError) and exc.problems != (exc.message,):
-            for problem in exc.problems:
+        problems: tuple[str, ...] = getattr(exc, "problems", ())
+        if problems and problems != (exc.message,):
+            for problem in problems:
                 print(f"  {problem}", file=sys.stderr)
         return exc.exit_code
     finally:

@@ -50,9 +50,27 @@ def emit(payload: Any, *, as_json: bool, text: str) -> None:
 
 def compile_options(args: argparse.Namespace) -> CompileOptions:
     """``--allow-outside-paths`` and ``--as-of`` as the pipeline's CompileOptions."""
+    from pathlib import Path
+
     from ..pipeline import CompileOptions
 
-    return CompileOptions(allow_outside=args.allow_outside_paths, as_of=parse_as_of(args.as_of))
+    plan = getattr(args, "plan", None)
+    return CompileOptions(
+        allow_outside=args.allow_outside_paths,
+        as_of=parse_as_of(args.as_of),
+        plan=Path(plan) if plan else None,
+    )
+
+
+def plan_argument(p: argparse.ArgumentParser, packs: bool) -> None:
+    """Add ``--plan FILE``: the plan registered with ``evidencepack register``."""
+    p.add_argument(
+        "--plan",
+        metavar="FILE",
+        help="hold the spec against this registered plan (evidencepack register): check PLAN "
+        "fails when the bar, SLO, traffic, objective or candidates changed since"
+        + ("; the plan is packed as plan.sigstore.json" if packs else ""),
+    )
 
 
 def parse_as_of(value: str | None) -> dt.date | None:

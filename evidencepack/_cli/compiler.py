@@ -16,6 +16,7 @@ from ._common import (
     json_argument,
     optional_path,
     parse_as_of,
+    plan_argument,
 )
 from ._pdf_sign import pdf_sign_arguments, pdf_sign_options
 from ._signers import SignerOptions, keyless_arguments, make_signer, signer_options
@@ -197,7 +198,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
     as_of = parse_as_of(args.as_of)
     try:
         # api.check reads and validates the spec before it imports DuckDB or numpy.
-        decision = check(opts.spec, allow_outside=args.allow_outside_paths, as_of=as_of)
+        decision = check(
+            opts.spec,
+            allow_outside=args.allow_outside_paths,
+            as_of=as_of,
+            plan=optional_path(args.plan),
+        )
     except InputError as exc:
         if not (opts.json or opts.markdown or opts.junit or opts.summary):
             raise
@@ -393,6 +399,7 @@ def register(command: Command) -> None:
     )
     p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml)")
     compile_arguments(p)
+    plan_argument(p, packs=p.prog.endswith("build"))
     p.add_argument(
         "--no-waivers",
         action="store_true",
@@ -419,6 +426,7 @@ def register(command: Command) -> None:
     p.add_argument("-o", "--out", metavar="OUTDIR", required=True, help="the pack folder")
     p.add_argument("--force", action="store_true", help="replace an existing OUTDIR")
     compile_arguments(p)
+    plan_argument(p, packs=p.prog.endswith("build"))
     p.add_argument("--sign", action="store_true", help="sign keyless with Sigstore")
     p.add_argument("--key", metavar="PRIVATE_PEM", help="sign with this key (implies --sign)")
     keyless_arguments(p)

@@ -8,12 +8,24 @@ from pathlib import Path
 from ..errors import EXIT_OK
 from ..export.versions import CATALOG_NAME, DEFAULT_OSCAL_VERSION, OSCAL_VERSIONS, RESULTS_NAME
 from ._common import Command, Parser, add_command, emit, group_help, json_argument
+from ._signers import verifier_arguments, verify_options, verify_policy
 
 
 def _cmd_export_oscal(args: argparse.Namespace) -> int:
     from ..export.oscal import export_oscal
 
-    result = export_oscal(Path(args.pack), Path(args.output), args.oscal_version, force=args.force)
+    opts = verify_options(args, Path(args.pack))
+    asked = opts.key is not None or opts.cert_identity or opts.cert_oidc_issuer
+    policy = verify_policy(opts) if asked else None
+    result = export_oscal(
+        Path(args.pack), Path(args.output), args.oscal_version, policy, force=args.force
+    )
+    if result.verified:
+        checked = "signature verified"
+    elif result.signed:
+        checked = "signature NOT checked (pass --key, or --cert-identity and --cert-oidc-issuer)"
+    else:
+        checked = "unsigned pack: its files and records agree, nothing proves who made it"
     emit(
         {
             "assessment_results": str(result.results),
@@ -22,12 +34,13 @@ def _cmd_export_oscal(args: argparse.Namespace) -> int:
             "oscal_version": result.oscal_version,
             "evidence_digest": result.evidence_digest,
             "verdict": result.verdict,
+            "signature_verified": result.verified,
         },
         as_json=args.json,
         text=(
             f"wrote {result.results} (OSCAL {result.oscal_version} assessment results: "
             f"{result.findings} findings, verdict {result.verdict}) and {result.catalog}\n"
-            f"evidence digest: {result.evidence_digest}"
+            f"evidence digest: {result.evidence_digest}\n{checked}"
         ),
     )
     return EXIT_OK
@@ -79,4 +92,5 @@ def register(command: Command) -> None:
         help="replace an earlier export in DIR (only a folder holding nothing but the two "
         "files an export writes)",
     )
+    verifier_arguments(q, "verify the pack's signature with this key before exporting it")
     json_argument(q, "print what was written as JSON")

@@ -107,6 +107,39 @@ def _cmd_sign(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --- register ------------------------------------------------------------------------------------
+
+
+def _cmd_register(args: argparse.Namespace) -> int:
+    import datetime as dt
+
+    from ..provenance import sha256_file
+    from ..signing.plan import register_plan
+    from ..spec.load import load_spec
+
+    spec = Path(args.spec)
+    out = Path(args.output)
+    if out.exists() and not args.force:
+        raise UsageError(f"{out} exists; pass --force to replace it")
+    loaded = load_spec(spec, allow_outside=True)
+    signer = make_signer(signer_options(args))
+    plan, written = register_plan(loaded, sha256_file(spec), signer, out, dt.datetime.now(dt.UTC))
+    emit(
+        {
+            "plan": str(written),
+            "decision_id": plan.decision_id,
+            "registered_at": plan.registered_at,
+            "spec_sha256": plan.spec_sha256,
+            "candidates": list(plan.candidates),
+        },
+        as_json=args.json,
+        text=f"registered the plan of {plan.decision_id} ({len(plan.candidates)} candidates, "
+        f"spec sha256 {plan.spec_sha256}) at {plan.registered_at}\nwrote {written}; "
+        f"hold the spec to it with: evidencepack check {spec} --plan {written}",
+    )
+    return EXIT_OK
+
+
 # --- verify --------------------------------------------------------------------------------------
 
 
@@ -153,7 +186,7 @@ def _verify(args: argparse.Namespace) -> int:
     emit(
         report.model_dump(mode="json", by_alias=True),
         as_json=opts.json,
-        text=format_report(report),
+        text=format_report(report, verbose=args.details),
     )
     return EXIT_OK if report.ok else EXIT_FAILED
 
@@ -193,6 +226,29 @@ def register(command: Command) -> None:
     json_argument(p)
 
     p = command(
+        "register",
+        _cmd_register,
+        "pre-register a decision's plan before any evidence: a signed plan.sigstore.json",
+    )
+    p.add_argument("spec", metavar="SPEC", help="the pack spec (pack.yaml) whose plan to register")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        default="plan.sigstore.json",
+        help="the signed plan to write (default: %(default)s)",
+    )
+    p.add_argument(
+        "--key",
+        metavar="PRIVATE_PEM",
+        help="sign with this key, offline; without --key, sign keyless with Sigstore (whose "
+        "transparency log then proves when the plan existed)",
+    )
+    keyless_arguments(p)
+    p.add_argument("--force", action="store_true", help="replace an existing FILE")
+    json_argument(p)
+
+    p = command(
         "verify",
         _cmd_verify,
         "verify a signed pack (folder or .tar.gz) or one file of it",
@@ -217,4 +273,11 @@ def register(command: Command) -> None:
         "archive) and compare decision.json, manifest.json and the reports byte for byte",
     )
     pdf_trust_argument(p)
+    p.add_argument(
+        "--verbose",
+        dest="details",
+        action="store_true",
+        help="also print the bundle, the documents compared, every verdict property and every "
+        "problem (by default: a summary and the first 10 problems)",
+    )
     json_argument(p)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from .. import __version__
 from ..inputs.records import SPEC_PATH, InputFile
 from ..spec.models import Candidate, PackSpec
+from ..spec.plan import RegisteredPlan
 from .candidate import CandidateAnalysis, analyse_candidate, shared_files
 from .checks import DECISION
 from .evidence import CandidateEvidence
@@ -28,6 +29,7 @@ from .models import (
     Verdict,
     Waived,
 )
+from .plan_check import plan_check
 from .price_read import PricedFrom
 from .ranking import IDS_SHOWN, id_list, ranked_verdicts
 from .record import CandidateRecord, document_lists, price_claim_id
@@ -54,10 +56,12 @@ def decide(
     as_of: dt.date | None = None,
     written: PackSpec | None = None,
     priced: Mapping[str, PricedFrom] | None = None,
+    plan: RegisteredPlan | None = None,
 ) -> Decision:
     """The whole analysis of a pack. ``as_of`` (default: the decision date) dates the waivers;
     ``written`` is the spec as the pack records it when ``spec`` carries rates read from cited
-    price files (``priced``: the file each was read from)."""
+    price files (``priced``: the file each was read from); ``plan``, the registered plan the
+    spec is held against (check PLAN)."""
     as_of = as_of or spec.decision.date
     written = written or spec
     priced = priced or {}
@@ -92,9 +96,10 @@ def decide(
     robust = robustness(spec, analyses, checks, recommendation)
     decision_check = _decision_check(spec, verdicts, recommendation, robust)
     # GOVERNANCE judges the waivers themselves: no waiver covers it (nor DECISION's FAIL).
-    waived_decision, more_applied = apply_waivers(
-        spec, [decision_check, governance_check(spec, evidence)], as_of, used
-    )
+    whole = [decision_check, governance_check(spec, evidence)]
+    if plan is not None:
+        whole.insert(0, plan_check(written, plan, evidence))
+    waived_decision, more_applied = apply_waivers(spec, whole, as_of, used)
     checks += waived_decision
     applied += more_applied
     rejected = rejected_waivers(spec, as_of, used, checks)

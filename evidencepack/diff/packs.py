@@ -1,11 +1,11 @@
 """Open the two sides of a diff: a pack folder, a ``PACK.tar.gz`` or (NEW only) a spec.
 
-Each side is read once. With a policy it is verified first, and what the diff compares are the
-bytes verification read and checked against the signed statement (``verify_pack_documents``):
-a ``decision.json`` swapped after verification is never read; a side that fails verification
-is not read at all. Without a policy, ``decision.json``, ``manifest.json`` and the spec are
-read once from the folder, or from the archive extracted with the pack's safe extraction. A
-spec is built into a temporary pack; temporary folders live in the caller's ``ExitStack``.
+Each side is read once, by the one pack reader (``signing.open_pack``): with a policy it is
+verified as ``verify`` verifies it; without one, everything but the signature is checked (its
+files against ``manifest.json``, its documents against each other). What the diff compares are
+the bytes that reader checked: a ``decision.json`` swapped afterwards is never read, and a side
+that fails is not read at all. A spec is built into a temporary pack (in the caller's
+``ExitStack``) and opened the same way.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import tempfile
 from collections.abc import Callable
-from contextlib import ExitStack, suppress
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar
@@ -22,7 +22,7 @@ import pydantic
 
 from ..analyze.models import DecisionDocument
 from ..errors import CouldNotRun, InputError, UsageError, VerificationError
-from ..pack.archive import extract_archive, is_archive
+from ..pack.archive import is_archive
 from ..pack.layout import BUNDLE_NAME, DECISION_NAME, MANIFEST_NAME
 from ..pack.manifest import EvidenceManifest
 from .models import PackSide
@@ -77,16 +77,6 @@ def pack_kind(path: Path, label: str, *, allow_spec: bool) -> Literal["folder", 
     raise UsageError(f"{label} {path}: not a pack folder, a .tar.gz pack or a .yaml spec")
 
 
-def verification_problems(report: VerifyReport) -> tuple[str, ...]:
-    """Every reason ``report`` is not OK, one line each."""
-    lines = list(report.problems)
-    lines += [f"contradicts: {c.message}" for c in report.contradictions]
-    lines += [f"changed: {m.path}" for m in report.changed]
-    lines += [f"missing: {m.path}" for m in report.missing]
-    lines += [f"extra: {m.path}" for m in report.extra]
-    return tuple(lines) or ("verification failed",)
-
-
 def _verified_text(report: VerifyReport) -> str:
     signer = report.signer
     if signer is None:
@@ -99,19 +89,6 @@ def _verified_text(report: VerifyReport) -> str:
     return f"verified: {report.files_checked} file(s), signed by {who}"
 
 
-def _documents(folder: Path, where: str) -> dict[str, bytes]:
-    """decision.json and manifest.json read once from an unverified folder."""
-    return {name: _read(folder, name, where) for name in (DECISION_NAME, MANIFEST_NAME)}
-
-
-def _read_spec(folder: Path, decision: DecisionDocument, documents: dict[str, bytes]) -> None:
-    """Add the spec the (validated) decision names, when the unverified folder holds it."""
-    spec = next((f.pack_path for f in decision.inputs if f.role == "spec"), None)
-    if spec is not None:
-        with suppress(OSError):
-            documents[spec] = (folder / spec).read_bytes()
-
-
 def open_pack(
     path: Path,
     label: str,
@@ -120,64 +97,61 @@ def open_pack(
     policy: VerifyPolicy | None,
     build_spec: BuildSpec | None = None,
 ) -> OpenedPack:
-    """Verify (with ``policy``) and read one side, once; a spec is built with ``build_spec``."""
+    """Check (with ``policy``, verify) and read one side, once; a spec is built with
+    ``build_spec``. Every side is opened by the one pack reader (``signing.open_pack``)."""
+    from ..signing.open_pack import open_pack as open_built
+
     kind = pack_kind(path, label, allow_spec=build_spec is not None)
-    folder: Path | None = None  # unverified: its spec is read once decision.json is validated
-    signer = None
-    verified = False
     where = f"{label} {path}"
+    target = path
     if kind == "spec":
         assert build_spec is not None
-        folder = build_spec(path, Path(stack.enter_context(_tempdir("evidencepack-diff-"))))
+        target = build_spec(path, Path(stack.enter_context(_tempdir("evidencepack-diff-"))))
+    try:
+        with open_built(target, policy) as opened:
+            report, documents = opened.report, dict(opened.documents)
+            problems = opened.problems
+            signed = opened.folder is not None and (opened.folder / BUNDLE_NAME).is_file()
+    except (VerificationError, InputError) as exc:
+        raise PackUnreadable(f"{where}: {exc.message}", exc.problems) from exc
+    if not report.ok and policy is None:
+        # Unverified, a pack whose records contradict its files cannot be read (exit 3).
+        raise PackUnreadable(
+            f"{where}: the pack's files disagree with its records ({len(problems)} problem(s))",
+            problems,
+        )
+    if not report.ok:
+        side = PackSide(
+            source=str(path),
+            kind=kind,
+            verified=False,
+            verification="verification FAILED: the pack was not read",
+            signer=report.signer,
+            problems=problems,
+        )
+        return OpenedPack(side=side, decision=None, manifest=None)
+    if kind == "spec":
         text = "built for this diff (unsigned, not verified)"
-        documents = _documents(folder, where)
     elif policy is not None:
-        from ..signing.verify import verify_pack_documents
-
-        checked = verify_pack_documents(path, policy)
-        report = checked.report
-        if not report.ok:
-            side = PackSide(
-                source=str(path),
-                kind=kind,
-                verified=False,
-                verification="verification FAILED: the pack was not read",
-                signer=report.signer,
-                problems=verification_problems(report),
-            )
-            return OpenedPack(side=side, decision=None, manifest=None)
-        verified, signer, text = True, report.signer, _verified_text(report)
-        documents = dict(checked.documents)
-        for name in (DECISION_NAME, MANIFEST_NAME):
-            if name not in documents:
-                raise PackUnreadable(f"{where}: no {name} (is it a pack built by evidencepack?)")
+        text = _verified_text(report)
     else:
-        folder = path
-        if kind == "archive":
-            try:
-                folder = extract_archive(
-                    path, Path(stack.enter_context(_tempdir("evidencepack-diff-")))
-                )
-            except (VerificationError, InputError) as exc:
-                raise PackUnreadable(f"{where}: {exc.message}", exc.problems) from exc
-        signed = (folder / BUNDLE_NAME).is_file()
         text = (
             "not verified (signed; pass --key or --cert-identity/--cert-oidc-issuer)"
             if signed
             else "not verified (the pack is unsigned)"
         )
-        documents = _documents(folder, where)
+    for name in (DECISION_NAME, MANIFEST_NAME):
+        if name not in documents:
+            raise PackUnreadable(f"{where}: no {name} (is it a pack built by evidencepack?)")
     decision, manifest, decision_sha, evidence_digest = parse_pack(
         documents[DECISION_NAME], documents[MANIFEST_NAME], where
     )
-    if folder is not None:
-        _read_spec(folder, decision, documents)
     side = PackSide(
         source=str(path),
         kind=kind,
-        verified=verified,
+        verified=policy is not None and kind != "spec",
         verification=text,
-        signer=signer,
+        signer=report.signer,
         decision_id=decision.decision_id,
         as_of=decision.as_of,
         tool_version=decision.tool_version,
@@ -205,16 +179,6 @@ def _tempdir(prefix: str) -> tempfile.TemporaryDirectory[str]:
         return tempfile.TemporaryDirectory(prefix=prefix)
     except OSError as exc:
         raise CouldNotRun(f"cannot create a temporary folder: {exc}") from exc
-
-
-def _read(folder: Path, name: str, where: str) -> bytes:
-    path = folder / name
-    try:
-        return path.read_bytes()
-    except FileNotFoundError as exc:
-        raise PackUnreadable(f"{where}: no {name} (is it a pack built by evidencepack?)") from exc
-    except OSError as exc:
-        raise PackUnreadable(f"{where}: cannot read {name}: {exc}") from exc
 
 
 M = TypeVar("M", bound=pydantic.BaseModel)

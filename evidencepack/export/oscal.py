@@ -27,14 +27,14 @@ import hashlib
 import json
 import urllib.parse
 import uuid
-from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._atomic import atomic_write
-from ..errors import CouldNotRun, UsageError
-from ..pack.layout import DECISION_NAME, SPEC_PATH
+from ..errors import CouldNotRun, InputError, UsageError
+from ..pack.archive import is_archive
+from ..pack.layout import BUNDLE_NAME, DECISION_NAME, SPEC_PATH
 from .catalog import (
     EVIDENCEPACK_NS,
     UUID_ROOT,
@@ -45,8 +45,11 @@ from .catalog import (
 )
 from .models import CheckRecord
 from .output import check_output_folder
-from .packread import PackContents, PackFile, open_pack, read_pack
+from .packread import PackContents, PackFile, read_pack
 from .versions import CATALOG_NAME, OSCAL_VERSIONS, RESULTS_NAME
+
+if TYPE_CHECKING:
+    from ..signing.verify import VerifyPolicy
 
 _MEDIA_TYPES = {
     ".json": "application/json",
@@ -71,24 +74,51 @@ class ExportResult:
     evidence_digest: str
     verdict: str
     oscal_version: str
+    verified: bool = False
+    """The pack's signature was verified against a key or identity (``export oscal --key``)."""
+    signed: bool = False
+    """The pack carries a signature bundle."""
 
 
 def export_oscal(
-    pack: Path, out_dir: Path, oscal_version: str, *, force: bool = False
+    pack: Path,
+    out_dir: Path,
+    oscal_version: str,
+    policy: VerifyPolicy | None = None,
+    *,
+    force: bool = False,
 ) -> ExportResult:
     """Export the pack at ``pack`` (folder or ``.tar.gz``) into ``out_dir``: a new or empty
-    folder, or with ``force`` one that holds an earlier export and nothing else."""
-    with ExitStack() as stack:
-        folder, label = open_pack(pack, stack)
-        target = out_dir.resolve()
-        if target == folder.resolve() or folder.resolve() in target.parents:
-            raise UsageError(
-                f"{out_dir}: is inside the pack; writing there adds files the pack's manifest "
-                "and signature do not cover: choose a folder outside it with -o"
+    folder, or with ``force`` one that holds an earlier export and nothing else.
+
+    The pack is opened with the one pack reader (``signing.open_pack``): with ``policy`` its
+    signature is verified; a pack that fails any check is refused (InputError, every problem
+    listed) and nothing is written. ``ExportResult.verified`` says whether the signature was.
+    """
+    from ..signing.open_pack import open_pack
+
+    if not pack.exists():
+        raise InputError(f"{pack}: no such pack (give a pack folder or its .tar.gz)")
+    if not pack.is_dir() and not is_archive(pack):
+        raise InputError(f"{pack}: not an evidence pack: give a pack folder or a .tar.gz archive")
+    target = out_dir.resolve()
+    if pack.is_dir() and (target == pack.resolve() or pack.resolve() in target.parents):
+        raise UsageError(
+            f"{out_dir}: is inside the pack; writing there adds files the pack's manifest "
+            "and signature do not cover: choose a folder outside it with -o"
+        )
+    check_output_folder(out_dir, force=force)
+    with open_pack(pack, policy) as opened:
+        if not opened.ok or opened.folder is None:
+            raise InputError(
+                f"{pack}: the pack does not verify ({len(opened.problems)} problem(s)); nothing "
+                "was exported",
+                opened.problems,
             )
-        check_output_folder(out_dir, force=force)
-        contents = read_pack(folder, label)
-    return write_export(contents, out_dir, oscal_version)
+        signed = (opened.folder / BUNDLE_NAME).is_file()
+        contents = read_pack(opened.folder, str(pack), signed=signed)
+    result = write_export(contents, out_dir, oscal_version)
+    return replace(result, verified=opened.signature_checked, signed=signed)
 
 
 def export_into_pack(folder: Path, oscal_version: str) -> ExportResult:

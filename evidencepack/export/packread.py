@@ -1,34 +1,26 @@
-"""Open a pack for export and check that the files an export names are the files it holds.
+"""What an export cites of a pack, read from the pack ``signing.open_pack`` checked.
 
-A pack is a folder or a ``.tar.gz`` (extracted with the pack's safe extraction into a temporary
-folder). ``decision.json`` and ``manifest.json`` are read as they are (``export.models``); then
-every file the export will cite is hashed and held against what the pack says of it:
-``decision.json`` against the manifest's digest of it, each input against its manifest entry,
-each check's evidence link against the manifest, and, when the pack carries a signature
-bundle, every one of them against the signed in-toto statement's subjects. Any disagreement is
-an ``InputError`` listing every one, so an export never cites a digest the pack contradicts.
-
-The signature itself is not checked here (``evidencepack verify`` does that): a bundle is only
-read for the digests it names.
+``export oscal`` opens a pack with the one pack reader (``signing.open_pack``: the signature
+with a policy, every file against the signed statement and the manifest, the documents against
+each other); the pack being built (``build --oscal``) is read here directly. ``decision.json``
+and ``manifest.json`` are then read as they are (``export.models``) and every file the export
+will cite is listed with the digest the pack agrees on. Any disagreement is an ``InputError``
+listing every one, so an export never cites a digest the pack contradicts.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import tempfile
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 import pydantic
 
-from ..errors import CouldNotRun, InputError, VerificationError
+from ..errors import InputError
 from ..limits import read_limited
-from ..pack.archive import extract_archive, is_archive
 from ..pack.layout import (
-    BUNDLE_NAME,
     DECISION_NAME,
     MANIFEST_NAME,
     REPORT_HTML_NAME,
@@ -74,27 +66,6 @@ class PackContents:
     signed: bool
 
 
-def open_pack(path: Path, stack: ExitStack) -> tuple[Path, str]:
-    """The pack folder for ``path`` (a folder, or an archive extracted into a temporary folder
-    that ``stack`` removes) and the label errors name it by."""
-    if path.is_dir():
-        return path, str(path)
-    if not path.exists():
-        raise InputError(f"{path}: no such pack (give a pack folder or its .tar.gz)")
-    if not is_archive(path):
-        raise InputError(f"{path}: not an evidence pack: give a pack folder or a .tar.gz archive")
-    try:
-        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="evidencepack-export-"))
-    except OSError as exc:
-        raise CouldNotRun(f"cannot create a temporary folder: {exc}") from exc
-    try:
-        return extract_archive(path, Path(tmp)), str(path)
-    except VerificationError as exc:
-        raise InputError(
-            f"{path}: not a readable pack archive: {exc.message}", exc.problems
-        ) from exc
-
-
 M = TypeVar("M", bound=pydantic.BaseModel)
 
 
@@ -119,8 +90,9 @@ def _document(folder: Path, name: str, label: str, model: type[M]) -> tuple[M, b
         ) from exc
 
 
-def read_pack(folder: Path, label: str) -> PackContents:
-    """Read and check the pack in ``folder``; raise InputError listing every disagreement."""
+def read_pack(folder: Path, label: str, *, signed: bool = False) -> PackContents:
+    """Read and check the pack in ``folder`` (the private copy ``signing.open_pack`` checked,
+    or the pack being built); raise InputError listing every disagreement."""
     decision, decision_raw = _document(folder, DECISION_NAME, label, DecisionRecord)
     manifest, manifest_raw = _document(folder, MANIFEST_NAME, label, ManifestRecord)
     scan = scan_pack(folder)
@@ -172,9 +144,6 @@ def read_pack(folder: Path, label: str) -> PackContents:
     reports = sha256_files({n: scan.files[n] for n in REPORTS if n in scan.files})
     for name, digest in reports.items():
         files[name] = PackFile(name, digest, scan.files[name].stat().st_size, "report")
-    signed = (folder / BUNDLE_NAME).is_file()
-    if signed:
-        problems += _subject_problems(folder / BUNDLE_NAME, f"{label}/{BUNDLE_NAME}", files)
     if problems:
         raise InputError(
             f"{label}: the pack's files disagree with its records ({len(problems)} problem(s)); "
@@ -210,32 +179,4 @@ def _evidence_problems(
                     f"{at}: {link.pack_path} sha256 {link.file_sha256}, the manifest says "
                     f"{listed.sha256}"
                 )
-    return problems
-
-
-def _subject_problems(bundle: Path, where: str, files: dict[str, PackFile]) -> list[str]:
-    """Every cited file must be a subject of the signed statement, with the same digest."""
-    from ..signing.bundle import parse_bundle, read_bundle
-
-    try:
-        parsed = parse_bundle(read_bundle(bundle, where), where)
-        statement = json.loads(parsed.payload or b"")
-        subjects = {
-            s["name"]: s["digest"]["sha256"]
-            for s in statement["subject"]
-            if isinstance(s, dict) and "name" in s
-        }
-    except VerificationError as exc:
-        return [exc.message]
-    except (ValueError, KeyError, TypeError) as exc:
-        return [f"{where}: its payload is not an in-toto statement with subjects: {exc!r}"]
-    problems = []
-    for name, item in files.items():
-        signed = subjects.get(name)
-        if signed is None:
-            problems.append(f"{where}: {name} is not a subject of the signed statement")
-        elif signed != item.sha256:
-            problems.append(
-                f"{where}: {name} is signed as sha256 {signed}, the pack's is {item.sha256}"
-            )
     return problems

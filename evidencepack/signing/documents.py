@@ -3,8 +3,10 @@
 Every document of a pack states part of the decision: ``decision.json`` all of it,
 ``manifest.json`` its id, verdict and recommendation and ``decision.json``'s sha256,
 ``predicate.json`` (signed) the one-line decision, ``report.html`` the manifest's sha256 (the
-pack digest) and its date, ``report.pdf`` both JSON documents as attachments. A signer who
-edits one and re-signs makes them disagree; ``verify`` names both documents and the field.
+pack digest) and its date, ``report.pdf`` both JSON documents as attachments; ``manifest.json``
+and each check's evidence link in ``decision.json`` also state every input file's sha256. A
+signer who edits one (or an input) and re-signs makes them disagree; ``verify`` names both
+documents (or the document and the file) and the field, with both values.
 
 Values are compared as JSON values (strings as strings: a verdict is whatever text the pack
 says, ``PASS WITH WAIVERS`` included). Only documents whose bytes match the signed statement
@@ -111,7 +113,10 @@ def _get(document: object, path: str) -> object:
 
 
 def _claims(
-    predicate: dict[str, object], docs: Mapping[str, bytes], parsed: Mapping[str, object]
+    predicate: dict[str, object],
+    docs: Mapping[str, bytes],
+    parsed: Mapping[str, object],
+    files: Mapping[str, str],
 ) -> Iterator[list[_Claim]]:
     """For each thing several documents state, every document's claim (decision.json first)."""
     # Each field of the signed one-line decision; True where manifest.json states it too.
@@ -155,6 +160,39 @@ def _claims(
         ]
     yield from _report_claims(docs, decision)
     yield from _pdf_signature_claims(predicate, docs)
+    if files:
+        yield from _file_claims(manifest, decision, files)
+
+
+def _file_claims(
+    manifest: object, decision: object, files: Mapping[str, str]
+) -> Iterator[list[_Claim]]:
+    """Each input's sha256 as ``manifest.json`` records it, and each check's evidence link in
+    ``decision.json``, against the file's own: an input changed and the pack re-signed (by
+    anyone) leaves the manifest naming the old digest."""
+    inputs = _get(manifest, "inputs")
+    for i, item in enumerate(inputs if isinstance(inputs, list) else []):
+        path = _get(item, "pack_path")
+        if isinstance(path, str):
+            yield [
+                _Claim(MANIFEST_NAME, f"inputs[{i}].sha256 ({path})", _get(item, "sha256")),
+                _Claim(path, _FILE_DIGEST, files.get(path, ABSENT)),
+            ]
+    checks = _get(decision, "checks")
+    seen: set[str] = set()  # one line per file, however many checks cite it
+    for i, check in enumerate(checks if isinstance(checks, list) else []):
+        links = _get(check, "evidence")
+        for j, link in enumerate(links if isinstance(links, list) else []):
+            path, digest = _get(link, "pack_path"), _get(link, "file_sha256")
+            if isinstance(path, str) and isinstance(digest, str) and path not in seen:
+                if files.get(path, ABSENT) != digest:
+                    seen.add(path)
+                yield [
+                    _Claim(
+                        DECISION_NAME, f"checks[{i}].evidence[{j}].file_sha256 ({path})", digest
+                    ),
+                    _Claim(path, _FILE_DIGEST, files.get(path, ABSENT)),
+                ]
 
 
 def _pdf_signature_claims(
@@ -236,8 +274,12 @@ def _contradiction(first: _Claim, other: _Claim) -> Contradiction | None:
     )
 
 
-def cross_check(predicate: PackPredicate, docs: Mapping[str, bytes]) -> list[Contradiction]:
-    """Every contradiction between ``docs`` (verified bytes, by pack path) and the predicate."""
+def cross_check(
+    predicate: PackPredicate, docs: Mapping[str, bytes], files: Mapping[str, str] | None = None
+) -> list[Contradiction]:
+    """Every contradiction between ``docs`` (verified bytes, by pack path) and the predicate;
+    with ``files`` (each file's sha256 as hashed, by pack path), also every input digest that
+    ``manifest.json`` or a check's evidence link records otherwise."""
     parsed: dict[str, object] = {}
     for name in (DECISION_NAME, MANIFEST_NAME):
         if name in docs:
@@ -245,7 +287,7 @@ def cross_check(predicate: PackPredicate, docs: Mapping[str, bytes]) -> list[Con
             parsed[name] = value if value is not None else {}
     signed = predicate.model_dump(mode="json")
     found: list[Contradiction] = []
-    for claims in _claims(signed, docs, parsed):
+    for claims in _claims(signed, docs, parsed, files or {}):
         for other in claims[1:]:
             contradiction = _contradiction(claims[0], other)
             if contradiction is not None and contradiction not in found:

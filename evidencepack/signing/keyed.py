@@ -15,7 +15,13 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from ..errors import VerificationError
 from .bundle import CheckedSignature, ParsedBundle, key_bundle, pae
-from .keys import key_fingerprint, load_private_key, read_passphrase, signature_hash
+from .keys import (
+    key_fingerprint,
+    load_private_key,
+    read_passphrase,
+    signature_hash,
+    wrong_key_message,
+)
 from .signer import SignerInfo
 from .statement import PAYLOAD_TYPE
 
@@ -68,7 +74,7 @@ def verify_key_bundle(
         )
     except InvalidSignature:
         raise VerificationError(
-            f"{bundle.source}: the signature does not verify with the given public key"
+            wrong_key_message(bundle.source, public_key, bundle.key_hint)
         ) from None
     return CheckedSignature(
         signer=SignerInfo(

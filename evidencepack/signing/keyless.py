@@ -212,6 +212,15 @@ def _certificate_names(cert: x509.Certificate) -> tuple[str | None, bytes | None
     return (names[0] if names else None), None
 
 
+def _claimed_identity(raw_bundle: bytes) -> tuple[str | None, str | None]:
+    """The identity a keyless bundle's certificate names, or (None, None) if unreadable: to
+    say who did sign when the policy's identity did not."""
+    try:
+        return certificate_identity(raw_bundle)
+    except VerificationError:
+        return None, None
+
+
 def certificate_identity(raw_bundle: bytes) -> tuple[str | None, str | None]:
     """The identity (SAN) and OIDC issuer a keyless bundle's certificate names.
 
@@ -363,7 +372,14 @@ def verify_keyless_bundle(
         # timestamps that chain to the trusted root), through the fence.
         times = established_times(verifier, sigstore_bundle)
     except _VERIFY_ERRORS as exc:
-        raise VerificationError(f"{bundle.source}: {exc}") from exc
+        found, found_issuer = _claimed_identity(bundle.raw)
+        named = (
+            f"; the certificate names {found} ({found_issuer}), the policy asked for "
+            f"{identity} ({issuer})"
+            if found is not None and (found, found_issuer) != (identity, issuer)
+            else ""
+        )
+        raise VerificationError(f"{bundle.source}: {exc}{named}") from exc
     signed_at, source = _earliest(times)
     return CheckedSignature(
         signer=SignerInfo(

@@ -170,3 +170,20 @@ def load_public_key(path: Path, label: str | None = None) -> ec.EllipticCurvePub
         raise InputError(f"{shown}: not an ECDSA public key")
     signature_hash(key)
     return key
+
+
+def wrong_key_message(
+    source: str, public_key: ec.EllipticCurvePublicKey, key_hint: str | None
+) -> str:
+    """Why a key-signed bundle failed with ``public_key``: the key given and, when the bundle
+    names another (its key hint, a claim until that key verifies it), the one it names."""
+    given = key_fingerprint(public_key)
+    claimed = (
+        f"; the bundle names key sha256:{key_hint} as its signer"
+        if key_hint and key_hint != given
+        else ""
+    )
+    return (
+        f"{source}: the signature does not verify with the given public key "
+        f"(sha256:{given}){claimed}"
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from ..pack.layout import DECISION_NAME, MANIFEST_NAME
 from .documents import MAX_DOCUMENT_BYTES
 from .json_diff import first_difference, parse_object, show
 from .verify_report import RebuildDifference, RebuildOutcome
@@ -127,6 +128,47 @@ def compare_rebuilt(
             )
             continue
         difference = file_difference(name, packed, recomputed)
+        if difference is not None and name == DECISION_NAME:
+            cause = input_cause(_read(pack / MANIFEST_NAME), _read(rebuilt / MANIFEST_NAME))
+            difference = difference.model_copy(update={"message": f"{difference.message}; {cause}"})
         if difference is not None:
             differing.append(difference)
     return RebuildOutcome(compared=compared, differing=tuple(differing))
+
+
+_READING = ("sha256", "size_bytes", "format", "plugin", "tool", "tool_version", "warnings")
+"""What the manifest records of how each input was read (its bytes, and the reader's reading)."""
+
+
+def input_cause(packed: bytes | None, recomputed: bytes | None) -> str:
+    """Which input made the recomputed decision differ: the first input (by pack path) whose
+    bytes or reading (format, plug-in, tool version, warnings) the rebuilt manifest records
+    otherwise, with both values; or that every input was read the same."""
+    old, new = parse_object(packed or b""), parse_object(recomputed or b"")
+    if old is None or new is None:
+        return "no manifest to say which input"
+
+    def entries(document: dict[str, object]) -> dict[str, dict[str, object]]:
+        items = document.get("inputs")
+        return {
+            str(i.get("pack_path")): i
+            for i in (items if isinstance(items, list) else [])
+            if isinstance(i, dict)
+        }
+
+    before, after = entries(old), entries(new)
+    for path in sorted(set(before) | set(after)):
+        a, b = before.get(path), after.get(path)
+        if a is None or b is None:
+            state = "not read by the rebuild" if b is None else "read only by the rebuild"
+            return f"the first input read differently: {path} ({state})"
+        for key in _READING:
+            if a.get(key) != b.get(key):
+                return (
+                    f"the first input read differently: {path} ({key} {show(a.get(key))}; "
+                    f"recomputed: {show(b.get(key))})"
+                )
+    return (
+        "every input was read with the same bytes and the same reading: the difference is in "
+        "the analysis (another evidencepack version, or another reader installed)"
+    )

@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import Prehashed
 from ..errors import CouldNotRun, VerificationError
 from ..limits import regular_file_problem
 from .bundle import ParsedBundle, parse_bundle
-from .keys import key_fingerprint, signature_hash
+from .keys import key_fingerprint, signature_hash, wrong_key_message
 from .signer import SignerInfo
 
 MAX_STREAMED_BUNDLE_BYTES = 2 << 30
@@ -274,9 +274,7 @@ def verify_streamed_key_bundle(
     try:
         public_key.verify(bundle.signatures[0], pae.digest(), ec.ECDSA(Prehashed(algorithm)))
     except InvalidSignature:
-        raise VerificationError(
-            f"{source}: the signature does not verify with the given public key"
-        ) from None
+        raise VerificationError(wrong_key_message(source, public_key, bundle.key_hint)) from None
     signer = SignerInfo(
         mode="key", key_fingerprint=key_fingerprint(public_key), key_hint=bundle.key_hint
     )

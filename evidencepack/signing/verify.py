@@ -31,6 +31,7 @@ from ..pack.layout import (
 )
 from ..pack.predicate import PREDICATE_TYPE
 from ..provenance import sha256_file
+from ..spec.plan import PLAN_NAME
 from .bundle import (
     MAX_BUNDLE_BYTES,
     CheckedSignature,
@@ -39,6 +40,7 @@ from .bundle import (
     read_bundle,
 )
 from .documents import DOCUMENTS, read_documents
+from .plan import with_plan
 from .private_copy import copy_pack
 from .statement import Statement, hash_files, parse_statement, read_signed_statement
 from .stream_bundle import (
@@ -52,6 +54,7 @@ from .stream_verify import FileCheck, check_streamed_verdicts, compare_streamed,
 from .verify_outcome import VerifiedPack, finish, signature_failed
 from .verify_report import (
     VERIFY_API_VERSION,
+    CheckState,
     FileMismatch,
     RebuildDifference,
     RebuildOutcome,
@@ -60,6 +63,8 @@ from .verify_report import (
     VerifyReport,
 )
 from .verify_text import format_report
+from .verify_unsigned import check_unsigned
+from .verify_unsigned import label_of as _label
 from .verify_verdicts import check_verdicts
 
 if TYPE_CHECKING:
@@ -128,7 +133,7 @@ def _check_signature(
     )
 
 
-def _trust_info(policy: VerifyPolicy) -> TrustRootInfo | None:
+def _trust_info(policy: VerifyPolicy | None) -> TrustRootInfo | None:
     return policy.trust_root.info if isinstance(policy, KeylessPolicy) else None
 
 
@@ -154,7 +159,7 @@ def _target_problem(path: Path) -> None:
 
 
 def _archive_failed(
-    path: Path, policy: VerifyPolicy, bundle: Path | None, exc: VerificationError
+    path: Path, policy: VerifyPolicy | None, bundle: Path | None, exc: VerificationError
 ) -> VerifiedPack:
     label = str(bundle or f"{path}!{BUNDLE_NAME}")
     report = VerifyReport(
@@ -170,7 +175,7 @@ def _archive_failed(
 
 def verify_pack_documents(
     path: Path,
-    policy: VerifyPolicy,
+    policy: VerifyPolicy | None,
     *,
     bundle: Path | None = None,
     limits: ArchiveLimits | None = None,
@@ -190,7 +195,7 @@ def verify_pack_documents(
 @contextmanager
 def verified_copy(
     path: Path,
-    policy: VerifyPolicy,
+    policy: VerifyPolicy | None,
     *,
     bundle: Path | None = None,
     limits: ArchiveLimits | None = None,
@@ -217,20 +222,16 @@ def verified_copy(
         yield _verify_folder(root, str(path), "archive", policy, bundle), root
 
 
-def _label(target: str, kind: str, name: str) -> str:
-    """A file of the pack as the report names it: by its place in the target (a private copy
-    or an extracted archive is never named)."""
-    return f"{target}!{name}" if kind == "archive" else str(Path(target) / name)
-
-
 def _verify_folder(
     root: Path,
     target: str,
     kind: Literal["pack", "archive"],
-    policy: VerifyPolicy,
+    policy: VerifyPolicy | None,
     bundle_path: Path | None,
     copy_problems: tuple[str, ...] = (),
 ) -> VerifiedPack:
+    if policy is None and bundle_path is None and not (root / BUNDLE_NAME).exists():
+        return check_unsigned(root, target, kind, copy_problems)
     if bundle_path is None:
         bundle_path = root / BUNDLE_NAME
         label = _label(target, kind, BUNDLE_NAME)
@@ -247,9 +248,14 @@ def _verify_folder(
     try:
         raw = read_bundle(bundle_path, label)
         report["bundle_sha256"] = hashlib.sha256(raw).hexdigest()
-        checked = _check_signature(raw, label, policy)
-        report["signer"] = checked.signer
-        statement = read_signed_statement(checked.payload or b"")
+        checked: CheckedSignature | None = None
+        if policy is None:  # opened without a policy: the statement is read, not trusted
+            payload = parse_bundle(raw, label).payload
+        else:
+            checked = _check_signature(raw, label, policy)
+            report["signer"] = checked.signer
+            payload = checked.payload
+        statement = read_signed_statement(payload or b"")
     except VerificationError as exc:
         return signature_failed(report, exc)
     scan = scan_pack(root)
@@ -284,17 +290,37 @@ def _verify_folder(
     )
 
     def verdicts(documents: Mapping[str, bytes]) -> tuple[VerdictCheck, ...]:
+        if policy is None or checked is None:
+            return ()
         return check_verdicts(
             root,
             lambda name: _label(target, kind, name),
             statement,
-            checked.payload or b"",
+            payload or b"",
             documents.get(DECISION_NAME, b""),
             lambda raw, source: _check_signature(raw, source, policy),
             checked.signer,
         )
 
-    return finish(root, report, statement.predicate, files, documents, copy_problems, verdicts)
+    signature: CheckState = "passed" if policy is not None else "not run"
+    result = finish(
+        root,
+        report,
+        statement.predicate,
+        files,
+        documents,
+        copy_problems,
+        verdicts,
+        signature=signature,
+    )
+    if policy is None:
+        return result
+    return with_plan(
+        root,
+        _label(target, kind, PLAN_NAME),
+        lambda raw, source: _check_signature(raw, source, policy),
+        result,
+    )
 
 
 STREAM_ABOVE_BYTES = MAX_BUNDLE_BYTES

@@ -15,7 +15,7 @@ from ..pack.predicate import PREDICATE_TYPE, DecisionSummary, PackPredicate, pre
 from .documents import DOCUMENTS, cross_check
 from .json_diff import parse_object
 from .stream_verify import FileCheck
-from .verify_report import VerdictCheck, VerifyChecks, VerifyReport
+from .verify_report import CheckState, VerdictCheck, VerifyChecks, VerifyReport
 from .verify_verdicts import unexpected_verdicts, verdicts_absent
 
 
@@ -31,6 +31,11 @@ class VerifiedPack:
 
     report: VerifyReport
     documents: Mapping[str, bytes] = field(default_factory=dict)
+    predicate: PackPredicate | None = None
+    """The signed predicate (``predicate.json`` when no signature was checked); None when the
+    signature (or the predicate file) could not be read."""
+    digests: Mapping[str, str] = field(default_factory=dict)
+    """Each file's sha256 as hashed, by pack path (the files the documents were read from)."""
 
 
 def signature_failed(report: dict[str, object], exc: VerificationError) -> VerifiedPack:
@@ -51,8 +56,13 @@ def finish(
     documents: dict[str, bytes],
     copy_problems: tuple[str, ...],
     check_verdicts: Callable[[Mapping[str, bytes]], tuple[VerdictCheck, ...]],
+    *,
+    signature: CheckState = "passed",
 ) -> VerifiedPack:
-    """The checks after the signature: files, predicate, documents, verdicts; the report."""
+    """The checks after the signature: files, predicate, documents, verdicts; the report.
+
+    ``signature`` is "not run" when the pack was opened without a policy: its own files and
+    documents are checked, its signature is not (and neither are its verdict statements)."""
     report |= {
         "predicate_type": PREDICATE_TYPE,
         "claimed_decision_id": predicate.decision.decision_id,
@@ -64,7 +74,7 @@ def finish(
     if PREDICATE_NAME in actual and actual[PREDICATE_NAME] == expected.get(PREDICATE_NAME):
         problems.extend(_predicate_file_problems(files.paths[PREDICATE_NAME], predicate))
     files_ok = not (problems or any(mismatches.values()))
-    contradictions = cross_check(predicate, documents) if files_ok else []
+    contradictions = cross_check(predicate, documents, actual) if files_ok else []
     verdicts: tuple[VerdictCheck, ...] = ()
     absent = files_ok and DECISION_NAME in expected and verdicts_absent(root)
     if files_ok and DECISION_NAME in expected and not absent:
@@ -75,7 +85,7 @@ def finish(
     verdicts_ok = all(v.ok for v in verdicts)
     ok = files_ok and not contradictions and verdicts_ok
     checks = VerifyChecks(
-        signature="passed",
+        signature=signature,
         files="passed" if files_ok else "failed",
         documents=("failed" if contradictions else "passed") if files_ok else "not run",
         verdicts="absent"
@@ -103,6 +113,8 @@ def finish(
             }
         ),
         documents if ok else {},
+        predicate,
+        actual,
     )
 
 

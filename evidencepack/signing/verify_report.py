@@ -286,3 +286,8 @@ class VerifyReport(StrictModel):
     rebuild: RebuildOutcome | None = Field(
         default=None, description="with --rebuild: what the recomputation found"
     )
+    plan: str | None = Field(
+        default=None,
+        description="a pack built with --plan: the registered plan (plan.sigstore.json), when "
+        "and by whom it was registered, its signature verified with the pack's key or identity",
+    )

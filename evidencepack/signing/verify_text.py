@@ -9,6 +9,7 @@ never reads as the verification result. Every value from the pack is shown visib
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 from .._display import visible_lines
@@ -17,9 +18,15 @@ from .verify_report import VerifyReport
 _Row = Callable[[str, str], None]
 
 
-def format_report(report: VerifyReport) -> str:
-    """The human-readable report, in plain words: OK or FAIL first and what it means, then the
-    signer, time and the pack's own decision (from ``decision.json``), then every finding."""
+MAX_PROBLEMS_SHOWN = 10
+"""Problem lines shown without ``--verbose``; the rest are counted (and all are in ``--json``)."""
+
+
+def format_report(report: VerifyReport, *, verbose: bool = False) -> str:
+    """The human-readable report, in plain words: OK or FAIL first and what it means, what was
+    checked (with counts), the signer, time and the pack's own decision (from
+    ``decision.json``), then the problems. ``verbose`` adds the bundle, the documents compared,
+    every verdict property and every problem past ``MAX_PROBLEMS_SHOWN``."""
     checked = report.signer is not None and report.target_kind != "file"
     files = f" ({report.files_checked} file(s))" if checked else ""
     lines = [f"{'OK' if report.ok else 'FAIL'}: {report.target_kind} {report.target}{files}"]
@@ -28,12 +35,7 @@ def format_report(report: VerifyReport) -> str:
         lines.append(f"  {label:<13}{value}")
 
     row("result", _result_words(report))
-    c = report.checks
-    row(
-        "checks",
-        f"signature {c.signature}, files {c.files}, documents {c.documents}, "
-        f"verdicts {c.verdicts}, rebuild {c.rebuild}",
-    )
+    row("checked", _checked_words(report))
     _signer_rows(report, row)
     if report.decision and report.ok:
         d = report.decision
@@ -49,15 +51,20 @@ def format_report(report: VerifyReport) -> str:
         row("created at", report.created_at)
     if report.matched_subjects:
         row("subject", ", ".join(report.matched_subjects))
+    if report.plan:
+        row("plan", report.plan)
     if report.trust_root:
         t = report.trust_root
         row("trust root", f"{t.path} (sha256 {t.sha256})" if t.path else f"Sigstore {t.source}")
-    row(
-        "bundle",
-        f"{report.bundle}" + (f" (sha256 {report.bundle_sha256})" if report.bundle_sha256 else ""),
-    )
-    if report.documents_checked and not report.contradictions:
-        row("documents", f"{', '.join(report.documents_checked)} agree with each other")
+    if verbose:
+        row(
+            "bundle",
+            f"{report.bundle}"
+            + (f" (sha256 {report.bundle_sha256})" if report.bundle_sha256 else ""),
+        )
+        if report.documents_checked and not report.contradictions:
+            row("documents", f"{', '.join(report.documents_checked)} agree with each other")
+    c = report.checks
     if c.verdicts == "absent":
         row(
             "verdict",
@@ -66,22 +73,60 @@ def format_report(report: VerifyReport) -> str:
         )
     for verdict in report.verdicts:
         if verdict.ok:
-            says = ", ".join(verdict.says)
-            row("verdict", f"{verdict.file}: same signer, same files, as decision.json: {says}")
-        for problem in verdict.problems:
-            row("verdict", f"FAIL: {problem}")
-    for problem in report.problems:
-        row("problem", problem)
-    for contradiction in report.contradictions:
-        row("contradicts", contradiction.message)
-    for m in report.changed:
-        row("changed", f"{m.path}  expected {m.expected_sha256}  actual {m.actual_sha256}")
-    for m in report.missing:
-        row("missing", f"{m.path}  expected {m.expected_sha256}")
-    for m in report.extra:
-        row("extra", f"{m.path}  actual {m.actual_sha256}")
+            row(
+                "verdict",
+                f"{verdict.file}: same signer, same files, as decision.json: {_says(verdict.says)}",
+            )
+            if verbose and len(verdict.says) > 1:
+                for said in verdict.says:
+                    row("", said)
+    findings = [("verdict", f"FAIL: {p}") for v in report.verdicts for p in v.problems]
+    findings += [("problem", p) for p in report.problems]
+    findings += [("contradicts", c.message) for c in report.contradictions]
+    findings += [
+        ("changed", f"{m.path}  expected {m.expected_sha256}  actual {m.actual_sha256}")
+        for m in report.changed
+    ]
+    findings += [("missing", f"{m.path}  expected {m.expected_sha256}") for m in report.missing]
+    findings += [("extra", f"{m.path}  actual {m.actual_sha256}") for m in report.extra]
+    shown = findings if verbose else findings[:MAX_PROBLEMS_SHOWN]
+    for label, text in shown:
+        row(label, text)
+    if len(shown) < len(findings):
+        row("", f"... and {len(findings) - len(shown)} more (--verbose lists every one)")
     _rebuild_rows(report, row)
     return visible_lines("\n".join(lines))
+
+
+def _checked_words(report: VerifyReport) -> str:
+    """Each check and its outcome, with what it counted."""
+    c = report.checks
+    if report.target_kind == "file":
+        return f"signature {c.signature}, file {c.files}"
+    parts = [f"signature {c.signature}"]
+    parts.append(
+        f"{report.files_checked} files {c.files}" if report.files_checked else f"files {c.files}"
+    )
+    documents = len(report.documents_checked)
+    parts.append(
+        f"{documents} documents {c.documents}" if documents else f"documents {c.documents}"
+    )
+    verdicts = len(report.verdicts)
+    parts.append(
+        f"{verdicts} verdict statements {c.verdicts}" if verdicts else f"verdicts {c.verdicts}"
+    )
+    parts.append(f"rebuild {c.rebuild}")
+    return ", ".join(parts)
+
+
+def _says(says: tuple[str, ...]) -> str:
+    """A verdict statement's properties in one short line: one property as it is, many as
+    counts per status (``EVIDENCEPACK_CANDIDATE_..._C1_WARN`` counts as WARN)."""
+    if len(says) <= 1:
+        return ", ".join(says)
+    counts = Counter(p.rsplit("_", 1)[-1] for p in says)
+    per_status = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    return f"{len(says)} properties ({per_status}; --verbose lists them)"
 
 
 def _signer_rows(report: VerifyReport, row: _Row) -> None:
@@ -152,8 +197,8 @@ def _result_words(report: VerifyReport) -> str:
         )
     if report.contradictions:
         return (
-            "the signed files contradict each other (the decision was edited after it was "
-            "made); do not rely on it"
+            "the signed files contradict each other (a document or an input was changed after "
+            "the decision was made); do not rely on it"
         )
     if any(not v.ok for v in report.verdicts):
         return (

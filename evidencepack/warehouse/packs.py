@@ -1,18 +1,14 @@
-"""Open a pack folder or archive for the warehouse and verify it with the library's verification."""
+"""Open a pack folder or archive for the warehouse with the one pack reader (``open_pack``)."""
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ..errors import VerificationError
-from ..pack.archive import extract_archive, is_archive
-from ..pack.layout import MANIFEST_NAME
-from .rows import evidence_digest
+from ..pack.archive import is_archive
 
 if TYPE_CHECKING:
     from ..signing.verify import VerifyPolicy, VerifyReport
@@ -35,38 +31,20 @@ class OpenedPack:
         return not self.problems
 
 
-def _report_problems(report: VerifyReport) -> tuple[str, ...]:
-    problems = list(report.problems)
-    problems += [f"{m.path}: missing" for m in report.missing]
-    problems += [f"{m.path}: not signed (extra file)" for m in report.extra]
-    problems += [f"{m.path}: changed since signing" for m in report.changed]
-    return tuple(problems) or (("did not verify",) if not report.ok else ())
-
-
 @contextmanager
 def opened_pack(path: Path, policy: VerifyPolicy) -> Iterator[OpenedPack]:
-    """Verify the pack at ``path``; an archive is extracted once into a private temp folder."""
-    from ..signing.verify import verify_pack
+    """Verify the pack at ``path`` with the one pack reader (``signing.open_pack``): a folder
+    copied once, an archive extracted once, into a private folder that is what gets read."""
+    from ..signing.open_pack import open_pack
 
     source = path.resolve()
     if not path.exists():
         yield OpenedPack(source, "pack", None, None, (f"{path}: no such file or folder",), None)
         return
-    with tempfile.TemporaryDirectory(prefix="evidencepack-warehouse-") as tmp:
-        kind: Literal["pack", "archive"] = "pack"
-        folder = source
-        if not path.is_dir():
-            if not is_archive(path):
-                problem = f"{path}: not a pack folder or .tar.gz archive"
-                yield OpenedPack(source, "archive", None, None, (problem,), None)
-                return
-            kind = "archive"
-            try:
-                folder = extract_archive(path, Path(tmp))
-            except VerificationError as exc:
-                yield OpenedPack(source, kind, None, None, tuple(exc.problems), None)
-                return
-        report = verify_pack(folder, policy)
-        problems = _report_problems(report)
-        digest = evidence_digest(folder) if (folder / MANIFEST_NAME).is_file() else None
-        yield OpenedPack(source, kind, folder, report, problems, digest)
+    if not path.is_dir() and not is_archive(path):
+        problem = f"{path}: not a pack folder or .tar.gz archive"
+        yield OpenedPack(source, "archive", None, None, (problem,), None)
+        return
+    with open_pack(path, policy) as opened:
+        digest = opened.evidence_digest
+        yield OpenedPack(source, opened.kind, opened.folder, opened.report, opened.problems, digest)

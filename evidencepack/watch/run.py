@@ -23,13 +23,12 @@ from pathlib import Path
 from .. import __version__
 from ..analyze.models import DecisionDocument, LoadPoint
 from ..errors import CouldNotRun, InputError, UsageError, VerificationError
-from ..export.packread import open_pack
 from ..inputs.models import ServingRun
 from ..pack.layout import BUNDLE_NAME, DECISION_NAME, PREDICATE_NAME, SPEC_PATH
 from ..pack.predicate import DecisionSummary, PackPredicate, SpecRef, ToolInfo, write_predicate
 from ..pack.publish import discard, publish, staging_dir
 from ..pack.toolchain import rendering_toolchain
-from ..signing.verify import VerifyPolicy, verify_pack
+from ..signing.verify import VerifyPolicy
 from ..spec.load import load_spec
 from ..spec.models import PackSpec
 from .dated import DEFAULT_APPROVAL_MAX_DAYS, dated_findings, spec_changes
@@ -166,32 +165,32 @@ def _signer(verified: object) -> str:
 
 
 def _open(pack: Path, options: WatchOptions, stack: ExitStack) -> _Opened:
-    """Verify ``pack`` with the policy, then read its decision and spec (an archive is
-    extracted into a temporary folder ``stack`` removes)."""
-    verified = verify_pack(pack, options.policy)
-    if not verified.ok:
+    """Open ``pack`` with the one pack reader under the policy (signature, files, documents),
+    then take its decision and spec; the private copy lives until ``stack`` closes."""
+    from ..signing.open_pack import open_pack
+
+    opened = stack.enter_context(open_pack(pack, options.policy))
+    if not opened.ok or opened.folder is None or opened.decision is None:
         raise VerificationError(
             f"{pack}: the pack does not verify, so there is no signed decision to watch",
-            list(verified.problems),
+            list(opened.problems),
         )
-    folder, label = open_pack(pack, stack)
+    folder, label = opened.folder, str(pack)
     try:
-        decision = DecisionDocument.model_validate_json((folder / DECISION_NAME).read_bytes())
         spec_bytes = (folder / SPEC_PATH).read_bytes()
         bundle_bytes = (folder / BUNDLE_NAME).read_bytes()
-        manifest = (folder / "manifest.json").read_bytes()
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
         raise InputError(f"{label}: cannot read the verified pack's documents: {exc}") from exc
     loaded = load_spec(folder / SPEC_PATH, label=f"{label}/{SPEC_PATH}")
     return _Opened(
         source=str(pack),
-        decision=decision,
+        decision=opened.decision,
         spec=loaded.spec,
         spec_path=folder / SPEC_PATH,
         spec_bytes=spec_bytes,
         bundle_bytes=bundle_bytes,
-        evidence_digest=hashlib.sha256(manifest).hexdigest(),
-        signer=_signer(verified),
+        evidence_digest=opened.evidence_digest or "",
+        signer=_signer(opened.report),
     )
 
 

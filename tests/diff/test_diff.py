@@ -218,10 +218,10 @@ def test_a_tampered_pack_fails_verification_and_nothing_is_compared(
     code, text = run(capsys, str(tampered), str(packs["sample"]), "--key", key)
     assert code == 1
     assert "NOT COMPARED" in text
-    assert "changed: decision.json" in text
+    assert "decision.json: changed after signing" in text
     # Unverified (no key), the edit is still caught: decision.json no longer matches manifest.json.
     assert main(["diff", str(packs["sample"]), str(tampered)]) == 3
-    assert "inconsistent" in capsys.readouterr().err
+    assert "disagree with its records" in capsys.readouterr().err
 
 
 def test_change_note_renders_and_signs_like_a_pack(
@@ -284,7 +284,7 @@ def test_old_must_be_a_pack_and_paths_must_exist(
     empty = tmp_path / "empty"
     empty.mkdir()
     assert main(["diff", str(packs["sample"]), str(empty)]) == 3
-    assert "no decision.json" in capsys.readouterr().err
+    assert "is it a pack built by evidencepack?" in capsys.readouterr().err
 
 
 def test_an_inconsistent_pack_could_not_be_compared(
@@ -295,12 +295,12 @@ def test_an_inconsistent_pack_could_not_be_compared(
     (broken / "decision.json").write_text('{"apiVersion": "evidencepack/decision/v1"}')
     assert main(["diff", str(packs["sample"]), str(broken)]) == 3
     err = capsys.readouterr().err
-    assert "decision.json" in err
-    assert "DecisionDocument" in err
+    # unverified, the pack's signed statement still names decision.json's digest
+    assert "decision.json: changed after signing: signed sha256 " in err
     shutil.copytree(packs["sample"], broken, dirs_exist_ok=True)
     (broken / "decision.json").write_text((broken / "decision.json").read_text() + "\n")
     assert main(["diff", str(packs["sample"]), str(broken)]) == 3
-    assert "inconsistent" in capsys.readouterr().err
+    assert "decision.json: changed after signing" in capsys.readouterr().err
 
 
 def test_markdown_cells_cannot_carry_markup() -> None:

@@ -51,8 +51,9 @@ def test_a_decision_swapped_after_verification_is_never_read(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Right after NEW's files are hashed, decision.json and manifest.json are replaced by a
-    consistent pair recommending h200-vllm: the diff still compares the verified decision."""
+    """Right after NEW's files are hashed (in the reader's private copy), NEW's decision.json
+    and manifest.json are replaced by a consistent pair recommending h200-vllm: the diff still
+    compares the verified decision."""
     new = tmp_path / "new"
     shutil.copytree(signed["pack"], new)
     original = (new / "decision.json").read_bytes()
@@ -60,12 +61,15 @@ def test_a_decision_swapped_after_verification_is_never_read(
     forged_bytes = decision_json(forged)
     real_hash: Callable[[dict[str, Path]], dict[str, str]] = verify_module.hash_files
     swapped: list[Path] = []
+    hashed: list[Path] = []  # OLD's copy is hashed first, then NEW's
 
     def hash_then_swap(files: dict[str, Path]) -> dict[str, str]:
         digests = real_hash(files)
         decision = files.get("decision.json")
-        if decision is not None and decision.parent == new and not swapped:
-            decision.write_bytes(forged_bytes)
+        if decision is not None:
+            hashed.append(decision)
+        if decision is not None and len(hashed) == 2 and not swapped:
+            (new / "decision.json").write_bytes(forged_bytes)
             (new / "manifest.json").write_bytes(manifest_bytes(forged, forged_bytes))
             swapped.append(decision)
         return digests
@@ -105,8 +109,7 @@ def test_diff_and_verify_agree_on_a_resigned_edited_pack(
     assert not doc["compared"]
     assert doc["not_compared_because"] == "verification failed"
     assert any(
-        "contradicts: decision.json: recommendation is h200-vllm; predicate.json" in p
-        for p in doc["problems"]
+        "decision.json: recommendation is h200-vllm; predicate.json" in p for p in doc["problems"]
     ), doc["problems"]
 
 

@@ -90,6 +90,8 @@ def test_real_bundle_wrong_identity_issuer_or_file_fails(
         )
         assert not report.ok
         assert report.signer is None
+        # who did sign is named beside who the policy asked for
+        assert f"the certificate names {identity} ({issuer})" in report.problems[0]
     changed = tmp_path / Path(artifact).name
     changed.write_bytes((data / artifact).read_bytes() + b"\n")
     report = verify_file(

@@ -12,7 +12,12 @@ import pytest
 from evidencepack.pack.layout import BUNDLE_NAME, SVR_BUNDLE_NAME
 from evidencepack.signing import stream_bundle, verify
 from evidencepack.signing.keyed import KeySigner
-from evidencepack.signing.keys import generate_keypair, load_private_key, load_public_key
+from evidencepack.signing.keys import (
+    generate_keypair,
+    key_fingerprint,
+    load_private_key,
+    load_public_key,
+)
 from evidencepack.signing.verify import KeyPolicy, VerifyReport, verify_pack
 
 from ..sigstore_testing.fixtures import KeyPack
@@ -70,6 +75,12 @@ def test_another_key_fails_the_signature(
     assert not report.ok
     assert report.checks.signature == "failed"
     assert "does not verify with the given public key" in report.problems[0]
+    # the key given, and the key the bundle names as its signer
+    assert f"(sha256:{other.fingerprint})" in report.problems[0]
+    assert (
+        f"the bundle names key sha256:{key_fingerprint(load_public_key(key_pack.keys.public_key))}"
+        in report.problems[0]
+    )
 
 
 def _resign(folder: Path, name: str, keys: KeyPack, change: object) -> None:

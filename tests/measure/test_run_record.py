@@ -101,3 +101,22 @@ def test_the_sample_record_reads_as_before() -> None:
     assert companion.identity.runtime_name == "vllm"
     assert companion.identity.runtime_version == "0.9.2"
     assert companion.identity.model_name == "acme/contract-summariser-70b-fp8 (sample)"
+
+
+def test_measure_reads_its_own_record_through_the_model(tmp_path: Path) -> None:
+    from evidencepack.measure.run import read_result
+
+    folder = tmp_path / "point"
+    folder.mkdir()
+    record = _record()
+    record["complete"] = False
+    record["stop_reason"] = "stopped by the user"
+    (folder / "run.json").write_text(json.dumps(record), encoding="utf-8")
+    result = read_result("point", folder)
+    assert (result.complete, result.stop_reason, result.ok) == (False, "stopped by the user", 500)
+    record["requests"]["ok"] = "500"
+    (folder / "run.json").write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(
+        CouldNotRun, match=r"run\.json: the run record is not valid at requests\.ok"
+    ):
+        read_result("point", folder)

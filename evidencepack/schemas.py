@@ -31,6 +31,7 @@ def _documents() -> dict[str, type[BaseModel]]:
     from .inputs.formats.generic_scores import ScoreLine, ScoresHeader
     from .inputs.formats.measure_server_metrics import ServerMetricsDocument
     from .mlperf.endpoints_models import EndpointsCurve
+    from .mlperf.measure_record import MeasureRunRecord
     from .mlperf.models import ImportReport, MlperfResult
     from .mlperf.query import MlperfListing
     from .mlperf.training_import import TrainingResult
@@ -53,6 +54,7 @@ def _documents() -> dict[str, type[BaseModel]]:
         "evidence-manifest.v1.schema.json": EvidenceManifest,
         "evidencepack-scores-header.v1.schema.json": ScoresHeader,
         "evidencepack-scores-item.v1.schema.json": ScoreLine,
+        "measure-run.v1.schema.json": MeasureRunRecord,
         "measure-server-metrics.v1.schema.json": ServerMetricsDocument,
         "mlperf-endpoints-curve.v1.schema.json": EndpointsCurve,
         "mlperf-import-report.v1.schema.json": ImportReport,

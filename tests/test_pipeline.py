@@ -213,7 +213,7 @@ def test_store_holds_inputs_and_analysis(pack: Path) -> None:
             "mlperf_results",
             "checks",
             "claims",
-            "load_points",
+            "runs",
             "files",
         )
     }
@@ -221,7 +221,7 @@ def test_store_holds_inputs_and_analysis(pack: Path) -> None:
     assert counts["serving_runs"] == 15
     assert counts["score_items"] == 1200
     assert counts["mlperf_results"] == 3  # the cited results only, whose files the pack holds
-    assert counts["load_points"] == 15
+    assert counts["runs"] == 15
     assert counts["checks"] > 20
     assert counts["claims"] > 10
 

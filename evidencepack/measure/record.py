@@ -3,7 +3,9 @@
 ``requests.jsonl`` has one row per request (send time, TTFT, chunk gaps, TPOT, tokens, status,
 error). ``run.json`` records what was observed: the endpoint, the server's model list, version
 and response headers, the request settings, the client host, library versions, timestamps and
-whether the run completed. Both are written to a temporary name and renamed.
+whether the run completed. Both are written to a temporary name and renamed. ``run.json`` is
+validated against its model first (``mlperf/measure_record.py``, published as
+``schemas/measure-run.v1.schema.json``); a not-finite number in it is written as null.
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import pydantic
+
+from ..errors import CouldNotRun
+from ..mlperf.measure_record import RECORD_SCHEMA as RECORD_SCHEMA
+from ..mlperf.measure_record import checked_record
 from .client import Client
 from .sut import Prompt, Row
 
 REQUESTS_FILE = "requests.jsonl"
 RECORD_FILE = "run.json"
-RECORD_SCHEMA = "evidencepack.measure.run/v1"
 REQUEST_SCHEMA = "evidencepack.measure.request/v1"
 _HEADERS_KEPT = ("server", "x-powered-by", "x-request-id", "openai-version", "via")
 
@@ -132,6 +138,21 @@ def write_json_atomic(path: Path, payload: Any) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     tmp.replace(path)
+
+
+def write_record(path: Path, record: dict[str, Any]) -> None:
+    """Write ``run.json``: every not-finite number as null, then validated against
+    ``MeasureRunRecord`` (``mlperf/measure_record.py``); a record that is not one is this tool's
+    fault and nothing is written (CouldNotRun naming the field)."""
+    try:
+        checked = checked_record(record)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise CouldNotRun(
+            f"{path}: the run record is not valid at {where}: {first['msg']}"
+        ) from exc
+    write_json_atomic(path, checked)
 
 
 def write_rows(path: Path, rows: Iterable[dict[str, Any]]) -> None:

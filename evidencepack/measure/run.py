@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-import json
 import math
 import shutil
 import signal
@@ -19,10 +18,12 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+import pydantic
 
 from ..errors import CouldNotRun, InputError, UsageError
 from ..mlperf.loadgen_log import parse_detail
+from ..mlperf.measure_record import MeasureRunRecord
 from .options import MeasureOptions, PointConfig, check_options, points
 from .prompts import load_prompts
 from .record import RECORD_FILE
@@ -188,13 +189,21 @@ def _run_point(name: str, config: PointConfig, tokenizer: FileTokenizer | None) 
 
 def read_result(name: str, folder: Path) -> PointResult:
     """The summary of a finished run folder (its record and, if complete, LoadGen's verdict)."""
-    record: dict[str, Any] = json.loads((folder / RECORD_FILE).read_text(encoding="utf-8"))
-    counts = record["requests"]
+    path = folder / RECORD_FILE
+    try:
+        record = MeasureRunRecord.model_validate_json(path.read_bytes())
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise CouldNotRun(
+            f"{path}: the run record is not valid at {where}: {first['msg']}"
+        ) from exc
+    counts = record.requests
     validity: str | None = None
     reasons: tuple[str, ...] = ()
     ttft = tpot = rate = None
     detail = folder / "mlperf_log_detail.txt"
-    if record["complete"] and detail.exists():
+    if record.complete and detail.exists():
         try:
             log = parse_detail(detail)
         except InputError as exc:
@@ -212,13 +221,13 @@ def read_result(name: str, folder: Path) -> PointResult:
     return PointResult(
         name=name,
         folder=folder,
-        complete=bool(record["complete"]),
-        stop_reason=record.get("stop_reason"),
+        complete=record.complete,
+        stop_reason=record.stop_reason,
         validity=validity,
         invalid_reasons=reasons,
-        ok=counts["ok"],
-        failed=counts["failed"],
-        failures=dict(counts["failures"]),
+        ok=counts.ok,
+        failed=counts.failed,
+        failures=dict(counts.failures),
         ttft_p99_ms=ttft,
         tpot_p99_ms=tpot,
         completed_per_s=rate,

@@ -36,6 +36,7 @@ from .record import (
     request_row,
     utc_now,
     write_json_atomic,
+    write_record,
     write_rows,
 )
 from .server_metrics import SERVER_METRICS_FILE, Sample, document, scrape
@@ -212,7 +213,7 @@ def run(config: PointConfig) -> int:
         record["loadgen_logs"] = "discarded: LoadGen was stopped before its verdict"
         for name in LOADGEN_FILES:
             (outdir / name).unlink(missing_ok=True)
-    write_json_atomic(outdir / RECORD_FILE, record)
+    write_record(outdir / RECORD_FILE, record)
     if not complete:
         sys.stdout.flush()
         os._exit(0)  # LoadGen's threads cannot be joined before its schedule ends

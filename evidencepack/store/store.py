@@ -22,7 +22,7 @@ from ..provenance import FileRecord
 from .connection import Connection
 from .staged import StagedRows
 
-STORE_VERSION = 4
+STORE_VERSION = 5
 
 _DDL_MODULES: tuple[str, ...] = ("files", "mlperf", "runs", "analysis")
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")

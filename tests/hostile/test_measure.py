@@ -21,7 +21,7 @@ import pytest
 
 from evidencepack.measure.run import read_result
 
-from ..conftest import REPO_ROOT
+from ..conftest import REPO_ROOT, SAMPLE_SPEC
 from ..measure.openai_server import OpenAIServer
 from ..measure.test_measure import _args as measure_args
 from .harness import assert_refused, run
@@ -173,8 +173,8 @@ def test_an_impossible_figure_is_an_error_not_printed(tmp_path: Path, shared_dat
             line = ":::MLLOG " + json.dumps(event) + "\n"
         lines.append(line)
     (folder / "mlperf_log_detail.txt").write_text("".join(lines))
-    record = {"complete": True, "requests": {"ok": 1, "failed": 0, "failures": {}}}
-    (folder / "run.json").write_text(json.dumps(record))
+    sample = SAMPLE_SPEC.parent / "evidence/h200-vllm/runs/qps_4.0/run.json"
+    (folder / "run.json").write_bytes(sample.read_bytes())  # a whole record: it is validated
     result = read_result("point", folder)
     assert result.tpot_p99_ms is None
     assert "TPOT p99: LoadGen's log has -2.5" in result.line()

@@ -91,6 +91,20 @@ def valid_run(server: OpenAIServer, prompts: Path, workdir: Path) -> Path:
     return out
 
 
+def test_the_written_record_is_its_published_schema(valid_run: Path) -> None:
+    import jsonschema
+
+    from evidencepack.mlperf.measure_record import MeasureRunRecord
+    from evidencepack.schemas import schemas_dir
+
+    text = (valid_run / "run.json").read_text(encoding="utf-8")
+    schema = json.loads((schemas_dir() / "measure-run.v1.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(json.loads(text))
+    record = MeasureRunRecord.model_validate_json(text)
+    assert record.tokenizer is not None
+    assert record.requests.retried == 0
+
+
 def test_valid_server_run(valid_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
     names = sorted(p.name for p in valid_run.iterdir())
     assert names == [

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any
+
+from pydantic import JsonValue, ValidationError
 
 from ...errors import InputError
+from ...mlperf.measure_record import RECORD_SCHEMA, MeasureRunRecord
 from ...provenance import FileRecord
 from ...store.connection import literal_path
-from .._json import Node, load_json_document
+from .._json import load_json_document
 from .._runs import build_run, one_run, request_window
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id
 from ..models import Identity, Load
@@ -27,7 +29,6 @@ from ..stage import Staging
 from .measure_server_metrics import metrics_warnings
 
 RECORD_FILE = "run.json"
-RECORD_SCHEMA = "evidencepack.measure.run/v1"
 REQUEST_SCHEMA = "evidencepack.measure.request/v1"
 TOOL = "evidencepack-measure"
 
@@ -76,7 +77,8 @@ class Companion:
 
 def read_companion(beside: Path, name: str | None = None) -> Companion | None:
     """The ``run.json`` of the measure run that ``beside`` belongs to, if there is one
-    (messages name it beside ``name``, what they call ``beside``)."""
+    (messages name it beside ``name``, what they call ``beside``); validated against
+    ``MeasureRunRecord``, an InputError naming the file and the field when it is not one."""
     path = beside.parent / RECORD_FILE
     if not path.is_file():
         return None
@@ -84,26 +86,29 @@ def read_companion(beside: Path, name: str | None = None) -> Companion | None:
     doc = load_json_document(path, shown)
     if not isinstance(doc, dict) or doc.get("schema") != RECORD_SCHEMA:
         return None
-    node = Node(doc, shown)
-    requests = node.need("requests")
-    server = node.obj("server")
-    models = _server_models(doc)
-    seen = [m for m in doc.get("response_models") or () if isinstance(m, str)]
+    try:
+        rec = MeasureRunRecord.model_validate(doc)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+        raise InputError(first["msg"], file=shown, where=where) from None
+    seen = list(rec.response_models)
     model_name = seen[0] if len(seen) == 1 else None
-    runtime = _runtime(models, model_name)
+    runtime = _runtime(rec.server.models, model_name)
+    reported = rec.server.version
     version = None
-    reported = doc["server"].get("version") if server is not None else None
-    if runtime is not None and server is not None and isinstance(reported, dict):
-        version = server.path("version").str_("version")
-    limits = doc.get("limits") or {}
-    limit = limits.get("max_in_flight") if isinstance(limits.get("max_in_flight"), int) else None
-    request = doc.get("request") or {}
+    if runtime is not None and isinstance(reported, dict):
+        found = reported.get("version")
+        if found is not None and not isinstance(found, str):
+            raise InputError("expected text", file=shown, where="$.server.version.version")
+        version = found
+    limit = rec.limits.max_in_flight
     settings: dict[str, str | int | float | bool | None] = {
-        "endpoint": node.str_("endpoint"),
-        "api": request.get("api"),
-        "max_tokens": request.get("max_tokens"),
+        "endpoint": rec.endpoint,
+        "api": rec.request.api,
+        "max_tokens": rec.request.max_tokens,
     }
-    for key, value in sorted((request.get("sampling") or {}).items()):
+    for key, value in sorted(rec.request.sampling.items()):
         if isinstance(value, str | int | float | bool):
             settings[f"sampling.{key}"] = value
     identity = Identity(
@@ -113,21 +118,17 @@ def read_companion(beside: Path, name: str | None = None) -> Companion | None:
         concurrency=limit,
         settings=settings,
     )
-    complete = bool(doc.get("complete"))
-    failed = requests.need_int("failed")
+    counts = rec.requests
     warnings: list[str] = []
-    if not complete:
+    if not rec.complete:
         warnings.append(
-            f"incomplete measure run ({doc.get('stop_reason') or 'stopped'}): LoadGen gave no "
+            f"incomplete measure run ({rec.stop_reason or 'stopped'}): LoadGen gave no "
             "verdict; only the requests measured before the stop are here"
         )
-    if failed:
-        reasons = requests.obj("failures")
-        listed = ", ".join(
-            f"{k} x{v}" for k, v in sorted((doc["requests"].get("failures") or {}).items())
-        )
-        warnings.append(f"{failed} request(s) failed" + (f": {listed}" if reasons else ""))
-    if (counted := _counted_requests(doc)) is not None:
+    if counts.failed:
+        listed = ", ".join(f"{k} x{v}" for k, v in sorted(counts.failures.items()))
+        warnings.append(f"{counts.failed} request(s) failed" + (f": {listed}" if listed else ""))
+    if (counted := _counted_requests(rec)) is not None:
         warnings.append(counted)
     if len(seen) > 1:
         warnings.append(f"the responses named several models: {', '.join(seen)}")
@@ -135,31 +136,30 @@ def read_companion(beside: Path, name: str | None = None) -> Companion | None:
         warnings.append("no response named its model; the model is not observed")
     return Companion(
         path=path,
-        complete=complete,
+        complete=rec.complete,
         identity=identity,
         load_concurrency=limit,
-        sent=requests.need_int("sent"),
-        ok=requests.need_int("ok"),
-        failed=failed,
-        input_tokens_mean=requests.num("input_tokens_mean"),
-        output_tokens_mean=requests.num("output_tokens_mean"),
-        started=node.str_("started_utc"),
+        sent=counts.sent,
+        ok=counts.ok,
+        failed=counts.failed,
+        input_tokens_mean=counts.input_tokens_mean,
+        output_tokens_mean=counts.output_tokens_mean,
+        started=rec.started_utc,
         warnings=warnings,
     )
 
 
-def _counted_requests(doc: dict[str, Any]) -> str | None:
+def _counted_requests(rec: MeasureRunRecord) -> str | None:
     """A warning when some output token counts are streamed chunks counted, not tokens."""
-    sources = (doc.get("requests") or {}).get("output_tokens_sources")
-    if not isinstance(sources, dict):
+    sources = rec.requests.output_tokens_sources
+    if not sources:
         return None
-    counted = sources.get("counted")
-    total = sum(v for v in sources.values() if isinstance(v, int))
-    if not isinstance(counted, int) or counted <= 0:
+    counted = sources.get("counted", 0)
+    if counted <= 0:
         return None
-    tokenizer = doc.get("tokenizer")
-    problem = tokenizer.get("problem") if isinstance(tokenizer, dict) else None
-    why = f"; {problem}" if isinstance(problem, str) and problem else ""
+    total = sum(sources.values())
+    problem = rec.tokenizer.problem if rec.tokenizer is not None else None
+    why = f"; {problem}" if problem else ""
     return (
         f"output tokens of {counted} of {total} successful request(s) are streamed chunks "
         f"counted, not tokens (the server sent no usage and its tokenizer did not count them"
@@ -167,13 +167,7 @@ def _counted_requests(doc: dict[str, Any]) -> str | None:
     )
 
 
-def _server_models(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    server = doc.get("server")
-    models = server.get("models") if isinstance(server, dict) else None
-    return [m for m in models or () if isinstance(m, dict)]
-
-
-def _runtime(models: list[dict[str, Any]], model_name: str | None) -> str | None:
+def _runtime(models: list[dict[str, JsonValue]], model_name: str | None) -> str | None:
     """The serving engine the server names as the model's owner (vLLM says ``vllm``)."""
     for entry in models:
         owner = normalise_runtime(str(entry.get("owned_by") or ""))

@@ -157,8 +157,9 @@ class Robustness(StrictModel):
     flips: tuple[Flip, ...] = Field(
         description=(
             "for each disputable input (each candidate's billing basis and price, the "
-            "peak rate, headroom, utilisation, quality bar and SLO limits), the smallest "
-            "change that changes the recommendation"
+            "peak rate, headroom, utilisation, quality bar and SLO limits, and as 'the cost "
+            "basis' each stated cost basis other than the spec's), the smallest change that "
+            "changes the recommendation"
         )
     )
     sentence: str = Field(description="the margin and the nearest flips in one sentence")

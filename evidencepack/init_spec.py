@@ -25,6 +25,7 @@ from .inputs.models import Identity
 from .inputs.registry import read_input
 from .mlperf.loadgen_log import DETAIL_NAME, SUMMARY_NAME
 from .mlperf.tree import DIVISIONS
+from .spec.fit import FitPolicy
 from .spec.located import is_hidden
 from .spec.models import API_VERSION
 
@@ -334,6 +335,7 @@ def render(name: str, found: list[Found], skipped: list[str]) -> str:
     ]
     if concurrency:
         lines.append(f"  max_concurrency: {concurrency}  # the highest concurrency the runs used")
+    lines += _fit_lines()
     lines += ["", "candidates:"]
     for f in found:
         lines += _candidate(f)
@@ -343,6 +345,17 @@ def render(name: str, found: list[Found], skipped: list[str]) -> str:
         if len(skipped) > 50:
             lines.append(f"#   ... and {len(skipped) - 50} more")
     return "\n".join(lines) + "\n"
+
+
+def _fit_lines() -> list[str]:
+    """The fit settings a team should see, written at their defaults."""
+    policy = FitPolicy()
+    return [
+        "",
+        "fit:",
+        f"  max_over_reference: {policy.max_over_reference:g}  # a run may reach this many "
+        "times the output tokens/s per accelerator of the same system's cited MLPerf result",
+    ]
 
 
 def _serving(refs: Iterable[Ref], attr: str) -> str | None:
@@ -368,7 +381,8 @@ def _candidate(found: Found) -> list[str]:
     lines = [
         f"  - id: {_scalar(found.candidate)}",
         "    hardware:",
-        "      accelerator: TODO  # e.g. NVIDIA H200-SXM-141GB",
+        "      accelerator: TODO  # with its form factor and any slice, e.g. NVIDIA "
+        "H200-SXM-141GB, NVIDIA H200 NVL, NVIDIA H100 MIG 3g.40gb",
         "      accelerators_per_node: TODO",
         "      nodes: 1",
         "      accelerators_per_replica: TODO  # e.g. the tensor-parallel size",

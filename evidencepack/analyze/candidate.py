@@ -39,6 +39,7 @@ from .price import PriceTerms, price_terms
 from .provenance_checks import data_findings
 from .public import public_claims, public_references
 from .quality import judge_score_sets
+from .reference_fit import ReferenceFit, judge_reference
 from .tco import basis_costs, energy_use, price_basis, tco_claims
 from .training import training_claims, training_references
 
@@ -143,8 +144,14 @@ def analyse_candidate(
     terms = price_terms(spec, candidate)
     cost = cost_of(spec, candidate, capacity, repeats, terms)
     quality = judge_score_sets(spec, candidate.id, fitting.scores)
-    references = tuple(_reference(spec, candidate, ref, capacity) for ref in ev.references)
-    energy = energy_use(candidate, capacity, references)
+    ref_fits = [judge_reference(spec, candidate, ref) for ref in ev.references]
+    references = tuple(
+        _reference(spec, candidate, ref, fit, capacity)
+        for ref, fit in zip(ev.references, ref_fits, strict=True)
+    )
+    # MLPerf Power counts only for the same system: another accelerator's watts are not its own.
+    same = [r for r, fit in zip(references, ref_fits, strict=True) if fit.same_system]
+    energy = energy_use(candidate, capacity, same)
     bases = (price_basis(candidate, cost), *basis_costs(spec, candidate, capacity, energy))
     public, public_rows = public_references(spec, candidate, ev, envelope, capacity)
     rows += public_rows
@@ -158,7 +165,7 @@ def analyse_candidate(
     claims += public_claims(public)
     training = training_references(spec, candidate, ev)
     claims += training_claims(ev, training)
-    claims += energy_claims(candidate.id, ev, references)
+    claims += energy_claims(candidate.id, ev, references, ref_fits)
     claims += tco_claims(candidate.id, energy, bases, spec_link)
     if terms.rate is not None:
         claims.append(
@@ -272,8 +279,13 @@ def _reference_row(cid: str, envelope: Conditions, ref: ReferenceEvidence) -> Co
 
 
 def _reference(
-    spec: PackSpec, candidate: Candidate, ref: ReferenceEvidence, capacity: Capacity
+    spec: PackSpec,
+    candidate: Candidate,
+    ref: ReferenceEvidence,
+    fit: ReferenceFit,
+    capacity: Capacity,
 ) -> MlperfReference:
+    compared = fit.same_system and fit.same_model is not False
     matches, _ = stack_matches(ref, candidate)
     value = per_accelerator(ref)
     discount = 0.0 if matches else spec.stack_mismatch_discount
@@ -298,23 +310,31 @@ def _reference(
         stack_matches=matches,
         discount=discount,
         discounted_per_accelerator_value=discounted,
-        measured_ratio=(value / per_acc) if value is not None and per_acc else None,
+        measured_ratio=(value / per_acc) if value is not None and per_acc and compared else None,
         accuracy=dict(ref.accuracy),
         average_watts=ref.energy.average_watts if ref.energy else None,
         kwh_per_million_output_tokens=ref.energy.kwh_per_million_tokens if ref.energy else None,
         energy_scope=ref.energy.scope if ref.energy else None,
         design_power_watts=ref.design_power_watts,
+        division=ref.division,
+        availability=ref.availability,
+        available_by=ref.available_by,
+        supports=fit.supports,
+        findings=tuple(text for _, text in fit.findings),
     )
 
 
 def energy_claims(
-    cid: str, ev: CandidateEvidence, references: Sequence[MlperfReference]
+    cid: str,
+    ev: CandidateEvidence,
+    references: Sequence[MlperfReference],
+    fits: Sequence[ReferenceFit],
 ) -> list[Claim]:
-    """MLPerf Power's energy per 1M output tokens of each cited result: inherited, with the
-    wattage's scope (the whole system), linked to the result's files."""
+    """MLPerf Power's energy per 1M output tokens of each cited result of the candidate's own
+    system: inherited, with the wattage's scope (the whole system), linked to its files."""
     out = []
-    for ref, seen in zip(references, ev.references, strict=True):
-        if ref.kwh_per_million_output_tokens is None:
+    for ref, seen, fit in zip(references, ev.references, fits, strict=True):
+        if ref.kwh_per_million_output_tokens is None or not fit.same_system:
             continue
         out.append(
             Claim(

@@ -17,6 +17,7 @@ from .comparability import HARD_FIELDS
 from .evidence import CandidateEvidence, ReferenceEvidence, RunEvidence, ScoreEvidence, link
 from .models import Capacity, CheckResult, ComparabilityRow, EvidenceLink, Status
 from .public import c1_public
+from .reference_fit import judge_reference, plausibility
 
 
 def _unidentified(items: Iterable[RunEvidence | ScoreEvidence]) -> list[str]:
@@ -155,10 +156,18 @@ def c3_stack(spec: PackSpec, candidate: Candidate, ev: CandidateEvidence) -> Che
     reasons = []
     stack = candidate.stack
     for ref in ev.references:
+        fit = judge_reference(spec, candidate, ref)
+        for status, finding in fit.findings:
+            statuses.append(status)
+            reasons.append(finding)
         ok, diffs = stack_matches(ref, candidate)
         if ok:
             statuses.append("PASS")
-            reasons.append(f"{ref.key} ran {stack.runtime} {stack.precision} like production")
+            reasons.append(
+                f"{ref.key} ran {stack.runtime} {stack.precision} like production"
+                if fit.supports and not fit.open_division
+                else f"{ref.key} ran {stack.runtime} {stack.precision}, the production stack"
+            )
             continue
         value = per_accelerator(ref)
         discount = spec.stack_mismatch_discount
@@ -186,9 +195,11 @@ def c3_stack(spec: PackSpec, candidate: Candidate, ev: CandidateEvidence) -> Che
 
 
 def c4_remeasured(
-    cid: str, ev: CandidateEvidence, capacity: Capacity, accelerators_per_replica: int
+    spec: PackSpec, candidate: Candidate, ev: CandidateEvidence, capacity: Capacity
 ) -> CheckResult:
-    """C4: the candidate model was re-measured on this configuration (and at what ratio)."""
+    """C4: the candidate model was re-measured on this configuration, and its runs are
+    plausible against the same system's cited MLPerf results (``reference_fit.plausibility``)."""
+    cid = candidate.id
     runs = [r for r in ev.runs if r.point.load != "offline"]
     links = [link(r) for r in ev.runs]
     if not runs:
@@ -199,21 +210,15 @@ def c4_remeasured(
             "rest on the reference model (a proxy)",
             links,
         )
-    ratios = []
-    measured = capacity.output_tokens_per_s_at_op
-    for ref in ev.references:
-        value = per_accelerator(ref)
-        if value is not None and measured:
-            ratios.append(
-                f"{ref.key}: reference {value:.1f} vs measured "
-                f"{measured / accelerators_per_replica:.1f} tok/s per accelerator "
-                f"= {value / (measured / accelerators_per_replica):.2f}x"
-            )
+    beyond, ratios = plausibility(spec, candidate, ev.references, capacity)
     unidentified = _unidentified(runs)
     models = sorted({model_of(r) for r in runs})
-    detail = f"{len(runs)} serving run(s) of {', '.join(models)}" + (
-        f"; {'; '.join(ratios)}" if ratios else ""
-    )
+    detail = f"{len(runs)} serving run(s) of {', '.join(models)}"
+    if beyond:
+        return C4.result(
+            cid, "FAIL", detail + "; not plausible: " + "; ".join(beyond), links + _refs(ev)
+        )
+    detail += f"; {'; '.join(ratios)}" if ratios else ""
     if unidentified:
         return C4.result(
             cid,
@@ -222,6 +227,10 @@ def c4_remeasured(
             links,
         )
     return C4.result(cid, "PASS", detail, links)
+
+
+def _refs(ev: CandidateEvidence) -> list[EvidenceLink]:
+    return [ref.link() for ref in ev.references]
 
 
 def stack_departures(spec: PackSpec, candidate: Candidate) -> list[str]:
@@ -309,9 +318,7 @@ C4 = Check(
     "C4",
     "Candidate model re-measured on this configuration",
     hard=True,
-    judge=lambda c: c4_remeasured(
-        c.candidate.id, c.usable, c.capacity, c.candidate.hardware.accelerators_per_replica
-    ),
+    judge=lambda c: c4_remeasured(c.spec, c.candidate, c.usable, c.capacity),
 )
 C5 = Check(
     "C5",

@@ -7,10 +7,10 @@ over one the spec declares; a field nobody states is listed as unknown.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Literal
 
+from ..inputs import accelerators
 from ..inputs.normalise import normalise_precision, normalise_runtime, versions_match
 from ..spec.models import Candidate, PackSpec
 from .evidence import Conditions
@@ -62,8 +62,8 @@ def _differs(name: str, envelope: Value, value: Value, tolerance: float) -> str 
         if float(value) > float(envelope):
             return f"concurrency {value} exceeds the frozen maximum {envelope}"
     elif name == "hardware":
-        if hardware_key(str(value)) != hardware_key(str(envelope)):
-            return f"hardware {value!r}, candidate {envelope!r}"
+        if (why := accelerators.difference(str(value), str(envelope))) is not None:
+            return f"hardware {value!r}, candidate {envelope!r}: {why}"
     elif name in ("input_tokens_mean", "output_tokens_mean"):
         change = (float(value) - float(envelope)) / float(envelope)
         if abs(change) > tolerance:
@@ -72,12 +72,6 @@ def _differs(name: str, envelope: Value, value: Value, tolerance: float) -> str 
                 f"{float(envelope):.0f} ({change:+.1%}, tolerance +-{tolerance:.0%})"
             )
     return None
-
-
-def hardware_key(name: str) -> str:
-    """A coarse accelerator identity: vendor-neutral model token such as 'h200' or 'mi325x'."""
-    tokens = re.findall(r"[a-z]*\d+[a-z0-9]*", name.lower())
-    return tokens[0] if tokens else name.lower()
 
 
 def _fields(observed: Conditions, declared: Conditions) -> Iterator[tuple[str, Value, str]]:

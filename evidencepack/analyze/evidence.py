@@ -150,6 +150,14 @@ class ReferenceEvidence:
     """The result's MLPerf Power figures (whole system at the wall), if it has them."""
     design_power_watts: float | None = None
     """The system's rated (design) power, where the submission states it."""
+    division: str | None = None
+    """closed or open (None outside a results tree)."""
+    availability: str | None = None
+    """The system's publication status as written (available, preview, rdi); None: not stated."""
+    available_by: str | None = None
+    """A preview system's availability date, where its description states one."""
+    model_family: str | None = None
+    """The benchmark's model family (llama2-70b); None when the benchmark is not recognised."""
 
     def link(self) -> EvidenceLink:
         """The evidence link of this MLPerf reference: its key and first file."""

@@ -3,7 +3,8 @@ fit is listed with the reason and never sizes capacity or judges quality.
 
 A run fits when its load shape can size the traffic (an open loop at a finite rate or a closed
 loop at a stated concurrency; an unbounded throughput run never sizes interactive traffic), it
-ran on the candidate's accelerator with the candidate's replica layout (tensor x pipeline
+ran on the candidate's accelerator (the same family, form factor, memory and partition,
+``inputs/accelerators.py``) with the candidate's replica layout (tensor x pipeline
 accelerators per replica), within the envelope's concurrency, with token lengths near the
 traffic's, on the envelope's model and the candidate's stack, dated within the spec's window
 before the decision and not after it, and no other candidate cites the same bytes. A score set
@@ -18,6 +19,7 @@ import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 
+from ..inputs import accelerators
 from ..spec.models import Candidate, PackSpec
 from .evidence import Conditions, RunEvidence, ScoreEvidence
 from .judgements import EvidenceFit
@@ -147,7 +149,7 @@ def judge_run(
     if (late := time_reason("measured", when, spec)) is not None:
         reasons.append(late)
     reasons += _shared_reason(candidate, [run.file.sha256, *(f.sha256 for f in run.also)], shared)
-    notes = _notes(row, when)
+    notes = _notes(row, when) + _hardware_notes(run)
     return EvidenceFit(
         subject=run.id,
         kind="run",
@@ -158,6 +160,13 @@ def judge_run(
         replicas=replicas,
         basis=basis(run.observed, run.declared),  # type: ignore[arg-type]
     )
+
+
+def _hardware_notes(run: RunEvidence) -> list[str]:
+    """How the run's accelerator was compared, where its name is not in the table."""
+    name = run.observed.hardware or run.declared.hardware
+    found = accelerators.note(name) if name else None
+    return [found] if found else []
 
 
 def _dataset_reason(spec: PackSpec, scores: ScoreEvidence) -> str | None:

@@ -398,3 +398,25 @@ class MlperfReference(StrictModel):
     design_power_watts: float | None = Field(
         default=None, description="the system's rated (design) power, where stated"
     )
+    division: str | None = Field(
+        default=None, description="closed or open; None for a run outside a results tree"
+    )
+    availability: str | None = Field(
+        default=None,
+        description="the system's publication status as written (available, preview, rdi); "
+        "None when not stated",
+    )
+    available_by: str | None = Field(
+        default=None,
+        description="a preview system's availability date, where its description states one",
+    )
+    supports: bool = Field(
+        default=True,
+        description="true when it may stand as the candidate's reference: the candidate's "
+        "accelerator, a model of the envelope model's size, and for sale at the decision",
+    )
+    findings: tuple[str, ...] = Field(
+        default=(),
+        description="what departs (Open division, not for sale, another accelerator or model) "
+        "or was not compared, as C3 reports it",
+    )

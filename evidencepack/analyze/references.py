@@ -43,4 +43,8 @@ def reference_view(result: MlperfResult, files: list[InputFile]) -> ReferenceEvi
         tpot_limit_ms=result.tpot_limit_ms,
         energy=energy_figures(result),
         design_power_watts=result.design_power_watts,
+        division=result.division,
+        availability=result.availability,
+        available_by=result.available_by,
+        model_family=result.model_family,
     )

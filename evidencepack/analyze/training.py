@@ -8,8 +8,8 @@ never enters serving capacity or cost.
 
 from __future__ import annotations
 
+from ..inputs import accelerators
 from ..spec.models import Candidate, PackSpec
-from .comparability import hardware_key
 from .evidence import CandidateEvidence
 from .judgements import TrainingReference
 from .models import Claim, EvidenceLink
@@ -28,11 +28,15 @@ def training_references(
                 f"trains the reference model {t.model}, not the envelope's "
                 f"{spec.envelope.model.name}: a situational proxy"
             )
-        if t.accelerator and hardware_key(t.accelerator) != hardware_key(
-            candidate.hardware.accelerator
-        ):
+        other = (
+            accelerators.difference(t.accelerator, candidate.hardware.accelerator)
+            if t.accelerator
+            else None
+        )
+        if other is not None:
             reading.append(
-                f"measured on {t.accelerator}, the candidate runs {candidate.hardware.accelerator}"
+                f"measured on {t.accelerator}, the candidate runs {candidate.hardware.accelerator} "
+                f"({other})"
             )
         target = None
         if t.quality_metric is not None:

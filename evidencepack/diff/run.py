@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import tempfile
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,7 @@ from ..errors import InputError
 from .compare import Thresholds, compare, not_compared
 from .models import DiffDocument
 from .packs import BuildSpec, PackUnreadable, open_pack
+from .watch_evidence import is_watch_folder, spec_with_watch
 
 if TYPE_CHECKING:  # verification loads only when a policy asks for it (diff/packs.py)
     from ..signing.verify import VerifyPolicy
@@ -67,7 +69,8 @@ def _builder(options: DiffOptions) -> BuildSpec:
 
 
 def diff_packs(old: Path, new: Path, options: DiffOptions) -> DiffResult:
-    """Open, verify (with ``options.policy``) and compare two packs; NEW may be a spec.
+    """Open, verify (with ``options.policy``) and compare two packs; NEW may be a spec, or a
+    folder ``evidencepack watch`` wrote (OLD rebuilt with the watch's run as new evidence).
 
     Each pack is read once, and a pack that fails verification is not read: the result says
     why and compares nothing. Packs of different decisions are compared only when
@@ -75,6 +78,10 @@ def diff_packs(old: Path, new: Path, options: DiffOptions) -> DiffResult:
     """
     with ExitStack() as stack:
         a = open_pack(old, "OLD", stack, policy=options.policy)
+        if is_watch_folder(new) and a.decision is not None:
+            # A watch: OLD's spec and inputs plus the watch's run, built as NEW.
+            work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="evidencepack-")))
+            new = spec_with_watch(old, new, work)
         b = open_pack(new, "NEW", stack, policy=options.policy, build_spec=_builder(options))
     if a.decision is None or b.decision is None:
         problems = [

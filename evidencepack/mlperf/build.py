@@ -28,7 +28,7 @@ from .loadgen_run import parse_run
 from .models import MlperfResult, SourceFile
 from .power import result_power
 from .rounds import KNOWN_ROUNDS
-from .system import SystemInfo, normalise_system
+from .system import SystemInfo, available_by, normalise_system
 from .tree import ResultFiles
 
 
@@ -175,6 +175,8 @@ def build_result(
         power=power,
         design_power_watts=design_watts,
         accelerator_types=system.accelerator_types if system else (),
+        availability=system.status if system else None,
+        available_by=available_by(system) if system else None,
     )
     return result, system
 

@@ -378,6 +378,8 @@ _NOT_COLUMNS = frozenset(
         "power",
         "accelerator_types",
         "official_unit_label",
+        "availability",
+        "available_by",
     }
 )
 """Fields of a result kept only in its ``record`` JSON, not as columns of ``mlperf_results``."""

@@ -340,6 +340,16 @@ class MlperfResult(StrictModel):
     accelerator_types: tuple[AcceleratorType, ...] = Field(
         default=(), description="each kind of accelerator in the system, with its count per node"
     )
+    availability: str | None = Field(
+        default=None,
+        description="the system's publication status as its description writes it (available, "
+        "preview, rdi: research, development or internal); None when not stated",
+    )
+    available_by: str | None = Field(
+        default=None,
+        description="the date a preview system is to be available by, where its description "
+        "states one (target_availability_date); None otherwise",
+    )
 
     @property
     def primary_runtime(self) -> StackComponent | None:

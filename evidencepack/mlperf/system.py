@@ -137,6 +137,17 @@ def accelerator_types(data: dict[str, Any], notes: list[str]) -> tuple[Accelerat
     return tuple(AcceleratorType(name=n) for n in names)
 
 
+def available_by(system: SystemInfo) -> str | None:
+    """The date a preview system is to be available by, where its description says
+    (MLPerf Endpoints' ``target_availability_date``, or an ``availability_date``)."""
+    data = json.loads(system.raw_json)
+    for field in ("target_availability_date", "availability_date", "available_by"):
+        text = clean_text(data.get(field))
+        if text:
+            return text
+    return None
+
+
 def read_system(path: Path, system_id: str, *, name: str | None = None) -> SystemInfo:
     """Read and normalise a system description; raise InputError if it is not a JSON object.
     The description and its messages call the file ``name`` (default: ``path``)."""

@@ -76,6 +76,10 @@ class FitPolicy(SpecModel):
     require_observed_identity: bool = False
     """When true, the chosen candidate's model and stack must be recorded by its files: a check that
     passes on declared values alone fails for it."""
+    max_over_reference: float = Field(default=1.5, ge=1.0, le=100.0, allow_inf_nan=False)
+    """How many times the per-accelerator output throughput of the same system's cited MLPerf
+    result (same accelerator, same model size) a run may reach: a run beyond it fails C4, naming
+    both figures, unless a waiver says why (default 1.5)."""
 
 
 class ExchangeRate(SpecModel):

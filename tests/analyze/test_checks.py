@@ -3,6 +3,7 @@ with real MLPerf rows from ../shared/data (runs and scores are the team's own, b
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -205,16 +206,51 @@ def test_c3_stack_match_mismatch_and_discount(refs, spec) -> None:  # type: igno
 def test_c4_remeasurement(refs, spec) -> None:  # type: ignore[no-untyped-def]
     ref = _key(refs, accelerator="MI325X", scenario="Interactive", submitter="AMD")
     candidate = spec.candidate("mi325x-vllm")
-    none = c4_remeasured("c", _ev(ref), size_candidate(spec, candidate, []), 1)
+    none = c4_remeasured(spec, candidate, _ev(ref), size_candidate(spec, candidate, []))
     assert none.status == "FAIL"
     assert none.hard
     runs = (_run(model=spec.envelope.model.name),)
     capacity = size_candidate(spec, candidate, [r.point for r in runs])
-    passed = c4_remeasured("c", _ev(ref, runs=runs), capacity, 1)
+    passed = c4_remeasured(spec, candidate, _ev(ref, runs=runs), capacity)
     assert passed.status == "PASS"
-    ratio = ref.tokens_per_s / ref.accelerators_total / 520.0  # type: ignore[operator]
-    assert f"= {ratio:.2f}x" in passed.reason
-    assert c4_remeasured("c", _ev(ref, runs=(_run(),)), capacity, 1).status == "WARN"
+    value = ref.tokens_per_s / ref.accelerators_total  # type: ignore[operator]
+    assert f"is {520.0 / value:.2f}x the reference's {value:.1f} (within" in passed.reason
+    unnamed = c4_remeasured(spec, candidate, _ev(ref, runs=(_run(),)), capacity)
+    assert unnamed.status == "WARN"
+
+
+def test_c4_a_run_far_beyond_the_same_systems_mlperf_result_fails(refs, spec) -> None:  # type: ignore[no-untyped-def]
+    """2.4x the per-accelerator throughput of the same system's tuned MLPerf result is not
+    plausible: C4 fails naming both figures; the ratio is never printed beside a PASS."""
+    ref = _key(refs, accelerator="MI325X", scenario="Server", submitter="AMD")
+    value = ref.tokens_per_s / ref.accelerators_total  # type: ignore[operator]
+    candidate = spec.candidate("mi325x-vllm")
+    run = _run(model=spec.envelope.model.name)
+    fast = RunEvidence(
+        id=run.id,
+        file=run.file,
+        tool=run.tool,
+        point=dataclasses.replace(run.point, output_tokens_per_s=value * 2.4),
+        observed=run.observed,
+        declared=run.declared,
+    )
+    capacity = size_candidate(spec, candidate, [fast.point])
+    failed = c4_remeasured(spec, candidate, _ev(ref, runs=(fast,)), capacity)
+    assert failed.status == "FAIL"
+    assert f"{value * 2.4:.1f} output tok/s per accelerator is 2.40x the {value:.1f}" in (
+        failed.reason
+    )
+    assert "fit.max_over_reference (1.5x)" in failed.reason
+    assert "within" not in failed.reason
+    lenient = spec.model_copy(
+        update={"fit": spec.fit.model_copy(update={"max_over_reference": 3.0})}
+    )
+    assert c4_remeasured(lenient, candidate, _ev(ref, runs=(fast,)), capacity).status == "PASS"
+    # Another system's result (NVIDIA B200) bounds nothing for the MI325X candidate.
+    b200 = _key(refs, accelerator="B200", scenario="Server", submitter="NVIDIA")
+    other = c4_remeasured(spec, candidate, _ev(b200, runs=(fast,)), capacity)
+    assert other.status == "PASS"
+    assert b200.key not in other.reason
 
 
 def test_c5_envelope(spec) -> None:  # type: ignore[no-untyped-def]

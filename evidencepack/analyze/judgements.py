@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from .._models import Sha256Hex, StrictModel
+from ..inputs.models import EnergyMethod
 
 
 class EvidenceFit(StrictModel):
@@ -231,6 +232,12 @@ class EnergyUse(StrictModel):
         description="inherited: an MLPerf Power measurement of another system at its load; "
         "rated: a design or nameplate figure"
     )
+    method: EnergyMethod = Field(
+        description="how the watts were obtained: wall (the whole system at the wall, MLPerf "
+        "Power), accelerator (the accelerators' own counters), rated (a design or nameplate "
+        "figure, e.g. power.watts_per_server) or estimate; figures of different methods are "
+        "never compared or summed without saying so"
+    )
     source: str = Field(description="the result key or the figure's source")
     scope: str = Field(description="what the watts cover (whole system, accelerator only)")
     kwh_per_million_output_tokens: float | None = Field(
@@ -240,6 +247,44 @@ class EnergyUse(StrictModel):
     )
     kwh_per_year: float | None = Field(
         default=None, description="the servers needed at full draw all year (8,760 h)"
+    )
+
+
+class EnergyFigure(StrictModel):
+    """A measured energy figure cited as evidence for a candidate (e.g. an ML.ENERGY leaderboard
+    configuration), with its method, and whether it is of the candidate's hardware and model.
+
+    Shown beside the cost's own energy, never summed with it or compared with a figure of
+    another method without saying so; it does not enter the cost."""
+
+    candidate: str = Field(description="the candidate it is cited for")
+    subject: str = Field(
+        description="the cited file as the spec names it, and #index for one of its points"
+    )
+    source: str = Field(description="who measured it (the publisher or tool) and its label")
+    method: EnergyMethod = Field(
+        description="wall, accelerator (counters), rated or estimate: how it was measured"
+    )
+    scope: str = Field(description="what the energy covers, in words")
+    fits: bool = Field(
+        description="of the candidate's accelerator (inputs/accelerators.py), the envelope "
+        "model's size and precision and the candidate's accelerators per replica"
+    )
+    reasons: tuple[str, ...] = Field(
+        default=(), description="why it does not fit (empty when it fits)"
+    )
+    accelerator: str | None = Field(default=None, description="the accelerator it ran on")
+    accelerators: int | None = Field(default=None, description="accelerators it used")
+    model: str | None = Field(default=None, description="the model it served")
+    concurrency: int | None = Field(default=None, description="requests in flight (max batch)")
+    joules_per_output_token: float | None = Field(
+        default=None, description="energy per output token at its own load, in joules"
+    )
+    kwh_per_million_output_tokens: float | None = Field(
+        default=None, description="joules_per_output_token x 1e6 / 3.6e6, at its own load"
+    )
+    watts_per_accelerator: float | None = Field(
+        default=None, description="its average power over the accelerators it used"
     )
 
 
@@ -294,6 +339,11 @@ class BasisCost(StrictModel):
         default=None, description="the last date the quote holds (ISO date); None when unstated"
     )
     reason: str | None = Field(default=None, description="why no figure, where there is none")
+    energy_method: EnergyMethod | None = Field(
+        default=None,
+        description="owning: how the energy in the cost was obtained (EnergyUse.method); None "
+        "when the basis holds no energy",
+    )
 
 
 class CostBases(StrictModel):
@@ -310,6 +360,11 @@ class CostBases(StrictModel):
     )
     rankings: dict[str, tuple[str, ...]] = Field(
         description="per basis, the eligible candidates that state it, cheapest per month first"
+    )
+    measured_energy: tuple[EnergyFigure, ...] = Field(
+        default=(),
+        description="measured energy figures cited as evidence (evidence.references of a "
+        "format that reports energy, e.g. ML.ENERGY), each with its method and whether it fits",
     )
     break_even: dict[str, float] = Field(
         default_factory=dict,
@@ -394,6 +449,11 @@ class MlperfReference(StrictModel):
     )
     energy_scope: str | None = Field(
         default=None, description="what the wattage covers (MLPerf Power: the whole system)"
+    )
+    energy_method: EnergyMethod | None = Field(
+        default=None,
+        description="how average_watts was measured: wall (MLPerf Power meters the whole "
+        "system at the wall); None when the result has no power measurement",
     )
     design_power_watts: float | None = Field(
         default=None, description="the system's rated (design) power, where stated"

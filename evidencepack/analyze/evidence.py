@@ -13,6 +13,7 @@ from ..inputs.models import ReferencePoint
 from ..inputs.records import FileProblem, InputFile
 from ..mlperf.energy import EnergyFigures
 from ..mlperf.training_import import TrainingResult
+from ..pricing.market import MarketReference
 from .capacity import RunPoint
 from .models import EvidenceLink
 
@@ -221,6 +222,9 @@ class CandidateEvidence:
     that yielded nothing for it (the same bytes already read for another candidate)."""
     signed_weights: SignedWeights | None = None
     """The envelope model's signature, when the spec cites one (PROV-MODEL, the claim ledger)."""
+    market: list[MarketReference] = field(default_factory=list)
+    """The spec's market references for prices (``market_prices``), read once, the same for
+    every candidate (PRICE shows the quote beside them)."""
 
     def findings(self) -> list[DataFinding]:
         """Every data finding of the candidate's runs."""

@@ -232,11 +232,13 @@ class EnergyUse(StrictModel):
         description="inherited: an MLPerf Power measurement of another system at its load; "
         "rated: a design or nameplate figure"
     )
-    method: EnergyMethod = Field(
+    method: EnergyMethod | None = Field(
+        default=None,
         description="how the watts were obtained: wall (the whole system at the wall, MLPerf "
         "Power), accelerator (the accelerators' own counters), rated (a design or nameplate "
         "figure, e.g. power.watts_per_server) or estimate; figures of different methods are "
-        "never compared or summed without saying so"
+        "never compared or summed without saying so. Always set by this version; None only in "
+        "a decision.json written before methods were recorded",
     )
     source: str = Field(description="the result key or the figure's source")
     scope: str = Field(description="what the watts cover (whole system, accelerator only)")

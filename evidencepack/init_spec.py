@@ -318,6 +318,7 @@ def render(name: str, found: list[Found], skipped: list[str]) -> str:
         f"  input_tokens: {{mean: TODO}}  # production mean{_measured(inputs)}",
         f"  output_tokens: {{mean: TODO}}  # production mean{_measured(outputs)}",
         "  utilisation: 0.6",
+        "  arrival: poisson  # how requests arrive: poisson, bursty, uniform or any",
         "",
         "slo:",
         "  ttft_p99_ms: TODO  # p99 time to first token you promise, in ms",
@@ -352,7 +353,14 @@ def _fit_lines() -> list[str]:
     policy = FitPolicy()
     return [
         "",
+        "# How closely evidence must describe the candidate and the traffic to count (defaults).",
         "fit:",
+        f"  token_tolerance: {policy.token_tolerance:g}  # mean prompt and output lengths within "
+        "this share of the traffic's",
+        f"  tail_tolerance: {policy.tail_tolerance:g}  # p90/p99 lengths (from per-request rows) "
+        "within this share",
+        f"  min_duration_s: {policy.min_duration_s:g}  # shorter runs never size: no steady state",
+        f"  min_requests: {policy.min_requests}  # runs that sent fewer requests never size",
         f"  max_over_reference: {policy.max_over_reference:g}  # a run may reach this many "
         "times the output tokens/s per accelerator of the same system's cited MLPerf result",
     ]

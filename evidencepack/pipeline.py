@@ -136,6 +136,10 @@ def compile_pack(
     for candidate_evidence in evidence.values():
         candidate_evidence.market = list(market)
         candidate_evidence.problems += market_problems
+    for candidate, source in priced.items():
+        evidence[candidate].price_failures += source.failures
+        evidence[candidate].price_notes += source.notes
+        evidence[candidate].price_offered = source.offered
     progress.stage("analysing: checks, capacity, cost, quality, decision")
     spec_file = collector.result.files[SPEC_PATH]
     decided = decide(

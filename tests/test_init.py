@@ -89,7 +89,16 @@ def test_init_then_validate_names_each_todo_and_accepts_the_filled_spec(
     ]
     assert len(by_id["llama3-8b"]["evidence"]["scores"]) == 2
     assert by_id["llama3-8b"]["stack"]["precision"] == "torch.bfloat16"
-    assert doc["fit"]["max_over_reference"] == 1.5  # written at its default, to be seen
+    # The fit rules and the traffic's arrival process are written with their defaults, once.
+    assert doc["traffic"]["arrival"] == "poisson"
+    assert doc["fit"] == {
+        "token_tolerance": 0.25,
+        "tail_tolerance": 0.4,
+        "min_duration_s": 60,
+        "min_requests": 100,
+        "max_over_reference": 1.5,
+    }
+    assert text.count("\nfit:\n") == 1
 
     # Validate names exactly the TODO values, each on its own line, in one pass.
     todo_lines = [n for n, line in enumerate(text.splitlines(), 1) if re.search(r": TODO\b", line)]

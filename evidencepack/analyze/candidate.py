@@ -21,6 +21,7 @@ from .checks import run_checks
 from .claims import claims_for
 from .comparability import compare, compare_reference, envelope_for
 from .cost import cost_of
+from .coverage import score_findings
 from .energy_evidence import measured_energy, measured_energy_claims
 from .evidence import CandidateEvidence, Conditions, ReferenceEvidence
 from .fit import judge_run, judge_scores
@@ -48,6 +49,7 @@ from .provenance_checks import data_findings
 from .public import public_claims, public_references
 from .quality import judge_score_sets
 from .reference_fit import ReferenceFit, judge_reference
+from .score_fit import with_coverage
 from .tco import basis_costs, energy_use, price_basis, tco_claims
 from .training import training_claims, training_references
 
@@ -104,10 +106,9 @@ def analyse_candidate(
     ev: CandidateEvidence,
     shared: Mapping[str, Sequence[str]],
     spec_link: EvidenceLink,
-    *,
-    admit_data: bool,
 ) -> CandidateAnalysis:
-    """One candidate's whole analysis (``admit_data``: a current PROV-DATA waiver names it)."""
+    """One candidate's whole analysis. A waiver covers a check's result, never the evidence:
+    no waiver admits a run its data findings or its tool's INVALID verdict keep out."""
     envelope = envelope_for(spec, candidate)
     tolerance = spec.fit.token_tolerance
     run_rows = [
@@ -127,7 +128,7 @@ def analyse_candidate(
         judge_run(spec, candidate, r, row, shared) for r, row in zip(ev.runs, run_rows, strict=True)
     ]
     score_fits = [
-        judge_scores(spec, candidate, s, row, shared)
+        with_coverage(spec, s, judge_scores(spec, candidate, s, row, shared), ev.dataset)
         for s, row in zip(ev.scores, score_rows, strict=True)
     ]
     fitting = dataclasses.replace(
@@ -140,9 +141,6 @@ def analyse_candidate(
         for r, f in zip(ev.runs, run_fits, strict=True)
         if f.fits
     ]
-    if admit_data:
-        # A current waiver of PROV-DATA admits the runs its findings would exclude.
-        points = [dataclasses.replace(p, excluded=None, invalid=None) for p in points]
     capacity = size_candidate(spec, candidate, points)
     op = next((lp for lp in capacity.load_points if lp.run == capacity.operating_point_run), None)
     repeats = [
@@ -154,7 +152,7 @@ def analyse_candidate(
     ]
     terms = price_terms(spec, candidate)
     cost = cost_of(spec, candidate, capacity, repeats, terms)
-    quality = judge_score_sets(spec, candidate.id, fitting.scores)
+    quality = judge_score_sets(spec, candidate.id, fitting.scores, ev.dataset)
     ref_fits = [judge_reference(spec, candidate, ref) for ref in ev.references]
     references = tuple(
         _reference(spec, candidate, ref, fit, capacity)
@@ -168,6 +166,7 @@ def analyse_candidate(
     public, public_rows = public_references(spec, candidate, ev, envelope, capacity)
     rows += public_rows
     found = data_findings(candidate.id, ev)
+    found += score_findings(spec, candidate.id, fitting.scores, ev.dataset)
     fits = (*run_fits, *score_fits, *_shared_elsewhere(candidate.id, ev, shared))
     context = CandidateContext(
         spec, candidate, ev, rows, capacity, quality, found, fits=fits, fitting=fitting

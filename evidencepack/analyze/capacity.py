@@ -142,31 +142,82 @@ def error_rate(point: RunPoint) -> float:
     return point.failed / sent if sent else 1.0
 
 
+def _broke(point: RunPoint, slo: Slo) -> list[str]:
+    """The SLO terms a run's measured figures exceed (a figure not measured breaks nothing)."""
+    broke = []
+    for name, value, limit in (
+        ("TTFT", point.ttft_p99_ms, slo.ttft_p99_ms),
+        ("TPOT", point.tpot_p99_ms, slo.tpot_p99_ms),
+        ("end-to-end", point.e2e_p99_ms, slo.e2e_p99_ms),
+    ):
+        if value is not None and limit is not None and value > limit:
+            broke.append(f"{name} p99 {value:.1f} ms > {limit:g} ms")
+    if point.completed + point.failed and error_rate(point) > slo.max_error_rate:
+        broke.append(f"error rate {error_rate(point):.2%} > {slo.max_error_rate:.2%}")
+    return broke
+
+
 def _misses(point: RunPoint, slo: Slo) -> list[str]:
     misses = []
     if point.excluded:
         misses.append(point.excluded)
     if point.completed == 0:
         misses.append("no request completed")
-    if point.ttft_p99_ms is None:
-        misses.append("TTFT p99 not measured")
-    elif point.ttft_p99_ms > slo.ttft_p99_ms:
-        misses.append(f"TTFT p99 {point.ttft_p99_ms:.1f} ms > {slo.ttft_p99_ms:g} ms")
-    if point.tpot_p99_ms is None:
-        misses.append("TPOT p99 not measured")
-    elif point.tpot_p99_ms > slo.tpot_p99_ms:
-        misses.append(f"TPOT p99 {point.tpot_p99_ms:.1f} ms > {slo.tpot_p99_ms:g} ms")
-    if (
-        slo.e2e_p99_ms is not None
-        and point.e2e_p99_ms is not None
-        and (point.e2e_p99_ms > slo.e2e_p99_ms)
+    broke = _broke(point, slo)
+    for name, value in (
+        ("TTFT", point.ttft_p99_ms),
+        ("TPOT", point.tpot_p99_ms),
+        ("end-to-end", point.e2e_p99_ms if slo.e2e_p99_ms is not None else 0.0),
     ):
-        misses.append(f"end-to-end p99 {point.e2e_p99_ms:.1f} ms > {slo.e2e_p99_ms:g} ms")
-    if error_rate(point) > slo.max_error_rate:
+        # A limit with no measured figure is not measured, never met.
+        if value is None:
+            misses.append(f"{name} p99 not measured")
+    misses += broke
+    if not point.completed + point.failed:
         misses.append(f"error rate {error_rate(point):.2%} > {slo.max_error_rate:.2%}")
     if point.invalid is not None:
         misses.append(point.invalid)
     return misses
+
+
+def break_load(point: RunPoint) -> float:
+    """The load a run was measured at: the lower of its offered and achieved rates."""
+    rate, _ = achieved_rate(point)
+    if point.offered_rate_rps is not None and point.load == "open_loop":
+        return min(rate, point.offered_rate_rps) if rate > 0 else point.offered_rate_rps
+    return rate
+
+
+def _below_breaks(
+    points: Sequence[RunPoint], loads: Sequence[LoadPoint], slo: Slo
+) -> list[LoadPoint]:
+    """No operating point at or above a load at which another run of the candidate broke the
+    SLO, whatever either run's loop kind (a closed loop at 2.6 req/s never stands above an open
+    loop that broke the SLO at 2.4)."""
+    breaks = [
+        (break_load(p), lp.run, broke)
+        for p, lp in zip(points, loads, strict=True)
+        if (broke := _broke(p, slo))
+    ]
+    out = []
+    for lp in loads:
+        above = [b for b in breaks if b[1] != lp.run and lp.achieved_rate_rps >= b[0] > 0]
+        if not lp.meets_slo or not above:
+            out.append(lp)
+            continue
+        rate, run, broke = min(above)
+        out.append(
+            lp.model_copy(
+                update={
+                    "meets_slo": False,
+                    "misses": (
+                        f"at or above {rate:.3f} req/s, where {run} broke the SLO "
+                        f"({'; '.join(broke)})",
+                    ),
+                }
+            )
+        )
+    return out
 
 
 def load_point(point: RunPoint, slo: Slo) -> LoadPoint:
@@ -248,7 +299,11 @@ def size_candidate(spec: PackSpec, candidate: Candidate, points: Sequence[RunPoi
     peak, headroom = spec.traffic.peak_requests_per_s, spec.headroom
     required = peak * (1 + headroom)
     ordered = sorted(points, key=lambda p: (achieved_rate(p)[0], p.run))
-    loads = tuple(_repeats_held(ordered, [load_point(p, spec.slo) for p in ordered]))
+    loads = tuple(
+        _below_breaks(
+            ordered, _repeats_held(ordered, [load_point(p, spec.slo) for p in ordered]), spec.slo
+        )
+    )
     methods = {achieved_rate(p)[1] for p in ordered}
     method: Literal["open_loop", "measured", "littles_law", "offline", "none"] = "none"
     for name in ("littles_law", "measured", "open_loop", "offline"):

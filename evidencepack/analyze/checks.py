@@ -15,6 +15,7 @@ from __future__ import annotations
 from .check_base import CandidateContext, Check, model_of
 from .checklist import C1, C2, C3, C4, C5
 from .evidence import CandidateEvidence, link
+from .governance import GOVERNANCE
 from .models import Capacity, CheckResult, Quality, Status
 from .price import PRICE
 from .provenance_checks import PROV_DATA, PROV_FILES, PROV_MLPERF, PROV_MODEL
@@ -42,13 +43,12 @@ def slo_check(cid: str, capacity: Capacity, ev: CandidateEvidence) -> CheckResul
 
 
 def quality_check(cid: str, quality: Quality, ev: CandidateEvidence) -> CheckResult:
-    """QUALITY: the quality bar is met, else the candidate is ineligible."""
-    return QUALITY.result(
-        cid,
-        "PASS" if quality.meets_bar else "FAIL",
-        quality.reason,
-        [link(s) for s in ev.scores],
-    )
+    """QUALITY: the quality bar is met, else the candidate is ineligible; met on scores graded
+    by the candidate's own model is a WARN (self-judged)."""
+    status: Status = "FAIL"
+    if quality.meets_bar:
+        status = "WARN" if quality.self_judged else "PASS"
+    return QUALITY.result(cid, status, quality.reason, [link(s) for s in ev.scores])
 
 
 def fit_check(context: CandidateContext) -> CheckResult:
@@ -114,7 +114,7 @@ CHECKS: tuple[Check, ...] = (
 )
 """Every per-candidate check, in the order the report lists them."""
 
-TITLES = {check.id: check.title for check in (*CHECKS, DECISION)}
+TITLES = {check.id: check.title for check in (*CHECKS, DECISION, GOVERNANCE)}
 
 
 def run_checks(context: CandidateContext) -> list[CheckResult]:

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from .. import __version__
 from ..inputs.records import SPEC_PATH, InputFile
 from ..spec.models import Candidate, PackSpec
-from .candidate import CandidateAnalysis, analyse_candidate, shared_files, waiver_names
+from .candidate import CandidateAnalysis, analyse_candidate, shared_files
 from .checks import DECISION
 from .evidence import CandidateEvidence
+from .governance import governance_check
 from .judgements import Robustness
 from .models import (
     CandidateVerdict,
@@ -69,7 +70,6 @@ def decide(
             evidence.get(candidate.id, CandidateEvidence(candidate.id)),
             shared,
             spec_link,
-            admit_data=waiver_names(spec, "PROV-DATA", candidate.id, as_of),
         )
         for candidate in spec.candidates
     ]
@@ -92,7 +92,10 @@ def decide(
     )
     robust = robustness(spec, analyses, checks, recommendation)
     decision_check = _decision_check(spec, verdicts, recommendation, robust)
-    waived_decision, more_applied = apply_waivers(spec, [decision_check], as_of, used)
+    # GOVERNANCE judges the waivers themselves: no waiver covers it (nor DECISION's FAIL).
+    waived_decision, more_applied = apply_waivers(
+        spec, [decision_check, governance_check(spec, evidence)], as_of, used
+    )
     checks += waived_decision
     applied += more_applied
     rejected = rejected_waivers(spec, as_of, used, checks)
@@ -179,14 +182,13 @@ def _price_claim(candidate: Candidate, source: PricedFrom) -> Claim:
 
 
 def _overall(spec: PackSpec, checks: Sequence[CheckResult], recommendation: str | None) -> Verdict:
-    """FAIL on a blocking check or without a recommendation; PASS WITH WAIVERS when a waived
-    failure concerns the recommended or chosen candidate (or the decision); else PASS."""
+    """FAIL on a blocking check or without a recommendation; PASS WITH WAIVERS when any waiver
+    (of a failure or a warning) applies to the recommended or chosen candidate (or the
+    decision); else PASS."""
     if recommendation is None or any(c.blocking for c in checks):
         return "FAIL"
     concerned = {None, recommendation, spec.chosen}
-    if any(
-        c.waived is not None and c.status == "FAIL" and c.candidate in concerned for c in checks
-    ):
+    if any(c.waived is not None and c.candidate in concerned for c in checks):
         return "PASS WITH WAIVERS"
     return "PASS"
 
@@ -285,12 +287,20 @@ def _decision_check(
             + "; ".join(by_id[spec.chosen].reasons),
         )
     elif spec.chosen != recommendation:
-        status = "WARN"
-        reason = (
+        departs = (
             f"the chosen candidate {spec.chosen} differs from the recommendation "
             f"{recommendation} by {spec.objective} ({_money(by_id[spec.chosen])} vs "
             f"{_money(by_id[recommendation])} per month)"
         )
+        if spec.chosen_reason is None:
+            return DECISION.result(
+                None,
+                "FAIL",
+                f"{departs} and the spec records no chosen_reason: a choice that departs from "
+                "the recommendation states why",
+            )
+        status = "WARN"
+        reason = f"{departs}; the reason recorded: {spec.chosen_reason}"
     else:
         reason = f"the chosen candidate {spec.chosen} is the recommendation by {spec.objective}"
     if robust.mixed_billing:

@@ -9,12 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..inputs.dataset_items import DatasetItems
 from ..inputs.models import ReferencePoint
 from ..inputs.records import FileProblem, InputFile
 from ..mlperf.energy import EnergyFigures
 from ..mlperf.training_import import TrainingResult
 from ..pricing.market import MarketReference
 from .capacity import RunPoint
+from .judgements import RecomputedFigure
+from .method import RunMethod
 from .models import EvidenceLink
 
 
@@ -88,6 +91,10 @@ class RunEvidence:
     layout: Layout = Layout()
     timestamp: str | None = None
     """When the run was measured, as its file records it (ISO 8601 or the tool's own form)."""
+    figures: tuple[RecomputedFigure, ...] = ()
+    """Its stated figures beside the ones recomputed from its own file (``analyze/recompute``)."""
+    method: RunMethod = RunMethod()
+    """How it was made, as its file records it, and its per-request rows' profile."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,13 @@ class ScoreEvidence:
     """The dataset the file names: (name, version, sha256 digest); None where it says nothing."""
     timestamp: str | None = None
     """When the set was scored, as its file records it."""
+    split: str | None = None
+    """The dataset split the file says it scored (``test``, ``train``); None where it says
+    nothing."""
+    settings: tuple[tuple[str, str | int | float | bool | None], ...] = ()
+    """The settings the file records the eval was run with (name, value), sorted by name."""
+    judge_model: str | None = None
+    """The model that graded the items (an LLM judge), when the file names one."""
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -220,11 +234,21 @@ class CandidateEvidence:
     cited: list[tuple[str, str, InputFile]] = field(default_factory=list)
     """Every run and score file the candidate cites: (role, spec reference, file), also those
     that yielded nothing for it (the same bytes already read for another candidate)."""
+    price_failures: list[str] = field(default_factory=list)
+    """What the cited price file says against the price as used (a unit the candidate cannot
+    be billed by, blended FOCUS rows): PRICE fails naming each."""
+    price_notes: list[str] = field(default_factory=list)
+    """What reading the price excluded or assumed (credit rows left out): PRICE warns."""
+    price_offered: tuple[int, str, str] | None = None
+    """What a cited quote offers at its price: (quantity, server or accelerator, its line)."""
     signed_weights: SignedWeights | None = None
     """The envelope model's signature, when the spec cites one (PROV-MODEL, the claim ledger)."""
     market: list[MarketReference] = field(default_factory=list)
     """The spec's market references for prices (``market_prices``), read once, the same for
     every candidate (PRICE shows the quote beside them)."""
+    dataset: DatasetItems | None = None
+    """The item ids of the spec's dataset file, when it cites one (a score set's items are
+    matched with them)."""
 
     def findings(self) -> list[DataFinding]:
         """Every data finding of the candidate's runs."""

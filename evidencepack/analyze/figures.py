@@ -209,7 +209,8 @@ class Quality(StrictModel):
     )
     n_items: int = Field(
         description=(
-            "how many item scores the estimate rests on (each item counted once; 0 "
+            "how many item scores the estimate rests on (each item counted once, at "
+            "its repeats' mean; missing dataset items counted as failed included; 0 "
             "when the set was refused)"
         )
     )
@@ -255,4 +256,34 @@ class Quality(StrictModel):
     )
     other_sets: tuple[str, ...] = Field(
         default=(), description="score sets of the candidate not judged (never pooled)"
+    )
+    items_scored: int | None = Field(
+        default=None,
+        description=(
+            "dataset items the judged set scored, each once (repeats averaged); None when "
+            "no set was matched with the dataset"
+        ),
+    )
+    dataset_items: int | None = Field(
+        default=None,
+        description="the items the dataset holds (its file's ids, else dataset.size_items)",
+    )
+    missing_counted_as_failed: int = Field(
+        default=0,
+        description="dataset items the set does not score, counted at the metric's worst score",
+    )
+    scored_rows: int | None = Field(
+        default=None, description="the item scores read, repeats of one item included"
+    )
+    coverage: str | None = Field(
+        default=None,
+        description="the coverage in words, shown beside every quality figure "
+        "('350 of 400 items scored')",
+    )
+    judge_model: str | None = Field(
+        default=None, description="the model that graded the items, when the set names one"
+    )
+    self_judged: bool = Field(
+        default=False,
+        description="true when the grading model is the candidate's own model (a finding)",
     )

@@ -8,8 +8,9 @@ ran on the candidate's accelerator (the same family, form factor, memory and par
 accelerators per replica), within the envelope's concurrency, with token lengths near the
 traffic's, on the envelope's model and the candidate's stack, dated within the spec's window
 before the decision and not after it, and no other candidate cites the same bytes. A score set
-fits when it scores the spec's metric in the spec's direction, on the spec's dataset and model,
-dated likewise. What nobody states is a note, not a reason: the comparability matrix and C5
+fits when it scores the spec's metric in the spec's direction, on the spec's dataset (its
+version and split) and model, with the envelope's pinned settings (``score_fit.py``), dated
+likewise. What nobody states is a note, not a reason: the comparability matrix and C5
 show it.
 """
 
@@ -24,7 +25,9 @@ from ..spec.models import Candidate, PackSpec
 from .evidence import Conditions, RunEvidence, ScoreEvidence
 from .judgements import EvidenceFit
 from .layout import per_replica_accelerators, replicas_of
+from .method import judge_method
 from .models import ComparabilityRow
+from .score_fit import dataset_reasons, settings_reasons
 
 IDENTITY = ("model_name", "model_digest", "precision", "runtime", "runtime_version", "hardware")
 """What says which model and stack a piece of evidence is of (observed or declared)."""
@@ -150,6 +153,9 @@ def judge_run(
         reasons.append(late)
     reasons += _shared_reason(candidate, [run.file.sha256, *(f.sha256 for f in run.also)], shared)
     notes = _notes(row, when) + _hardware_notes(run)
+    method_reasons, method_notes = judge_method(spec, run.method)
+    reasons += method_reasons
+    notes += method_notes
     return EvidenceFit(
         subject=run.id,
         kind="run",
@@ -159,6 +165,7 @@ def judge_run(
         notes=tuple(notes),
         replicas=replicas,
         basis=basis(run.observed, run.declared),  # type: ignore[arg-type]
+        figures=run.figures,
     )
 
 
@@ -206,6 +213,9 @@ def judge_scores(
         )
     if (dataset := _dataset_reason(spec, scores)) is not None:
         reasons.append(dataset)
+    reasons += dataset_reasons(spec, scores)
+    unpinned, not_recorded = settings_reasons(spec, scores)
+    reasons += unpinned
     reasons += _differences(row, _SCORE_FIELDS)
     when = parse_when(scores.timestamp)
     if (late := time_reason("scored", when, spec)) is not None:
@@ -217,7 +227,7 @@ def judge_scores(
         candidate=candidate.id,
         fits=not reasons,
         reasons=tuple(reasons),
-        notes=tuple(_notes(row, when, _SCORE_FIELDS)),
+        notes=(*_notes(row, when, _SCORE_FIELDS), *not_recorded),
         basis=basis(scores.observed, scores.declared),  # type: ignore[arg-type]
     )
 

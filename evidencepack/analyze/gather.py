@@ -16,6 +16,7 @@ from ..inputs.collect import Collector
 from ..inputs.intake import FolderRows, ReadScores, take_in
 from ..inputs.models import AggregateCheck, Identity, LatencyStats, RunFinding, ServingRun
 from ..inputs.records import InputFile, in_spec
+from ..inputs.run_profile import RowProfile, row_profiles
 from ..inputs.stage import TOLERANCE_TEXT
 from ..inputs.stored import (
     companions,
@@ -40,6 +41,8 @@ from .evidence import (
     TrainingEvidence,
 )
 from .layout import layout_of
+from .method import RunMethod, drift_notes, steady_figures
+from .recompute import disagreement_text, recompute
 from .references import reference_view
 from .run_folder import reconcile
 
@@ -57,6 +60,7 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
             problems=list(intake.problems),
             file_warnings=list(intake.file_warnings),
             cited=list(intake.cited),
+            dataset=intake.dataset,
         )
         ev.references += [reference_view(c.result, list(c.files)) for c in intake.mlperf]
         ev.training += [TrainingEvidence(c.result, c.files) for c in intake.training]
@@ -105,9 +109,21 @@ def _scores(
                         else (None, None, None)
                     ),
                     timestamp=score_set.timestamp,
+                    split=score_set.dataset.split if score_set.dataset is not None else None,
+                    settings=tuple(sorted(score_set.identity.settings.items())),
+                    judge_model=score_set.judge_model or _judge(score_set.identity.settings),
                 )
             )
     return out
+
+
+def _judge(settings: Mapping[str, object]) -> str | None:
+    """The grading model a file's settings name (``judge_model``, ``grader_model``), if any."""
+    for key in ("judge_model", "grader_model"):
+        value = settings.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
 
 
 def _stored_runs(
@@ -130,6 +146,9 @@ def _stored_runs(
         run_findings(store, list(by_id)), failed_checks(store, list(by_id))
     )
     summaries = {s for found in joined.values() for s in found}
+    profiles = row_profiles(
+        store, [i for i, (_, _, run, _) in by_id.items() if run.per_request_rows]
+    )
     out = []
     for run_id, (ref, file, run, count) in by_id.items():
         if run_id in summaries:
@@ -148,7 +167,10 @@ def _stored_runs(
             findings += _findings(
                 stored_findings, f"{s_ref.path} (summary of {label})", s_file, summary, model
             )
-        out.append(_run(ref, candidate, file, run, label, tuple(findings), tuple(also)))
+        profile = profiles.get(run_id)
+        if profile is None and file.pack_path in beside:
+            profile = beside[file.pack_path].profile
+        out.append(_run(ref, candidate, file, run, label, tuple(findings), tuple(also), profile))
     return out
 
 
@@ -209,10 +231,26 @@ def _run(
     label: str,
     findings: tuple[DataFinding, ...],
     also: tuple[InputFile, ...],
+    profile: RowProfile | None = None,
 ) -> RunEvidence:
     """One stored run as the analysis sees it: its figures for the whole run (``decide`` divides
-    them per replica once the run's layout is judged), its conditions and its findings."""
+    them per replica once the run's layout is judged), recomputed from its own counts (a stated
+    figure they contradict is a PROV-DATA failure), its method, conditions and findings."""
     declared = ref.declared or candidate.evidence.declared
+    recomputed = recompute(run)
+    findings += tuple(
+        DataFinding(
+            label,
+            file,
+            run.identity.model_name or (declared.model_name if declared else None),
+            "summary-disagrees",
+            "FAIL",
+            figure.figure,
+            disagreement_text(in_spec(file), figure),
+        )
+        for figure in recomputed.disagreements()
+        if figure.figure != "failed requests"
+    )
 
     def p99(stats: LatencyStats | None) -> float | None:
         return stats.p99_ms if stats is not None else None
@@ -221,7 +259,7 @@ def _run(
         return stats.max_ms if stats is not None else None
 
     completed = run.requests_completed or 0
-    failed = run.requests_failed or 0
+    failed = recomputed.failed
     load = run.load.kind or "open_loop"
     tpot = run.tpot if run.tpot is not None and run.tpot.canonical else None
     counts = [s.count for s in (run.ttft, tpot, run.e2e) if s is not None and s.count is not None]
@@ -232,8 +270,8 @@ def _run(
         concurrency=run.load.concurrency,
         completed=completed,
         failed=failed,
-        request_rate_rps=run.request_throughput_per_s,
-        output_tokens_per_s=run.output_token_throughput_per_s,
+        request_rate_rps=recomputed.request_rate_rps,
+        output_tokens_per_s=recomputed.output_tokens_per_s,
         ttft_p99_ms=p99(run.ttft),
         tpot_p99_ms=p99(tpot),
         e2e_p99_ms=p99(run.e2e),
@@ -248,6 +286,7 @@ def _run(
         ttft_max_ms=largest(run.ttft),
         tpot_max_ms=largest(tpot),
         e2e_max_ms=largest(run.e2e),
+        notes=tuple(drift_notes(profile)) if profile is not None else (),
     )
     observed = dataclasses.replace(
         _observed(run.identity),
@@ -268,6 +307,22 @@ def _run(
         also=also,
         layout=layout_of(run.identity, declared),
         timestamp=run.timestamp,
+        figures=(
+            *recomputed.figures,
+            *steady_figures(profile, recomputed.request_rate_rps, p99(run.ttft)),
+        ),
+        method=RunMethod(
+            tool=run.tool,
+            settings=dict(run.identity.settings),
+            load=load,
+            arrival=run.load.arrival,
+            burstiness=run.load.burstiness,
+            duration_s=run.duration_s,
+            requests=run.requests_sent
+            if run.requests_sent is not None
+            else completed + (run.requests_failed or 0),
+            profile=profile,
+        ),
     )
 
 

@@ -116,11 +116,15 @@ class CheckResult(StrictModel):
 class Finding(StrictModel):
     """One thing found wrong with a run's data: by a reader (impossible values, a repeated log
     key, an INVALID verdict, empty outputs) or by a cross-check (a summary against its rows or
-    detail log), or about a sweep (mixed tools or definitions). PROV-DATA reads these."""
+    detail log), or about a sweep (mixed tools or definitions); or with a score set's items (a
+    score outside the metric's range, an item the dataset does not hold). PROV-DATA reads
+    these."""
 
     check: str = Field(description="the check that reports it (PROV-DATA)")
     candidate: str = Field(description="the candidate whose evidence it concerns")
-    subject: str = Field(description="the run (spec path, #index within a file) or the sweep")
+    subject: str = Field(
+        description="the run or score set (spec path, #index within a file) or the sweep"
+    )
     model: str | None = Field(default=None, description="the run's model, recorded or declared")
     kind: Literal[
         "summary-disagrees",
@@ -130,11 +134,13 @@ class Finding(StrictModel):
         "empty-output",
         "unaccounted-requests",
         "mixed-sweep",
+        "unknown-item",
     ] = Field(
         description=(
             "what was found: a summary disagreeing with its rows, a repeated log "
-            "key, an impossible value, an invalid run, empty outputs, requests not "
-            "accounted for, or a sweep mixing tools or definitions"
+            "key, an impossible value (also a score outside its metric's range), an "
+            "invalid run, empty outputs, requests not accounted for, a sweep mixing "
+            "tools or definitions, or a scored item the dataset does not hold"
         )
     )
     severity: Literal["FAIL", "WARN"] = Field(

@@ -44,6 +44,58 @@ def decision_currency(spec: PackSpec) -> str | None:
     return currencies.pop() if len(currencies) == 1 else None
 
 
+def exchange_rate(spec: PackSpec, currency: str, target: str) -> tuple[ExchangeRate | None, str]:
+    """The rate that converts ``currency`` into ``target``, or None and why not.
+
+    One rate per currency pair and date: the newest dated on or before the decision (else the
+    earliest after it, which PRICE then fails); two different rates for the pair on one date,
+    and a rate typed the wrong way round (from ``target`` to ``currency``), are refused; so is
+    a pair whose only rates convert into a third currency."""
+    pair = [r for r in spec.exchange_rates if r.currency == currency and r.to in (None, target)]
+    reverse = [r for r in spec.exchange_rates if r.currency == target and r.to == currency]
+    if reverse:
+        r = reverse[0]
+        return None, (
+            f"the exchange rate dated {r.as_of} ({r.source}) converts {target} to {currency} "
+            f"(1 {target} = {r.rate:g} {currency}), the wrong way round: the decision needs "
+            f"one {currency} in {target}; state currency: {currency}, to: {target}"
+        )
+    by_date: dict[object, set[float]] = {}
+    for r in pair:
+        by_date.setdefault(r.as_of, set()).add(r.rate)
+    for day, values in sorted(by_date.items(), key=lambda item: str(item[0])):
+        if len(values) > 1:
+            shown = " and ".join(f"{v:g}" for v in sorted(values))
+            return None, (
+                f"the spec states {len(values)} different rates for {currency} in {target} "
+                f"dated {day} ({shown}): one rate per currency pair and date"
+            )
+    if not pair:
+        own = [r for r in spec.exchange_rates if r.currency == target and r.to is None]
+        if own:
+            r = own[0]
+            return None, (
+                f"quoted in {currency}, and the spec's only matching rate ({r.rate:g}, dated "
+                f"{r.as_of}, {r.source}) is one {target}, the decision's own currency, in an "
+                f"unnamed other: ambiguous, most likely typed the wrong way round; state "
+                f"currency: {currency}, to: {target}"
+            )
+        elsewhere = sorted({r.to for r in spec.exchange_rates if r.currency == currency and r.to})
+        if elsewhere:
+            return None, (
+                f"quoted in {currency} but the decision compares costs in {target}, and the "
+                f"spec's rates for {currency} convert it to {', '.join(map(str, elsewhere))}"
+            )
+        return None, (
+            f"quoted in {currency} but the decision compares costs in {target}, and the spec "
+            f"states no exchange rate for {currency} (exchange_rates)"
+        )
+    before = [r for r in pair if r.as_of <= spec.decision.date]
+    if before:
+        return max(before, key=lambda r: r.as_of), ""
+    return min(pair, key=lambda r: r.as_of), ""
+
+
 def convert(spec: PackSpec, amount: float, currency: str) -> tuple[float | None, str, str | None]:
     """``amount`` in the decision's currency: (value or None, that currency, why not)."""
     target = decision_currency(spec)
@@ -52,14 +104,9 @@ def convert(spec: PackSpec, amount: float, currency: str) -> tuple[float | None,
         "no decision `currency`"
     if currency == target:
         return amount, target, None
-    rate = next((r for r in spec.exchange_rates if r.currency == currency), None)
+    rate, problem = exchange_rate(spec, currency, target)
     if rate is None:
-        return (
-            None,
-            target,
-            f"quoted in {currency} but the decision compares costs in {target}, and the spec "
-            f"states no exchange rate for {currency} (exchange_rates)",
-        )
+        return None, target, problem
     return amount * rate.rate, target, None
 
 
@@ -92,17 +139,9 @@ def price_terms(spec: PackSpec, candidate: Candidate) -> PriceTerms:
         return PriceTerms(
             currency, price.per_accelerator_hour, price.per_accelerator_hour, currency, None, None
         )
-    rate = next((r for r in spec.exchange_rates if r.currency == price.currency), None)
+    rate, problem = exchange_rate(spec, price.currency, currency)
     if rate is None:
-        return PriceTerms(
-            currency,
-            None,
-            price.per_accelerator_hour,
-            price.currency,
-            None,
-            f"priced in {price.currency} but the decision compares costs in {currency}, and the "
-            f"spec states no exchange rate for {price.currency} (exchange_rates)",
-        )
+        return PriceTerms(currency, None, price.per_accelerator_hour, price.currency, None, problem)
     return PriceTerms(
         currency,
         price.per_accelerator_hour * rate.rate,
@@ -120,7 +159,8 @@ def price_check(context: CandidateContext) -> CheckResult:
     terms = price_terms(spec, candidate)
     link = [EvidenceLink(row=f"{candidate.id}.price")]
     if terms.problem is not None:
-        return PRICE.result(candidate.id, "FAIL", terms.problem, link)
+        reason = "; ".join([terms.problem, *context.evidence.price_failures])
+        return PRICE.result(candidate.id, "FAIL", reason, link)
     fails: list[str] = []
     warns: list[str] = []
     price = candidate.price
@@ -145,8 +185,27 @@ def price_check(context: CandidateContext) -> CheckResult:
             f" = {terms.currency} {terms.per_accelerator_hour:.4g} at {terms.rate.rate:g} "
             f"{terms.currency}/{terms.rate.currency} ({terms.rate.source}, {terms.rate.as_of})"
         )
+        dates = sorted(
+            {
+                r.as_of
+                for r in spec.exchange_rates
+                if r.currency == terms.rate.currency and r.to in (None, terms.currency)
+            }
+        )
+        if len(dates) > 1:
+            older = ", ".join(str(d) for d in dates if d != terms.rate.as_of)
+            text += f", the newest rate on or before the decision (not used: {older})"
     if price.valid_until is not None and price.valid_until < spec.decision.date:
-        warns.append(f"the price was valid until {price.valid_until}, before the decision")
+        # The quoted price is what the decision ranks on unless cost_basis names another.
+        expired = f"the price expired on {price.valid_until}, before the decision"
+        if spec.cost_basis == "price":
+            fails.append(f"{expired} {spec.decision.date}, which ranks on it (cost_basis: price)")
+        else:
+            warns.append(f"{expired} (the decision ranks on {spec.cost_basis})")
+    fails += context.evidence.price_failures
+    warns += context.evidence.price_notes
+    if (short := _short_of_the_quote(context)) is not None:
+        fails.append(short)
     if price.as_of is None:
         warns.append("the price states no date (price.as_of)")
     else:
@@ -159,6 +218,27 @@ def price_check(context: CandidateContext) -> CheckResult:
     if warns:
         return PRICE.result(candidate.id, "WARN", f"{text}: {'; '.join(warns)}", link)
     return PRICE.result(candidate.id, "PASS", text, link)
+
+
+def _short_of_the_quote(context: CandidateContext) -> str | None:
+    """Why the quote's stated quantity cannot supply the capacity needed, or None."""
+    offered = context.evidence.price_offered
+    capacity = context.capacity
+    if offered is None or capacity.accelerators is None:
+        return None
+    quantity, kind, line = offered
+    if kind == "server":
+        needed = capacity.servers
+    elif context.candidate.price.billed_per == "accelerator" or capacity.servers is None:
+        needed = capacity.accelerators
+    else:
+        needed = capacity.servers * capacity.accelerators_per_server
+    if needed is None or needed <= quantity:
+        return None
+    return (
+        f"{line} offers {quantity} {kind}(s) at this price (quantity), but the candidate needs "
+        f"{needed}: the quote does not price what is bought"
+    )
 
 
 def _other_figures(spec: PackSpec, candidate: Candidate) -> list[tuple[str, Sourced]]:

@@ -11,12 +11,19 @@ rate (its PRICE check fails).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
+from .._numbers import plain
 from ..errors import InputError
 from ..inputs.collect import Collector
 from ..inputs.records import FileProblem, InputFile
 from ..pricing.focus import read_focus
-from ..pricing.quote import quote_line, rate_per_accelerator_hour, rate_per_server_hour, read_quote
+from ..pricing.quote import (
+    quote_line,
+    rate_per_accelerator_hour,
+    rate_per_server_hour,
+    read_quote,
+)
 from ..spec.load import LoadedSpec
 from ..spec.models import Candidate, EvidenceRef, PackSpec
 
@@ -27,6 +34,13 @@ class PricedFrom:
 
     file: InputFile
     summary: str
+    failures: tuple[str, ...] = ()
+    """What the file says against the price as used: PRICE fails naming each."""
+    notes: tuple[str, ...] = ()
+    """What reading it excluded or assumed: PRICE warns."""
+    offered: tuple[int, str, str] | None = None
+    """What the quote offers at its price: (quantity, ``server`` or ``accelerator``, the
+    line's place), when its line states a quantity; PRICE fails a candidate needing more."""
 
 
 def read_prices(
@@ -54,27 +68,36 @@ def read_prices(
             continue
         file = got.files[0]
         try:
-            priced, summary = _read(loaded, collector, candidate, file)
+            priced, source = _read(collector, candidate, file)
         except (InputError, ValueError) as exc:
             message = exc.message if isinstance(exc, InputError) else str(exc)
             mine.append(FileProblem(f"{cited.path}: cannot read the price: {message}", file))
             candidates.append(candidate)
             continue
-        sources[candidate.id] = PricedFrom(file, summary)
+        sources[candidate.id] = source
         candidates.append(priced)
     return spec.model_copy(update={"candidates": candidates}), problems, sources
 
 
 def _read(
-    loaded: LoadedSpec, collector: Collector, candidate: Candidate, file: InputFile
-) -> tuple[Candidate, str]:
+    collector: Collector, candidate: Candidate, file: InputFile
+) -> tuple[Candidate, PricedFrom]:
+    """The candidate with the rate its price file gives, and where it came from.
+
+    The rate is billed by the unit the file quotes: a server-hour (or an instance of several
+    accelerators) bills whole servers whatever ``billed_per`` says, and a server the
+    candidate's hardware does not hold fails PRICE naming both."""
     price = candidate.price
     private = collector.result.sources[file.pack_path]
+    failures: list[str] = []
+    notes: list[str] = []
+    offered: tuple[int, str, str] | None = None
+    billed_per = price.billed_per
     if price.focus is not None:
         focus = price.focus
-        rate = read_focus(
-            loaded.resolve(focus.path), focus, record=file.as_read(), read_from=private
-        )
+        # Messages name the file by its pack path: nothing of the building machine's folders
+        # may reach decision.json (the pack would not rebuild elsewhere).
+        rate = read_focus(Path(file.pack_path), focus, record=file.as_read(), read_from=private)
         summary = rate.summary()
         # What the reader could not use (zero-cost rows, netted refunds) reaches the report.
         collector.annotate(
@@ -84,24 +107,42 @@ def _read(
             tool_version=rate.focus_version,
             warnings=rate.warnings,
         )
+        failures += [f"{file.pack_path}: {problem}" for problem in rate.problems]
+        notes += [f"{file.pack_path}: {warning}" for warning in rate.warnings]
+        size = focus.accelerators_per_instance
+        if size > 1:
+            failures += _unit_problems(
+                candidate,
+                f"{file.pack_path} bills per instance of {size} accelerators "
+                "(accelerators_per_instance)",
+                size,
+            )
+            billed_per = "server"
         update = {
-            "per_accelerator_hour": rate.rate_per_hour / focus.accelerators_per_instance,
+            "per_accelerator_hour": rate.rate_per_hour / size,
             "currency": rate.currency,
             "source": summary,
             "as_of": rate.period_end.date() if rate.period_end else price.as_of,
         }
     else:
         assert price.quote is not None
-        quote = read_quote(
-            loaded.resolve(price.quote.path), record=file.as_read(), read_from=private
-        )
+        quote = read_quote(Path(file.pack_path), record=file.as_read(), read_from=private)
         line = quote_line(quote, price.quote.item)
-        if line.unit.startswith("server") and line.accelerators_per_server is None:
-            per_hour = (
-                rate_per_server_hour(quote, line.item) / candidate.hardware.accelerators_per_node
+        if line.unit.startswith("server"):
+            size = line.accelerators_per_server or candidate.hardware.accelerators_per_node
+            per_hour = rate_per_server_hour(quote, line.item) / size
+            failures += _unit_problems(
+                candidate,
+                f"{file.pack_path}: the line {line.item!r} is priced per {line.unit} "
+                f"({plain(line.price)} {quote.currency} per server of {size} accelerators)",
+                size,
             )
+            billed_per = "server"
         else:
             per_hour = rate_per_accelerator_hour(quote, line.item)
+        if line.quantity is not None:
+            kind = "server" if line.unit.startswith("server") else "accelerator"
+            offered = (line.quantity, kind, f"{file.pack_path}: the line {line.item!r}")
         summary = quote.summary()
         collector.annotate(file.pack_path, fmt="quote", tool="supplier quote", tool_version=None)
         update = {
@@ -111,4 +152,24 @@ def _read(
             "as_of": quote.issued,
             "valid_until": quote.valid_until,
         }
-    return candidate.model_copy(update={"price": price.model_copy(update=update)}), summary
+    update["billed_per"] = billed_per
+    priced = candidate.model_copy(update={"price": price.model_copy(update=update)})
+    return priced, PricedFrom(file, summary, tuple(failures), tuple(notes), offered)
+
+
+def _unit_problems(candidate: Candidate, what: str, size: int) -> list[str]:
+    """Why ``candidate`` cannot be billed by a unit of ``size`` accelerators (``what`` names
+    the unit and where it is quoted): another server size, or ``billed_per: accelerator``."""
+    node = candidate.hardware.accelerators_per_node
+    out = []
+    if size != node:
+        out.append(
+            f"{what}, but the candidate's server holds {node} accelerator(s) "
+            "(hardware.accelerators_per_node): it cannot be billed by that unit"
+        )
+    if candidate.price.billed_per == "accelerator":
+        out.append(
+            f"{what}, but the price says billed_per: accelerator: renting the quoted unit pays "
+            f"for whole servers of {size} (the cost counts them, idle slots included)"
+        )
+    return out

@@ -16,13 +16,14 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ..spec.metrics import metric_range
 from ..spec.models import Candidate, PackSpec
 from .candidate import CandidateAnalysis
 from .capacity import size_candidate
 from .cost import cost_of
 from .judgements import Flip, Robustness
 from .models import Capacity, CheckResult
-from .ranking import Standing, ranked
+from .ranking import Closeness, Standing, closeness, interval_of, ranked
 from .tco import basis_costs, on_basis
 
 STEPS = tuple(range(1, 51))
@@ -189,6 +190,7 @@ def _standing(spec: PackSpec, ctx: _Context, analysis: CandidateAnalysis) -> Sta
         per_month,
         per_million,
         judged,
+        interval_of(analysis.quality),
     )
 
 
@@ -290,11 +292,16 @@ def robustness(
         spec.objective, spec.scoring.direction == "higher_is_better", list(standings.values())
     )
     runner_up = order[1] if len(order) > 1 else None
-    margin = None
+    close = None
     if recommendation is not None and runner_up is not None:
-        best, second = standings[recommendation], standings[runner_up]
-        if best.per_month and second.per_month is not None:
-            margin = second.per_month / best.per_month - 1
+        scale = metric_range(spec.scoring.metric, spec.scoring.range)
+        fraction = scale is not None and (scale.low, scale.high) == (0.0, 1.0)
+        close = closeness(
+            spec.objective,
+            standings[recommendation],
+            standings[runner_up],
+            (spec.scoring.metric, fraction, spec.scoring.bar.confidence_level),
+        )
     flips: list[Flip] = []
     for c in spec.candidates:
         other = "accelerator" if c.price.billed_per == "server" else "server"
@@ -321,7 +328,11 @@ def robustness(
     return Robustness(
         recommendation=recommendation,
         runner_up=runner_up,
-        margin=margin,
+        margin=close.margin if close else None,
+        gap=close.gap if close else None,
+        gap_unit=close.unit if close else None,
+        tied=close.tied if close else False,
+        close=close.text if close else None,
         billing={c.id: c.price.billed_per for c in spec.candidates},
         common_basis={
             basis: tuple(
@@ -334,7 +345,7 @@ def robustness(
             for basis in ("server", "accelerator")
         },
         flips=tuple(flips),
-        sentence=_sentence(recommendation, runner_up, margin, flips),
+        sentence=_sentence(recommendation, runner_up, close, flips),
     )
 
 
@@ -426,16 +437,17 @@ def _search(
 
 
 def _sentence(
-    recommendation: str | None, runner_up: str | None, margin: float | None, flips: Sequence[Flip]
+    recommendation: str | None,
+    runner_up: str | None,
+    closeness: Closeness | None,
+    flips: Sequence[Flip],
 ) -> str:
     if recommendation is None:
         return "No candidate is recommended, so nothing can flip."
-    if runner_up is None:
+    if runner_up is None or closeness is None:
         close = f"{recommendation} is the only eligible candidate"
-    elif margin is not None:
-        close = f"the runner-up {runner_up} costs {margin:.0%} more per month than {recommendation}"
     else:
-        close = f"{recommendation} ranks ahead of the runner-up {runner_up}"
+        close = closeness.text
     active = [f for f in flips if f.becomes is not None or f.change != "none"]
     active = [f for f in active if f.change not in ("none", "none within +-50%")]
     if not active:

@@ -22,6 +22,7 @@ evidence beside it (``energy_evidence``), never in it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from ..spec.cost import Basis, Own, Rent, Sourced
@@ -86,6 +87,11 @@ def annual_capital(own: Own) -> float:
     )
     if rate == 0:
         return (price - residual) / life
+    if rate < 1e-6:
+        # (1 + r)^life loses r to rounding when r is tiny (1e-300 rounds it to 1 and divides by
+        # zero): the same annuity through log1p/expm1 tends to the straight line instead.
+        growth = life * math.log1p(rate)
+        return (price - residual * math.exp(-growth)) * rate / -math.expm1(-growth)
     factor: float = (1 + rate) ** life
     return (price - residual / factor) * rate / (1 - 1 / factor)
 

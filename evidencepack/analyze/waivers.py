@@ -50,8 +50,13 @@ def current(spec: PackSpec, expires: dt.date, as_of: dt.date) -> bool:
     return expires >= max(as_of, spec.decision.date)
 
 
+UNWAIVABLE = ("DECISION", "GOVERNANCE")
+"""Checks whose FAIL no waiver covers: the absence of a decision, and a breach of the rules
+that govern waivers and sign-off."""
+
+
 def _unwaivable(check: CheckResult) -> bool:
-    return check.id == "DECISION" and check.status == "FAIL"
+    return check.id in UNWAIVABLE and check.status == "FAIL"
 
 
 def rejected_waivers(
@@ -63,8 +68,11 @@ def rejected_waivers(
         target = f"{waiver.check} for {waiver.candidate}" if waiver.candidate else waiver.check
         if index not in used:
             rejected.append(f"{target}: matches no failing or warning check; not applied")
-        elif waiver.check == "DECISION" and any(_unwaivable(c) for c in checks):
-            rejected.append(f"{target}: the decision itself cannot be waived; not applied")
+        elif waiver.check in UNWAIVABLE and any(
+            _unwaivable(c) and c.id == waiver.check for c in checks
+        ):
+            what = "the decision itself" if waiver.check == "DECISION" else "the sign-off rules"
+            rejected.append(f"{target}: {what} cannot be waived; not applied")
         elif not current(spec, waiver.expires, as_of):
             when = max(as_of, spec.decision.date)
             rejected.append(f"{target}: expired on {waiver.expires} (as of {when}); not applied")

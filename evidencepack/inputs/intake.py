@@ -23,6 +23,7 @@ from ..store import Store
 from .base import ParsedInput
 from .collect import Collector, input_limit
 from .crosscheck import loadgen_pair
+from .dataset_items import DatasetItems, read_dataset_items
 from .endpoints_refs import endpoints_curves, read_endpoints
 from .formats.measure_server_metrics import (
     SERVER_METRICS_FILE,
@@ -35,6 +36,7 @@ from .models import ReferencePoint, ServingRun
 from .records import FileProblem, InputFile, in_spec
 from .reference_points import read_reference_points
 from .registry import read_input, stage_small_runs
+from .run_profile import RowProfile, profile_of
 from .stage import empty_outputs_valid, shared_staging
 from .stage_batch import prestaged_runs
 from .stored import replace_findings, runs_of_files
@@ -60,6 +62,8 @@ class FolderRows:
     metrics_file: InputFile | None = None
     metrics: ServerMetricsDocument | None = None
     metrics_problem: str | None = None
+    profile: RowProfile | None = None
+    """What the rows say about the run's shape: token-length tails, steady-state window."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,9 @@ class CandidateIntake:
     beside: Mapping[str, FolderRows]
     """Per LoadGen log (pack path): the request rows in its folder."""
     scores: tuple[ReadScores, ...]
+    dataset: DatasetItems | None = None
+    """The item ids of the spec's dataset file, when it cites one (the same for every
+    candidate)."""
 
 
 @dataclass
@@ -116,7 +123,7 @@ class _Taking:
     beside: dict[str, FolderRows] = field(default_factory=dict)
     scores: list[ReadScores] = field(default_factory=list)
 
-    def done(self, mlperf: MlperfTaken) -> CandidateIntake:
+    def done(self, mlperf: MlperfTaken, dataset: DatasetItems | None) -> CandidateIntake:
         return CandidateIntake(
             candidate=self.candidate.id,
             problems=tuple(self.problems),
@@ -128,6 +135,7 @@ class _Taking:
             runs=tuple(self.runs),
             beside=dict(self.beside),
             scores=tuple(self.scores),
+            dataset=dataset,
         )
 
 
@@ -144,9 +152,16 @@ def _take_in(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str
     spec = loaded.spec
     imports = MlperfImports(store, collector)
     shared: list[FileProblem] = []
+    dataset = None
     if spec.dataset.path is not None:
         ref = EvidenceRef(path=spec.dataset.path, sha256=spec.dataset.digest)
-        shared += collector.add_ref(ref, "dataset", None).problems
+        taken = collector.add_ref(ref, "dataset", None)
+        shared += taken.problems
+        if len(taken.files) == 1 and not taken.problems:
+            file = taken.files[0]
+            dataset = read_dataset_items(
+                collector.result.sources[file.pack_path], file, spec.dataset.path
+            )
     out: dict[str, CandidateIntake] = {}
     for candidate in spec.candidates:
         progress.stage(f"reading the evidence of {candidate.id}")
@@ -174,7 +189,7 @@ def _take_in(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str
         for ref in candidate.evidence.scores:
             read = _read_ref(loaded, store, collector, taking, ref, "scores")
             taking.scores += [ReadScores(ref, file, parsed, len(read)) for parsed, file in read]
-        out[candidate.id] = taking.done(mlperf)
+        out[candidate.id] = taking.done(mlperf, dataset)
     return out
 
 
@@ -398,7 +413,12 @@ def _folder_rows(
         return {}
     if len(parsed.runs) != 1:
         return {}
-    found = FolderRows(collector.result.files[rows.pack_path], parsed.runs[0])
+    columns = parsed.requests if isinstance(parsed.requests, Mapping) else None
+    found = FolderRows(
+        collector.result.files[rows.pack_path],
+        parsed.runs[0],
+        profile=profile_of(columns) if columns is not None else None,
+    )
     metrics = next((f for f in beside if Path(f.pack_path).name == SERVER_METRICS_FILE), None)
     if metrics is not None:
         update: dict[str, Any] = {"metrics_file": collector.result.files[metrics.pack_path]}
@@ -432,10 +452,10 @@ def _public(collector: Collector, taking: _Taking, ref: EvidenceRef) -> None:
     """The points of one cited public result or estimate (a file, or a folder of them), each
     named by the spec's path; a file that cannot be read as one is a PROV-FILES problem. A
     folder of MLPerf Endpoints curves gives each curve's points (``endpoints_refs``)."""
-    curves = endpoints_curves(collector.loaded.resolve(ref.path))
     ref_files = collector.add_ref(ref, "references", taking.candidate.id)
     taking.problems += ref_files.problems
-    if curves and ref_files.files:
+    curves = endpoints_curves(collector.loaded.resolve(ref.path)) if ref_files.files else []
+    if curves:
         read, problems = read_endpoints(collector, curves, collector.loaded.spec.decision.date)
         taking.problems += problems
         taking.public += [PublicPoint(label, file, point) for label, file, point in read]

@@ -241,11 +241,12 @@ class ServingRun(StrictModel):
 
 
 class DatasetRef(StrictModel):
-    """The dataset a score set names: name, version, digest."""
+    """The dataset a score set names: name, version, digest, split."""
 
     name: str | None = None
     version: str | None = None
     digest: Sha256Hex | None = None
+    split: str | None = None
 
 
 class ScoreSet(StrictModel):
@@ -275,6 +276,8 @@ class ScoreSet(StrictModel):
     mean_item_score: float | None = None
     identity: Identity = Field(default_factory=Identity)
     dataset: DatasetRef | None = None
+    judge_model: str | None = None
+    """The model that graded the items (an LLM judge), when the file names one."""
     timestamp: str | None = None
     warnings: tuple[str, ...] = ()
     role: str | None = None

@@ -2,8 +2,9 @@
 
 Negative latencies or throughputs, more requests completed than sent, and "successful"
 requests that produced no output token (FAIL); requests sent that neither completed nor failed
-(WARN: ``unaccounted_requests``). A reader that keeps such a figure would let it size
-capacity; here it becomes a row of ``run_findings`` that the PROV-DATA check reads.
+(WARN: ``unaccounted_requests``; the analysis counts them as failed). A reader that keeps such
+a figure would let it size capacity; here it becomes a row of ``run_findings`` that the
+PROV-DATA check reads.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ def impossible_values(run: ServingRun) -> tuple[RunFinding, ...]:
 
 def unaccounted_requests(run: ServingRun) -> tuple[RunFinding, ...]:
     """Requests a run sent that neither completed nor failed (guidellm's "incomplete": in
-    flight when the benchmark ended, or cancelled). The error rate counts only completed and
-    failed requests, so the gap is said, not dropped: WARN."""
+    flight when the benchmark ended, or cancelled). The analysis counts them as failed
+    (``analyze/recompute.py``), so the gap is said, not dropped: WARN."""
     sent, completed, failed = run.requests_sent, run.requests_completed, run.requests_failed
     if sent is None or completed is None or failed is None or sent <= completed + failed:
         return ()
@@ -58,8 +59,8 @@ def unaccounted_requests(run: ServingRun) -> tuple[RunFinding, ...]:
             figure="requests sent",
             detail=(
                 f"{gap} of the {sent} requests sent neither completed nor failed (in flight "
-                f"when the run ended, or cancelled); the error rate counts {failed} failed of "
-                f"{completed + failed}"
+                f"when the run ended, or cancelled): they count as failed, {sent - completed} "
+                f"of {sent}"
             ),
         ),
     )

@@ -12,7 +12,14 @@ from .endpoints_checks import point_checks, publication_checks
 from .endpoints_models import EndpointsCheck, EndpointsCurve, EndpointsPoint, RegionBounds
 from .endpoints_power import provisioned_power, tps_per_kw
 from .endpoints_read import CurveFiles, read_v07_point, read_v10_point
-from .endpoints_rules import compute_regions, curve_checks, derive_c_min, region_of
+from .endpoints_rules import (
+    ULTRA_LOW_MAX,
+    compute_regions,
+    curve_checks,
+    derive_c_min,
+    make_check,
+    region_of,
+)
 
 DEFINITIONS = {
     "v1.0": "v1.0: tps_per_user = 1000 / tpot_p90_ms; TTFT at p90 (ttft_p90_ms)",
@@ -123,7 +130,13 @@ def build_curve(files: CurveFiles, names: ImportContext) -> EndpointsCurve:
     bounds: RegionBounds | None = None
     if isinstance(c_max, int) and points:
         try:
-            bounds = compute_regions(c_max, derive_c_min([p.concurrency for p in points]))
+            # v1.0 derives C_min from the curve's points; v0.7 fixed it at the Ultra Low bound
+            c_min = (
+                derive_c_min([p.concurrency for p in points])
+                if files.layout == "v1.0"
+                else ULTRA_LOW_MAX
+            )
+            bounds = compute_regions(c_max, c_min)
         except ValueError:
             bounds = None
     points = [
@@ -146,6 +159,17 @@ def build_curve(files: CurveFiles, names: ImportContext) -> EndpointsCurve:
         differing=_differing(descs),
         power=power,
     )
+    if files.layout == "v1.0":
+        lacking = [f"r{p.concurrency}" for p, e in zip(points, extra, strict=True) if not e["desc"]]
+        checks.append(
+            make_check(
+                "system-description-present",
+                "reject",
+                not lacking,
+                "every point has its system_desc.json",
+                "missing at " + ", ".join(lacking) if lacking else "every point",
+            )
+        )
     max_tps = max((p.system_tps for p in points if p.system_tps is not None), default=None)
     for point, more in zip(points, extra, strict=True):
         util = more["desc"].get("tps_utilization") if files.layout == "v1.0" else None
@@ -194,17 +218,10 @@ def build_curve(files: CurveFiles, names: ImportContext) -> EndpointsCurve:
     return curve.model_copy(update={"checks": (*checks, *publication_checks(curve, None))})
 
 
-# Rules the v1.0 checker added (derived C_min and its region coverage, the Offline point,
-# steady-state windows and durations, the model list): not judged on a v0.7 result.
-V10_ONLY = {
-    "model-name-valid",
-    "ultra-low-concurrency-coverage",
-    "low-concurrency-coverage",
-    "med-concurrency-coverage",
-    "high-concurrency-coverage",
-    "offline-point-present",
-    "point-duration",
-}
+# Rules the v1.0 checker added (the Offline point, steady-state windows and the durations
+# over them, the model list): not judged on a v0.7 result. Its region coverage is judged with
+# C_min fixed at 32 (v1.0 derives C_min from the points).
+V10_ONLY = {"model-name-valid", "offline-point-present", "point-duration"}
 
 
 def _not_v07(check: EndpointsCheck) -> EndpointsCheck:

@@ -125,11 +125,20 @@ def _int(data: Any, key: str) -> int | None:
 
 
 def accuracy_scores(data: Any) -> dict[str, float]:
-    """Scores of an ``accuracy_results.json`` (``{dataset: {score: {metric: "45.12"}}}``) or a
-    v0.7 ``accuracy/results.json`` (``{metric, score}``), by ``dataset/metric``."""
+    """Scores of an ``accuracy_results.json`` (the checker's corpus: ``{dataset: {score: {metric:
+    "45.12"}}}``; the client: ``{accuracy_scores: [{dataset_name, score}]}``) or a v0.7
+    ``accuracy/results.json`` (``{metric, score}``), by ``dataset/metric`` or dataset."""
     out: dict[str, float] = {}
     if not isinstance(data, dict):
         return out
+    listed = data.get("accuracy_scores")
+    if isinstance(listed, list):  # the client's own shape: a list of {dataset_name, score}
+        for index, entry in enumerate(listed):
+            if isinstance(entry, dict) and (got := _to_float(entry.get("score"))) is not None:
+                out[str(entry.get("dataset_name") or f"accuracy_scores[{index}]")] = got
+        return out
+    if isinstance(listed, dict):  # the legacy shape: {dataset: {score}}
+        data = listed
     if "score" in data and "metric" in data:
         value = _to_float(data.get("score"))
         if value is not None:

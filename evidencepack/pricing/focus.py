@@ -9,6 +9,7 @@ line of a CSV file DuckDB refused, in ``focus_checks.csv_damage``).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from ..provenance import FileRecord, file_record
 from ..spec.cost import FocusFilter, utc
 from ..store.connection import Connection, literal_path
 from .focus_checks import check_kept, csv_damage, row_warnings, unit_price_range
+from .focus_rules import ACCOUNT_COLUMNS, Blend, blended, exclude_rows, unused_commitment
 from .models import FilterCount, FocusRate
 
 REQUIRED = (
@@ -80,9 +82,11 @@ _X_COLUMN = re.compile(r"x_[A-Za-z0-9_]{1,64}")
 
 _CSV = (
     "read_csv(?, header = true, all_varchar = true, delim = ',', quote = '\"', escape = '\"', "
-    "nullstr = ['NULL', ''])"
+    "nullstr = ['NULL', 'null', ''])"
 )
-"""FOCUS CSV is RFC 4180: the dialect is pinned, never sniffed (a damaged file is an error)."""
+"""FOCUS CSV is RFC 4180: the dialect is pinned, never sniffed (a damaged file is an error).
+An empty cell, ``NULL`` and ``null`` (as the FOCUS specification's own examples write it) are
+null."""
 _PARQUET = "read_parquet(?)"
 
 
@@ -98,7 +102,9 @@ class _FocusDb(Connection):
         self.execute("SET TimeZone = 'UTC'")
 
     def _error(self, exc: duckdb.Error, doing: str) -> InputError:
-        text = str(exc).split("\n")[0]
+        # DuckDB names the file it read: the private copy, whose folder is the building
+        # machine's; the message names the file as the caller does.
+        text = str(exc).split("\n")[0].replace(str(self.read_from), str(self.path))
         if "CSV" in str(exc) or "sniffing" in text:
             damage = csv_damage(self.read_from)
             if damage:
@@ -138,7 +144,7 @@ def read_focus(
         record = file_record(source_file).model_copy(update={"path": str(path)})
     db = _FocusDb(path, source_file)
     with db:
-        source = _PARQUET if _is_parquet(source_file) else _CSV
+        source = _PARQUET if _is_parquet(path, source_file) else _CSV
         described = db.execute(f"DESCRIBE SELECT * FROM {source}", [db.pattern]).fetchall()
         columns = tuple(str(row[0]) for row in described)
         present = set(columns)
@@ -147,7 +153,7 @@ def read_focus(
         wanted = [
             name
             for name in (*REQUIRED, *RATE_COLUMNS, *PRICE_COLUMNS, *_PROVIDER_COLUMNS)
-            + (*_REGION_COLUMNS, "SkuId", "PricingCategory", *instance_columns)
+            + (*_REGION_COLUMNS, "SkuId", "PricingCategory", *ACCOUNT_COLUMNS, *instance_columns)
             if name in present
         ]
         select = ", ".join(f"CAST({_quote(name)} AS VARCHAR) AS {_quote(name)}" for name in wanted)
@@ -168,8 +174,24 @@ def read_focus(
         where = " AND ".join(c.sql for c in conditions)
         params = [db.pattern, *(p for c in conditions for p in c.params)]
         db.execute(f"CREATE TABLE kept AS SELECT * FROM {rows_sql} WHERE {where}", params)
+        unused = unused_commitment(db, present, filters.hour_units[0])
         currency = check_kept(db, path, filters.hour_units)
-        return _rate(db, path, currency, record, filters, present, instance_columns, kept)
+        # Credits, refunds and covered rows leave by rule, each counted; what cannot be told
+        # apart by rule (two accounts, two pricing categories) is a problem of the rate.
+        excluded, notes = exclude_rows(db, path, filters, present, currency)
+        blend = blended(db, present, filters)
+        return _rate(
+            db,
+            path,
+            currency,
+            record,
+            filters,
+            present,
+            instance_columns,
+            (*kept, *excluded),
+            (unused, *notes) if unused else notes,
+            blend,
+        )
 
 
 def _rate(
@@ -181,6 +203,8 @@ def _rate(
     present: set[str],
     instance_columns: tuple[str, ...],
     kept: tuple[FilterCount, ...],
+    notes: tuple[str, ...],
+    blend: Blend,
 ) -> FocusRate:
     """The rate of the checked ``kept`` table: its sums, period and stated unit prices."""
     total = db.execute(
@@ -188,6 +212,12 @@ def _rate(
         "sum(CAST(ConsumedQuantity AS DOUBLE)), min(period_start), max(period_end) FROM kept"
     ).fetchone()
     rows, cost, hours, first, last = total
+    for column, total_value in (("EffectiveCost", cost), ("ConsumedQuantity", hours)):
+        if not math.isfinite(total_value):
+            raise InputError(
+                f"{path}: {column}: the {rows} kept row(s) sum to {total_value:g}, past any "
+                "finite figure: no rate can be derived from them"
+            )
     if hours <= 0:
         raise InputError(
             f"{path}: ConsumedQuantity: the {rows} kept row(s) sum to {hours:g} hours; "
@@ -220,7 +250,11 @@ def _rate(
         ),
         instance_type_columns=instance_columns,
         kept=kept,
-        warnings=row_warnings(db, rows),
+        warnings=(*notes, *row_warnings(db, rows)),
+        pricing_category=blend.pricing_category,
+        commitment=blend.commitment,
+        billing_account=blend.billing_account,
+        problems=blend.problems,
     )
 
 
@@ -232,14 +266,29 @@ def focus_version(columns: set[str]) -> str:
     return "1.0"
 
 
-def _is_parquet(path: Path) -> bool:
-    """A Parquet file starts with ``PAR1``; anything else is read as CSV (``path`` was hashed
-    already, so it can be opened)."""
+SNIFF_BYTES = 64 << 10
+"""How much of a file is looked at before DuckDB scans it: a text export holds no NUL byte."""
+
+
+def _is_parquet(path: Path, source_file: Path) -> bool:
+    """A Parquet file starts with ``PAR1``; anything else is read as CSV (``source_file`` was
+    hashed already, so it can be opened), refused at once if its first bytes hold a NUL (a
+    sparse or binary file is no CSV: scanning gigabytes of it would only end in an error).
+    Errors name ``path``, never the private copy."""
     try:
-        with path.open("rb") as handle:
-            return handle.read(4) == b"PAR1"
+        with source_file.open("rb") as handle:
+            head = handle.read(SNIFF_BYTES)
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if head.startswith(b"PAR1"):
+        return True
+    nul = head.find(b"\x00")
+    if nul >= 0:
+        raise InputError(
+            f"{path}: byte {nul + 1} is a NUL: not a FOCUS export (CSV is "
+            "text; Parquet starts with PAR1)"
+        )
+    return False
 
 
 def _quote(name: str) -> str:
@@ -262,6 +311,12 @@ def _require(path: Path, present: set[str], filters: FocusFilter) -> None:
         "region": (filters.region, _REGION_COLUMNS),
         "sku": (filters.sku, ("SkuId",)),
         "pricing_category": (filters.pricing_category, ("PricingCategory",)),
+        "billing_account": (filters.billing_account, ("BillingAccountId",)),
+        "sub_account": (filters.sub_account, ("SubAccountId",)),
+        "commitment": (
+            None if filters.commitment in (None, "none") else filters.commitment,
+            ("CommitmentDiscountId",),
+        ),
     }
     for field, (value, names) in alternatives.items():
         if value is not None and not present & set(names):
@@ -307,6 +362,29 @@ def _conditions(
         if value is not None:
             sql, params = any_of(names, value)
             out.append(_Condition(f"{label} = {value}", sql, params))
+    for label, value, column in (
+        ("billing_account", filters.billing_account, "BillingAccountId"),
+        ("sub_account", filters.sub_account, "SubAccountId"),
+    ):
+        if value is not None:
+            out.append(_Condition(f"{label} = {value}", f"trim({column}) = ?", (value,)))
+    if filters.commitment == "none":
+        if "CommitmentDiscountId" in present:
+            out.append(
+                _Condition(
+                    "commitment = none (no CommitmentDiscountId)",
+                    "coalesce(trim(CommitmentDiscountId), '') = ''",
+                    (),
+                )
+            )
+    elif filters.commitment is not None:
+        out.append(
+            _Condition(
+                f"commitment = {filters.commitment}",
+                "trim(CommitmentDiscountId) = ?",
+                (filters.commitment,),
+            )
+        )
     if filters.instance_type is not None:
         text = ", ".join(_quote(name) for name in instance_columns)
         word = re.escape(filters.instance_type.lower())

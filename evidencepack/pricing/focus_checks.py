@@ -21,6 +21,11 @@ class _Db(Protocol):
         """Run one parameterised statement."""
 
 
+ABSURD = {"ConsumedQuantity": 1e9, "EffectiveCost": 1e12}
+"""The largest magnitude a kept row's hours or cost may have: past it the row is damaged (a
+billion hours is 114,000 years; 1e12 is the spec's own limit on money)."""
+
+
 def _hour_units(units: tuple[str, ...]) -> list[str]:
     return sorted({unit.strip().lower() for unit in units})
 
@@ -60,6 +65,17 @@ def check_kept(db: _Db, path: Path, hour_units: tuple[str, ...]) -> str:
         if bad is not None:
             what = "is empty" if bad[1] is None else f"{bad[1]!r} is not a number"
             raise InputError(f"{path}: data row {bad[0]}: {column} {what}")
+        limit = ABSURD[column]
+        past = db.execute(
+            f"SELECT data_row, {column} FROM kept WHERE abs(CAST({column} AS DOUBLE)) > ? "
+            "ORDER BY data_row LIMIT 1",
+            [limit],
+        ).fetchone()
+        if past is not None:
+            raise InputError(
+                f"{path}: data row {past[0]}: {column} {past[1]} is past any bill (at most "
+                f"{limit:g} in magnitude): a damaged or hostile row"
+            )
     bad_period = db.execute(
         "SELECT data_row, ChargePeriodStart, ChargePeriodEnd FROM kept "
         "WHERE period_start IS NULL OR period_end IS NULL ORDER BY data_row LIMIT 1"
@@ -133,7 +149,7 @@ def csv_damage(path: Path) -> str | None:
     """
     try:
         with path.open(newline="", encoding="utf-8") as handle:
-            reader = csv.reader(handle, strict=True)
+            reader = csv.reader(_bounded_lines(handle), strict=True)
             width = len(next(reader, []))
             for row in reader:
                 if len(row) != width:
@@ -141,6 +157,8 @@ def csv_damage(path: Path) -> str | None:
                         f"line {reader.line_num}: {len(row)} cell(s) where the header has "
                         f"{width} (a truncated file, or a quote left open?)"
                     )
+    except _LineTooLong as exc:
+        return f"line {exc.line}: longer than {MAX_LINE_CHARS:,} characters: not a CSV export"
     except csv.Error as exc:
         return f"line {reader.line_num}: {exc} (a truncated file, or a quote left open?)"
     except UnicodeDecodeError as exc:
@@ -148,3 +166,28 @@ def csv_damage(path: Path) -> str | None:
     except OSError:
         return None
     return None
+
+
+MAX_LINE_CHARS = 1 << 20
+"""The longest physical line ``csv_damage`` reads: a FOCUS row is a few kilobytes."""
+
+
+class _LineTooLong(Exception):
+    """A physical line past ``MAX_LINE_CHARS`` (a sparse or binary file read as text)."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def _bounded_lines(handle: Any) -> Any:
+    """The lines of a text file, each read with a bound (never a 2 GiB line into memory)."""
+    number = 0
+    while True:
+        line = handle.readline(MAX_LINE_CHARS + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > MAX_LINE_CHARS:
+            raise _LineTooLong(number)
+        yield line

@@ -73,15 +73,45 @@ class FocusRate(StrictModel):
         description="The rows left after each filter, from the whole file to the kept rows."
     )
     warnings: tuple[str, ...] = Field(
-        default=(), description="What a reader of the rate should know (zero-cost rows, ...)."
+        default=(),
+        description="What a reader of the rate should know: the rows each rule excluded "
+        "(credits, zero-cost rows), netted or zero-cost rows kept.",
+    )
+    pricing_category: str | None = Field(
+        default=None,
+        description="The one PricingCategory of the kept rows (Standard: on-demand, Committed, "
+        "Dynamic: spot); None when the file has no such column or the rows blend several.",
+    )
+    commitment: str | None = Field(
+        default=None,
+        description="`none` when no kept row is covered by a commitment discount, else the one "
+        "CommitmentDiscountId; None when unknown or blended.",
+    )
+    billing_account: str | None = Field(
+        default=None,
+        description="The one BillingAccountId of the kept rows; None when the file has no such "
+        "column or the rows blend several.",
+    )
+    problems: tuple[str, ...] = Field(
+        default=(),
+        description="What the kept rows blend that the filter must separate (two billing "
+        "accounts, pricing categories or commitments): the price fails PRICE.",
     )
 
     def summary(self) -> str:
         """The rate and where it comes from, in one sentence for a claim ledger."""
         start = self.period_start.strftime("%Y-%m-%d %H:%M")
         end = self.period_end.strftime("%Y-%m-%d %H:%M")
+        terms = [
+            f"PricingCategory {self.pricing_category}" if self.pricing_category else "",
+            {None: "", "none": "no commitment"}.get(
+                self.commitment, f"commitment {self.commitment}"
+            ),
+            f"billing account {self.billing_account}" if self.billing_account else "",
+        ]
+        priced = f" ({', '.join(t for t in terms if t)})" if any(terms) else ""
         return (
-            f"{plain(self.rate_per_hour)} {self.currency} per hour: EffectiveCost "
+            f"{plain(self.rate_per_hour)} {self.currency} per hour{priced}: EffectiveCost "
             f"{plain(self.effective_cost)} {self.currency} over {plain(self.hours)} hours in "
             f"{self.rows} row(s) of the FOCUS {self.focus_version} export "
             f"{Path(self.file.path).name} (sha256 {self.file.sha256[:12]}), charge periods "

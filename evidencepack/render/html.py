@@ -24,7 +24,6 @@ from ..analyze.models import (
     Capacity,
     CheckResult,
     Claim,
-    ComparabilityRow,
     Cost,
     DecisionDocument,
     LoadPoint,
@@ -38,6 +37,12 @@ from ..resources import templates_dir
 from ..spec.models import Candidate, Price
 from . import charts, plain
 from .body import BODY_LIMIT, BodySelection, select_body
+from .comparability_view import (
+    ComparabilitySummary,
+    ComparabilityView,
+    comparability_summary,
+    merge_comparability,
+)
 from .curve_chart import CurveChart, curve_chart
 from .evidence import EvidenceList, InputGroup, evidence_list, group_inputs, split_common_folder
 from .formatting import FILTERS
@@ -150,34 +155,12 @@ class CheckGroup:
 
 
 @dataclass(frozen=True)
-class ComparabilityView:
-    """Consecutive comparability rows of one candidate that say the same thing, as one row."""
-
-    findings: ComparabilityRow
-    """The first of the rows; the others differ from it only in the subject."""
-    folder: str
-    subjects: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class MatrixRow:
     """One candidate's checks at a glance: per check id the worst status, ``WAIVED`` for a
     waived FAIL, or None where the check did not run for it."""
 
     candidate: CandidateView
     cells: tuple[str | None, ...]
-
-
-@dataclass(frozen=True)
-class ComparabilitySummary:
-    """One candidate's comparability in one row: how many subjects match the envelope, which
-    fields differ and which nobody states."""
-
-    candidate: CandidateView
-    subjects: int
-    like_for_like: int
-    differing: tuple[str, ...]
-    unknown: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -353,10 +336,10 @@ def build_view(
             MatrixRow(c, tuple(_cell(c.checks, check_id) for check_id in check_ids)) for c in body
         ),
         general_checks=tuple(v for g in grouped for v in g.checks if v.check.candidate is None),
-        comparability_summary=tuple(_comparability_summary(c) for c in body),
+        comparability_summary=tuple(comparability_summary(c, decision.spec) for c in body),
         claims=claims,
         check_groups=grouped,
-        comparability=_merge_comparability(decision.comparability),
+        comparability=merge_comparability(decision.comparability),
         input_groups=groups,
         cost_chart=charts.cost_chart(costs),
         quality_chart=charts.quality_chart(qualities),
@@ -399,17 +382,6 @@ def _cell(checks: tuple[CheckResult, ...], check_id: str) -> str | None:
     return max(statuses, key=_SEVERITY.__getitem__) if statuses else None
 
 
-def _comparability_summary(candidate: CandidateView) -> ComparabilitySummary:
-    mine = candidate.record.comparability
-    return ComparabilitySummary(
-        candidate=candidate,
-        subjects=len(mine),
-        like_for_like=sum(1 for r in mine if r.like_for_like),
-        differing=tuple(dict.fromkeys(d.field for r in mine for d in r.differences)),
-        unknown=tuple(dict.fromkeys(u for r in mine for u in r.unknown)),
-    )
-
-
 def _group_checks(checks: tuple[CheckView, ...]) -> tuple[CheckGroup, ...]:
     grouped: dict[str, list[CheckView]] = {key: [] for key, _, _ in CHECK_GROUPS}
     for view in checks:
@@ -420,26 +392,6 @@ def _group_checks(checks: tuple[CheckView, ...]) -> tuple[CheckGroup, ...]:
         for key, title, _ in CHECK_GROUPS
         if grouped[key]
     )
-
-
-def _merge_comparability(rows: tuple[ComparabilityRow, ...]) -> tuple[ComparabilityView, ...]:
-    """Merge runs of consecutive rows with the same candidate, kind and findings (a load sweep's
-    five runs usually say the same thing), keeping every subject."""
-    merged: list[tuple[ComparabilityRow, list[str]]] = []
-    for row in rows:
-        if merged and _same_findings(merged[-1][0], row):
-            merged[-1][1].append(row.subject)
-        else:
-            merged.append((row, [row.subject]))
-    views = []
-    for row, subjects in merged:
-        folder, labels = split_common_folder(subjects)
-        views.append(ComparabilityView(findings=row, folder=folder, subjects=labels))
-    return tuple(views)
-
-
-def _same_findings(a: ComparabilityRow, b: ComparabilityRow) -> bool:
-    return a.model_dump(exclude={"subject"}) == b.model_dump(exclude={"subject"})
 
 
 @functools.lru_cache(maxsize=1)

@@ -14,6 +14,7 @@ from ..analyze.judgements import BasisCost
 from ..analyze.models import CandidateVerdict, CheckResult, DecisionDocument
 from ..analyze.record import CandidateRecord
 from ..analyze.robustness import BASIS_WORDS, COST_BASIS, basis_words
+from ..spec.metrics import metric_range
 
 GLOSSARY: tuple[tuple[str, str], ...] = (
     ("C1", "the MLPerf scenario (and its latency limits) against the traffic"),
@@ -29,7 +30,8 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("PROV-MLPERF", "each MLPerf result valid under its round's rules"),
     ("PROV-DATA", "each run's own data consistent and possible"),
     ("PROV-MODEL", "every run and score set is of the envelope's model"),
-    ("DECISION", "a candidate is eligible and the chosen one is it"),
+    ("DECISION", "a candidate is eligible and the chosen one is it, or the reason recorded"),
+    ("GOVERNANCE", "the sign-off follows the rules of the house (waivers, approvals)"),
     ("TTFT", "time to first token: how long a user waits for the answer to start"),
     ("TPOT", "time per output token: how fast the answer streams"),
     ("p99", "the 99th percentile: 99 of 100 requests are at least this fast"),
@@ -77,6 +79,7 @@ def _sentence(check: CheckResult, doc: DecisionDocument) -> str:
         "PROV-MLPERF": _mlperf,
         "PROV-DATA": _data,
         "DECISION": _decision,
+        "GOVERNANCE": _governance,
     }.get(check.id)
     return special(check, doc) if special else f"{check.title}: see the checklist."
 
@@ -110,7 +113,15 @@ def _c5(check: CheckResult, doc: DecisionDocument) -> str:
 
 def _price(check: CheckResult, doc: DecisionDocument) -> str:
     if check.status == "FAIL":
-        return "Its price cannot be compared as stated (currency or date)."
+        return (
+            "Its price cannot be used as stated (currency, date, billing unit, or bill rows "
+            "that mix accounts or pricing terms)."
+        )
+    if "excluded" in check.reason and "kept row(s)" in check.reason:
+        return (
+            "Some rows of its bill were left out of its rate by rule (credits, refunds, or "
+            "hours that cost nothing): see the checklist."
+        )
     return "Its price quote is stale, undated or past its validity."
 
 
@@ -130,6 +141,10 @@ def _data(check: CheckResult, doc: DecisionDocument) -> str:
             "should; that run sizes nothing."
         )
     return "Some of its run data is inconsistent and was left out."
+
+
+def _governance(check: CheckResult, doc: DecisionDocument) -> str:
+    return f"The sign-off breaks a rule of the house: {check.reason}."
 
 
 def _decision(check: CheckResult, doc: DecisionDocument) -> str:
@@ -178,9 +193,21 @@ def why(doc: DecisionDocument) -> str | None:
     quality = ""
     q = next((q for q in doc.quality if q.candidate == best.id), None)
     if q is not None and q.judged_value is not None:
-        quality = f" and the quality bar ({q.judged_value:.1%} against {q.bar_threshold:.0%})"
+        # page 1 is full: the coverage is said there when the set does not cover the dataset
+        short = q.coverage is not None and q.items_scored != q.dataset_items
+        covered = f", {q.coverage}" if short else ""
+        scale = metric_range(q.metric, None)
+        if scale is not None and (scale.low, scale.high) == (0.0, 1.0):
+            value, bar = f"{q.judged_value:.1%}", f"{q.bar_threshold:.0%}"
+        else:  # not a fraction, or a scale the spec states: the metric's own numbers
+            value, bar = f"{q.judged_value:.4g}", f"{q.bar_threshold:g}"
+        quality = f" and the quality bar ({value} against {bar}{covered})"
     text = f"{best.id} meets the latency objectives{quality} at {money}"
-    if robust.runner_up is not None:
+    if robust.runner_up is not None and doc.objective != "lowest_cost_at_slo":
+        # the call rests on accelerators or quality: said in their unit, never as a cost
+        if robust.close is not None:
+            text += f"; {robust.close}"
+    elif robust.runner_up is not None:
         second = next(v for v in doc.candidates if v.id == robust.runner_up)
         if second.cost_per_month is not None and robust.margin is not None:
             text += (

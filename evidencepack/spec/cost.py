@@ -26,6 +26,10 @@ Basis = Literal["price", "on_demand", "reserved", "spot", "own"]
 """A cost basis: the quoted ``price`` (the default), a ``rent`` term, or ``own``."""
 
 
+MIN_LIFE_YEARS = 0.25
+"""The shortest life a bought server may be spread over: below a quarter the capital per month
+is past any real figure (and 1e-300 years divides by zero)."""
+
 DEFAULT_HOUR_UNITS: tuple[str, ...] = ("Hours", "Hour", "Hrs", "Hr")
 """The ``ConsumedUnit`` values read as hours unless a filter names others."""
 
@@ -72,6 +76,34 @@ class FocusFilter(StrictModel):
         default=None,
         description="The PricingCategory to keep, case-insensitively: Standard (on-demand), "
         "Committed (reserved, savings plan), Dynamic (spot) or Other.",
+    )
+    billing_account: NonEmptyStr | None = Field(
+        default=None,
+        description="The BillingAccountId to keep, matched exactly. Without it the kept rows "
+        "must all belong to one billing account: rows of a second account (a sandbox, another "
+        "team) are never blended into the rate (PRICE fails naming both).",
+    )
+    sub_account: NonEmptyStr | None = Field(
+        default=None, description="The SubAccountId to keep, matched exactly."
+    )
+    commitment: NonEmptyStr | None = Field(
+        default=None,
+        description="The commitment the rate is taken under: `none` keeps the rows no "
+        "commitment discount covers (empty CommitmentDiscountId), any other value is matched "
+        "exactly against CommitmentDiscountId. Without it the kept rows must not mix covered "
+        "and uncovered rows, or two commitments (PRICE fails naming them).",
+    )
+    credits: Literal["exclude", "net"] = Field(
+        default="exclude",
+        description="Kept rows with a negative EffectiveCost or ConsumedQuantity, or ChargeClass "
+        "Correction (credits, refunds, corrections): `exclude` (default) leaves them out of the "
+        "rate, counted in the decision; `net` nets them against the usage.",
+    )
+    zero_cost: Literal["exclude", "include"] = Field(
+        default="exclude",
+        description="Kept rows whose EffectiveCost is 0 (covered by a commitment bought "
+        "elsewhere, a credit or a free tier): `exclude` (default) leaves their hours out of the "
+        "rate, counted in the decision; `include` counts their hours at no cost.",
     )
     hour_units: tuple[NonEmptyStr, ...] = Field(
         default=DEFAULT_HOUR_UNITS,
@@ -141,8 +173,8 @@ class Own(Sourced):
 
     purchase_price_per_server: Annotated[float, Strict(), Field(gt=0, le=1e9)]
     """What one server costs to buy."""
-    life_years: Annotated[float, Strict(), Field(gt=0, le=15, allow_inf_nan=False)]
-    """Years the servers serve before they are replaced (over 0, at most 15)."""
+    life_years: Annotated[float, Strict(), Field(ge=MIN_LIFE_YEARS, le=15, allow_inf_nan=False)]
+    """Years the servers serve before they are replaced (from 0.25, three months, to 15)."""
     residual_value_per_server: Money = 0.0
     """What one server resells for at the end of its life (less than the purchase price)."""
     financing_rate: Annotated[float, Strict(), Field(ge=0, le=1, allow_inf_nan=False)] = 0.0

@@ -11,9 +11,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated
 
-from pydantic import Field, Strict
+from pydantic import Field, Strict, model_validator
 
-from .._models import Fraction, NonEmptyStr, Sha256Hex
+from .._models import Fraction, NonEmptyStr, PositiveFloat, Sha256Hex
 from .types import Currency, PositiveInt, SpecModel
 
 
@@ -65,6 +65,15 @@ class FitPolicy(SpecModel):
     token_tolerance: Fraction = 0.25
     """How far a run's mean input and output token lengths may lie from the traffic's (a fraction
     of the traffic's mean; default 0.25, i.e. +-25%)."""
+    tail_tolerance: Fraction = 0.4
+    """How far a run's p90 and p99 prompt and output lengths (from its per-request rows) may lie
+    from the traffic's stated p90 and p99 (a fraction of the traffic's; default 0.4, i.e. +-40%):
+    prompts that all lie near the mean never size a traffic with a long tail."""
+    min_duration_s: PositiveFloat = 60.0
+    """The shortest run (seconds, first request sent to last completed) that can show steady-state
+    capacity (default 60): a short burst measures a queue filling, not a rate it can hold."""
+    min_requests: PositiveInt = 100
+    """The fewest requests a run must send to size capacity (default 100)."""
     max_age_days: PositiveInt = 365
     """How old (days before ``decision.date``) a run, score set or price may be; nothing dated after
     the decision counts (default 365)."""
@@ -93,3 +102,15 @@ class ExchangeRate(SpecModel):
     """The date of the rate."""
     source: NonEmptyStr
     """Where the rate comes from (a central bank's reference rate, a treasury desk)."""
+    to: Currency | None = None
+    """The currency the rate is stated in: ``currency: EUR, rate: 1.08, to: USD`` reads 1 EUR =
+    1.08 USD. Default: the decision's currency. A rate whose ``to`` is the price's currency and
+    whose ``currency`` is the decision's is typed the wrong way round: PRICE fails."""
+
+    @model_validator(mode="after")
+    def _two_currencies(self) -> ExchangeRate:
+        if self.to == self.currency:
+            raise ValueError(
+                f"a rate converts between two currencies, not {self.currency} to itself"
+            )
+        return self

@@ -15,6 +15,8 @@ from .._models import Fraction, NonEmptyStr, NonNegativeFloat, Sha256Hex
 from ..limits import MAX_RAISED_INPUT_FILE_BYTES
 from .cost import Basis, Facility, FocusPrice, Own, Power, QuotePrice, Rent
 from .fit import DeclaredConditions, ExchangeRate, FitPolicy
+from .governance import Governance
+from .metrics import ScoreRange
 from .model_signature import ModelSignature
 from .types import (
     CheckId,
@@ -70,7 +72,12 @@ class Dataset(SpecModel):
     digest: Sha256Hex | None = None
     """sha256 of the dataset (give it, ``path``, or both)."""
     path: str | None = None
-    """The dataset file, relative to the spec (give it, ``digest``, or both)."""
+    """The dataset file, relative to the spec (give it, ``digest``, or both). When it names its
+    items (an ``id``, ``item_id``, ``doc_id`` or ``sample_id`` per JSON line, JSON object or CSV
+    row), a score set's item ids are matched with them."""
+    split: NonEmptyStr | None = None
+    """The split the bar is judged on (e.g. ``test``); a score set that names another split does
+    not fit."""
 
 
 class QualityBar(SpecModel):
@@ -120,6 +127,17 @@ class Scoring(SpecModel):
         description="the score set the bar is judged on; without it, the set whose metric is "
         "`metric` with the most items (the report says which and why)",
     )
+    range: ScoreRange | None = Field(
+        default=None,
+        description="the range an item's score can take (e.g. {min: 0, max: 100}); without it, "
+        "0 to 1 for a rate (pass_rate, accuracy, exact_match, f1, *_rate, pass@k), 0 or more "
+        "for a count, else none. A score outside it fails PROV-DATA and never judges the bar",
+    )
+    missing_items: Literal["count_as_failed", "not_fit"] = Field(
+        default="count_as_failed",
+        description="a dataset item the judged score set does not score: counted as failed "
+        "(the metric's worst score; default), or the set does not judge the bar (not_fit)",
+    )
 
 
 class TokenLengths(SpecModel):
@@ -150,6 +168,10 @@ class Traffic(SpecModel):
     utilisation: Fraction = Field(default=0.6, gt=0)
     """The share of paid capacity expected to do useful work (over 0, at most 1; default 0.6); cost
     per token divides by it."""
+    arrival: Literal["poisson", "bursty", "uniform", "any"] = "poisson"
+    """How the production requests arrive (default ``poisson``: independent users). A run whose
+    arrivals are of another kind (vLLM ``--burstiness`` outside 0.5..2, constant-rate arrivals,
+    bursts) does not fit; ``any`` accepts every arrival process."""
 
 
 class Slo(SpecModel):
@@ -451,6 +473,12 @@ class PackSpec(SpecModel):
     """How the recommendation is picked among eligible candidates."""
     chosen: Slug | None = None
     """The candidate the team chose, checked against the recommendation."""
+    chosen_reason: NonEmptyStr | None = None
+    """Why the team chose ``chosen`` when it departs from the recommendation: required then
+    (DECISION fails without it), quoted in the decision."""
+    governance: Governance = Field(default_factory=Governance)
+    """The rules of the house the sign-off is checked against (GOVERNANCE): segregation of the
+    waiver's approver from the decision's owner, waiver expiry, approvals after the evidence."""
     waivers: list[Waiver] = Field(default_factory=list)
     """Accepted findings: a waived FAIL no longer fails the gate."""
     approvals: list[Approval] = Field(default_factory=list)

@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from .located import Loc
+from .metrics import metric_range
 from .types import KNOWN_ROUNDS
 
 MIN_UTILISATION = 0.01
@@ -111,6 +112,14 @@ def semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
                 )
     if spec.dataset.digest is None and spec.dataset.path is None:
         yield ("dataset",), "give the dataset's digest, its path, or both"
+    scale = metric_range(spec.scoring.metric, spec.scoring.range)
+    if scale is not None and not scale.holds(spec.scoring.bar.threshold):
+        yield (
+            ("scoring", "bar", "threshold"),
+            f"{spec.scoring.bar.threshold:g} is outside {spec.scoring.metric}'s range "
+            f"{scale.text()} ({scale.source}): give the bar on the metric's own scale, or "
+            "state scoring.range",
+        )
     if spec.traffic.utilisation < MIN_UTILISATION:
         yield (
             ("traffic", "utilisation"),

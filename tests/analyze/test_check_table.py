@@ -6,22 +6,23 @@ import re
 
 from evidencepack.analyze.check_base import CandidateContext, Check
 from evidencepack.analyze.checks import CHECKS, DECISION, TITLES, run_checks
+from evidencepack.analyze.governance import GOVERNANCE
 from evidencepack.analyze.models import CheckResult
 
 from ..conftest import REPO_ROOT
 
 
 def test_every_check_has_one_entry_and_a_readme_row() -> None:
-    ids = [check.id for check in (*CHECKS, DECISION)]
+    ids = [check.id for check in (*CHECKS, DECISION, GOVERNANCE)]
     assert len(ids) == len(set(ids)) >= 12
     assert all(check.judge is not None for check in CHECKS)
-    assert {check.id: check.title for check in (*CHECKS, DECISION)} == TITLES
+    assert {check.id: check.title for check in (*CHECKS, DECISION, GOVERNANCE)} == TITLES
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     rows = dict(
         re.findall(r"^\| (C\d|[A-Z]+(?:-[A-Z]+)?)\b[^|]*\| (yes|no) \|", readme, flags=re.M)
     )
     assert set(ids) <= set(rows), f"README's checks table lacks {sorted(set(ids) - set(rows))}"
-    hard = {check.id: "yes" if check.hard else "no" for check in (*CHECKS, DECISION)}
+    hard = {check.id: "yes" if check.hard else "no" for check in (*CHECKS, DECISION, GOVERNANCE)}
     assert {i: rows[i] for i in ids} == hard
 
 

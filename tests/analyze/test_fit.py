@@ -5,6 +5,7 @@ changed sizing. Now each is shown as not fitting (sizing unchanged) or fails the
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 from pathlib import Path
@@ -55,7 +56,10 @@ def _check(doc: DecisionDocument, check_id: str, candidate: str | None) -> Any:
 def _fast_vllm(**fields: Any) -> dict[str, Any]:
     """A vLLM ``bench serve`` result that meets the sample's SLO at a high rate, with the
     traffic's token lengths (1,800 in, 260 out), so only the edited field can keep it out."""
-    result = vllm_result(requests(200, seed=3), detailed=False)
+    # 200 requests over about 100 s: long and large enough for steady state (fit.min_*).
+    sent = requests(200, seed=3)
+    sent = dataclasses.replace(sent, start_times=[t * 20 for t in sent.start_times])
+    result = vllm_result(sent, detailed=False)
     completed = result["completed"]
     result.update(
         model_id="acme/contract-summariser-70b-fp8 (sample)",
@@ -112,6 +116,9 @@ def test_a_data_parallel_run_is_divided_by_its_replicas(samples: Path) -> None:
     one = _fast_vllm(request_rate=2.0)
     four = dict(one)
     for key in ("request_throughput", "output_throughput", "total_token_throughput"):
+        four[key] = one[key] * 4
+    # Four replicas complete four times the requests in the same time: the counts say so too.
+    for key in ("num_prompts", "completed", "total_input_tokens", "total_output_tokens"):
         four[key] = one[key] * 4
     four["request_rate"] = 8.0
     write_json(samples / "dp4.json", four)

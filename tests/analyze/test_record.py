@@ -31,9 +31,9 @@ def test_the_document_is_made_from_the_records(samples: Path) -> None:
     lists = document_lists(records)
     for name, items in lists.items():
         got = getattr(doc, name)
-        # the decision's own check (DECISION) follows every candidate's checks
+        # the decision's own checks (DECISION, GOVERNANCE) follow every candidate's checks
         assert (got[: len(items)] if name == "checks" else got) == items, name
-    assert [c.id for c in doc.checks[len(lists["checks"]) :]] == ["DECISION"]
+    assert [c.id for c in doc.checks[len(lists["checks"]) :]] == ["DECISION", "GOVERNANCE"]
     # every record holds only its own candidate's findings, checks and claims
     for r in records:
         assert {c.candidate for c in r.checks} == {r.id}

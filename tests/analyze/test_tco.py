@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from evidencepack._cli import main
+from evidencepack.analyze.tco import annual_capital
 from evidencepack.errors import SpecError
 from evidencepack.pipeline import CompileOptions, check
+from evidencepack.spec.cost import Own
 from evidencepack.spec.load import load_spec
 
 from .test_fit import _edit
@@ -85,7 +87,12 @@ def test_check_prints_each_basis_and_the_energy(
         (
             "      life_years: 5\n      residual_value_per_server: 30000\n",
             "      life_years: -5\n      residual_value_per_server: 30000\n",
-            "life_years: Input should be greater than 0",
+            "life_years: Input should be greater than or equal to 0.25",
+        ),
+        (  # a life of 1e-300 years divided by zero in the annuity (issue 42)
+            "      life_years: 5\n      residual_value_per_server: 30000\n",
+            "      life_years: 1.0e-300\n      residual_value_per_server: 30000\n",
+            "life_years: Input should be greater than or equal to 0.25",
         ),
         (
             "      residual_value_per_server: 30000\n",
@@ -128,3 +135,17 @@ def test_a_cost_in_another_currency_and_a_stale_quote_are_named(samples: Path) -
     assert own.per_month is None
     assert own.reason is not None
     assert "EUR" in own.reason
+
+
+def test_a_negligible_financing_rate_is_the_straight_line() -> None:
+    """(1 + 1e-300)^5 rounds to 1: the annuity tends to the straight line, never divides by 0."""
+    own = Own(
+        purchase_price_per_server=240000.0,
+        life_years=5.0,
+        residual_value_per_server=30000.0,
+        financing_rate=1e-300,
+    )
+    assert annual_capital(own) == pytest.approx((240000 - 30000) / 5)
+    assert annual_capital(own.model_copy(update={"financing_rate": 0.06})) == pytest.approx(
+        (240000 - 30000 / 1.06**5) * 0.06 / (1 - 1.06**-5)
+    )

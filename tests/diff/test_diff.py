@@ -192,9 +192,11 @@ def test_a_price_change_that_flips_the_recommendation_fails(
     chosen = next(c for c in doc["candidates"] if c["id"] == "mi325x-vllm")
     assert chosen["cost_per_month"]["relative"] == pytest.approx(5.0 / 2.9 - 1)
     assert [i["pack_path"] for i in doc["inputs"]] == ["inputs/pack.yaml"]
-    # DECISION warns on both sides (the old for the mixed billing bases, the new because the
-    # chosen candidate is no longer the recommendation): its status did not change
-    assert not [c for c in doc["checks"] if c["id"] == "DECISION"]
+    # DECISION warned in the old pack (the mixed billing bases); in the new the chosen
+    # candidate is no longer the recommendation and the spec records no chosen_reason: FAIL
+    (decision,) = [c for c in doc["checks"] if c["id"] == "DECISION"]
+    assert (decision["old_status"], decision["new_status"]) == ("WARN", "FAIL")
+    assert "the spec records no chosen_reason" in decision["new_reason"]
 
 
 def test_a_tampered_pack_fails_verification_and_nothing_is_compared(

@@ -429,7 +429,12 @@ def test_check_decides_on_measured_runs(
     # loopback server's answers are short: the token lengths are let through for this test.
     today = dt.date.today().isoformat()
     text = text.replace("  date: 2026-11-30\n", f"  date: {today}\n")
-    text = text.replace("headroom: 0.25\n", "headroom: 0.25\nfit: {token_tolerance: 1.0}\n")
+    # The runs are short and few: the fit minima are lowered for them too.
+    text = text.replace(
+        "headroom: 0.25\n",
+        "headroom: 0.25\nfit: {token_tolerance: 1.0, tail_tolerance: 1.0, min_duration_s: 0.1, "
+        "min_requests: 1}\n",
+    )
     spec.write_text(text)
     assert main(["check", "--json", str(spec)]) in (0, 1)
     decision = json.loads(capsys.readouterr().out)

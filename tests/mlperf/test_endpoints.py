@@ -18,7 +18,7 @@ from evidencepack.mlperf.endpoints_checks import publication_checks
 from evidencepack.mlperf.endpoints_import import load_endpoints
 from evidencepack.mlperf.endpoints_models import EndpointsCurve
 from evidencepack.mlperf.endpoints_power import provisioned_power, tps_per_kw
-from evidencepack.mlperf.endpoints_read import find_endpoints
+from evidencepack.mlperf.endpoints_read import accuracy_scores, find_endpoints
 from evidencepack.mlperf.endpoints_rules import compute_regions
 from evidencepack.mlperf.importer import import_path
 from evidencepack.store import Store
@@ -301,6 +301,14 @@ def test_a_drifting_point_is_a_range_and_one_system_per_curve(v10: Path, tmp_pat
     assert ("point-duration", 20) in failed
     consistency = next(c for c in curve.failed if c.rule == "system-description-consistency")
     assert "system_name" in consistency.actual
+    (curve_dir / "r768/system_desc.json").unlink()
+    (curve_dir.parent / "system_power.json").unlink()
+    unpowered = _one(tmp_path)
+    power = next(c for c in unpowered.failed if c.rule == "power-descriptor")
+    assert (power.severity, power.actual) == ("reject", "no system_power.json")
+    assert all(p.tps_per_kw is None for p in unpowered.points)
+    desc = next(c for c in unpowered.failed if c.rule == "system-description-present")
+    assert desc.actual == "missing at r768"
 
 
 def test_publication_status_at_the_decision_date(v10: Path, tmp_path: Path) -> None:
@@ -365,3 +373,32 @@ def test_the_declared_steady_state_status_must_match_its_window(v10: Path, tmp_p
     assert ("steady-state-consistency", 512) in failed
     passed = {(c.rule, c.point) for c in curve.checks if c.status == "pass"}
     assert ("steady-state-consistency", 256) in passed
+
+
+def test_each_broken_submission_is_flagged_in_the_v07_layout_too(v07: Path) -> None:
+    curves = _curves(v07)
+    assert set(curves) == {*BROKEN, "valid_standardized"}
+    valid = curves["valid_standardized"]
+    assert valid.failed == ()
+    assert valid.regions is not None
+    # v0.7 fixed C_min at 32: Low 33-42 (r38), Medium 43-130 (r88), High 131-1000
+    assert (valid.regions.c_min, valid.regions.low, valid.regions.medium) == (
+        32,
+        (33, 42),
+        (43, 130),
+    )
+    for submission in BROKEN:
+        assert "low-concurrency-coverage" in _failed(curves[submission]), submission
+    assert "point-count" in _failed(curves["invalid_submission"])
+    assert "ultra-low-concurrency-coverage" in _failed(curves["sub_g"])
+    # v1.0-only rules are not judged on v0.7 results
+    offline = next(c for c in valid.checks if c.rule == "offline-point-present")
+    assert offline.status == "skip"
+    assert offline.actual.startswith("not a v0.7 rule (v1.0 only)")
+
+
+def test_accuracy_in_the_clients_own_shape(shared_data: Path) -> None:
+    client = next((shared_data / "mlperf/v6.1-endpoint-shapes").rglob("accuracy_results.json"))
+    scores = accuracy_scores(json.loads(client.read_text(encoding="utf-8")))
+    assert scores == {"shopify_product_catalogue::q3vl": pytest.approx(0.7878950642363143)}
+    assert accuracy_scores({"accuracy_scores": {"d": {"score": 0.5}}}) == {"d": 0.5}

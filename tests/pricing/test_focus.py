@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from evidencepack.errors import InputError
 from evidencepack.pricing.focus import read_focus
+from evidencepack.pricing.focus_checks import MAX_LINE_CHARS, csv_damage
 from evidencepack.provenance import file_record
 from evidencepack.spec.cost import FocusFilter
 from evidencepack.spec.located import load_located
@@ -69,6 +70,9 @@ def _expected(rows: list[Row], **want: str) -> tuple[int, float, float]:
             and (key != "until" or row["ChargePeriodStart"] < value)
             for key, value in want.items()
         )
+        # The default rules: credits, refunds and zero-cost rows are not usage to price.
+        and float(row["EffectiveCost"]) > 0
+        and float(row["ConsumedQuantity"]) >= 0
     ]
     return (
         len(kept),
@@ -80,11 +84,12 @@ def _expected(rows: list[Row], **want: str) -> tuple[int, float, float]:
 def test_g5_rate_as_counted_by_hand(focus_csv: Path) -> None:
     rate = read_focus(focus_csv, G5)
     # By hand: 5 full hours at EffectiveCost 2.00, 0.683889 h at 1.00, and two partial hours
-    # (0.296111 h, 0.303056 h) at 0.00: 11.00 USD over 6.283056 h.
-    assert rate.rows == 8
+    # (0.296111 h, 0.303056 h) at 0.00, which the zero-cost rule leaves out: 11.00 USD over
+    # 5.683889 h.
+    assert rate.rows == 6
     assert rate.effective_cost == pytest.approx(11.0)
-    assert rate.hours == pytest.approx(6.283056)
-    assert rate.rate_per_hour == pytest.approx(11.0 / 6.283056)
+    assert rate.hours == pytest.approx(5.683889)
+    assert rate.rate_per_hour == pytest.approx(11.0 / 5.683889)
     assert rate.currency == "USD"
     assert rate.focus_version == "1.0"
     assert rate.list_unit_price is not None
@@ -94,17 +99,27 @@ def test_g5_rate_as_counted_by_hand(focus_csv: Path) -> None:
     assert rate.period_start == dt.datetime(2024, 9, 12, 1, tzinfo=dt.UTC)
     assert rate.period_end == dt.datetime(2024, 9, 29, 22, tzinfo=dt.UTC)
     assert rate.instance_type_columns == ("ChargeDescription",)
-    assert [step.rows for step in rate.kept] == [1000, 997, 941, 308, 8]
-    assert rate.warnings
-    assert "2 of the 8 kept row(s) have EffectiveCost 0" in rate.warnings[0]
+    assert [step.rows for step in rate.kept] == [1000, 997, 941, 308, 8, 8, 6]
+    assert rate.kept[-1].filter == "zero-cost rows excluded"
+    assert rate.warnings[0].startswith("2 kept row(s) (first at data row ")
+    assert "0 USD, 0.599167 hours) with EffectiveCost 0" in rate.warnings[0]
+    assert (rate.pricing_category, rate.commitment) == ("Standard", "none")
+    assert rate.billing_account == "1234567890123"
+    assert rate.problems == ()
     manifest = (focus_csv.parent / "MANIFEST.tsv").read_text(encoding="utf-8")
     assert rate.file.sha256 in manifest
     assert rate.file.size_bytes == 755423
     assert rate.summary() == (
-        "1.75074 USD per hour: EffectiveCost 11 USD over 6.28306 hours in 8 row(s) of the FOCUS "
+        "1.93529 USD per hour (PricingCategory Standard, no commitment, billing account "
+        "1234567890123): EffectiveCost 11 USD over 5.68389 hours in 6 row(s) of the FOCUS "
         "1.0 export focus-1.0_sample_1000rows.csv (sha256 e91e5ac7edf0), charge periods "
         "2024-09-12 01:00 to 2024-09-29 22:00 UTC"
     )
+    # Counting the zero-cost rows' hours at no cost is a stated choice, and warned.
+    counted = read_focus(focus_csv, G5.model_copy(update={"zero_cost": "include"}))
+    assert (counted.rows, counted.hours) == (8, pytest.approx(6.283056))
+    assert counted.rate_per_hour == pytest.approx(11.0 / 6.283056)
+    assert "2 of the 8 kept row(s) have EffectiveCost 0" in counted.warnings[0]
 
 
 @pytest.mark.parametrize(
@@ -162,7 +177,7 @@ def test_one_row_changed_changes_the_rate(focus_csv: Path, tmp_path: Path) -> No
 
     changed = read_focus(_mutated(focus_csv, tmp_path, dearer), G5)
     assert changed.effective_cost == pytest.approx(12.0)
-    assert changed.rate_per_hour == pytest.approx(12.0 / 6.283056)
+    assert changed.rate_per_hour == pytest.approx(12.0 / 5.683889)
     assert changed.file.sha256 != read_focus(focus_csv, G5).file.sha256
 
 
@@ -229,8 +244,10 @@ def test_zero_hours_are_refused(focus_csv: Path, tmp_path: Path) -> None:
 
 
 def test_only_zero_cost_rows_give_no_rate(focus_csv: Path) -> None:
-    with pytest.raises(InputError, match="every one costs nothing"):
+    with pytest.raises(InputError, match="no usage row is left once the rules exclude"):
         read_focus(focus_csv, FocusFilter(instance_type="c5.2xlarge"))
+    with pytest.raises(InputError, match="every one costs nothing"):
+        read_focus(focus_csv, FocusFilter(instance_type="c5.2xlarge", zero_cost="include"))
 
 
 def test_no_match_says_what_each_filter_kept(focus_csv: Path) -> None:
@@ -261,8 +278,8 @@ def test_later_versions_and_provider_columns(focus_csv: Path, tmp_path: Path) ->
     rate = read_focus(_mutated(focus_csv, tmp_path, v11), G5)
     assert rate.focus_version == "1.1"
     assert rate.instance_type_columns == ("ChargeDescription", "SkuPriceDetails", "x_UsageType")
-    assert rate.rows == 8
-    assert rate.rate_per_hour == pytest.approx(11.0 / 6.283056)
+    assert rate.rows == 6
+    assert rate.rate_per_hour == pytest.approx(11.0 / 5.683889)
 
 
 def test_not_focus_at_all(tmp_path: Path) -> None:
@@ -328,6 +345,9 @@ def test_data_rows_are_counted_in_file_order_in_a_large_export(
         ("EffectiveCost", "NaN", "EffectiveCost 'NaN' is not a number"),
         ("EffectiveCost", "2,00", "EffectiveCost '2,00' is not a number"),
         ("ChargePeriodEnd", "soon", "ChargePeriodStart/ChargePeriodEnd"),
+        # A sum of 1e308 and more overflows to inf: the row is refused first (issue 42).
+        ("EffectiveCost", "1e308", "EffectiveCost 1e308 is past any bill"),
+        ("ConsumedQuantity", "-1e300", "ConsumedQuantity -1e300 is past any bill"),
     ],
 )
 def test_a_bad_value_on_a_kept_row_is_located(
@@ -365,13 +385,18 @@ def test_a_file_name_with_glob_characters_reads_only_that_file(
     _write(rows, tmp_path / "bill 2.csv")
     for path in (named, starred):
         rate = read_focus(path, G5)
-        assert rate.rows == 8
+        assert rate.rows == 6
         assert rate.effective_cost == pytest.approx(11.0)
 
 
 def test_a_net_negative_quantity_is_refused(focus_csv: Path) -> None:
     # The sample's one Azure VM row is a refund: -1 hour, -0.149 USD.
     with pytest.raises(InputError, match=r"the 1 kept row\(s\) sum to -1 hours"):
+        read_focus(
+            focus_csv, FocusFilter(provider="Microsoft", instance_type="DS11", credits="net")
+        )
+    # By default the refund is not usage: nothing is left to price.
+    with pytest.raises(InputError, match=r"no usage row is left .*1 kept row\(s\) \(first at"):
         read_focus(focus_csv, FocusFilter(provider="Microsoft", instance_type="DS11"))
 
 
@@ -380,7 +405,8 @@ def test_a_refund_row_is_netted(focus_csv: Path, tmp_path: Path) -> None:
     refund = dict(next(row for row in rows if _g5(row) and row["EffectiveCost"] != "0.00000000000"))
     refund["ConsumedQuantity"] = "-1.0"
     refund["EffectiveCost"] = "-2.0"
-    rate = read_focus(_write([*rows, refund], tmp_path / "focus.csv"), G5)
+    netted = G5.model_copy(update={"credits": "net", "zero_cost": "include"})
+    rate = read_focus(_write([*rows, refund], tmp_path / "focus.csv"), netted)
     assert rate.rows == 9
     assert rate.hours == pytest.approx(5.283056)
     assert rate.rate_per_hour == pytest.approx(9.0 / 5.283056)
@@ -396,3 +422,107 @@ def test_read_from_a_private_copy_names_the_cited_path(focus_csv: Path, tmp_path
     assert rate.file.sha256 == read_focus(focus_csv, G5).file.sha256
     with pytest.raises(InputError, match=r"^evidence/bill.csv: no row matches"):
         read_focus(cited, FocusFilter(instance_type="p5.48xlarge"), read_from=copy)
+
+
+def test_a_sparse_two_gib_export_is_refused_at_once(tmp_path: Path) -> None:
+    """A 2 GiB file of NUL bytes (sparse: no disk used) is refused from its first bytes, not
+    scanned into a MemoryError (issue 42)."""
+    sparse = tmp_path / "bill.csv"
+    with sparse.open("wb") as handle:
+        handle.truncate(2 << 30)
+    with pytest.raises(InputError, match=r"bill.csv: byte 1 is a NUL: not a FOCUS export"):
+        read_focus(sparse, G5)
+
+
+def test_a_csv_line_past_the_bound_is_named_not_read_whole(tmp_path: Path) -> None:
+    long = tmp_path / "long.csv"
+    long.write_text("a,b\n1,2\n" + "x" * (MAX_LINE_CHARS + 10) + "\n", encoding="utf-8")
+    assert (
+        csv_damage(long) == f"line 3: longer than {MAX_LINE_CHARS:,} characters: not a CSV export"
+    )
+
+
+SPEC_EXAMPLES = "pricing/focus-1.2-spec-examples/specification/data"
+
+
+def _spec_example(shared_data: Path, name: str, tmp_path: Path) -> Path:
+    """A FOCUS 1.2 worked example with the BillingCurrency column every real export has (the
+    specification's examples leave it out) and without their blank lines."""
+    lines = (shared_data / SPEC_EXAMPLES / name).read_text(encoding="utf-8").splitlines()
+    rows = [lines[0] + ",BillingCurrency", *(line + ",USD" for line in lines[1:] if line.strip())]
+    path = tmp_path / "example.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+FLEX = "commitment_discount_flexibility/"
+COMMITTED = "commitment_discount_scenarios/"
+
+
+@pytest.mark.parametrize(
+    ("name", "category", "rate", "commitment"),
+    [
+        (
+            FLEX + "one_hundred_percent_utilization_with_commitment_discount_flexibility_with_"
+            "1_resource.csv",
+            "Committed",
+            0.50,
+            "<my-commitment-discount-id>",
+        ),
+        (
+            FLEX + "one_hundred_percent_utilization_with_commitment_discount_flexibility_with_"
+            "1_resource.csv",
+            "Standard",
+            2.25,
+            "none",
+        ),
+        (
+            FLEX + "zero_percent_utilization_without_commitment_discount_flexibility.csv",
+            "Committed",
+            1.50,
+            "<my-commitment-discount-id>",
+        ),
+        (
+            FLEX + "zero_percent_utilization_without_commitment_discount_flexibility.csv",
+            "Standard",
+            2.00,
+            "none",
+        ),
+        # 0.75 used and 0.25 unused (no hours): the commitment's whole cost per hour used
+        (
+            COMMITTED + "commitment_discount_usage_scenario_3.csv",
+            "Committed",
+            1.00,
+            "<my-commitment-discount-id>",
+        ),
+        (
+            COMMITTED + "commitment_discount_usage_scenario_4.csv",
+            "Committed",
+            1.00,
+            "<my-commitment-discount-id>",
+        ),
+    ],
+)
+def test_focus_1_2_worked_examples_give_a_rate_per_pricing_category_and_commitment(
+    shared_data: Path, tmp_path: Path, name: str, category: str, rate: float, commitment: str
+) -> None:
+    path = _spec_example(shared_data, name, tmp_path)
+    got = read_focus(path, FocusFilter(pricing_category=category))
+    assert got.rate_per_hour == pytest.approx(rate)
+    assert (got.pricing_category, got.commitment, got.problems) == (category, commitment, ())
+    if "scenario_3" in name:
+        assert "the unused part of a commitment" in got.warnings[0]
+        assert "EffectiveCost 0.25 counts at no hours" in got.warnings[0]
+    # Unfiltered, on-demand and committed usage (where both are billed) blend: named.
+    blended = read_focus(path, FocusFilter())
+    if "scenario_3" not in name:
+        assert blended.pricing_category is None
+        assert any("blend 2 pricing categories: Committed (1 rows" in p for p in blended.problems)
+
+
+def test_a_focus_1_2_worked_example_as_published_lacks_billing_currency(
+    shared_data: Path,
+) -> None:
+    published = shared_data / SPEC_EXAMPLES / COMMITTED / "commitment_discount_usage_scenario_3.csv"
+    with pytest.raises(InputError, match="the required column\\(s\\) BillingCurrency are missing"):
+        read_focus(published, FocusFilter())

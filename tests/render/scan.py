@@ -18,6 +18,8 @@ ATTRIBUTE_SHAPES: dict[str, re.Pattern[str]] = {
         r"|no-referrer|width=device-width, initial-scale=1|evidencepack|\d{4}-\d{2}-\d{2})$"
     ),
     "class": re.compile(r"^[a-z0-9 -]+$"),
+    # page 1's section carries the pack digest for the running footer: 64 hex digits, ours
+    "data-pack-digest": re.compile(r"^[0-9a-f]{64}$"),
     "id": re.compile(r"^[a-z]+-[a-z0-9]+$"),
     "href": re.compile(r"^#[a-z]+-[a-z0-9]+$"),
     "colspan": re.compile(r"^\d+$"),

@@ -12,7 +12,7 @@ import pytest
 from evidencepack.errors import RenderError
 from evidencepack.render import html as render_html_module
 from evidencepack.render.evidence import listing_sha256
-from evidencepack.render.html import render_html
+from evidencepack.render.html import build_view, render_html
 from evidencepack.render.signing_plan import SigningPlan
 
 from . import fixture
@@ -69,12 +69,15 @@ def test_is_self_contained_with_a_restrictive_csp(report: str) -> None:
 
 def test_page_one_is_the_decision(report: str) -> None:
     doc = fixture.decision()
-    first = report[report.index('<section id="sec-decision">') : report.index('id="sec-contents"')]
+    first = report[report.index('<section id="sec-decision"') : report.index('id="sec-contents"')]
     text = scan(first).all_text()
     assert "Which accelerator configuration should serve" in text
     assert "Recommendation mi325x-vllm" in text
     assert "agrees with the recommendation" in text
-    assert fixture.EVIDENCE_DIGEST in text
+    # Page 1 names the pack by a short digest (the whole one is in the footer and in "How to
+    # verify this pack"), so a long page 1 never pushes it onto page 2.
+    assert f"Pack {fixture.EVIDENCE_DIGEST[:16]}\u2026 (sha256 of the evidence manifest)" in text
+    assert f'data-pack-digest="{fixture.EVIDENCE_DIGEST}"' in report
     assert fixture.SIGNER.line in text
     for verdict in doc.candidates:
         assert verdict.id in text
@@ -171,6 +174,7 @@ def test_verify_box_names_the_key_and_the_three_targets(report: str) -> None:
         assert f"evidencepack verify {target} --key PUBLIC_KEY.pem" in text
     assert f"sha256:{fixture.SIGNER.key_fingerprint}" in text
     assert fixture.EVIDENCE_DIGEST in text
+    assert f"Spec sha256 {fixture.decision().spec_sha256}" in text
 
 
 def test_approvals_are_labelled_as_stated_and_apart_from_the_signature(report: str) -> None:
@@ -337,3 +341,22 @@ def test_the_environment_escapes_and_is_strict() -> None:
     assert env.from_string("{{ x }}").render(x="<b>&") == "&lt;b&gt;&amp;"
     with pytest.raises(jinja2.UndefinedError):
         env.from_string("{{ y }}").render()
+
+
+def test_the_matrix_compares_the_candidates_stack_with_the_envelope() -> None:
+    """A candidate on another runtime than the envelope's says so in the matrix, beside its
+    evidence (which is held to the candidate's own stack)."""
+    import json
+
+    from evidencepack.analyze.models import DecisionDocument
+
+    from ..conftest import REPO_ROOT
+
+    data = json.loads((REPO_ROOT / "tests" / "golden" / "sample-decision.json").read_text())
+    decision = DecisionDocument.model_validate(data)
+    rows = {r.candidate.verdict.id: r for r in build_view(decision).comparability_summary}
+    assert rows["b200-trtllm"].stack == ("runtime (tensorrt-llm, envelope vllm)",)
+    assert rows["mi325x-vllm"].stack == ()
+    html = render_html(decision, evidence_digest="0" * 64, signer=None)
+    matrix = html[html.index('<section id="sec-comparability">') :].split("</table>", 1)[0]
+    assert "its stack: runtime (tensorrt-llm, envelope vllm)" in matrix

@@ -6,6 +6,7 @@ Built once per session from ``samples/pack.yaml`` through the whole pipeline (ab
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -197,3 +198,28 @@ def test_page_one_counts_agree_with_the_candidates_table(reader: pypdf.PdfReader
     assert row, first
     assert row.group(1) == warnings
     assert general == "1"  # the sample's DECISION warning (billing bases differ)
+
+
+def test_page_one_stays_one_page_with_a_long_waiver(samples: Path, tmp_path: Path) -> None:
+    """A waiver with a long reason (on the recommended candidate) leaves page 1 one page: its
+    findings are one line each, and the footer of page 1 still carries the pack digest."""
+    from evidencepack.pipeline import BuildOptions, CompileOptions, build
+
+    spec = samples / "pack.yaml"
+    reason = "accepted after review; " * 20
+    spec.write_text(
+        spec.read_text(encoding="utf-8") + "\nwaivers:\n  - check: C1\n    candidate: mi325x-vllm\n"
+        f"    reason: {reason.strip()}\n    approver: B. Reviewer (sample), Head of Procurement\n"
+        "    expires: 2027-01-31\n",
+        encoding="utf-8",
+    )
+    built = build(spec, tmp_path / "pack", BuildOptions(compile=CompileOptions()))
+    reader = pypdf.PdfReader(io.BytesIO((built.out_dir / "report.pdf").read_bytes()))
+    first = " ".join(reader.pages[0].extract_text().split())
+    second = " ".join(reader.pages[1].extract_text().split())
+    assert "Accepted by B. Reviewer (sample)" in first
+    assert "Candidate Eligible" in first  # the candidates table is on page 1
+    assert "Contents" in second.split("page 2 of", 1)[0]
+    assert "Decision owner" not in second
+    manifest_sha = hashlib.sha256((built.out_dir / "manifest.json").read_bytes()).hexdigest()
+    assert f"packsha256:{manifest_sha}" in first.replace(" ", "")

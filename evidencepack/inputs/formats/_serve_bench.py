@@ -72,6 +72,38 @@ _ARRAY_OF = {
 }
 
 
+METHOD_KEYS = (
+    "ignore_eos",
+    "random_input_len",
+    "random_output_len",
+    "random_range_ratio",
+    "random_prefix_len",
+    "prefix_len",
+    "sonnet_prefix_len",
+    "accept_length",
+    "acceptance_length",
+    "num_speculative_tokens",
+    "num_warmups",
+    "ramp_up_strategy",
+    "enable_prefix_caching",
+    "kv_cache_dtype",
+    "max_model_len",
+)
+"""How the run was made, where the result records it (vLLM's ``ignore_eos`` and
+``--metadata key=value`` pairs, SGLang's ``random_*`` lengths and ``accept_length``): kept as
+settings for the analysis to judge against the traffic and the envelope."""
+
+
+SERVER_METHOD_KEYS = (
+    "context_length",
+    "disable_radix_cache",
+    "speculative_algorithm",
+    "speculative_num_draft_tokens",
+)
+"""SGLang ``server_info`` settings kept for the analysis: context length, prefix (radix) cache,
+speculative decoding."""
+
+
 @dataclass(frozen=True)
 class Flavour:
     """How one tool names things."""
@@ -263,8 +295,23 @@ def _identity(node: Node) -> Identity:
     settings.update(
         {
             k: v
+            for k in METHOD_KEYS
+            if isinstance(v := node.value.get(k), str | int | float) and k not in settings
+        }
+    )
+    settings.update(
+        {
+            k: v
             for k in ("tp_size", "dp_size", "ep_size", "pp_size", "kv_cache_dtype")
             if isinstance(v := server.get(k), str | int) and not isinstance(v, bool)
+        }
+    )
+    # SGLang's engine settings that change what a run measures (judged by analyze/method.py).
+    settings.update(
+        {
+            k: v
+            for k in SERVER_METHOD_KEYS
+            if isinstance(v := server.get(k), str | int | float | bool) and k not in settings
         }
     )
     quantization = text_or_none(server.get("quantization"))

@@ -171,13 +171,50 @@ def _layout(root: Node, nested: bool) -> str | None:
 
 
 def _settings(config: Node | None) -> dict[str, Any]:
-    """Load settings that change what was measured: AIPerf's deliberate cancellations."""
+    """Load settings that change what was measured: AIPerf's deliberate cancellations, and how
+    the prompts were made (``_method``)."""
     if config is None:
         return {}
+    out = _method(config.value if isinstance(config.value, dict) else {})
     rate = config.path("loadgen", "request_cancellation_rate").value
     if isinstance(rate, int | float) and not isinstance(rate, bool) and rate > 0:
-        return {"request_cancellation_rate_pct": float(rate)}
-    return {}
+        out["request_cancellation_rate_pct"] = float(rate)
+    return out
+
+
+def _get(value: Any, *keys: str) -> Any:
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def _method(config: dict[str, Any]) -> dict[str, Any]:
+    """How the prompts were made, as ``analyze/method.py`` judges it: synthetic prompts
+    (GenAI-Perf's ``input.prompt_source``, AIPerf's ``datasets[].type``), of a fixed length
+    (a standard deviation of 0), a shared prefix prompt, output lengths forced
+    (``output_tokens.deterministic``), and the warm-up requests."""
+    out: dict[str, Any] = {}
+    datasets = [d for d in config.get("datasets") or () if isinstance(d, dict)]
+    synthetic = [d for d in datasets if d.get("type") == "synthetic"]
+    if _get(config, "input", "prompt_source") == "synthetic" or synthetic:
+        out["dataset_name"] = "synthetic"
+        spread = (
+            _get(synthetic[0], "prompts", "isl", "stddev")
+            if synthetic
+            else _get(config, "input", "synthetic_tokens", "stddev")
+        )
+        if spread == 0:
+            out["random_range_ratio"] = 0.0
+    prefixes = _get(config, "input", "prefix_prompt", "num")
+    if isinstance(prefixes, int) and prefixes > 0:
+        length = _get(config, "input", "prefix_prompt", "length")
+        out["prefix_len"] = length if isinstance(length, int) else prefixes
+    if _get(config, "input", "output_tokens", "deterministic") is True:
+        out["ignore_eos"] = True
+    warmup = _get(config, "perf_analyzer", "warmup_request_count")
+    if isinstance(warmup, int) and not isinstance(warmup, bool):
+        out["num_warmups"] = warmup
+    return out
 
 
 _GENAI_PERF_CONFIG = ("perf_analyzer", "model_names", "subcommand", "model")

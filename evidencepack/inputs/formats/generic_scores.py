@@ -1,8 +1,9 @@
 """evidencepack's own per-item scores format (id ``evidencepack-scores``) for home-made evals.
 
 JSONL: an optional first line ``{"evidencepack_scores": "v1", ...}`` (``ScoresHeader``: metric,
-direction, model, precision, runtime, dataset, settings), then one ``ScoreLine`` per line:
-``{"item_id": str, "score": number | bool, "label"?: str, "metadata"?: object}``.
+direction, model, precision, runtime, dataset, settings, judge_model), then one ``ScoreLine``
+per line: ``{"item_id": str, "score": number | bool, "label"?: str, "metadata"?: object}``.
+Repeats of one item (seeds, epochs) are ids with a suffix, ``<item>#r1``, ``<item>#r2``.
 CSV: header ``item_id,score[,label]``; it carries no identity. Lines are validated in bulk by
 DuckDB, and the first bad one is named.
 """
@@ -58,6 +59,10 @@ class DatasetInfo(StrictModel):
     digest: Sha256Hex | None = Field(
         default=None, description="sha256 hex of the dataset; None when not stated"
     )
+    split: str | None = Field(
+        default=None,
+        description="the split scored (e.g. test, validation, train); None when not stated",
+    )
 
 
 class ScoresHeader(StrictModel):
@@ -95,6 +100,13 @@ class ScoresHeader(StrictModel):
         description=(
             "settings the scores were made with (e.g. temperature), by name; kept "
             "with the score set's identity"
+        ),
+    )
+    judge_model: str | None = Field(
+        default=None,
+        description=(
+            "the model that graded the items (an LLM judge); None when no model graded them "
+            "or it is not stated"
         ),
     )
 
@@ -233,6 +245,7 @@ def _finish(
         mean_item_score=summary.mean,
         identity=who,
         dataset=dataset,
+        judge_model=header.judge_model if header else None,
         warnings=tuple(warnings),
     )
     return ParsedInput(

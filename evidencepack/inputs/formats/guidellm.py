@@ -183,7 +183,7 @@ def _run(
         tool_version=layout.version,
         layout=layout.name,
         timestamp=iso_from_epoch(start),
-        identity=Identity(model_name=model_of(bench, root, layout)),
+        identity=Identity(model_name=model_of(bench, root, layout), settings=method_of(root)),
         backend=backend_kind(bench, layout),
         load=load_of(strategy(bench, layout)),
         requests_sent=sent,
@@ -202,6 +202,31 @@ def _run(
         ),
         per_request_rows=rows,
     )
+
+
+def method_of(root: Node) -> dict[str, str | int | float | bool | None]:
+    """How the prompts were made, as ``analyze/method.py`` judges it: guidellm's synthetic data
+    (``config.spec.data[].kind``, 0.7+; ``args.data`` ``prompt_tokens=...``, earlier), of a
+    fixed length when no spread is given."""
+    doc = root.value if isinstance(root.value, dict) else {}
+    config = doc.get("config")
+    spec = config.get("spec") if isinstance(config, dict) else None
+    data = spec.get("data") if isinstance(spec, dict) else None
+    entries = [d for d in data or () if isinstance(d, dict)] if isinstance(data, list) else []
+    synthetic = [d for d in entries if "synthetic" in str(d.get("kind", ""))]
+    if synthetic:
+        first = synthetic[0]
+        spread = any(
+            first.get(k) for k in ("prompt_tokens_stdev", "prompt_tokens_min", "prompt_tokens_max")
+        )
+        return {"dataset_name": "synthetic"} | ({} if spread else {"random_range_ratio": 0.0})
+    args = doc.get("args")
+    text = args.get("data") if isinstance(args, dict) else None
+    text = " ".join(str(t) for t in text) if isinstance(text, list) else text
+    if isinstance(text, str) and "prompt_tokens=" in text:
+        spread = any(k in text for k in ("stdev", "_min", "_max"))
+        return {"dataset_name": "synthetic"} | ({} if spread else {"random_range_ratio": 0.0})
+    return {}
 
 
 _OUTSIDE = "(start_s < ? OR start_s + coalesce(e2e_ms, 0) / 1000 > ?)"

@@ -293,7 +293,24 @@ def _identity(ev: Node) -> Identity:
     task_version = ev.value.get("task_version")
     if isinstance(task_version, int | str):
         settings["task_version"] = task_version
+    if (judge := _grader(ev.value.get("model_roles"))) is not None:
+        settings["judge_model"] = judge
     return Identity(model_name=ev.str_("model"), settings=settings)
+
+
+def _grader(roles: object) -> str | None:
+    """The grading model of ``eval.model_roles`` (inspect-ai 0.3.9x on: a role name to a model
+    config, or a list of them), under the role ``grader`` or ``judge``."""
+    if not isinstance(roles, dict):
+        return None
+    for role in ("grader", "judge"):
+        config = roles.get(role)
+        if isinstance(config, list) and config:
+            config = config[0]
+        model = config.get("model") if isinstance(config, dict) else config
+        if isinstance(model, str) and model.strip():
+            return model.strip()
+    return None
 
 
 EVAL_FORMAT = Format("inspect-ai-eval", "scores", "inspect-ai", detect_eval, parse_eval)

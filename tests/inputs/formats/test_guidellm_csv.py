@@ -120,7 +120,7 @@ def test_a_cell_that_is_not_json_is_a_warning_not_a_silent_gap(
 
 def test_incomplete_requests_are_a_finding_not_dropped(shared_data: Path, tmp_path: Path) -> None:
     """guidellm counts requests still in flight at the end as "Incomplete": neither completed
-    nor failed, so the error rate leaves them out, and the run says so (WARN)."""
+    nor failed; the analysis counts them as failed, and the run says so (WARN)."""
     first = _edited(shared_data, tmp_path, ("Request Counts", "Incomplete", ""), 0, "2")
     path = _edited(shared_data, tmp_path, ("Request Counts", "Total", ""), 0, "26", name=first)
     run = read_input(path).runs[0]
@@ -130,7 +130,7 @@ def test_incomplete_requests_are_a_finding_not_dropped(shared_data: Path, tmp_pa
         (
             "WARN",
             "2 of the 26 requests sent neither completed nor failed (in flight when the run "
-            "ended, or cancelled); the error rate counts 0 failed of 24",
+            "ended, or cancelled): they count as failed, 2 of 26",
         )
     ]
     assert read_input(shared_data / CSV_PATH).runs[0].findings == ()

@@ -122,3 +122,17 @@ def test_corrupt_zstd_member_is_named(shared_data: Path, tmp_path: Path) -> None
     path.write_bytes(bytes(data))
     with pytest.raises(InputError, match=r"member samples/2_epoch_1\.json"):
         read_input(path)
+
+
+def test_the_grader_model_of_model_roles_is_read(shared_data: Path, tmp_path: Path) -> None:
+    """inspect-ai's ``eval.model_roles`` names the model that graded the samples (issue 37):
+    kept as the set's ``judge_model`` setting, which the analysis compares with the candidate's
+    model."""
+    doc = json.loads((shared_data / GEN / ARITH_JSON).read_text())
+    doc["eval"]["model_roles"] = {"grader": {"model": "openai/gpt-4o-2024-08-06", "config": {}}}
+    path = tmp_path / "graded.json"
+    path.write_text(json.dumps(doc))
+    for s in read_input(path).score_sets:
+        assert s.identity.settings["judge_model"] == "openai/gpt-4o-2024-08-06"
+    for s in read_input(shared_data / GEN / ARITH_JSON).score_sets:
+        assert "judge_model" not in s.identity.settings

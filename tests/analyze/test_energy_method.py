@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from evidencepack._cli import main
 from evidencepack.analyze.models import DecisionDocument
 from evidencepack.inputs.reference_points import read_reference_points
 from evidencepack.pipeline import CompileOptions, check
@@ -57,7 +58,9 @@ def test_every_energy_figure_of_the_sample_carries_its_method(samples: Path) -> 
         assert e["method"] in ("wall", "accelerator", "rated", "estimate")
 
 
-def test_the_ml_energy_reader_keeps_the_counters_method(shared_data: Path) -> None:
+def test_the_ml_energy_reader_keeps_the_counters_method(
+    shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     parsed = read_reference_points(shared_data / TABLE)
     assert parsed.format_id == "ml-energy-task"
     points = parsed.references
@@ -76,6 +79,12 @@ def test_the_ml_energy_reader_keeps_the_counters_method(shared_data: Path) -> No
     assert point.figures.energy_per_output_token_joules == pytest.approx(0.227, abs=5e-4)
     assert point.figures.average_power_watts == pytest.approx(1938, abs=1)
     assert "GPUs only" in (point.figures.energy_scope or "")
+    # inspect says each point's energy with its method
+    assert main(["inspect", str(shared_data / TABLE)]) == 0
+    out = capsys.readouterr().out
+    assert "ml-energy-task (ml-energy)" in out
+    assert "J per output token" in out
+    assert "(method accelerator: the GPUs only (their own counters)" in out
 
 
 def test_a_table_of_other_hardware_does_not_fit_and_stays_out_of_the_cost(

@@ -21,6 +21,7 @@ from . import __version__, progress
 from .analyze.decision import decide
 from .analyze.decision_rows import decision_rows
 from .analyze.gather import gather
+from .analyze.market import read_market_prices
 from .analyze.models import DecisionDocument
 from .analyze.price_read import read_prices
 from .analyze.record import CandidateRecord
@@ -136,6 +137,11 @@ def compile_pack(
     analysed, price_problems, priced = read_prices(loaded, collector)
     for candidate, problems in price_problems.items():
         evidence[candidate].problems += problems
+    # Market references for prices: every candidate's quote is shown beside them (PRICE).
+    market, market_problems = read_market_prices(loaded, collector)
+    for candidate_evidence in evidence.values():
+        candidate_evidence.market = list(market)
+        candidate_evidence.problems += market_problems
     for candidate, source in priced.items():
         evidence[candidate].price_failures += source.failures
         evidence[candidate].price_notes += source.notes

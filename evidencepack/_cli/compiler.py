@@ -170,9 +170,20 @@ def _basis_lines(decision: DecisionDocument, candidate: str) -> list[str]:
         out.append(f"    {b.label}{mark}: {b.per_year:,.0f} {b.currency}/year{term}")
     out.extend(
         f"    energy: {e.kwh_per_million_output_tokens:.3f} kWh per 1M output tokens "
-        f"({e.provenance}: {e.source}; {e.scope})"
+        f"(method {e.method}, {e.provenance}: {e.source}; {e.scope})"
         for e in bases.energy
         if e.candidate == candidate and e.kwh_per_million_output_tokens is not None
+    )
+    out.extend(
+        "    measured energy (evidence, not in the cost): "
+        + (
+            f"{e.kwh_per_million_output_tokens:.3f} kWh per 1M output tokens at its own load"
+            if e.fits and e.kwh_per_million_output_tokens is not None
+            else "does not fit: " + "; ".join(e.reasons)
+        )
+        + f" (method {e.method}, {e.scope}; {e.source})"
+        for e in bases.measured_energy
+        if e.candidate == candidate
     )
     return out
 

@@ -22,9 +22,17 @@ from .claims import claims_for
 from .comparability import compare, compare_reference, envelope_for
 from .cost import cost_of
 from .coverage import score_findings
+from .energy_evidence import measured_energy, measured_energy_claims
 from .evidence import CandidateEvidence, Conditions, ReferenceEvidence
 from .fit import judge_run, judge_scores
-from .judgements import BasisCost, EnergyUse, EvidenceFit, PublicReference, TrainingReference
+from .judgements import (
+    BasisCost,
+    EnergyFigure,
+    EnergyUse,
+    EvidenceFit,
+    PublicReference,
+    TrainingReference,
+)
 from .models import (
     Capacity,
     CheckResult,
@@ -65,6 +73,9 @@ class CandidateAnalysis:
     price: PriceTerms
     cost: Cost
     energy: EnergyUse | None
+    measured_energy: tuple[EnergyFigure, ...]
+    """Measured energy cited as evidence (ML.ENERGY points), each judged against the
+    candidate; never in the cost."""
     bases: tuple[BasisCost, ...]
     """The cost on every basis the candidate states, the quoted price's first."""
     quality: Quality
@@ -151,6 +162,7 @@ def analyse_candidate(
     same = [r for r, fit in zip(references, ref_fits, strict=True) if fit.same_system]
     energy = energy_use(candidate, capacity, same)
     bases = (price_basis(candidate, cost), *basis_costs(spec, candidate, capacity, energy))
+    measured = measured_energy(spec, candidate, ev.public)
     public, public_rows = public_references(spec, candidate, ev, envelope, capacity)
     rows += public_rows
     found = data_findings(candidate.id, ev)
@@ -166,6 +178,7 @@ def analyse_candidate(
     claims += training_claims(ev, training)
     claims += energy_claims(candidate.id, ev, references, ref_fits)
     claims += tco_claims(candidate.id, energy, bases, spec_link)
+    claims += measured_energy_claims(measured, ev.public)
     if terms.rate is not None:
         claims.append(
             Claim(
@@ -190,6 +203,7 @@ def analyse_candidate(
         price=terms,
         cost=cost,
         energy=energy,
+        measured_energy=tuple(measured),
         bases=bases,
         quality=quality,
         references=references,
@@ -314,6 +328,7 @@ def _reference(
         average_watts=ref.energy.average_watts if ref.energy else None,
         kwh_per_million_output_tokens=ref.energy.kwh_per_million_tokens if ref.energy else None,
         energy_scope=ref.energy.scope if ref.energy else None,
+        energy_method="wall" if ref.energy else None,
         design_power_watts=ref.design_power_watts,
         division=ref.division,
         availability=ref.availability,
@@ -340,8 +355,8 @@ def energy_claims(
                 id=f"energy.{cid}.{ref.key}",
                 kind="inherited",
                 candidate=cid,
-                statement=f"MLPerf Power energy per 1M output tokens of {ref.key} "
-                f"({ref.average_watts:,.0f} W average; {ref.energy_scope})",
+                statement=f"MLPerf Power energy per 1M output tokens of {ref.key}, method "
+                f"wall ({ref.average_watts:,.0f} W average; {ref.energy_scope})",
                 value=ref.kwh_per_million_output_tokens,
                 unit="kWh per 1M output tokens",
                 evidence=(seen.link(),),

@@ -92,6 +92,7 @@ def decide(
         [b for a in analyses for b in a.bases],
         [a.energy for a in analyses if a.energy is not None],
         [v.id for v in verdicts if v.eligible],
+        [f for a in analyses for f in a.measured_energy],
     )
     robust = robustness(spec, analyses, checks, recommendation)
     decision_check = _decision_check(spec, verdicts, recommendation, robust)

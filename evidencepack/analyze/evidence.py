@@ -14,6 +14,7 @@ from ..inputs.models import ReferencePoint
 from ..inputs.records import FileProblem, InputFile
 from ..mlperf.energy import EnergyFigures
 from ..mlperf.training_import import TrainingResult
+from ..pricing.market import MarketReference
 from .capacity import RunPoint
 from .judgements import RecomputedFigure
 from .method import RunMethod
@@ -242,6 +243,9 @@ class CandidateEvidence:
     """What a cited quote offers at its price: (quantity, server or accelerator, its line)."""
     signed_weights: SignedWeights | None = None
     """The envelope model's signature, when the spec cites one (PROV-MODEL, the claim ledger)."""
+    market: list[MarketReference] = field(default_factory=list)
+    """The spec's market references for prices (``market_prices``), read once, the same for
+    every candidate (PRICE shows the quote beside them)."""
     dataset: DatasetItems | None = None
     """The item ids of the spec's dataset file, when it cites one (a score set's items are
     matched with them)."""

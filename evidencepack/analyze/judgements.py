@@ -9,6 +9,11 @@ from typing import Literal
 from pydantic import Field
 
 from .._models import Sha256Hex, StrictModel
+from ..inputs.models import EnergyMethod
+from .cost_models import BasisCost as BasisCost
+from .cost_models import CostBases as CostBases
+from .cost_models import EnergyFigure as EnergyFigure
+from .cost_models import EnergyUse as EnergyUse
 
 
 class RecomputedFigure(StrictModel):
@@ -209,8 +214,9 @@ class Robustness(StrictModel):
     flips: tuple[Flip, ...] = Field(
         description=(
             "for each disputable input (each candidate's billing basis and price, the "
-            "peak rate, headroom, utilisation, quality bar and SLO limits), the smallest "
-            "change that changes the recommendation"
+            "peak rate, headroom, utilisation, quality bar and SLO limits, and as 'the cost "
+            "basis' each stated cost basis other than the spec's), the smallest change that "
+            "changes the recommendation"
         )
     )
     sentence: str = Field(description="the margin and the nearest flips in one sentence")
@@ -270,102 +276,6 @@ class TrainingReference(StrictModel):
     )
     reading: tuple[str, ...] = Field(
         default=(), description="how it differs from the candidate (model, hardware)"
-    )
-
-
-class EnergyUse(StrictModel):
-    """A candidate's energy at its operating point, and where the watts come from."""
-
-    candidate: str = Field(description="the candidate id")
-    watts_per_accelerator: float = Field(description="the power drawn per accelerator")
-    provenance: Literal["inherited", "rated"] = Field(
-        description="inherited: an MLPerf Power measurement of another system at its load; "
-        "rated: a design or nameplate figure"
-    )
-    source: str = Field(description="the result key or the figure's source")
-    scope: str = Field(description="what the watts cover (whole system, accelerator only)")
-    kwh_per_million_output_tokens: float | None = Field(
-        default=None,
-        description="at the operating point: watts x accelerators per replica / "
-        "output tok/s per replica x 1e6 / 3.6e6",
-    )
-    kwh_per_year: float | None = Field(
-        default=None, description="the servers needed at full draw all year (8,760 h)"
-    )
-
-
-class BasisCost(StrictModel):
-    """One candidate's cost on one basis: renting on a term, or owning."""
-
-    candidate: str = Field(description="the candidate id")
-    basis: Literal["price", "on_demand", "reserved", "spot", "own"] = Field(
-        description=(
-            "the basis: the spec's quoted price, renting on demand, reserved or "
-            "spot, or owning the servers"
-        )
-    )
-    label: str = Field(description="the basis in words, e.g. 'own over 5 years'")
-    currency: str = Field(description="ISO 4217 code of every money figure of this basis")
-    per_month: float | None = Field(
-        description=(
-            "the cost per month of the needed capacity on this basis (730 h); None "
-            "when it cannot be computed (see reason)"
-        )
-    )
-    per_year: float | None = Field(description="per_month x 12; None when per_month is None")
-    whole_term: float | None = Field(description="over the reserved term or the owned life")
-    term_months: float | None = Field(
-        default=None,
-        description=(
-            "the reserved term or the owned life, in months; None for the quoted "
-            "price, on demand and spot"
-        ),
-    )
-    per_million_output_tokens: float | None = Field(
-        description="per month over the output tokens served in a month at the utilisation"
-    )
-    capital: float | None = Field(default=None, description="owning: the purchase, all servers")
-    breakdown: dict[str, float] = Field(
-        default_factory=dict,
-        description="per month: rental, capital, colocation, licences, operations, energy",
-    )
-    arithmetic: str = Field(
-        description="the arithmetic written out for the report, or 'no figure: <reason>'"
-    )
-    source: str | None = Field(
-        default=None,
-        description=(
-            "where the basis's figures come from, as the spec states it; None when unstated"
-        ),
-    )
-    as_of: str | None = Field(
-        default=None, description="the date the figures were quoted (ISO date); None when unstated"
-    )
-    valid_until: str | None = Field(
-        default=None, description="the last date the quote holds (ISO date); None when unstated"
-    )
-    reason: str | None = Field(default=None, description="why no figure, where there is none")
-
-
-class CostBases(StrictModel):
-    """Every stated basis of every candidate, the ranking under each, and owning's break-even."""
-
-    basis: str = Field(description="the basis the recommendation ranks on (spec.cost_basis)")
-    costs: tuple[BasisCost, ...] = Field(
-        description="every candidate's cost on every basis it states, the quoted price included"
-    )
-    energy: tuple[EnergyUse, ...] = Field(
-        description=(
-            "each candidate's energy use at its operating point, where a power figure is known"
-        )
-    )
-    rankings: dict[str, tuple[str, ...]] = Field(
-        description="per basis, the eligible candidates that state it, cheapest per month first"
-    )
-    break_even: dict[str, float] = Field(
-        default_factory=dict,
-        description="per candidate: owning's monthly cost over renting on demand's; renting is "
-        "cheaper when the capacity is used less than this share of the time",
     )
 
 
@@ -445,6 +355,11 @@ class MlperfReference(StrictModel):
     )
     energy_scope: str | None = Field(
         default=None, description="what the wattage covers (MLPerf Power: the whole system)"
+    )
+    energy_method: EnergyMethod | None = Field(
+        default=None,
+        description="how average_watts was measured: wall (MLPerf Power meters the whole "
+        "system at the wall); None when the result has no power measurement",
     )
     design_power_watts: float | None = Field(
         default=None, description="the system's rated (design) power, where stated"

@@ -16,6 +16,7 @@ from ..spec.fit import ExchangeRate
 from ..spec.models import Candidate, PackSpec
 from .check_base import CandidateContext, Check
 from .fit import time_reason
+from .market import market_sentences
 from .models import CheckResult, EvidenceLink
 
 
@@ -209,6 +210,9 @@ def price_check(context: CandidateContext) -> CheckResult:
         warns.append("the price states no date (price.as_of)")
     else:
         text += f", quoted {price.as_of}"
+    beside, far = market_sentences(spec, candidate, context.evidence.market)
+    text += "".join(f"; {line}" for line in beside)
+    warns += far
     if fails:
         return PRICE.result(candidate.id, "FAIL", f"{text}: {'; '.join(fails + warns)}", link)
     if warns:

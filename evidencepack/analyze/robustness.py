@@ -5,7 +5,9 @@ Every what-if reruns the same arithmetic the decision used (sizing from the fitt
 points, cost at the price terms, the quality bar against the judged value, the ranking by the
 spec's objective) with one input changed; what the checks found about the evidence itself is
 held fixed. Prices, peak rate, headroom, utilisation, the quality bar and the SLO limits are
-searched in steps of 1% up to +-50%; each billing basis is also tried the other way.
+searched in steps of 1% up to +-50%; each billing basis is also tried the other way, and every
+cost basis a candidate states (the quoted price, renting on a term, owning) is tried in place of
+the spec's ``cost_basis``, among the candidates that state it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,16 @@ from .tco import basis_costs, on_basis
 STEPS = tuple(range(1, 51))
 """Relative changes tried, in percent, each way."""
 OUTCOME_CHECKS = ("SLO-MET", "QUALITY")
+BASIS_WORDS = {
+    "price": "renting at the quoted price",  # "renting" when no other rent term is stated
+    "on_demand": "renting on demand",
+    "reserved": "renting reserved",
+    "spot": "renting on spot",
+    "own": "owning",
+}
+"""Each cost basis in words, as a flip names it."""
+COST_BASIS = "the cost basis"
+"""The input name of a cost-basis flip (robustness.flips[].input)."""
 """Checks the what-ifs recompute; every other check's outcome is held as found."""
 
 Variant = Callable[[PackSpec], PackSpec]
@@ -310,6 +322,7 @@ def robustness(
             )
         )
     base = list(standings.values())
+    flips.extend(_basis_flips(spec, ctx, recommendation))
     for name, apply, own in _continuous(spec):
         flips.append(_search(spec, ctx, recommendation, name, apply, (base, own)))
     return Robustness(
@@ -334,6 +347,52 @@ def robustness(
         flips=tuple(flips),
         sentence=_sentence(recommendation, runner_up, close, flips),
     )
+
+
+def stated_bases(spec: PackSpec) -> list[str]:
+    """Every cost basis some candidate states, in BASIS_WORDS order (the quoted price always)."""
+    stated = {"price"}
+    for c in spec.candidates:
+        stated |= {r.kind for r in c.rent} | ({"own"} if c.own is not None else set())
+    return [b for b in BASIS_WORDS if b in stated]
+
+
+def basis_words(spec: PackSpec) -> dict[str, str]:
+    """Each cost basis in words for this spec: the quoted price is "renting" when no candidate
+    states another rent term."""
+    words = dict(BASIS_WORDS)
+    if not set(stated_bases(spec)) & {"on_demand", "reserved", "spot"}:
+        words["price"] = "renting"
+    return words
+
+
+def _basis_flips(spec: PackSpec, ctx: _Context, recommendation: str | None) -> list[Flip]:
+    """Each stated cost basis other than the spec's tried in its place: the candidates that
+    state it ranked on it (one that does not state it drops out). It flips the call when the
+    recommendation states it and another candidate comes first."""
+    out = []
+    said = basis_words(spec)
+    for basis in stated_bases(spec):
+        if basis == spec.cost_basis:
+            continue
+        changed = spec.model_copy(update={"cost_basis": basis})
+        standings = [
+            dataclasses.replace(s, eligible=s.eligible and s.per_month is not None)
+            for s in _standings(changed, ctx)
+        ]
+        order = ranked(spec.objective, spec.scoring.direction == "higher_is_better", standings)
+        becomes = order[0] if order and recommendation in order else None
+        flipped = becomes is not None and becomes != recommendation
+        words = f"{said[basis]} instead of {said[spec.cost_basis]}"
+        out.append(
+            Flip(
+                input=COST_BASIS,
+                change=words if flipped else "none",
+                becomes=becomes if flipped else None,
+                relative=None,
+            )
+        )
+    return out
 
 
 def _all_billed(spec: PackSpec, basis: str) -> PackSpec:
@@ -392,7 +451,9 @@ def _sentence(
     active = [f for f in flips if f.becomes is not None or f.change != "none"]
     active = [f for f in active if f.change not in ("none", "none within +-50%")]
     if not active:
-        return f"{close}; no single input changed by up to 50% (or a billing basis) flips it."
+        return (
+            f"{close}; no single input changed by up to 50% (or a billing or cost basis) flips it."
+        )
     basis = [f for f in active if f.relative is None]
     scaled = sorted(
         (f for f in active if f.relative is not None), key=lambda f: abs(f.relative or 0)

@@ -13,9 +13,11 @@ per 1M output tokens         = per month / (output tok/s per replica x replicas 
 
 Figures quoted in another currency than the decision's are converted at the spec's dated rate;
 without one the basis has no figure and says why. Energy comes from the evidence where it can:
-an MLPerf Power measurement of a cited result (inherited: another system, whole system at the
-wall, at that result's load), else a rated figure (the result's design power, or the
-candidate's ``power.watts_per_server``).
+an MLPerf Power measurement of a cited result (inherited: another system, method ``wall``: the
+whole system at the wall, at that result's load), else a rated figure (method ``rated``: the
+result's design power, or the candidate's ``power.watts_per_server``). The owning cost says
+which (``BasisCost.energy_method``); measured accelerator-counter figures (ML.ENERGY) are
+evidence beside it (``energy_evidence``), never in it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections.abc import Sequence
 from ..spec.cost import Basis, Own, Rent, Sourced
 from ..spec.models import Candidate, PackSpec
 from .cost import HOURS_PER_MONTH, accelerators_billed
-from .judgements import BasisCost, CostBases, EnergyUse
+from .judgements import BasisCost, CostBases, EnergyFigure, EnergyUse
 from .models import Capacity, Claim, Cost, EvidenceLink, MlperfReference
 from .price import convert
 
@@ -66,6 +68,8 @@ def energy_use(
         candidate=candidate.id,
         watts_per_accelerator=watts,
         provenance=provenance,  # type: ignore[arg-type]
+        # MLPerf Power meters the whole system at the wall; the others are rated figures
+        method="wall" if provenance == "inherited" else "rated",
         source=source,
         scope=scope,
         kwh_per_million_output_tokens=per_million,
@@ -183,7 +187,8 @@ def own_cost(
             breakdown["energy"] = kwh * facility.pue * price
             steps.append(
                 f"energy {kwh:,.0f} kWh x PUE {facility.pue:g} x {currency} {price:g}/kWh = "
-                f"{currency} {breakdown['energy']:,.2f} ({energy.provenance}: {energy.source})"
+                f"{currency} {breakdown['energy']:,.2f} (method {energy.method}, "
+                f"{energy.scope}: {energy.source})"
             )
     per_month = sum(breakdown.values())
     cost = _cost(
@@ -200,7 +205,12 @@ def own_cost(
         own,
     )
     capital, _, _ = convert(spec, own.purchase_price_per_server, own.currency)
-    return cost.model_copy(update={"capital": servers * capital if capital else None})
+    return cost.model_copy(
+        update={
+            "capital": servers * capital if capital else None,
+            "energy_method": energy.method if "energy" in breakdown and energy else None,
+        }
+    )
 
 
 def _cost(
@@ -306,8 +316,8 @@ def tco_claims(
                 id=f"energy.{cid}.per_million_output_tokens",
                 kind="inherited",
                 candidate=cid,
-                statement=f"energy per 1M output tokens at the operating point "
-                f"({energy.provenance}: {energy.source}; {energy.scope})",
+                statement=f"energy per 1M output tokens at the operating point, method "
+                f"{energy.method} ({energy.provenance}: {energy.source}; {energy.scope})",
                 value=energy.kwh_per_million_output_tokens,
                 unit="kWh per 1M output tokens",
                 evidence=(spec_link,),
@@ -321,6 +331,7 @@ def summarise(
     bases: Sequence[BasisCost],
     energy: Sequence[EnergyUse],
     eligible: Sequence[str],
+    measured: Sequence[EnergyFigure] = (),
 ) -> CostBases:
     """Every basis's ranking (eligible candidates, cheapest per month first) and owning's
     break-even against renting on demand."""
@@ -343,6 +354,7 @@ def summarise(
         basis=spec.cost_basis,
         costs=tuple(bases),
         energy=tuple(energy),
+        measured_energy=tuple(measured),
         rankings=rankings,
         break_even=break_even,
     )

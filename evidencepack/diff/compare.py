@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..analyze.models import CandidateVerdict, CheckResult, DecisionDocument, Quality
+from ..analyze.robustness import COST_BASIS
 from ..spec.models import Candidate, PackSpec
 from .models import (
     CandidateDiff,
@@ -330,7 +331,36 @@ def outcome(
         old_margin=old.robustness.margin if old.robustness else None,
         new_margin=new.robustness.margin if new.robustness else None,
         new_holds_unless=new.robustness.sentence if new.robustness else None,
+        basis_flips=basis_flips(old, new),
     )
+
+
+def basis_flips(old: DecisionDocument, new: DecisionDocument) -> tuple[str, ...]:
+    """Each cost basis whose cheapest eligible candidate changed, and each that flips the new
+    call but did not flip the old one."""
+    before = old.cost_bases.rankings if old.cost_bases else {}
+    after = new.cost_bases.rankings if new.cost_bases else {}
+    out = []
+    for basis in sorted(before.keys() | after.keys()):
+        first_old = next(iter(before.get(basis, ())), None)
+        first_new = next(iter(after.get(basis, ())), None)
+        if first_old != first_new:
+            out.append(
+                f"cheapest on {basis.replace('_', ' ')}: {first_old or 'none'} -> "
+                f"{first_new or 'none'}"
+            )
+
+    def flipping(doc: DecisionDocument) -> dict[str, str]:
+        flips = doc.robustness.flips if doc.robustness else ()
+        return {f.change: f.becomes for f in flips if f.input == COST_BASIS and f.becomes}
+
+    was = flipping(old)
+    out += [
+        f"{change} now flips the call to {becomes}"
+        for change, becomes in flipping(new).items()
+        if was.get(change) != becomes
+    ]
+    return tuple(out)
 
 
 def _spec_changes(old: PackSpec, new: PackSpec) -> tuple[FieldChange, ...]:

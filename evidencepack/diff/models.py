@@ -281,6 +281,12 @@ class Outcome(StrictModel):
     new_holds_unless: str | None = Field(
         default=None, description="the new pack's robustness sentence: what would flip it"
     )
+    basis_flips: tuple[str, ...] = Field(
+        default=(),
+        description="cost bases (quoted price, rent terms, own) whose cheapest eligible "
+        "candidate changed between the packs, and cost bases that flip the new call and did "
+        "not flip the old one (decision.json cost_bases.rankings and robustness.flips)",
+    )
 
 
 class DiffDocument(StrictModel):

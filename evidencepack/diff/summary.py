@@ -293,6 +293,7 @@ def format_text(doc: DiffDocument) -> str:
         return visible_lines("\n".join(lines))
     assert doc.outcome is not None
     lines += [f"  why: {reason}" for reason in doc.outcome.reasons]
+    lines += [f"  cost basis: {flip}" for flip in doc.outcome.basis_flips]
     lines += [f"  {line}" for line in threshold_lines(doc)]
     lines += ["", "decision:"]
     lines += _table(("", "old", "new"), decision_rows(doc))
@@ -335,6 +336,7 @@ def format_markdown(doc: DiffDocument) -> str:
         return "\n".join(lines) + "\n"
     assert doc.outcome is not None
     lines += [f"- **why**: {md(reason)}" for reason in doc.outcome.reasons]
+    lines += [f"- cost basis: {md(flip)}" for flip in doc.outcome.basis_flips]
     lines += [f"- {md(line)}" for line in threshold_lines(doc)]
     lines += ["", *_md_table(("", "old", "new"), decision_rows(doc))]
     if doc.identical:

@@ -156,5 +156,11 @@ def _reference(p: ReferencePoint) -> list[str]:
         f"{_num(f.interactivity.get('mean'))} tok/s/user"
     ]
     lines += ["    " + _stats(s) for s in (f.ttft, f.tpot, f.itl, f.e2e) if s is not None]
+    if f.energy_per_output_token_joules is not None or f.average_power_watts is not None:
+        lines.append(
+            f"    energy {_num(f.energy_per_output_token_joules)} J per output token, "
+            f"{_num(f.average_power_watts)} W average (method {f.energy_method or '?'}: "
+            f"{f.energy_scope or 'scope not stated'})"
+        )
     lines += [f"    warning: {w}" for w in p.warnings]
     return lines

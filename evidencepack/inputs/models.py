@@ -292,6 +292,13 @@ benchmark report, MLCommons' endpoint tool); ``simulated``: modelled, never meas
 (aiconfigurator). A simulated point never sizes capacity."""
 
 
+EnergyMethod = Literal["wall", "accelerator", "rated", "estimate"]
+"""How an energy figure was obtained: the whole system at the wall (MLPerf Power), the
+accelerators' own counters (ML.ENERGY, DCGM, AIPerf GPU telemetry), a rated or design figure
+(TDP, ``power.watts_per_server``), or an estimate. Figures of different methods differ by 2-3x
+for the same work: they are never compared or summed without saying so."""
+
+
 class ReferenceLoad(StrictModel):
     """The load a reference point was measured (or modelled) under, as its source states it.
 
@@ -335,6 +342,14 @@ class ReferenceFigures(StrictModel):
     requests_completed: int | None = Field(default=None, ge=0)
     requests_failed: int | None = Field(default=None, ge=0)
     duration_s: float | None = Field(default=None, ge=0)
+    energy_per_output_token_joules: float | None = Field(default=None, ge=0)
+    average_power_watts: float | None = Field(default=None, ge=0)
+    energy_method: EnergyMethod | None = None
+    """How the energy was measured: ``wall`` (the whole system at the wall, e.g. MLPerf Power),
+    ``accelerator`` (the accelerators' own counters, e.g. ML.ENERGY, DCGM), ``rated`` (a
+    design or nameplate figure) or ``estimate``; None when the point reports no energy."""
+    energy_scope: str | None = None
+    """What the energy covers, in words (e.g. "the GPUs only, average over the run")."""
 
 
 class ReferencePoint(StrictModel):

@@ -8,10 +8,12 @@ in whole servers and slots, and states the cost on every basis the spec gives.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..analyze.judgements import BasisCost
 from ..analyze.models import CandidateVerdict, CheckResult, DecisionDocument
 from ..analyze.record import CandidateRecord
+from ..analyze.robustness import BASIS_WORDS, COST_BASIS, basis_words
 from ..spec.metrics import metric_range
 
 GLOSSARY: tuple[tuple[str, str], ...] = (
@@ -222,3 +224,92 @@ def holds(doc: DecisionDocument) -> str | None:
     _, _, rest = doc.robustness.sentence.partition("; ")
     rest = rest or doc.robustness.sentence
     return rest[:1].upper() + rest[1:]
+
+
+_SHORT = {
+    "price": "Rent, quoted price",
+    "on_demand": "Rent on demand",
+    "reserved": "Rent reserved",
+    "spot": "Rent on spot",
+    "own": "Own",
+}
+"""Each cost basis as a row of page 1's rent-or-own block."""
+
+
+@dataclass(frozen=True)
+class BasisRow:
+    """One cost basis on page 1: its words and each compared candidate's cost per year."""
+
+    basis: str
+    words: str
+    ranked_on: bool
+    per_year: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RentOrOwn:
+    """Page 1's rent-against-own block: the recommendation and the runner-up on every basis the
+    spec states for either, and what another basis does to the ranking."""
+
+    candidates: tuple[str, ...]
+    rows: tuple[BasisRow, ...]
+    sentence: str
+
+
+def _per_year(doc: DecisionDocument, cid: str, basis: str) -> BasisCost | None:
+    bases = doc.cost_bases
+    return next(
+        (b for b in (bases.costs if bases else ()) if b.candidate == cid and b.basis == basis),
+        None,
+    )
+
+
+def _year(cost: BasisCost | None) -> str:
+    if cost is None:
+        return "not stated"
+    if cost.per_year is None:
+        return "no figure"
+    return f"{cost.currency} {cost.per_year:,.0f}"
+
+
+def rent_or_own(doc: DecisionDocument) -> RentOrOwn | None:
+    """The recommendation and the runner-up on every stated cost basis, with one sentence per
+    basis that changes the ranking (from the robustness flips); None when no candidate states a
+    basis besides the quoted price."""
+    bases, robust = doc.cost_bases, doc.robustness
+    if bases is None or robust is None or robust.recommendation is None:
+        return None
+    shown = tuple(c for c in (robust.recommendation, robust.runner_up) if c is not None)
+    stated = [b for b in BASIS_WORDS if any(_per_year(doc, cid, b) is not None for cid in shown)]
+    if len(stated) < 2:
+        return None
+    rows = tuple(
+        BasisRow(
+            b,
+            _SHORT[b],
+            b == bases.basis,
+            tuple(_year(_per_year(doc, cid, b)) for cid in shown),
+        )
+        for b in stated
+    )
+    said = []
+    best = robust.recommendation
+    words_of = basis_words(doc.spec)
+    for flip in robust.flips:
+        if flip.input != COST_BASIS or flip.becomes is None:
+            continue
+        basis = next((b for b in BASIS_WORDS if flip.change.startswith(words_of[b])), None)
+        if basis is None:
+            continue
+        theirs, ours = _per_year(doc, flip.becomes, basis), _per_year(doc, best, basis)
+        if theirs is None or ours is None or theirs.per_year is None or ours.per_year is None:
+            continue
+        words = flip.change
+        said.append(
+            f"{words[:1].upper()}{words[1:]}, {flip.becomes} would cost "
+            f"{theirs.per_year:,.0f} {theirs.currency} a year against {ours.per_year:,.0f}: "
+            "the choice flips."
+        )
+    if not said:
+        said.append(f"On every other basis {best} states, it stays first.")
+    return RentOrOwn(shown, rows, " ".join(said))

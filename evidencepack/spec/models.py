@@ -412,6 +412,15 @@ class Approval(SpecModel):
     """When they approved it."""
 
 
+class MarketRef(EvidenceRef):
+    """A market reference for prices: a dated price index or public price list (CSV or JSON
+    rows of provider, accelerator, region, price per accelerator-hour, currency, date)."""
+
+    far_outside: Annotated[float, Field(ge=0, le=10)] = 0.25
+    """How far beyond the reference's range (as a fraction of its edge) a quote is a PRICE
+    warning: 0.25 warns of a quote over 1.25 x the highest price or under 0.75 x the lowest."""
+
+
 class PackSpec(SpecModel):
     """The whole pack spec, version ``evidencepack/v1``."""
 
@@ -451,6 +460,10 @@ class PackSpec(SpecModel):
     facility: Facility | None = None
     """What owning needs besides the servers: power price and PUE, colocation, licences,
     operations."""
+    market_prices: list[MarketRef] = Field(default_factory=list)
+    """Market references for prices: each candidate's quote is shown beside the range the
+    reference gives for the same accelerator (inputs/accelerators.py) and month, in its
+    currency; a quote far outside it is a PRICE warning naming both."""
     exchange_rates: list[ExchangeRate] = Field(default_factory=list)
     """Dated rates for prices in another currency than ``currency``; without one, such a candidate's
     cost cannot be compared (the PRICE check fails naming both currencies)."""

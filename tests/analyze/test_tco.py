@@ -76,7 +76,8 @@ def test_check_prints_each_basis_and_the_energy(
     assert "rent at the quoted price (billed per accelerator) (ranked on): 228,636 USD/year" in out
     assert "own over 5 years: " in out
     assert (
-        "kWh per 1M output tokens (rated: vendor data sheet, DGX B200 maximum system power" in out
+        "kWh per 1M output tokens (method rated, rated: vendor data sheet, DGX B200 maximum "
+        "system power" in out
     )
 
 

@@ -20,7 +20,6 @@ from evidencepack.inputs.records import InputFile
 from evidencepack.pack.layout import MANIFEST_NAME
 from evidencepack.pipeline import BuildResult
 from evidencepack.render.evidence import group_inputs, listing_sha256
-from evidencepack.render.formatting import money
 
 from ..conftest import REPO_ROOT
 from .scan import scan
@@ -128,6 +127,8 @@ def test_page_one_carries_what_procurement_signs(
     capacity = next(c for c in decision.capacity if c.candidate == chosen)
     cost = next(c for c in decision.cost if c.candidate == chosen)
     price = decision.spec.candidate(chosen).price
+    assert decision.robustness is not None
+    runner_up = decision.robustness.runner_up
     assert capacity.accelerators is not None
     assert capacity.servers is not None
     assert f"What to rent or buy: {chosen} (chosen in the spec)" in text
@@ -140,9 +141,15 @@ def test_page_one_carries_what_procurement_signs(
         f"({slots} slots; {idle} slots idle, not billed)"
     ) in text
     assert decision.cost_bases is not None
+    # rent against own: the recommendation and the runner-up on every stated basis, and the flip
+    assert f"{decision.recommendation} (recommended) {runner_up} (runner-up)" in text
     for basis in decision.cost_bases.costs:
-        if basis.candidate == chosen and basis.per_year is not None:
-            assert f"{money(basis.per_year, 'USD')} a year" in text, basis.label
+        if basis.candidate in (chosen, runner_up) and basis.per_year is not None:
+            assert f"USD {basis.per_year:,.0f}" in text, basis.label
+    assert (
+        "Owning instead of renting, b200-trtllm would cost 147,235 USD a year against 208,770: "
+        "the choice flips."
+    ) in text
     assert f"source: {price.source}; quoted {price.as_of}" in text
     # why, in figures, and how close the call is
     runner = next(v for v in decision.candidates if v.id == decision.robustness.runner_up)  # type: ignore[union-attr]

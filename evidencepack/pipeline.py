@@ -39,7 +39,6 @@ from .pack.layout import (
     REPORT_PDF_NAME,
     SPEC_PATH,
     STORE_NAME,
-    scan_pack,
 )
 from .pack.manifest import document_bytes, manifest_bytes
 from .pack.predicate import (
@@ -60,15 +59,14 @@ from .pack.publish import (
     staged_archive,
     staging_dir,
 )
-from .pack.replaceable import replace_problem
 from .pack.toolchain import rendering_toolchain
 from .render.signing_plan import SigningPlan
-from .signing.bundle import parse_bundle, read_bundle
+from .signing.bundle import parse_bundle
 from .signing.model_signature import read_model_signature
 from .signing.pades_options import PdfSignOptions
 from .signing.rebuild_compare import compare_rebuilt
+from .signing.replaceable import replaceable_pack
 from .signing.sign import CertifiedSigner, PackSigner, SignerIdentity, sign_pack
-from .signing.statement import hash_files, parse_statement
 from .signing.verify import VerifyPolicy, verified_copy
 from .signing.verify_report import RebuildOutcome, VerifyReport
 from .spec.load import LoadedSpec, load_spec
@@ -348,24 +346,6 @@ def check_outside_cited(out_dir: Path, cited: list[Path]) -> None:
                 f"{out_dir} is inside {folder}, which the spec cites as evidence: the build's "
                 "own files would be read as evidence; choose an OUTDIR outside every cited folder"
             )
-
-
-def replaceable_pack(folder: Path, markers: tuple[str, ...]) -> str | None:
-    """Why ``--force`` may not replace ``folder`` (None: it may): ``replace_problem``, and for a
-    signed pack, its signed statement must name exactly its files with their digests."""
-    problem = replace_problem(folder, markers)
-    bundle = folder / BUNDLE_NAME
-    if problem or not (bundle.exists() or bundle.is_symlink()):
-        return problem
-    try:
-        parsed = parse_bundle(read_bundle(bundle), str(bundle))
-        statement = parse_statement(parsed.payload or b"")
-    except EvidencePackError as exc:
-        return f"its signature is not one of a pack ({exc})"
-    files = scan_pack(folder).files
-    if set(statement.digests()) != set(files) or statement.digests() != hash_files(files):
-        return "its files differ from the ones its signed statement lists"
-    return None
 
 
 def pack_predicate(

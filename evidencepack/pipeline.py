@@ -417,6 +417,24 @@ def rebuild(
             "the pack; a rebuild reads only the pack, so it cannot recompute this decision",
             outside,
         )
+    outcome = _rebuilt(pack_dir, spec, predicate, plan, pdf_trust_roots)
+    if not outcome.ok and plan is not None and predicate.pdf_signature is None:
+        # ``build`` unsigned, then ``sign``: the report was rendered for no signer. The same
+        # rebuild rendered so is the pack as built; the signature is verified apart.
+        unsigned = _rebuilt(pack_dir, spec, predicate, None, pdf_trust_roots)
+        if unsigned.ok:
+            return unsigned
+    return outcome
+
+
+def _rebuilt(
+    pack_dir: Path,
+    spec: Path,
+    predicate: PackPredicate,
+    plan: SigningPlan | None,
+    pdf_trust_roots: Sequence[Path],
+) -> RebuildOutcome:
+    """The pack's spec built again with ``plan`` as the report's signer line, compared."""
     with tempfile.TemporaryDirectory(prefix="evidencepack-rebuild-") as tmp:
         options = BuildOptions(compile=CompileOptions(as_of=predicate.decision.as_of))
         out = Path(tmp) / "pack"
@@ -429,6 +447,30 @@ def rebuild(
 
         record, roots = predicate.pdf_signature, pdf_trust_roots
         return compare_signed_rebuild(pack_dir, out, (*names, *predicate.rendered), record, roots)
+
+
+def _plugins_differ(pack_dir: Path) -> str | None:
+    """When a rebuild fails: the reader plug-ins the pack names (on its spec's record) against
+    those installed here, if they differ."""
+    import json
+
+    from .inputs.registry import plugin_warnings
+
+    try:
+        decision = json.loads((pack_dir / DECISION_NAME).read_text(encoding="utf-8"))
+        spec = next(f for f in decision["inputs"] if f.get("role") == "spec")
+        recorded = {w for w in spec.get("warnings", ()) if w.startswith("the reader plug-in ")}
+    except (OSError, ValueError, KeyError, TypeError, StopIteration, RecursionError):
+        return None
+    here = set(plugin_warnings())
+    if recorded == here:
+        return None
+    gone = "; ".join(sorted(recorded - here)) or "none"
+    new = "; ".join(sorted(here - recorded)) or "none"
+    return (
+        f"the reader plug-ins differ from the build's: the pack names {gone}, this machine has "
+        f"{new} (a plug-in can read files and change the decision)"
+    )
 
 
 def outside_paths(spec: Path, label: str) -> list[str]:
@@ -470,6 +512,8 @@ def verify_rebuild(
             # The pack's files are named by their place in the pack (``rebuild`` hands the
             # spec's pack path to the build), never by the private copy's folder.
             outcome = RebuildOutcome(compared=(), problems=tuple(problems))
+        if not outcome.ok and (note := _plugins_differ(root)) is not None:
+            outcome = outcome.model_copy(update={"problems": (*outcome.problems, note)})
     checks = report.checks.model_copy(update={"rebuild": "passed" if outcome.ok else "failed"})
     update: dict[str, object] = {"rebuild": outcome, "checks": checks}
     if not outcome.ok:

@@ -28,3 +28,23 @@ def test_an_inferencex_result_cited_as_a_run_is_refused(samples: Path, shared_da
     assert files[0]["status"] == "FAIL"
     assert "ix.json: a public result (inferencex-agg)" in files[0]["reason"]
     assert "evidence.references" in files[0]["reason"]
+
+
+LLMD = "formats/llm-d-report/public"
+
+
+def test_an_llmd_report_of_the_inference_simulator_is_simulated(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    from evidencepack.inputs.registry import read_input
+
+    text = (shared_data / LLMD / "br_v0_2_example.yaml").read_text(encoding="utf-8")
+    real = "ghcr.io/llm-d/llm-d-cuda:0.3.1"
+    assert real in text
+    path = tmp_path / "report.yaml"
+    path.write_text(text.replace(real, "ghcr.io/llm-d/llm-d-inference-sim:v0.5.1"))
+    (point,) = read_input(path).references
+    assert point.provenance == "simulated"
+    assert any("inference simulator" in w for w in point.warnings)
+    (measured,) = read_input(shared_data / LLMD / "br_v0_2_example.yaml").references
+    assert measured.provenance == "measured_elsewhere"

@@ -1,7 +1,7 @@
 """Questions over the warehouse: DuckDB views over the Parquet dataset, read-only.
 
 Each table is a view over the fixed list of its Parquet files the catalog records (a file no held
-pack owns is never read; one whose size changed since it was added is refused), read without
+pack owns is never read; one whose bytes changed since it was added is refused), read without
 Hive partitioning (``decision_year`` is the year of ``decision_date``, so no ``key=value`` part
 of the folder's path can change a row), in a fresh in-memory DuckDB that may then read only those
 files, has no temporary folder and runs one SELECT or plain EXPLAIN (never EXPLAIN ANALYZE, which
@@ -37,7 +37,8 @@ class QueryResult:
 
 
 def held_files_by_table(root: Path, catalog: Catalog) -> dict[str, list[str]]:
-    """Each table's recorded Parquet files (absolute paths), checked present at their size."""
+    """Each table's recorded Parquet files (absolute paths), each checked against the size and
+    sha256 the catalog recorded (a rewritten file is refused, never read)."""
     by_table: dict[str, list[str]] = {}
     digests = catalog.held_digests()
     for name, held in sorted(catalog.held_files().items()):
@@ -52,6 +53,8 @@ def held_files_by_table(root: Path, catalog: Catalog) -> dict[str, list[str]]:
             size = path.stat().st_size if not path.is_symlink() else -1
         except OSError:
             size = -2
+        if size == held.size_bytes and storage.file_digest(path) != held.sha256:
+            size = -3  # the same size, other bytes
         if size != held.size_bytes:
             problem = "missing" if size == -2 else "changed since it was added"
             raise StoreError(

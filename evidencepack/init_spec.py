@@ -31,6 +31,7 @@ from .spec.models import API_VERSION
 TODO = "TODO"
 MAX_FILES = 5000
 """Files looked at in one folder, at most: an evidence folder, not a disk."""
+MAX_DEPTH = 32  # folders below the evidence folder looked into (deeper: said, not read)
 
 
 @dataclass
@@ -94,10 +95,6 @@ def init_spec(folder: Path, out: Path | None = None, *, force: bool = False) -> 
 
 
 # --- finding the evidence -----------------------------------------------------------------------
-
-
-MAX_DEPTH = 32
-"""Folders below the evidence folder that ``init`` looks into (deeper: said, not looked at)."""
 
 
 def _survey(folder: Path, base: Path, out: Path, skipped: list[str]) -> list[Found]:

@@ -27,6 +27,7 @@ from .analyze.record import CandidateRecord
 from .errors import CheckFailed, EvidencePackError, InputError, UsageError
 from .inputs.collect import Collected, Collector, copy_inputs
 from .inputs.model_files import take_tokenizer
+from .inputs.registry import plugins_differ
 from .inputs.snapshot import Snapshots
 from .limits import MAX_SPEC_BYTES
 from .pack.archive import write_archive
@@ -449,30 +450,6 @@ def _rebuilt(
         return compare_signed_rebuild(pack_dir, out, (*names, *predicate.rendered), record, roots)
 
 
-def _plugins_differ(pack_dir: Path) -> str | None:
-    """When a rebuild fails: the reader plug-ins the pack names (on its spec's record) against
-    those installed here, if they differ."""
-    import json
-
-    from .inputs.registry import plugin_warnings
-
-    try:
-        decision = json.loads((pack_dir / DECISION_NAME).read_text(encoding="utf-8"))
-        spec = next(f for f in decision["inputs"] if f.get("role") == "spec")
-        recorded = {w for w in spec.get("warnings", ()) if w.startswith("the reader plug-in ")}
-    except (OSError, ValueError, KeyError, TypeError, StopIteration, RecursionError):
-        return None
-    here = set(plugin_warnings())
-    if recorded == here:
-        return None
-    gone = "; ".join(sorted(recorded - here)) or "none"
-    new = "; ".join(sorted(here - recorded)) or "none"
-    return (
-        f"the reader plug-ins differ from the build's: the pack names {gone}, this machine has "
-        f"{new} (a plug-in can read files and change the decision)"
-    )
-
-
 def outside_paths(spec: Path, label: str) -> list[str]:
     """Each evidence path of ``spec`` that is absolute or leaves the spec's folder, located
     (``inputs/pack.yaml:12:15: candidates[0].evidence.runs[0].path: ...``)."""
@@ -512,7 +489,7 @@ def verify_rebuild(
             # The pack's files are named by their place in the pack (``rebuild`` hands the
             # spec's pack path to the build), never by the private copy's folder.
             outcome = RebuildOutcome(compared=(), problems=tuple(problems))
-        if not outcome.ok and (note := _plugins_differ(root)) is not None:
+        if not outcome.ok and (note := plugins_differ(root / DECISION_NAME)) is not None:
             outcome = outcome.model_copy(update={"problems": (*outcome.problems, note)})
     checks = report.checks.model_copy(update={"rebuild": "passed" if outcome.ok else "failed"})
     update: dict[str, object] = {"rebuild": outcome, "checks": checks}

@@ -183,6 +183,36 @@ def plugin_warnings() -> tuple[str, ...]:
     return (*broken_plugin_warnings(), *installed)
 
 
+def plugins_differ(decision_file: Path) -> str | None:
+    """When a rebuild fails: the reader plug-ins a pack names (on its spec's record in
+    ``decision_file``) against those installed here, if they differ."""
+    import json
+
+    try:
+        decision = json.loads(decision_file.read_text(encoding="utf-8"))
+        spec = next(f for f in decision["inputs"] if f.get("role") == "spec")
+        recorded = {w for w in spec.get("warnings", ()) if w.startswith("the reader plug-in ")}
+    except (
+        OSError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        StopIteration,
+        RecursionError,
+    ):
+        return None
+    here = set(plugin_warnings())
+    if recorded == here:
+        return None
+    gone = "; ".join(sorted(recorded - here)) or "none"
+    new = "; ".join(sorted(here - recorded)) or "none"
+    return (
+        f"the reader plug-ins differ from the build's: the pack names {gone}, this machine has "
+        f"{new} (a plug-in can read files and change the decision)"
+    )
+
+
 def _bounded(fmt: Format, what: str, name: str, call: Callable[[], _T]) -> _T:
     """``call()`` of a plug-in's detector or parser: its exception, or no answer within
     ``PLUGIN_SECONDS``, becomes an InputError naming the file and the plug-in."""

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import StoreError
-from .models import PACK_COLUMNS, PackRow, columns, to_pack
+from .models import PACK_COLUMNS, HeldFile, PackRow, columns, to_pack
 
 if TYPE_CHECKING:
     import duckdb
@@ -27,18 +26,6 @@ FILES_DDL = (
     "CREATE TABLE IF NOT EXISTS files (file VARCHAR PRIMARY KEY, sha256 VARCHAR NOT NULL, "
     "size_bytes BIGINT NOT NULL, packs VARCHAR NOT NULL)"
 )
-
-
-@dataclass(frozen=True)
-class HeldFile:
-    """One Parquet file of the dataset as recorded when it was written."""
-
-    file: str
-    """Its path under the warehouse folder (``tables/<table>/decision_year=YYYY/<name>``)."""
-    sha256: str
-    size_bytes: int
-    packs: tuple[str, ...]
-    """The evidence digests of the packs whose rows it holds (several after a compaction)."""
 
 
 class Catalog(Protocol):

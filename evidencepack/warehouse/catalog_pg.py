@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import CouldNotRun, StoreError
-from .catalog import HeldFile
-from .models import PACK_COLUMNS, PackRow, columns, to_pack
+from .models import PACK_COLUMNS, HeldFile, PackRow, columns, to_pack
 
 if TYPE_CHECKING:
     import psycopg

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import types
 import typing
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import Field
@@ -284,3 +285,15 @@ PACK_COLUMNS = tuple(columns(PackRow))
 def to_pack(row: tuple[object, ...]) -> PackRow:
     """A catalog row (in PACK_COLUMNS order) as a PackRow."""
     return PackRow.model_validate(dict(zip(PACK_COLUMNS, row, strict=True)))
+
+
+@dataclass(frozen=True)
+class HeldFile:
+    """One Parquet file of the dataset as recorded when it was written."""
+
+    file: str
+    """Its path under the warehouse folder (``tables/<table>/decision_year=YYYY/<name>``)."""
+    sha256: str
+    size_bytes: int
+    packs: tuple[str, ...]
+    """The evidence digests of the packs whose rows it holds (several after a compaction)."""

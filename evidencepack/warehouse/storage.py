@@ -26,8 +26,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import CouldNotRun, StoreError
-from .catalog import Catalog, HeldFile
-from .models import TABLES, columns
+from .catalog import Catalog
+from .models import TABLES, HeldFile, columns
 from .per_request import stage_requests
 from .rows import PackRows
 

@@ -81,8 +81,7 @@ def load_tokenizer_file(path: Path) -> FileTokenizer:
         ) from None
     except RecursionError:
         raise InputError(
-            "a tokenizer.json nested too deep to read (thousands of levels; a real one has a "
-            "few)",
+            "a tokenizer.json nested too deep to read (thousands of levels; a real one has a few)",
             file=name,
         ) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("model"), dict):

@@ -13,6 +13,7 @@ value read from the decision is escaped, so a reason or an id cannot add markup 
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
 
@@ -67,8 +68,25 @@ def junit_xml(decision: DecisionDocument, *, allow_waivers: bool = True) -> byte
     return _xml_bytes(root)
 
 
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""Characters XML 1.0 forbids (controls, lone surrogates, U+FFFE and U+FFFF): no escape makes
+them well-formed."""
+
+
+def _xml_text(text: str) -> str:
+    """``text`` with each character XML 1.0 forbids written as a visible ``\\uXXXX``."""
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def _xml_bytes(root: ET.Element) -> bytes:
-    """The document's bytes: UTF-8 with its declaration, indented, a trailing newline."""
+    """The document's bytes: UTF-8 with its declaration, indented, a trailing newline; every
+    text and attribute value holds only characters XML 1.0 allows (a key of an evidence file
+    may hold any)."""
+    for element in root.iter():
+        for key, value in element.attrib.items():
+            element.set(key, _xml_text(value))
+        if element.text:
+            element.text = _xml_text(element.text)
     ET.indent(root)
     data: bytes = ET.tostring(root, encoding="UTF-8", xml_declaration=True)
     return data + b"\n"

@@ -32,6 +32,7 @@ from .spec.models import API_VERSION
 TODO = "TODO"
 MAX_FILES = 5000
 """Files looked at in one folder, at most: an evidence folder, not a disk."""
+MAX_DEPTH = 32  # folders below the evidence folder looked into (deeper: said, not read)
 
 
 @dataclass
@@ -102,7 +103,11 @@ def _survey(folder: Path, base: Path, out: Path, skipped: list[str]) -> list[Fou
     MLPerf results tree, which every candidate cites; files at the top belong to one candidate
     named after the folder when there is no subfolder."""
     budget = [MAX_FILES]
-    subfolders = sorted(p for p in folder.iterdir() if p.is_dir() and not _hidden(p))
+    links = sorted(p for p in folder.iterdir() if p.is_symlink() and not _hidden(p))
+    skipped += [f"{_rel(p, base)}: a symbolic link, not followed; cite it yourself" for p in links]
+    subfolders = sorted(
+        p for p in folder.iterdir() if p.is_dir() and not p.is_symlink() and not _hidden(p)
+    )
     found = []
     shared: list[Ref] = []  # a top-level MLPerf tree: every candidate's reference
     for sub in subfolders:
@@ -117,7 +122,9 @@ def _survey(folder: Path, base: Path, out: Path, skipped: list[str]) -> list[Fou
         found.append(Found(_slug(folder.name), []))
     for candidate in found:
         candidate.refs = shared + candidate.refs
-    loose = sorted(p for p in folder.iterdir() if p.is_file() and not _hidden(p))
+    loose = sorted(
+        p for p in folder.iterdir() if p.is_file() and not p.is_symlink() and not _hidden(p)
+    )
     loose_refs = [r for p in loose if (r := _file_ref(p, base, out, skipped, budget))]
     if loose_refs and not found:
         found.append(Found(_slug(folder.name), loose_refs))
@@ -135,8 +142,13 @@ def _survey(folder: Path, base: Path, out: Path, skipped: list[str]) -> list[Fou
 
 
 def _refs_in(
-    folder: Path, base: Path, out: Path, skipped: list[str], budget: list[int]
+    folder: Path, base: Path, out: Path, skipped: list[str], budget: list[int], depth: int = 1
 ) -> Iterator[Ref]:
+    if depth > MAX_DEPTH:
+        skipped.append(
+            f"{_rel(folder, base)}: nested deeper than {MAX_DEPTH} folders; not looked at"
+        )
+        return
     if _is_mlperf_tree(folder):
         mlperf = _mlperf_ref(folder, base, skipped)
         if mlperf is not None:
@@ -148,10 +160,13 @@ def _refs_in(
             yield ref
         return
     for child in sorted(folder.iterdir()):
-        if _hidden(child) or child.is_symlink():
+        if _hidden(child):
+            continue
+        if child.is_symlink():
+            skipped.append(f"{_rel(child, base)}: a symbolic link, not followed; cite it yourself")
             continue
         if child.is_dir():
-            yield from _refs_in(child, base, out, skipped, budget)
+            yield from _refs_in(child, base, out, skipped, budget, depth + 1)
         elif child.is_file():
             ref = _file_ref(child, base, out, skipped, budget)
             if ref is not None:

@@ -28,6 +28,7 @@ from .analyze.record import CandidateRecord
 from .errors import CheckFailed, EvidencePackError, InputError, UsageError
 from .inputs.collect import Collected, Collector, copy_inputs
 from .inputs.model_files import take_tokenizer
+from .inputs.registry import plugins_differ
 from .inputs.snapshot import Snapshots
 from .limits import MAX_SPEC_BYTES
 from .pack.archive import write_archive
@@ -422,6 +423,24 @@ def rebuild(
             "the pack; a rebuild reads only the pack, so it cannot recompute this decision",
             outside,
         )
+    outcome = _rebuilt(pack_dir, spec, predicate, plan, pdf_trust_roots)
+    if not outcome.ok and plan is not None and predicate.pdf_signature is None:
+        # ``build`` unsigned, then ``sign``: the report was rendered for no signer. The same
+        # rebuild rendered so is the pack as built; the signature is verified apart.
+        unsigned = _rebuilt(pack_dir, spec, predicate, None, pdf_trust_roots)
+        if unsigned.ok:
+            return unsigned
+    return outcome
+
+
+def _rebuilt(
+    pack_dir: Path,
+    spec: Path,
+    predicate: PackPredicate,
+    plan: SigningPlan | None,
+    pdf_trust_roots: Sequence[Path],
+) -> RebuildOutcome:
+    """The pack's spec built again with ``plan`` as the report's signer line, compared."""
     with tempfile.TemporaryDirectory(prefix="evidencepack-rebuild-") as tmp:
         packed_plan = pack_dir / PLAN_NAME
         compile_options = CompileOptions(
@@ -480,6 +499,8 @@ def verify_rebuild(
             # The pack's files are named by their place in the pack (``rebuild`` hands the
             # spec's pack path to the build), never by the private copy's folder.
             outcome = RebuildOutcome(compared=(), problems=tuple(problems))
+        if not outcome.ok and (note := plugins_differ(root / DECISION_NAME)) is not None:
+            outcome = outcome.model_copy(update={"problems": (*outcome.problems, note)})
     checks = report.checks.model_copy(update={"rebuild": "passed" if outcome.ok else "failed"})
     update: dict[str, object] = {"rebuild": outcome, "checks": checks}
     if not outcome.ok:

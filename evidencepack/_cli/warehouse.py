@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._display import visible, visible_errors
 from ..errors import EXIT_FAILED, EXIT_OK, UsageError
 from ._common import Command, Parser, add_command, emit, group_help, json_argument
 from ._signers import verifier_arguments, verify_options, verify_policy
@@ -35,14 +37,15 @@ def _cmd_add(args: argparse.Namespace) -> int:
     )
     lines = []
     for o in outcomes:
+        source, decision_id = visible(o.source), visible(o.decision_id or "")
         if o.status == "added":
             held = "" if o.requests is None else f", {o.requests} per-request rows"
-            lines.append(f"added    {o.source}: {o.decision_id} (evidence digest {o.digest}{held})")
+            lines.append(f"added    {source}: {decision_id} (evidence digest {o.digest}{held})")
         elif o.status == "skipped":
-            lines.append(f"skipped  {o.source}: already held (evidence digest {o.digest})")
+            lines.append(f"skipped  {source}: already held (evidence digest {o.digest})")
         else:
-            lines.append(f"REFUSED  {o.source}: it does not verify; nothing of it was written")
-            lines += [f"  {problem}" for problem in o.problems]
+            lines.append(f"REFUSED  {source}: it does not verify; nothing of it was written")
+            lines += [f"  {visible(problem)}" for problem in o.problems]
     emit(
         [
             {
@@ -62,11 +65,13 @@ def _cmd_add(args: argparse.Namespace) -> int:
 
 
 def _table(result: QueryResult) -> str:
-    cells = [[("" if v is None else str(v)) for v in row] for row in result.rows]
+    cells = [[("" if v is None else visible(str(v))) for v in row] for row in result.rows]
     widths = [
         max([len(name)] + [len(row[i]) for row in cells]) for i, name in enumerate(result.columns)
     ]
-    lines = ["  ".join(n.ljust(w) for n, w in zip(result.columns, widths, strict=True))]
+    names = [visible(n) for n in result.columns]
+    widths = [max(w, len(n)) for w, n in zip(widths, names, strict=True)]
+    lines = ["  ".join(n.ljust(w) for n, w in zip(names, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
     lines.append(f"({len(cells)} row{'s' if len(cells) != 1 else ''})")
@@ -105,16 +110,24 @@ def _cmd_query(args: argparse.Namespace) -> int:
 def _cmd_verify(args: argparse.Namespace) -> int:
     from ..warehouse.audit import audit
 
-    results = audit(Path(args.warehouse), _policy(args), _catalog(args))
+    results, dataset = audit(Path(args.warehouse), _policy(args), _catalog(args))
     lines = []
     for r in results:
-        lines.append(f"{r.status.upper():8} {r.decision_id} {r.digest[:12]} {r.source}")
-        lines += [f"  {problem}" for problem in r.problems]
+        lines.append(
+            f"{r.status.upper():8} {visible(r.decision_id)} {r.digest[:12]} {visible(r.source)}"
+        )
+        lines += [f"  {visible(problem)}" for problem in r.problems]
     bad = [r for r in results if r.status != "ok"]
+    if dataset:
+        lines.append("FAILED   the warehouse's own files:")
+        lines += [f"  {visible(problem)}" for problem in dataset]
     lines.append(f"{len(results) - len(bad)} of {len(results)} held pack(s) verify")
+    if dataset:
+        lines.append(f"{len(dataset)} problem(s) with the warehouse's own files")
     emit(
         {
-            "ok": not bad,
+            "ok": not bad and not dataset,
+            "dataset_problems": dataset,
             "packs": [
                 {
                     "evidence_digest": r.digest,
@@ -129,7 +142,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         as_json=args.json,
         text="\n".join(lines),
     )
-    return EXIT_FAILED if bad else EXIT_OK
+    return EXIT_FAILED if bad or dataset else EXIT_OK
 
 
 def _cmd_compact(args: argparse.Namespace) -> int:
@@ -194,6 +207,16 @@ def _cmd_list_queries(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _shown(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``handler`` whose errors (quoting pack names and paths) reach the terminal visibly."""
+
+    def run(args: argparse.Namespace) -> int:
+        with visible_errors():
+            return handler(args)
+
+    return run
+
+
 def _warehouse_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--warehouse", metavar="DIR", required=True, help="the warehouse folder (made by add)"
@@ -215,7 +238,7 @@ def register(command: Command) -> None:
     q = add_command(
         actions,
         "add",
-        _cmd_add,
+        _shown(_cmd_add),
         "verify each pack (folder or .tar.gz) and add its rows; a pack that does not verify is "
         "refused (exit 1) and nothing of it is written; a pack already held is skipped",
     )
@@ -233,7 +256,7 @@ def register(command: Command) -> None:
     q = add_command(
         actions,
         "query",
-        _cmd_query,
+        _shown(_cmd_query),
         "ask the warehouse: your own SQL (one SELECT, read-only: a fresh in-memory DuckDB with a "
         "view per table, allowed to read only the dataset) or a named query",
     )
@@ -252,7 +275,7 @@ def register(command: Command) -> None:
     q = add_command(
         actions,
         "verify",
-        _cmd_verify,
+        _shown(_cmd_verify),
         "re-verify every held pack from where it was added; exit 1 if any no longer verifies "
         "or is missing",
     )
@@ -263,7 +286,7 @@ def register(command: Command) -> None:
     q = add_command(
         actions,
         "compact",
-        _cmd_compact,
+        _shown(_cmd_compact),
         "rewrite each partition's many Parquet files (one per pack per table) as one, "
         "atomically: queries give the same answers, faster; adds and queries may run meanwhile",
     )

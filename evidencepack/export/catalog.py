@@ -75,6 +75,32 @@ def controls(checks: tuple[CheckRecord, ...], where: str) -> dict[str, Control]:
     return found
 
 
+_MARKUP_SPECIAL = re.compile(r"([\\`*_\[\]<>&!|~])")
+MARKUP_KEYS = frozenset({"title", "description", "remarks"})
+"""The OSCAL markup fields (markup-line and markup-multiline: Markdown in OSCAL JSON)."""
+
+
+def escape_markup(text: str) -> str:
+    """``text`` as Markdown that shows it as written: every character that could start a link,
+    an image, an autolink, raw HTML, an entity or emphasis is backslash-escaped (CommonMark), so
+    ``[click](javascript:...)`` or ``<script>`` from a spec is shown, never live."""
+    return _MARKUP_SPECIAL.sub(r"\\\1", text)
+
+
+def escape_markup_fields(node: Any) -> Any:
+    """A JSON document with every OSCAL markup field's text escaped (``escape_markup``)."""
+    if isinstance(node, dict):
+        return {
+            k: escape_markup(v)
+            if k in MARKUP_KEYS and isinstance(v, str)
+            else escape_markup_fields(v)
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [escape_markup_fields(v) for v in node]
+    return node
+
+
 def one_line(text: str) -> str:
     """Text as one line with no leading or trailing space (OSCAL strings and markup lines)."""
     return " ".join(text.split()) or "(none)"

@@ -41,6 +41,7 @@ from .catalog import (
     Control,
     catalog_document,
     controls,
+    escape_markup_fields,
     one_line,
 )
 from .models import CheckRecord
@@ -160,13 +161,20 @@ def export_documents(contents: PackContents, oscal_version: str) -> tuple[bytes,
     decision = contents.decision
     table = controls(decision.checks, f"{contents.label}/{DECISION_NAME}")
     stamp = f"{decision.as_of.isoformat()}T00:00:00Z"
+    # Markup fields are Markdown: text from the spec is escaped, never live (a link, raw HTML).
     catalog = document_bytes(
-        catalog_document(
-            table, oscal_version=oscal_version, timestamp=stamp, tool_version=decision.tool_version
+        escape_markup_fields(
+            catalog_document(
+                table,
+                oscal_version=oscal_version,
+                timestamp=stamp,
+                tool_version=decision.tool_version,
+            )
         )
     )
     builder = _Builder(contents, table, stamp)
-    return document_bytes(builder.results(oscal_version, catalog)), catalog
+    results = escape_markup_fields(builder.results(oscal_version, catalog))
+    return document_bytes(results), catalog
 
 
 def _prop(name: str, value: str) -> dict[str, str]:

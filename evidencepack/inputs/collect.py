@@ -149,10 +149,11 @@ class Collector:
 
     def _note_broken_plugins(self) -> None:
         """An installed reader plug-in that failed to load is a warning on the spec's record:
-        a file only it reads is then an unknown format, and the pack says why."""
-        from .registry import broken_plugin_warnings  # the readers load with the first read
+        a file only it reads is then an unknown format, and the pack says why. Each plug-in that
+        loaded is named there too: it could take part in the decision."""
+        from .registry import plugin_warnings  # the readers load with the first read
 
-        said = broken_plugin_warnings()
+        said = plugin_warnings()
         if said:
             spec = self.result.files[SPEC_PATH]
             self.result.files[SPEC_PATH] = spec.model_copy(update={"warnings": said})

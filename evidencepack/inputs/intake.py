@@ -35,7 +35,7 @@ from .mlperf_refs import CitedResult, CitedTraining, MlperfImports, MlperfTaken,
 from .models import ReferencePoint, ServingRun
 from .records import FileProblem, InputFile, in_spec
 from .reference_points import read_reference_points
-from .registry import read_input, stage_small_runs
+from .registry import format_by_id, read_input, stage_small_runs
 from .run_profile import RowProfile, profile_of
 from .stage import empty_outputs_valid, shared_staging
 from .stage_batch import prestaged_runs
@@ -337,9 +337,20 @@ def _read_one(
     try:
         with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
             # The reader gets the collector's record (not hashed again) and the spec's name.
-            return read_input(path, record=target.as_read(), name=name, max_bytes=input_limit(ref))
+            parsed = read_input(
+                path, record=target.as_read(), name=name, max_bytes=input_limit(ref)
+            )
     except InputError as exc:
         return FileProblem(f"{ref.path}: cannot read: {exc.message}", target)
+    if format_by_id(parsed.format_id).kind == "references":
+        # A public result (InferenceX, an llm-d report) is a reference whatever key cites it:
+        # its figures never size a candidate.
+        return FileProblem(
+            f"{ref.path}: a public result ({parsed.format_id}), not the candidate's "
+            "own measurement: cite it under evidence.references",
+            target,
+        )
+    return parsed
 
 
 def _store_one(

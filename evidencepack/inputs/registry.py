@@ -9,14 +9,22 @@ distribution adds one through the ``evidencepack.formats`` entry-point group (ea
 names a ``Format``, or a callable returning one or several). A plug-in's formats are tried after
 the built-in ones, they may not reuse a built-in id, and every file one of them reads records the
 plug-in's name and version (``InputFile.plugin``), which the manifest and the report show.
+
+A plug-in runs inside bounds: an exception from its detector or parser is an InputError naming
+the file and the plug-in, and each call has a time limit (``PLUGIN_SECONDS``; a detector that
+sleeps is refused, not waited for). Every installed plug-in is named on the spec's record of a
+build (``plugin_warnings``), so a pack says which readers could take part and a rebuild on
+another machine names the plug-ins that differ.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import limits
 from .._text import misleading_characters
@@ -98,10 +106,17 @@ _registered: list[Format] = []
 _loaded_entry_points = False
 
 
+PLUGIN_SECONDS = float(os.environ.get("EVIDENCEPACK_PLUGIN_SECONDS", "60"))
+"""The time limit of one call of a plug-in's detector or parser on one file."""
+_T = TypeVar("_T")
+
+
 def register_format(fmt: Format, *, plugin: str | None = None) -> Format:
     """Add a reader after the built-in ones; ``plugin`` (``name version``) is recorded on every
     file it reads. A format id may be registered once; a built-in id never."""
-    if any(f.id == fmt.id for f in (*FORMATS, *_registered)):
+    if any(f.id == fmt.id for f in FORMATS):
+        raise ValueError(f"its format id {fmt.id!r} is a built-in reader's")
+    if any(f.id == fmt.id for f in _registered):
         raise ValueError(f"a format with id {fmt.id!r} is already registered")
     named = replace(fmt, plugin=plugin or fmt.plugin or "unnamed plug-in")
     _registered.append(named)
@@ -151,6 +166,87 @@ def broken_plugins() -> tuple[str, ...]:
     return tuple(f"{who}: {why}" for who, why in _broken)
 
 
+def installed_plugins() -> tuple[str, ...]:
+    """Each plug-in's formats that loaded: ``name version: format id, ...``."""
+    _load_entry_points()
+    by_plugin: dict[str, list[str]] = {}
+    for fmt in _registered:
+        by_plugin.setdefault(fmt.plugin or "unnamed plug-in", []).append(fmt.id)
+    return tuple(f"{who}: {', '.join(ids)}" for who, ids in sorted(by_plugin.items()))
+
+
+def plugin_warnings() -> tuple[str, ...]:
+    """What a build records on the spec's record about reader plug-ins: each that failed to
+    load, and each installed (a file no built-in reader accepts goes to it), so the pack names
+    every plug-in that could take part in its decision."""
+    installed = tuple(
+        f"the reader plug-in {who} is installed: a file no built-in reader accepts is offered "
+        "to its formats"
+        for who in installed_plugins()
+    )
+    return (*broken_plugin_warnings(), *installed)
+
+
+def plugins_differ(decision_file: Path) -> str | None:
+    """When a rebuild fails: the reader plug-ins a pack names (on its spec's record in
+    ``decision_file``) against those installed here, if they differ."""
+    import json
+
+    try:
+        decision = json.loads(decision_file.read_text(encoding="utf-8"))
+        spec = next(f for f in decision["inputs"] if f.get("role") == "spec")
+        recorded = {w for w in spec.get("warnings", ()) if w.startswith("the reader plug-in ")}
+    except (
+        OSError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        StopIteration,
+        RecursionError,
+    ):
+        return None
+    here = set(plugin_warnings())
+    if recorded == here:
+        return None
+    gone = "; ".join(sorted(recorded - here)) or "none"
+    new = "; ".join(sorted(here - recorded)) or "none"
+    return (
+        f"the reader plug-ins differ from the build's: the pack names {gone}, this machine has "
+        f"{new} (a plug-in can read files and change the decision)"
+    )
+
+
+def _bounded(fmt: Format, what: str, name: str, call: Callable[[], _T]) -> _T:
+    """``call()`` of a plug-in's detector or parser: its exception, or no answer within
+    ``PLUGIN_SECONDS``, becomes an InputError naming the file and the plug-in."""
+    if fmt.plugin is None:
+        return call()
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # noqa: BLE001 - whatever the plug-in raises is reported
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name=f"plug-in {fmt.id}", daemon=True)
+    worker.start()
+    worker.join(PLUGIN_SECONDS)
+    who = f"the reader plug-in {fmt.plugin} (format {fmt.id})"
+    if worker.is_alive():
+        raise InputError(f"{name}: {who}: its {what} gave no answer in {PLUGIN_SECONDS:g} s")
+    error = box.get("error")
+    if isinstance(error, InputError):
+        raise error
+    if error is not None:
+        raise InputError(
+            f"{name}: {who}: its {what} failed: {type(error).__name__}: {error}"
+        ) from None
+    value: _T = box["value"]
+    return value
+
+
 def broken_plugin_warnings() -> tuple[str, ...]:
     """A warning per plug-in that failed to load: ``inspect`` and ``check`` print them, and a
     build records them on the spec's input record, so the report shows them."""
@@ -170,7 +266,7 @@ def detect_format(probe: Probe) -> Format:
     """The first format whose detector accepts the probe; InputError naming them all if none."""
     formats = all_formats()
     for fmt in formats:
-        if fmt.detect(probe):
+        if _bounded(fmt, "detector", probe.name, lambda f=fmt: f.detect(probe)):  # type: ignore[misc]
             return fmt
     known = ", ".join(f.id for f in formats)
     if _broken:
@@ -201,7 +297,8 @@ def read_input(
     if record is None:
         record = file_record(path)
     fmt = detect_format(probe)
-    parsed = fmt.parse(probe, record)
+    found = record
+    parsed = _bounded(fmt, "parser", probe.name, lambda: fmt.parse(probe, found))
     runs = tuple(_with_findings(_with_concurrency(run)) for run in parsed.runs)
     warnings = parsed.warnings + _misleading_text(parsed)
     if record.size_bytes > limits.MAX_INPUT_FILE_BYTES:  # read under a raised limit: said

@@ -27,6 +27,28 @@ _POOL_SIZE = 1024
 _REDACTED = "[redacted]"
 
 
+MAX_ANSWER_DEPTH = 64
+"""Nesting kept of a JSON answer (``/version``, ``/v1/models``): deeper is no answer."""
+
+
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests lists and objects (iteratively: no recursion limit)."""
+    deepest, pending = 0, [(value, 1)]
+    while pending:
+        item, level = pending.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            if level <= MAX_ANSWER_DEPTH:
+                children = item.values() if isinstance(item, dict) else item
+                pending += [(child, level + 1) for child in children]
+    return deepest
+
+
+def _no_constant(name: str) -> Any:
+    """``json.loads``'s hook for NaN and Infinity: refused (strict JSON)."""
+    raise ValueError(f"{name} is not JSON")
+
+
 @dataclass(frozen=True)
 class Endpoint:
     """Where the server listens: ``http(s)://host:port/base`` (the base holds ``/v1``)."""
@@ -216,9 +238,12 @@ class Client:
             finally:
                 conn.close()
         try:
-            return status, headers, json.loads(body)
-        except ValueError:
+            # Strict JSON: no NaN or Infinity (run.json would carry them, and no JSON reader
+            # takes them); a body nested too deep is no answer, not a RecursionError.
+            answer = json.loads(body, parse_constant=_no_constant)
+        except (ValueError, RecursionError):
             return status, headers, None
+        return status, headers, answer if _depth(answer) <= MAX_ANSWER_DEPTH else None
 
     async def stream(
         self,

@@ -34,6 +34,12 @@ _SCALARS: dict[int, tuple[str, int]] = {
 }
 _STRING, _ARRAY = 8, 9
 _MAX_DEPTH = 4
+MAX_PAIRS = 1 << 16
+"""Key-value pairs read from a header (real files hold a few dozen): a sparse file announcing
+150 million would take minutes to walk."""
+MAX_ARRAY_ITEMS = 1 << 21
+"""Items of one array (the largest real vocabularies and merge lists hold a few hundred
+thousand)."""
 
 
 class _Header:
@@ -79,6 +85,8 @@ class _Header:
         smallest = _SCALARS[item][1] if item in _SCALARS else 8  # a string: its length at least
         if count * smallest > len(self.data) - self.at:
             raise self.fail(f"an array of {count} items longer than the file")
+        if count > MAX_ARRAY_ITEMS:
+            raise self.fail(f"an array of {count} items (at most {MAX_ARRAY_ITEMS} are read)")
         if item in _SCALARS:
             code, size = _SCALARS[item]
             return list(struct.unpack_from(f"<{count}{code}", self.data, self.take(count * size)))
@@ -103,6 +111,8 @@ def read_metadata(path: Path, name: str) -> dict[str, Any]:
         pairs = header.scalar("Q", 8)
         if pairs * 12 > len(data) - header.at:  # a key length and a type at least
             raise header.fail(f"{pairs} key-value pairs announced, longer than the file")
+        if pairs > MAX_PAIRS:
+            raise header.fail(f"{pairs} key-value pairs announced (at most {MAX_PAIRS} are read)")
         out: dict[str, Any] = {}
         for _ in range(pairs):
             key = header.string()

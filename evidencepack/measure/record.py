@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import os
 import platform
 import socket
@@ -136,7 +137,11 @@ def client_host() -> dict[str, Any]:
 def write_json_atomic(path: Path, payload: Any) -> None:
     """Write ``payload`` as indented JSON through a temporary file and a rename."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    # Strict JSON: a non-finite figure would be a bare Infinity or NaN no JSON reader takes.
+    tmp.write_text(
+        json.dumps(_finite(payload), indent=2, sort_keys=True, allow_nan=False) + "\n",
+        encoding="utf-8",
+    )
     tmp.replace(path)
 
 
@@ -155,10 +160,21 @@ def write_record(path: Path, record: dict[str, Any]) -> None:
     write_json_atomic(path, checked)
 
 
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float (inf, NaN) as None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
 def write_rows(path: Path, rows: Iterable[dict[str, Any]]) -> None:
     """Write one JSON line per row through a temporary file and a rename."""
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as out:
         for row in rows:
-            out.write(json.dumps(row, sort_keys=True) + "\n")
+            out.write(json.dumps(_finite(row), sort_keys=True, allow_nan=False) + "\n")
     tmp.replace(path)

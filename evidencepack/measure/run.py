@@ -95,7 +95,9 @@ def measure(
     tokenizer = None
     if options.tokenizer is not None:
         if progress is not None:
-            progress(f"reading the tokenizer in {options.tokenizer}")
+            size = options.tokenizer.stat().st_size if options.tokenizer.is_file() else 0
+            large = " (a large file: this takes a while)" if size > 8 << 20 else ""
+            progress(f"reading the tokenizer in {options.tokenizer}: {size:,} bytes{large}")
         tokenizer = load_tokenizer_file(options.tokenizer)
     planned = points(options)
     for _, config in planned:

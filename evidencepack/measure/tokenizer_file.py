@@ -79,6 +79,11 @@ def load_tokenizer_file(path: Path) -> FileTokenizer:
         raise InputError(
             f"neither a GGUF model file nor a tokenizer.json (JSON): {exc}", file=name
         ) from None
+    except RecursionError:
+        raise InputError(
+            "a tokenizer.json nested too deep to read (thousands of levels; a real one has a few)",
+            file=name,
+        ) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("model"), dict):
         raise InputError(
             "not a Hugging Face tokenizer.json: no 'model' object", file=name, where="$.model"

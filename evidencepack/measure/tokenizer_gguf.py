@@ -76,6 +76,13 @@ _PRE: dict[str, _Pre] = {
     ),
 }
 
+MAX_TOKENS = 1 << 20
+"""Tokens of a vocabulary (the largest real ones hold about 260,000): beyond, the tokenizers
+library's tables outgrow memory and the process aborts."""
+MAX_TOKEN_CHARS = 1024
+"""Characters of one token (real ones hold a few dozen): every split of a SentencePiece token is
+looked up, so one token of millions of characters would take hours."""
+
 _NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _BYTE = 1, 2, 3, 4, 6  # llama.cpp's token types
 _SPACE = "\u2581"  # SentencePiece's "▁"
 
@@ -108,6 +115,19 @@ def from_gguf(path: Path, name: str) -> tuple[Tokenizer, dict[str, Any]]:
     meta = read_metadata(path, name)
     model = _field(meta, "tokenizer.ggml.model", name)
     tokens = _strings(_field(meta, "tokenizer.ggml.tokens", name), "tokenizer.ggml.tokens", name)
+    if len(tokens) > MAX_TOKENS:
+        raise InputError(
+            f"{len(tokens)} tokens: a vocabulary of at most {MAX_TOKENS} is read",
+            file=name,
+            where="tokenizer.ggml.tokens",
+        )
+    longest = max(range(len(tokens)), key=lambda i: len(tokens[i]), default=None)
+    if longest is not None and len(tokens[longest]) > MAX_TOKEN_CHARS:
+        raise InputError(
+            f"a token of {len(tokens[longest])} characters (at most {MAX_TOKEN_CHARS} are read)",
+            file=name,
+            where=f"tokenizer.ggml.tokens[{longest}]",
+        )
     types = _numbers(meta, "tokenizer.ggml.token_type", name, len(tokens))
     kinds = [int(t) for t in types] if types is not None else [_NORMAL] * len(tokens)
     try:

@@ -15,6 +15,7 @@ rows of one kind for one result are an error naming both rows.
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
@@ -94,7 +95,24 @@ class OfficialTable(StrictModel):
                 f"{self.path}: {len(found)} {kind} rows for one result ({location}): "
                 f"{', '.join(r.row for r in found)} (one result has one {kind} figure)"
             )
+        if kind == "power" and found:
+            self._same_system(found[0], location)
         return found[0] if found else None
+
+    def _same_system(self, power: TableRow, location: str) -> None:
+        """A power row belongs to the result of its own system: one whose system fields differ
+        from the performance row's at that folder is an error naming both rows."""
+        (performance,) = self._by_location.get((location, "performance"), [None])[:1]
+        if performance is None:
+            return
+        for field in ("system_name", "submitter", "accelerator_model_name"):
+            mine, theirs = power.system.get(field), performance.system.get(field)
+            if mine is not None and theirs is not None and str(mine) != str(theirs):
+                raise InputError(
+                    f"{self.path}: the power row {power.row} is for {field} {mine!r}, the "
+                    f"performance row {performance.row} of the same result ({location}) for "
+                    f"{theirs!r}: a power figure is attached only to its own system's result"
+                )
 
 
 def table_location(location: str) -> str:
@@ -175,9 +193,13 @@ def _number(value: object, label: str, field: str) -> float | None:
     if isinstance(value, bool):
         raise InputError(f"{label}: {field} is {value!r}, not a number")
     try:
-        return float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise InputError(f"{label}: {field} is {value!r}, not a number") from None
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+        raise InputError(f"{label}: {field} is {shown}, not a number") from None
+    if not math.isfinite(number):
+        raise InputError(f"{label}: {field} is {value!r}, not a finite number")
+    return number
 
 
 def _unit(value: object) -> str | None:

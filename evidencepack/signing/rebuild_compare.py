@@ -13,8 +13,32 @@ from pathlib import Path
 
 from ..pack.layout import DECISION_NAME, MANIFEST_NAME
 from .documents import MAX_DOCUMENT_BYTES
-from .json_diff import first_difference, parse_object, show
+from .json_diff import MAX_SHOWN, first_difference, parse_object, show
 from .verify_report import RebuildDifference, RebuildOutcome
+
+_BEFORE = 40
+"""Characters shown before the first differing one, when two long texts are cut."""
+
+
+def _first_char(a: str, b: str) -> int:
+    for index, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return index
+    return min(len(a), len(b))
+
+
+def show_pair(a: object, b: object) -> tuple[str, str]:
+    """Two differing values for a one-line message: two long strings are both cut around their
+    first differing character (``...`` marks what is left out), so the difference is shown."""
+    if not isinstance(a, str) or not isinstance(b, str) or max(len(a), len(b)) <= MAX_SHOWN:
+        return show(a), show(b)
+    start = max(0, _first_char(a, b) - _BEFORE)
+
+    def cut(text: str) -> str:
+        part = text[start : start + MAX_SHOWN - 6]
+        return ("..." if start else "") + part + ("..." if start + len(part) < len(text) else "")
+
+    return cut(a), cut(b)
 
 
 def _first_byte(a: bytes, b: bytes) -> int:
@@ -38,7 +62,7 @@ def _json_difference(name: str, packed: bytes, recomputed: bytes) -> RebuildDiff
             recomputed_value=None,
             message=f"{name}: the same values, written differently (from byte {offset})",
         )
-    old_value, new_value = show(difference.left), show(difference.right)
+    old_value, new_value = show_pair(difference.left, difference.right)
     return RebuildDifference(
         file=name,
         field=difference.path,
@@ -57,9 +81,9 @@ def _line_difference(name: str, packed: bytes, recomputed: bytes) -> RebuildDiff
         a = old[number] if number < len(old) else None
         b = new[number] if number < len(new) else None
         if a != b:
-            shown_a, shown_b = (
-                show(a.strip() if a is not None else "(no line)"),
-                show(b.strip() if b is not None else "(no line)"),
+            shown_a, shown_b = show_pair(
+                a.strip() if a is not None else "(no line)",
+                b.strip() if b is not None else "(no line)",
             )
             return RebuildDifference(
                 file=name,

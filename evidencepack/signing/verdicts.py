@@ -123,6 +123,15 @@ def verdict_predicates(
     ``decision.json``'s object and the exact payload of the pack's signed statement (or its
     ``payload_sha256``, when the payload was streamed)."""
     verdict, as_of, spec_sha256, version, results = _decision_fields(decision)
+    named: dict[str, str] = {}
+    for result in results:
+        if result.candidate is not None:
+            other = named.setdefault(token(result.candidate), result.candidate)
+            if other != result.candidate:
+                raise InputError(
+                    f"candidates {other!r} and {result.candidate!r} are one name in the verdict "
+                    f"statements ({token(other)}): the decision cannot be stated unambiguously"
+                )
     policy = {"name": SPEC_PATH, "digest": {"sha256": spec_sha256}}
     properties = [f"{PROPERTY_PREFIX}DECISION_{token(verdict)}", *map(_property, results)]
     svr: dict[str, object] = {

@@ -66,6 +66,15 @@ def by_position(problem: str) -> tuple[int, int, str]:
     return (int(match.group(1)), int(match.group(2)), problem) if match else (0, 0, problem)
 
 
+_NOT_TOKEN = re.compile(r"[^A-Z0-9]+")
+
+
+def verdict_token(text: str) -> str:
+    """A candidate id as the verdict statements name it (``signing/verdicts.py``'s ``token``:
+    upper case, every run of other characters one ``_``)."""
+    return _NOT_TOKEN.sub("_", text.upper()).strip("_")
+
+
 def id_problems(data: object) -> Iterator[tuple[Loc, str]]:
     """Candidate ids: duplicates, and ``chosen`` or a waiver naming none. Read from the raw
     document, so they are reported in the same pass as type errors elsewhere in the spec."""
@@ -74,10 +83,21 @@ def id_problems(data: object) -> Iterator[tuple[Loc, str]]:
     candidates = [c if isinstance(c, dict) else {} for c in data["candidates"]]
     ids = [str(c["id"]) for c in candidates if isinstance(c.get("id"), str | int)]
     seen: set[str] = set()
+    tokens: dict[str, str] = {}
     for index, candidate in enumerate(candidates):
         cid = candidate.get("id")
         if isinstance(cid, str | int) and str(cid) in seen:
             yield ("candidates", index, "id"), f"duplicate candidate id {str(cid)!r}"
+        elif isinstance(cid, str | int):
+            token = verdict_token(str(cid))
+            if token in tokens:
+                yield (
+                    ("candidates", index, "id"),
+                    f"candidate id {str(cid)!r} and {tokens[token]!r} are one name in the "
+                    f"verdict statements ({token}: upper case, other characters '_'); give ids "
+                    "that differ in more than case and punctuation",
+                )
+            tokens.setdefault(token, str(cid))
         seen.add(str(cid))
     chosen = data.get("chosen")
     if isinstance(chosen, str | int) and str(chosen) not in ids:

@@ -82,8 +82,8 @@ def _write(
     )
     try:
         moves, request_rows = storage.stage_pack(root, rows)
-        storage.publish(root, rows.digest, moves)
-        recorded = catalog.record(rows.pack)
+        files = storage.publish(root, rows.digest, moves)
+        recorded = catalog.record(rows.pack, files)
     except Exception:
         storage.roll_back(root, rows.digest)
         raise

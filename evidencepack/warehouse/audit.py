@@ -1,13 +1,17 @@
-"""``warehouse verify``: re-verify every held pack from where it was added (a scheduled audit)."""
+"""``warehouse verify``: re-verify every held pack from where it was added (a scheduled audit),
+and the warehouse's own files: each recorded Parquet file against the sha256 the catalog recorded
+when it was written, every file on disk owned by a held pack, every held pack with its files,
+and each decision id held once."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from . import storage
-from .catalog import Catalog, open_catalog
+from .catalog import Catalog, DuckDBCatalog, open_catalog
 from .packs import opened_pack
 
 if TYPE_CHECKING:
@@ -25,12 +29,65 @@ class AuditResult:
     problems: tuple[str, ...] = ()
 
 
-def audit(root: Path, policy: VerifyPolicy, catalog: Catalog | None = None) -> list[AuditResult]:
-    """Re-verify every pack the catalog holds, in catalog order."""
+def dataset_problems(root: Path, catalog: Catalog) -> list[str]:
+    """What is wrong with the warehouse's own files (call under a lock): a recorded file missing
+    or changed since it was written, a Parquet file no held pack owns, a held pack without its
+    files, one decision id held by two packs."""
+    problems = []
+    held = catalog.held_files()
+    packs = catalog.held_packs()
+    digests = {p.pack_digest for p in packs}
+    for name, recorded in sorted(held.items()):
+        path = root / name
+        if path.is_symlink() or not path.is_file():
+            problems.append(f"{path}: recorded, but missing (or not a regular file)")
+        elif storage.file_digest(path) != recorded.sha256:
+            problems.append(
+                f"{path}: changed since it was written (sha256 {storage.file_digest(path)}, "
+                f"the catalog records {recorded.sha256})"
+            )
+        strangers = [d for d in recorded.packs if d not in digests]
+        if strangers:
+            problems.append(
+                f"{path}: holds rows of pack {strangers[0]}, which the catalog does not hold"
+            )
+    tables = root / storage.TABLES_DIR
+    on_disk = sorted(tables.rglob("*.parquet")) if tables.is_dir() else []
+    problems += [
+        f"{path}: not recorded in the catalog: no held pack owns it"
+        for path in on_disk
+        if path.relative_to(root).as_posix() not in held
+    ]
+    owned = {d for recorded in held.values() for d in recorded.packs}
+    # A shared (PostgreSQL) catalog lists the organisation's packs, held in other folders too.
+    problems += [
+        f"pack {pack.pack_digest} ({pack.decision_id}): held, but no file of it is recorded in "
+        "this folder"
+        for pack in (packs if isinstance(catalog, DuckDBCatalog) else ())
+        if pack.pack_digest not in owned
+    ]
+    by_id: dict[str, list[str]] = defaultdict(list)
+    for pack in packs:
+        by_id[pack.decision_id].append(pack.pack_digest)
+    for decision_id, held_by in sorted(by_id.items()):
+        if len(held_by) > 1:
+            problems.append(
+                f"decision {decision_id!r} is held {len(held_by)} times (evidence digests "
+                f"{', '.join(sorted(held_by))}): one decision id, several packs"
+            )
+    return problems
+
+
+def audit(
+    root: Path, policy: VerifyPolicy, catalog: Catalog | None = None
+) -> tuple[list[AuditResult], list[str]]:
+    """Re-verify every pack the catalog holds, in catalog order, and check the warehouse's own
+    files (``dataset_problems``)."""
     catalog = catalog or open_catalog(root)
     with storage.locked(root, exclusive=True):
         storage.recover(root, catalog)
         packs = catalog.held_packs()
+        problems = dataset_problems(root, catalog)
     results = []
     for pack in packs:
         path = Path(pack.source)
@@ -46,14 +103,14 @@ def audit(root: Path, policy: VerifyPolicy, catalog: Catalog | None = None) -> l
             )
             continue
         with opened_pack(path, policy) as opened:
-            problems = list(opened.problems)
-            if not problems and opened.digest != pack.pack_digest:
-                problems.append(
+            found = list(opened.problems)
+            if not found and opened.digest != pack.pack_digest:
+                found.append(
                     f"{path}: holds another pack now (evidence digest {opened.digest}, "
                     f"the warehouse holds {pack.pack_digest})"
                 )
-        status: Literal["ok", "failed"] = "failed" if problems else "ok"
+        status: Literal["ok", "failed"] = "failed" if found else "ok"
         results.append(
-            AuditResult(pack.pack_digest, pack.decision_id, pack.source, status, tuple(problems))
+            AuditResult(pack.pack_digest, pack.decision_id, pack.source, status, tuple(found))
         )
-    return results
+    return results, problems

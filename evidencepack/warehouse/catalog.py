@@ -1,21 +1,31 @@
 """The catalog of held packs: an embedded DuckDB file by default (``DIR/catalog.duckdb``, table
-``packs``, primary key ``pack_digest``), or PostgreSQL (``catalog_pg.py``) for an organisation."""
+``packs``, primary key ``pack_digest``), or PostgreSQL (``catalog_pg.py``) for an organisation.
+
+Beside the packs, the catalog records every Parquet file of the folder's dataset (table
+``files``: its path under the folder, sha256, size and the packs whose rows it holds), written in
+the same transaction as the pack's row: queries read only the files recorded, ``verify`` checks
+each against its digest.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import StoreError
-from .models import PACK_COLUMNS, PackRow, columns, to_pack
+from .models import PACK_COLUMNS, HeldFile, PackRow, columns, to_pack
 
 if TYPE_CHECKING:
     import duckdb
 
 CATALOG_NAME = "catalog.duckdb"
 ORDER = "ORDER BY decision_date, decision_id, pack_digest"
+FILES_DDL = (
+    "CREATE TABLE IF NOT EXISTS files (file VARCHAR PRIMARY KEY, sha256 VARCHAR NOT NULL, "
+    "size_bytes BIGINT NOT NULL, packs VARCHAR NOT NULL)"
+)
 
 
 class Catalog(Protocol):
@@ -29,8 +39,16 @@ class Catalog(Protocol):
         """Every held pack's row, by decision date, id and digest."""
         ...
 
-    def record(self, pack: PackRow) -> bool:
-        """Insert the pack in one transaction; False when it was held already."""
+    def record(self, pack: PackRow, files: Sequence[HeldFile] = ()) -> bool:
+        """Insert the pack and its files in one transaction; False when it was held already."""
+        ...
+
+    def held_files(self) -> dict[str, HeldFile]:
+        """This folder's recorded Parquet files, by path under the folder."""
+        ...
+
+    def swap_files(self, old: Sequence[str], new: HeldFile) -> None:
+        """A compaction: ``new`` replaces the files ``old``, in one transaction."""
         ...
 
 
@@ -56,6 +74,7 @@ class DuckDBCatalog:
         try:
             if not read_only:
                 con.execute(_ddl())
+                con.execute(FILES_DDL)
             yield con
         except duckdb.Error as exc:
             raise StoreError(f"{self.path}: {exc}") from exc
@@ -77,8 +96,30 @@ class DuckDBCatalog:
             cursor = con.execute(f"SELECT {', '.join(PACK_COLUMNS)} FROM packs {ORDER}")
             return [to_pack(row) for row in cursor.fetchall()]
 
-    def record(self, pack: PackRow) -> bool:
-        """Insert the pack in one transaction; False when it was held already."""
+    def held_files(self) -> dict[str, HeldFile]:
+        """This folder's recorded Parquet files (none before the first add)."""
+        if not self.path.exists():
+            return {}
+        with self._connect(read_only=True) as con:
+            known = con.execute(
+                "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'files'"
+            ).fetchone()
+            if not known or not known[0]:
+                return {}
+            rows = con.execute("SELECT file, sha256, size_bytes, packs FROM files").fetchall()
+        return {f: HeldFile(f, s, int(n), tuple(p.split(",")) if p else ()) for f, s, n, p in rows}
+
+    def swap_files(self, old: Sequence[str], new: HeldFile) -> None:
+        """A compaction: ``new`` replaces the files ``old``, in one transaction."""
+        with self._connect(read_only=False) as con:
+            con.execute("BEGIN TRANSACTION")
+            for name in old:
+                con.execute("DELETE FROM files WHERE file = ?", [name])
+            _insert_file(con, new)
+            con.execute("COMMIT")
+
+    def record(self, pack: PackRow, files: Sequence[HeldFile] = ()) -> bool:
+        """Insert the pack and its files in one transaction; False when it was held already."""
         values = pack.model_dump()
         with self._connect(read_only=False) as con:
             con.execute("BEGIN TRANSACTION")
@@ -93,8 +134,17 @@ class DuckDBCatalog:
                 f"INSERT INTO packs ({', '.join(PACK_COLUMNS)}) VALUES ({marks})",
                 [values[n] for n in PACK_COLUMNS],
             )
+            for held_file in files:
+                _insert_file(con, held_file)
             con.execute("COMMIT")
         return True
+
+
+def _insert_file(con: duckdb.DuckDBPyConnection, held: HeldFile) -> None:
+    con.execute(
+        "INSERT OR REPLACE INTO files (file, sha256, size_bytes, packs) VALUES (?, ?, ?, ?)",
+        [held.file, held.sha256, held.size_bytes, ",".join(held.packs)],
+    )
 
 
 def open_catalog(root: Path, url: str | None = None) -> Catalog:
@@ -103,4 +153,4 @@ def open_catalog(root: Path, url: str | None = None) -> Catalog:
         return DuckDBCatalog(root)
     from .catalog_pg import PostgresCatalog
 
-    return PostgresCatalog(url)
+    return PostgresCatalog(url, root)

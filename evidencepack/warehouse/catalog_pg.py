@@ -2,16 +2,21 @@
 
 Each pack is one ``INSERT ... ON CONFLICT (pack_digest) DO NOTHING`` in its own transaction, so
 concurrent adds of the same pack hold it once. psycopg errors become StoreError here.
+
+Table ``files`` records each folder's Parquet files (keyed by the folder's absolute path and the
+file's path under it): folders sharing the catalog each hold their own files, so one folder's
+recovery never keeps a partial add because another folder added the same pack.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import CouldNotRun, StoreError
-from .models import PACK_COLUMNS, PackRow, columns, to_pack
+from .models import PACK_COLUMNS, HeldFile, PackRow, columns, to_pack
 
 if TYPE_CHECKING:
     import psycopg
@@ -22,10 +27,11 @@ _PG_TYPES = {"VARCHAR": "text", "DATE": "date", "BIGINT": "bigint", "DOUBLE": "d
 class PostgresCatalog:
     """The catalog as table ``packs`` in a PostgreSQL database."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, root: Path) -> None:
         if not url.startswith(("postgresql://", "postgres://")):
             raise StoreError(f"--catalog {url!r}: give a postgresql:// URL")
         self.url = url
+        self.folder = str(root.resolve())
 
     @contextmanager
     def _connect(self) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
@@ -46,6 +52,11 @@ class PostgresCatalog:
                     sql.SQL(
                         "CREATE TABLE IF NOT EXISTS packs ({}, PRIMARY KEY (pack_digest))"
                     ).format(cols)
+                )
+                con.execute(
+                    "CREATE TABLE IF NOT EXISTS files (warehouse text NOT NULL, "
+                    "file text NOT NULL, sha256 text NOT NULL, size_bytes bigint NOT NULL, "
+                    "packs text NOT NULL, PRIMARY KEY (warehouse, file))"
                 )
                 con.commit()
                 yield con
@@ -68,8 +79,38 @@ class PostgresCatalog:
         with self._connect() as con:
             return [to_pack(tuple(row)) for row in con.execute(query).fetchall()]
 
-    def record(self, pack: PackRow) -> bool:
-        """Insert the pack in one transaction; False when it was held already."""
+    def held_files(self) -> dict[str, HeldFile]:
+        """This folder's recorded Parquet files, by path under the folder."""
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT file, sha256, size_bytes, packs FROM files WHERE warehouse = %s",
+                [self.folder],
+            ).fetchall()
+        return {
+            str(f): HeldFile(str(f), str(s), int(str(n)), tuple(str(p).split(",")) if p else ())
+            for f, s, n, p in rows
+        }
+
+    def swap_files(self, old: Sequence[str], new: HeldFile) -> None:
+        """A compaction: ``new`` replaces the files ``old``, in one transaction."""
+        with self._connect() as con:
+            for name in old:
+                con.execute(
+                    "DELETE FROM files WHERE warehouse = %s AND file = %s", [self.folder, name]
+                )
+            self._insert_file(con, new)
+            con.commit()
+
+    def _insert_file(self, con: psycopg.Connection[tuple[object, ...]], held: HeldFile) -> None:
+        con.execute(
+            "INSERT INTO files (warehouse, file, sha256, size_bytes, packs) "
+            "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (warehouse, file) DO UPDATE SET "
+            "sha256 = EXCLUDED.sha256, size_bytes = EXCLUDED.size_bytes, packs = EXCLUDED.packs",
+            [self.folder, held.file, held.sha256, held.size_bytes, ",".join(held.packs)],
+        )
+
+    def record(self, pack: PackRow, files: Sequence[HeldFile] = ()) -> bool:
+        """Insert the pack and its files in one transaction; False when it was held already."""
         from psycopg import sql
 
         query = sql.SQL(
@@ -80,5 +121,10 @@ class PostgresCatalog:
         )
         with self._connect() as con:
             cursor = con.execute(query, pack.model_dump())
+            if cursor.rowcount != 1:
+                con.rollback()
+                return False
+            for held_file in files:
+                self._insert_file(con, held_file)
             con.commit()
-            return cursor.rowcount == 1
+            return True

@@ -32,7 +32,7 @@ from . import storage
 from .catalog import Catalog, open_catalog
 from .models import TABLES
 
-COMPACTING_DIR = ".compacting"
+COMPACTING_DIR = storage.COMPACTING_DIR
 COMPACT_LOCK_NAME = ".compact.lock"
 
 
@@ -47,18 +47,23 @@ class Compacted:
     size_bytes: int
 
 
-def _partitions(root: Path, tables: tuple[str, ...]) -> list[tuple[str, Path, list[Path]]]:
-    """(table, partition folder, its Parquet files by name) of every partition of 2+ files."""
-    out = []
-    for table in tables:
-        folder = root / storage.TABLES_DIR / table
-        if not folder.is_dir():
-            continue
-        for partition in sorted(p for p in folder.iterdir() if p.is_dir()):
-            files = sorted(partition.glob("*.parquet"))
-            if len(files) > 1:
-                out.append((table, partition, files))
-    return out
+def _partitions(
+    root: Path, tables: tuple[str, ...], catalog: Catalog
+) -> list[tuple[str, Path, list[Path]]]:
+    """(table, partition folder, its recorded Parquet files by name) of every partition of 2+
+    files. A file the catalog does not record (no held pack owns it) is never compacted in."""
+    by_partition: dict[tuple[str, Path], list[Path]] = {}
+    for name in catalog.held_files():
+        parts = Path(name).parts
+        if len(parts) == 4 and parts[1] in tables and (root / name).is_file():
+            by_partition.setdefault((parts[1], root / Path(*parts[:3])), []).append(root / name)
+    return [
+        (table, partition, sorted(files))
+        for (table, partition), files in sorted(
+            by_partition.items(), key=lambda item: (tables.index(item[0][0]), item[0][1])
+        )
+        if len(files) > 1
+    ]
 
 
 def _write(files: list[Path], out: Path) -> None:
@@ -77,16 +82,21 @@ def _write(files: list[Path], out: Path) -> None:
         con.close()
 
 
-def _swap(root: Path, table: str, files: list[Path], staged: Path, final: Path) -> None:
-    """Journal, rename the new file into place, remove the old ones (under the exclusive lock)."""
+def _swap(
+    root: Path, table: str, files: list[Path], staged: Path, final: Path, catalog: Catalog
+) -> None:
+    """Journal, rename the new file into place, record the swap in the catalog and remove the
+    old files (under the exclusive lock)."""
+    storage.guard(root)
     journal = root / storage.COMPACT_JOURNAL_DIR / f"{table}-{final.parent.name}.json"
     journal.parent.mkdir(parents=True, exist_ok=True)
     tmp = journal.with_suffix(".tmp")
-    done = {"new": str(final), "old": [str(f) for f in files if f != final]}
+    old = [f.relative_to(root).as_posix() for f in files if f != final]
+    done = {"new": final.relative_to(root).as_posix(), "old": old}
     tmp.write_text(json.dumps(done), encoding="utf-8")
     os.replace(tmp, journal)
     os.replace(staged, final)
-    storage.finish_compaction(journal)
+    storage.finish_compaction(root, journal, catalog)
 
 
 def compact(
@@ -96,10 +106,10 @@ def compact(
     catalog = catalog or open_catalog(root)
     done = []
     with storage.locked(root, exclusive=True, name=COMPACT_LOCK_NAME):
-        shutil.rmtree(root / COMPACTING_DIR, ignore_errors=True)  # a dead compaction's file
         with storage.locked(root, exclusive=True):
-            storage.recover(root, catalog)
-            partitions = _partitions(root, tables)
+            storage.recover(root, catalog)  # refuses a .compacting that is a link
+            shutil.rmtree(root / COMPACTING_DIR, ignore_errors=True)  # a dead compaction's file
+            partitions = _partitions(root, tables, catalog)
         for table, partition, files in partitions:
             names = "\n".join(f.name for f in files).encode()
             final = partition / f"part-{hashlib.sha256(names).hexdigest()[:16]}.parquet"
@@ -107,7 +117,7 @@ def compact(
             staged.parent.mkdir(parents=True, exist_ok=True)
             _write(files, staged)
             with storage.locked(root, exclusive=True):
-                _swap(root, table, files, staged, final)
+                _swap(root, table, files, staged, final, catalog)
             done.append(
                 Compacted(table, partition.name, len(files), str(final), final.stat().st_size)
             )

@@ -11,6 +11,7 @@ files add ``decision_year`` (the Hive partition, the year of ``decision_date``).
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import pydantic
@@ -140,3 +141,15 @@ PACK_COLUMNS = tuple(columns(PackRow))
 def to_pack(row: tuple[object, ...]) -> PackRow:
     """A catalog row (in PACK_COLUMNS order) as a PackRow."""
     return PackRow.model_validate(dict(zip(PACK_COLUMNS, row, strict=True)))
+
+
+@dataclass(frozen=True)
+class HeldFile:
+    """One Parquet file of the dataset as recorded when it was written."""
+
+    file: str
+    """Its path under the warehouse folder (``tables/<table>/decision_year=YYYY/<name>``)."""
+    sha256: str
+    size_bytes: int
+    packs: tuple[str, ...]
+    """The evidence digests of the packs whose rows it holds (several after a compaction)."""

@@ -1,9 +1,11 @@
 """Questions over the warehouse: DuckDB views over the Parquet dataset, read-only.
 
-Each table is a view over ``read_parquet('DIR/tables/<table>/**/*.parquet',
-hive_partitioning=true)`` in a fresh in-memory DuckDB that may read only the dataset's folder
-and runs one SELECT (or EXPLAIN) statement: a query can neither write the warehouse nor read
-other files.
+Each table is a view over the fixed list of its Parquet files the catalog records (a file no held
+pack owns is never read; one whose bytes changed since it was added is refused), read without
+Hive partitioning (``decision_year`` is the year of ``decision_date``, so no ``key=value`` part
+of the folder's path can change a row), in a fresh in-memory DuckDB that may then read only those
+files, has no temporary folder and runs one SELECT or plain EXPLAIN (never EXPLAIN ANALYZE, which
+runs its statement): a query can neither write anywhere nor read other files.
 """
 
 from __future__ import annotations
@@ -34,13 +36,41 @@ class QueryResult:
         return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
 
 
-def _views(con: duckdb.DuckDBPyConnection, root: Path) -> None:
+def held_files_by_table(root: Path, catalog: Catalog) -> dict[str, list[str]]:
+    """Each table's recorded Parquet files (absolute paths), each checked against the size and
+    sha256 the catalog recorded (a rewritten file is refused, never read)."""
+    by_table: dict[str, list[str]] = {}
+    digests = catalog.held_digests()
+    for name, held in sorted(catalog.held_files().items()):
+        path = root / name
+        strangers = [d for d in held.packs if d not in digests]
+        if strangers:
+            raise StoreError(
+                f"{path}: holds rows of pack {strangers[0]}, which the catalog does not hold "
+                "(evidencepack warehouse verify lists what differs)"
+            )
+        try:
+            size = path.stat().st_size if not path.is_symlink() else -1
+        except OSError:
+            size = -2
+        if size == held.size_bytes and storage.file_digest(path) != held.sha256:
+            size = -3  # the same size, other bytes
+        if size != held.size_bytes:
+            problem = "missing" if size == -2 else "changed since it was added"
+            raise StoreError(
+                f"{path}: {problem}; the warehouse's files are not as recorded "
+                "(evidencepack warehouse verify lists what differs)"
+            )
+        by_table.setdefault(Path(name).parts[1], []).append(str(path))
+    return by_table
+
+
+def _views(con: duckdb.DuckDBPyConnection, files: dict[str, list[str]]) -> None:
     for table, model in TABLES.items():
-        folder = root / storage.TABLES_DIR / table
-        if any(folder.glob("**/*.parquet")):
-            # The relation API names the glob as a value: no path is spliced into SQL text.
-            relation = con.read_parquet(storage.table_glob(root, table), hive_partitioning=True)
-            relation.create_view(table)
+        if files.get(table):
+            # The relation API names the files as values: no path is spliced into SQL text.
+            relation = con.read_parquet(files[table], hive_partitioning=False)
+            relation.select("*, year(decision_date)::BIGINT AS decision_year").create_view(table)
         else:
             # No pack yet: an empty view with the table's columns, so every query still runs.
             cols = [f"CAST(NULL AS {kind}) AS {name}" for name, kind in columns(model).items()]
@@ -48,9 +78,10 @@ def _views(con: duckdb.DuckDBPyConnection, root: Path) -> None:
             con.execute(f'CREATE VIEW "{table}" AS SELECT {", ".join(cols)} WHERE false')
 
 
-def _lock_down(con: duckdb.DuckDBPyConnection, root: Path) -> None:
-    tables = str(root.resolve() / storage.TABLES_DIR) + "/"
-    con.execute("SET allowed_directories = $d", {"d": [tables]})
+def _lock_down(con: duckdb.DuckDBPyConnection, files: dict[str, list[str]]) -> None:
+    con.execute("SET temp_directory = ''")  # nothing spilled anywhere: the query runs in memory
+    con.execute("SET allowed_paths = $p", {"p": sorted(f for fs in files.values() for f in fs)})
+    con.execute("SET allowed_directories = $d", {"d": []})
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
 
@@ -68,15 +99,18 @@ def run_query(
         raise UsageError(
             f"{root}: no warehouse here (add a pack first: evidencepack warehouse add)"
         )
+    catalog = catalog or open_catalog(root)
+    storage.guard(root)
     if storage.needs_recovery(root):
         with storage.locked(root, exclusive=True):
-            storage.recover(root, catalog or open_catalog(root))
+            storage.recover(root, catalog)
     con = duckdb.connect()
     try:
         with storage.locked(root, exclusive=False):
-            _views(con, root.resolve())
-            _lock_down(con, root)
             _only_reads(con, sql)
+            files = held_files_by_table(root.resolve(), catalog)
+            _views(con, files)
+            _lock_down(con, files)
             cursor = con.execute(sql, dict(params) if params else None)
             names = tuple(d[0] for d in cursor.description or ())
             rows = tuple(tuple(r) for r in cursor.fetchall())
@@ -108,3 +142,15 @@ def _only_reads(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     kind = statements[0].type
     if kind not in (duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN):
         raise UsageError(f"the warehouse is read-only here: only SELECT runs (got {kind.name})")
+    if kind == duckdb.StatementType.EXPLAIN:
+        # EXPLAIN ANALYZE runs its statement (a COPY would write): only a plain EXPLAIN.
+        keywords = [
+            sql[at:].split(None, 1)[0].strip("(),;").lower()
+            for at, token in duckdb.tokenize(sql)
+            if token == duckdb.token_type.keyword
+        ]
+        if "analyze" in keywords or "analyse" in keywords:
+            raise UsageError(
+                "the warehouse is read-only here: EXPLAIN ANALYZE runs its statement; "
+                "give a SELECT or a plain EXPLAIN"
+            )

@@ -85,7 +85,9 @@ def test_concurrent_adds_of_overlapping_pack_sets_hold_each_pack_once(
     assert added == Counter({p.pack_digest: 1 for p in catalog})  # each added exactly once
     assert sum(o["status"] == "skipped" for o in outcomes) == sum(map(len, sets)) - len(catalog)
     (row,) = run_query(
-        root, "SELECT count(*), count(DISTINCT pack_digest) FROM packs", catalog=None
+        root,
+        "SELECT count(*), count(DISTINCT pack_digest) FROM packs",
+        catalog=open_catalog(root, postgres),
     ).rows
     assert row == (len(catalog), len(catalog))
     # The local DuckDB catalog was never written: the PostgreSQL one is the list.

@@ -25,7 +25,11 @@ def _aiperf_records(shared_data: Path) -> list[dict[str, dict[str, float]]]:
 
 
 def test_add_requests_holds_every_request_of_the_cited_export(
-    built: Built, requests_pack: Path, shared_data: Path, tmp_path: Path
+    built: Built,
+    requests_pack: Path,
+    shared_data: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     root = tmp_path / "wh"
     outcomes = add_packs(root, [requests_pack, built.sample], built.policy, requests=True)
@@ -69,10 +73,15 @@ def test_add_requests_holds_every_request_of_the_cited_export(
     subjects = {(f["candidate"], f["subject"]) for f in decision["fit"] if f["kind"] == "run"}
     assert ("b200-trtllm", key["run_id"]) in subjects
 
-    # Reading the evidence store left the pack as it was signed.
-    assert (
-        main(["warehouse", "verify", "--warehouse", str(root), "--key", str(built.public_key)]) == 0
-    )
+    # Reading the evidence store left the pack as it was signed. (The sample and the requests
+    # pack decide one decision id: verify names that, and nothing else.)
+    args = ["warehouse", "verify", "--warehouse", str(root), "--key", str(built.public_key)]
+    capsys.readouterr()
+    assert main([*args, "--json"]) == 1
+    audit = json.loads(capsys.readouterr().out)
+    assert {p["status"] for p in audit["packs"]} == {"ok"}
+    (problem,) = audit["dataset_problems"]
+    assert "is held 2 times" in problem
 
 
 def test_without_requests_no_request_row_is_written(

@@ -16,7 +16,8 @@ are dropped with a warning naming them.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+import re
+from typing import Any, Literal
 
 from ...errors import InputError
 from ...provenance import FileRecord
@@ -106,6 +107,25 @@ def _dropped(node: Node | None, read: set[str], where: str, warnings: list[str])
                         + ", ".join(unused))  # fmt: skip
 
 
+_SIMULATOR = re.compile(r"inference[-_ ]?sim(ulator)?\b|\bvllm[-_]sim\b", re.IGNORECASE)
+"""llm-d's inference simulator (``llm-d-inference-sim``): an engine that answers with made-up
+tokens at modelled latencies, so its report measured no accelerator."""
+
+
+def _provenance(
+    engines: list[str], warnings: list[str]
+) -> Literal["measured_elsewhere", "simulated"]:
+    """``simulated`` when an engine (its name or image) is llm-d's inference simulator."""
+    found = [e for e in engines if _SIMULATOR.search(e)]
+    if not found:
+        return "measured_elsewhere"
+    warnings.append(
+        f"the engine is llm-d's inference simulator ({found[0]}): a simulated point, no "
+        "accelerator was measured"
+    )
+    return "simulated"
+
+
 def _v01(root: Node, record: FileRecord, format_id: str) -> ReferencePoint:
     warnings: list[str] = []
     scenario = root.need("scenario")
@@ -133,7 +153,7 @@ def _v01(root: Node, record: FileRecord, format_id: str) -> ReferencePoint:
         format_id=format_id,
         source_tool="llm-d-benchmark",
         tool_version="0.1",
-        provenance="measured_elsewhere",
+        provenance=_provenance([str(e.str_("name") or "") for e in engines], warnings),
         date=iso_from_epoch(metrics.path("time", "start").num()),
         label=text_or_none(scenario.value.get("description")),
         accelerator=" + ".join(names) if names else None,
@@ -198,7 +218,7 @@ def _v02(root: Node, record: FileRecord, format_id: str) -> ReferencePoint:
         format_id=format_id,
         source_tool="llm-d-benchmark",
         tool_version=str(root.value.get("version")),
-        provenance="measured_elsewhere",
+        provenance=_provenance([*images, *(str(e.str_("name") or "") for e in engines)], warnings),
         publisher=text_or_none(root.path("run", "user").value),
         date=start.isoformat() if isinstance(start, dt.datetime) else text_or_none(start),
         label=text_or_none(root.path("run", "description").value),

@@ -464,8 +464,7 @@ def _scalar(value: str | int) -> str:
 
 
 def _unsafe(text: str) -> bool:
-    """Whether ``text`` holds a character the spec refuses (it would read differently on
-    screen from what the parser sees: a line break only YAML sees, a bidi override)."""
+    """Whether ``text`` holds a character the spec refuses (a line break only YAML sees)."""
     return any(is_hidden(char) for char in text)
 
 
@@ -479,8 +478,7 @@ def _comment(text: str) -> str:
 
 
 def _escape(char: str) -> str:
-    code = ord(char)
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    return f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
 
 
 def _why(exc: InputError) -> str:
@@ -490,8 +488,7 @@ def _why(exc: InputError) -> str:
 
 
 def _slug(name: str) -> str:
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-._")[:64]
-    return slug or "candidate"
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-._")[:64] or "candidate"
 
 
 def _hidden(path: Path) -> bool:

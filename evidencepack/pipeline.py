@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import os
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from .analyze.market import read_market_prices
 from .analyze.models import DecisionDocument
 from .analyze.price_read import read_prices
 from .analyze.record import CandidateRecord
-from .errors import CheckFailed, EvidencePackError, InputError, UsageError
+from .errors import CheckFailed, EvidencePackError, InputError
 from .inputs.collect import Collected, Collector, copy_inputs
 from .inputs.model_files import take_tokenizer
 from .inputs.registry import plugins_differ
@@ -54,6 +53,7 @@ from .pack.predicate import (
 )
 from .pack.publish import (
     archive_path,
+    check_outside_cited,
     check_target,
     discard,
     publish,
@@ -70,11 +70,8 @@ from .signing.replaceable import replaceable_pack
 from .signing.sign import CertifiedSigner, PackSigner, SignerIdentity, sign_pack
 from .signing.verify import VerifyPolicy, verified_copy
 from .signing.verify_report import RebuildOutcome, VerifyReport
-from .spec.load import LoadedSpec, load_spec
-from .spec.located import load_located
+from .spec.load import LoadedSpec, load_spec, outside_paths
 from .spec.plan import PLAN_NAME, RegisteredPlan
-from .spec.semantic import raw_paths
-from .spec.validation import located_problem
 from .store import Store
 from .store.analysis import replace_decision
 
@@ -337,18 +334,6 @@ def _cited_paths(spec_path: Path, options: BuildOptions, *, strict: bool) -> lis
     return [loaded.resolve(path) for path in cited]
 
 
-def check_outside_cited(out_dir: Path, cited: list[Path]) -> None:
-    """UsageError if OUTDIR (or where it would be created) lies inside a cited folder: the
-    pack's staging files (``evidence.duckdb`` and its journal) would be collected as evidence."""
-    real_out = Path(os.path.realpath(out_dir))
-    for folder in cited:
-        if folder.is_dir() and real_out.is_relative_to(folder):
-            raise UsageError(
-                f"{out_dir} is inside {folder}, which the spec cites as evidence: the build's "
-                "own files would be read as evidence; choose an OUTDIR outside every cited folder"
-            )
-
-
 def pack_predicate(
     compiled: Compiled, created: dt.datetime, *, pdf_signature: PdfSignatureRecord | None = None
 ) -> PackPredicate:
@@ -458,18 +443,6 @@ def _rebuilt(
 
         record, roots = predicate.pdf_signature, pdf_trust_roots
         return compare_signed_rebuild(pack_dir, out, (*names, *predicate.rendered), record, roots)
-
-
-def outside_paths(spec: Path, label: str) -> list[str]:
-    """Each evidence path of ``spec`` that is absolute or leaves the spec's folder, located
-    (``inputs/pack.yaml:12:15: candidates[0].evidence.runs[0].path: ...``)."""
-    doc = load_located(Path(label), read_from=spec)
-    base = spec.resolve().parent
-    return [
-        located_problem(doc, Path(label), loc, f"{relative!r} is outside the pack")
-        for loc, relative in raw_paths(doc.data)
-        if Path(relative).is_absolute() or not (base / relative).resolve().is_relative_to(base)
-    ]
 
 
 def verify_rebuild(

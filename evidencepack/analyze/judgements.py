@@ -15,6 +15,9 @@ from .cost_models import CostBases as CostBases
 from .cost_models import EnergyFigure as EnergyFigure
 from .cost_models import EnergyUse as EnergyUse
 
+COST_BASIS = "the cost basis"
+"""The input name of a cost-basis flip (``robustness.flips[].input``); ``diff`` reads it too."""
+
 
 class RecomputedFigure(StrictModel):
     """One figure a run states beside the same figure recomputed from its own file."""

@@ -21,7 +21,7 @@ from ..spec.models import Candidate, PackSpec
 from .candidate import CandidateAnalysis
 from .capacity import size_candidate
 from .cost import cost_of
-from .judgements import Flip, Robustness
+from .judgements import COST_BASIS, Flip, Robustness
 from .models import Capacity, CheckResult
 from .ranking import Closeness, Standing, closeness, interval_of, ranked
 from .tco import basis_costs, on_basis
@@ -29,6 +29,7 @@ from .tco import basis_costs, on_basis
 STEPS = tuple(range(1, 51))
 """Relative changes tried, in percent, each way."""
 OUTCOME_CHECKS = ("SLO-MET", "QUALITY")
+"""Checks the what-ifs recompute; every other check's outcome is held as found."""
 BASIS_WORDS = {
     "price": "renting at the quoted price",  # "renting" when no other rent term is stated
     "on_demand": "renting on demand",
@@ -37,9 +38,6 @@ BASIS_WORDS = {
     "own": "owning",
 }
 """Each cost basis in words, as a flip names it."""
-COST_BASIS = "the cost basis"
-"""The input name of a cost-basis flip (robustness.flips[].input)."""
-"""Checks the what-ifs recompute; every other check's outcome is held as found."""
 
 Variant = Callable[[PackSpec], PackSpec]
 

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..analyze.judgements import COST_BASIS
 from ..analyze.models import CandidateVerdict, CheckResult, DecisionDocument, Quality
-from ..analyze.robustness import COST_BASIS
 from ..spec.models import Candidate, PackSpec
 from .models import (
     CandidateDiff,

@@ -337,3 +337,15 @@ def _roll_forward(out_dir: Path, plan: dict[str, object]) -> None:
         shutil.rmtree(work, ignore_errors=True)
     with contextlib.suppress(OSError):
         _fsync(parent)
+
+
+def check_outside_cited(out_dir: Path, cited: list[Path]) -> None:
+    """UsageError if OUTDIR (or where it would be created) lies inside a cited folder: the
+    pack's staging files (``evidence.duckdb`` and its journal) would be collected as evidence."""
+    real_out = Path(os.path.realpath(out_dir))
+    for folder in cited:
+        if folder.is_dir() and real_out.is_relative_to(folder):
+            raise UsageError(
+                f"{out_dir} is inside {folder}, which the spec cites as evidence: the build's "
+                "own files would be read as evidence; choose an OUTDIR outside every cited folder"
+            )

@@ -102,9 +102,10 @@ class _FocusDb(Connection):
         self.execute("SET TimeZone = 'UTC'")
 
     def _error(self, exc: duckdb.Error, doing: str) -> InputError:
-        # DuckDB names the file it read: the private copy, whose folder is the building
-        # machine's; the message names the file as the caller does.
-        text = str(exc).split("\n")[0].replace(str(self.read_from), str(self.path))
+        # DuckDB names the file it read (the private copy, in a folder of the building machine):
+        # each quoted mention of it is left out; the message names the file as the caller does.
+        quoted = re.compile(r'\s*(?:in |of )?(?:file )?"' + re.escape(str(self.read_from)) + '"')
+        text = quoted.sub("", str(exc).split("\n")[0])
         if "CSV" in str(exc) or "sniffing" in text:
             damage = csv_damage(self.read_from)
             if damage:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..analyze.judgements import BasisCost
+from ..analyze.judgements import COST_BASIS, BasisCost
 from ..analyze.models import CandidateVerdict, CheckResult, DecisionDocument
 from ..analyze.record import CandidateRecord
-from ..analyze.robustness import BASIS_WORDS, COST_BASIS, basis_words
+from ..analyze.robustness import BASIS_WORDS, basis_words
 from ..spec.metrics import metric_range
 
 GLOSSARY: tuple[tuple[str, str], ...] = (

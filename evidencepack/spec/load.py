@@ -90,3 +90,15 @@ def load_spec(
     if problems:
         raise SpecError(f"{shown}: {len(problems)} problem(s) in the spec", problems)
     return LoadedSpec(spec=spec, path=path, allow_outside=allow_outside)
+
+
+def outside_paths(spec: Path, label: str) -> list[str]:
+    """Each evidence path of ``spec`` that is absolute or leaves the spec's folder, located
+    (``inputs/pack.yaml:12:15: candidates[0].evidence.runs[0].path: ...``)."""
+    doc = load_located(Path(label), read_from=spec)
+    base = spec.resolve().parent
+    return [
+        located_problem(doc, Path(label), loc, f"{relative!r} is outside the pack")
+        for loc, relative in raw_paths(doc.data)
+        if Path(relative).is_absolute() or not (base / relative).resolve().is_relative_to(base)
+    ]

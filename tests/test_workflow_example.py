@@ -20,6 +20,7 @@ from evidencepack.signing.keys import generate_keypair
 
 from .action_runner import SYSTEM_PATH, ActionRun, load_action, run_action
 from .conftest import REPO_ROOT
+from .packs import SignedSample
 
 WORKFLOW = REPO_ROOT / ".github" / "workflows" / "evidence-pack.yml"
 ACTION = load_action(REPO_ROOT / "action.yml")
@@ -236,3 +237,33 @@ def test_the_actions_no_waivers_input_fails_a_waived_gate(repo_copy: Path, tmp_p
     assert refused.returncodes == [0, 1]
     assert refused.outputs["verdict"] == "PASS WITH WAIVERS"
     assert refused.summary.startswith("### \u274c evidencepack check: ")
+    # The action's log shows the summary too.
+    assert refused.summary.splitlines()[0] in refused.stdout
+
+
+@pytest.mark.slow
+def test_the_actions_watch_command_and_its_summary_in_the_log(
+    repo_copy: Path, tmp_path: Path, signed_sample: SignedSample
+) -> None:
+    """command: watch verifies the pack and measures the endpoint; an endpoint that does not
+    answer is "could not run" (exit 3, the step fails), said in the job summary and the log."""
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text('{"prompt": "Summarise contract 1. [ce-0001]"}\n', encoding="utf-8")
+    run = _run(
+        repo_copy,
+        tmp_path / "watch",
+        command="watch",
+        pack=str(signed_sample.archive),
+        key=str(signed_sample.pub),
+        endpoint="http://127.0.0.1:9",
+        prompts=str(prompts),
+        out=str(tmp_path / "watched"),
+        duration="5",
+        **{"max-requests": "10"},
+    )
+    assert run.returncodes == [0, 3], run.stderr[-2000:]
+    assert (run.outputs["exit-code"], run.outputs["holds"]) == ("3", "false")
+    assert run.summary.startswith("### :x: evidencepack watch: could not run")
+    # The log shows the summary the job summary gets.
+    assert "evidencepack watch: could not run" in run.stdout
+    assert not (tmp_path / "watched").exists()

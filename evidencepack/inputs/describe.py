@@ -19,8 +19,14 @@ def run_folder_files(folder: Path) -> list[Path]:
     return [folder / name for name in _RUN_FOLDER_READ if (folder / name).is_file()]
 
 
-def describe(parsed: ParsedInput) -> list[str]:
-    """The lines ``evidencepack inspect`` prints for one parsed file (format, tool, digest, ...)."""
+SHOWN_RUNS = 20
+"""``inspect`` describes at most this many runs of one file line by line; a file of thousands
+of appended runs (``vllm bench serve --append-result``) says how many more it holds."""
+
+
+def describe(parsed: ParsedInput, *, max_runs: int = SHOWN_RUNS) -> list[str]:
+    """The lines ``evidencepack inspect`` prints for one parsed file (format, tool, digest, ...);
+    at most ``max_runs`` runs in full, then a count of the rest (``--json`` lists every run)."""
     record = parsed.file
     tool = record.tool or "?"
     version = f" {record.tool_version}" if record.tool_version else ""
@@ -28,7 +34,10 @@ def describe(parsed: ParsedInput) -> list[str]:
         f"{record.path}: {parsed.format_id} ({tool}{version}); {record.size_bytes} bytes, "
         f"sha256 {record.sha256}"
     ]
-    lines += [line for run in parsed.runs for line in _run(run)]
+    lines += [line for run in parsed.runs[:max_runs] for line in _run(run)]
+    if len(parsed.runs) > max_runs:
+        more = len(parsed.runs) - max_runs
+        lines.append(f"  ... and {more:,} more runs (--json lists every run)")
     lines += [line for score_set in parsed.score_sets for line in _set(score_set)]
     lines += [line for point in parsed.references for line in _reference(point)]
     if not parsed.runs and not parsed.score_sets and not parsed.references:

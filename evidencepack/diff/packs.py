@@ -11,6 +11,7 @@ that fails is not read at all. A spec is built into a temporary pack (in the cal
 from __future__ import annotations
 
 import hashlib
+import shutil
 import tempfile
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -96,9 +97,12 @@ def open_pack(
     *,
     policy: VerifyPolicy | None,
     build_spec: BuildSpec | None = None,
+    inputs_to: Path | None = None,
 ) -> OpenedPack:
     """Check (with ``policy``, verify) and read one side, once; a spec is built with
-    ``build_spec``. Every side is opened by the one pack reader (``signing.open_pack``)."""
+    ``build_spec``. Every side is opened by the one pack reader (``signing.open_pack``).
+    ``inputs_to``: the checked private copy's ``inputs/`` is copied there while it is open
+    (a watch given as NEW is laid out from it: ``watch_evidence``)."""
     from ..signing.open_pack import open_pack as open_built
 
     kind = pack_kind(path, label, allow_spec=build_spec is not None)
@@ -112,6 +116,8 @@ def open_pack(
             report, documents = opened.report, dict(opened.documents)
             problems = opened.problems
             signed = opened.folder is not None and (opened.folder / BUNDLE_NAME).is_file()
+            if inputs_to is not None and opened.ok and opened.folder is not None:
+                shutil.copytree(opened.folder / "inputs", inputs_to, symlinks=False)
     except (VerificationError, InputError) as exc:
         raise PackUnreadable(f"{where}: {exc.message}", exc.problems) from exc
     if not report.ok and policy is None:

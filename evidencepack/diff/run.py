@@ -77,11 +77,15 @@ def diff_packs(old: Path, new: Path, options: DiffOptions) -> DiffResult:
     ``options.allow_other_decision``.
     """
     with ExitStack() as stack:
-        a = open_pack(old, "OLD", stack, policy=options.policy)
-        if is_watch_folder(new) and a.decision is not None:
-            # A watch: OLD's spec and inputs plus the watch's run, built as NEW.
+        watched = None
+        if is_watch_folder(new):
+            # A watch: OLD's checked inputs (copied from the one read of OLD) plus the
+            # watch's run, built as NEW.
             work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="evidencepack-")))
-            new = spec_with_watch(old, new, work)
+            watched = work / "new"
+        a = open_pack(old, "OLD", stack, policy=options.policy, inputs_to=watched)
+        if watched is not None and a.decision is not None and watched.is_dir():
+            new = spec_with_watch(new, watched)
         b = open_pack(new, "NEW", stack, policy=options.policy, build_spec=_builder(options))
     if a.decision is None or b.decision is None:
         problems = [

@@ -4,8 +4,8 @@
 point and keeps the run in ``WATCH/run``. Given as NEW, the watch becomes a spec to build: the
 OLD pack's own spec and inputs, with the watch's run added to the watched candidate's runs
 (under ``inputs/watch-DATE/run``). The spec copy the watch carries must be the OLD pack's: a
-watch of another decision is refused. The OLD pack is read as the diff reads it (verified first
-when a policy is given); this module only lays out the NEW spec.
+watch of another decision is refused. OLD's inputs come from the diff's one read of it (checked,
+and verified first when a policy is given); this module only lays out the NEW spec.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import yaml
 
 from ..errors import InputError
 from ..limits import read_limited
-from ..pack.archive import extract_archive, is_archive
 from ..pack.layout import SPEC_PATH
 
 WATCH_DOCUMENT = "watch.json"
@@ -52,18 +51,15 @@ def _watch_report(watch: Path) -> dict[str, Any]:
     return report
 
 
-def spec_with_watch(old: Path, watch: Path, work: Path) -> Path:
-    """Lay out in ``work`` the OLD pack's inputs plus the watch's run, and a spec citing it for
-    the watched candidate; return that spec's path (for the diff to build)."""
+def spec_with_watch(watch: Path, inputs: Path) -> Path:
+    """Lay out NEW in ``inputs`` (the OLD pack's checked ``inputs/``, copied from the diff's one
+    read of it): the watch's run beside them and a spec citing it for the watched candidate;
+    return that spec's path (for the diff to build)."""
     report = _watch_report(watch)
     candidate, as_of = report["pack"]["candidate"], report["as_of"]
-    folder = old
-    if is_archive(old):
-        folder = extract_archive(old, work / "old")
-    inputs = folder / "inputs"
-    old_spec = folder / SPEC_PATH
+    old_spec = inputs / "pack.yaml"
     if not old_spec.is_file():
-        raise InputError(f"OLD {old}: holds no {SPEC_PATH}: a watch needs the pack's own spec")
+        raise InputError(f"OLD holds no {SPEC_PATH}: a watch needs the pack's own spec")
     watched_spec = (watch / SPEC_PATH).read_bytes()
     spec_bytes = old_spec.read_bytes()
     if hashlib.sha256(watched_spec).digest() != hashlib.sha256(spec_bytes).digest():
@@ -72,10 +68,8 @@ def spec_with_watch(old: Path, watch: Path, work: Path) -> Path:
             f"(sha256 {hashlib.sha256(watched_spec).hexdigest()} against "
             f"{hashlib.sha256(spec_bytes).hexdigest()})"
         )
-    target = work / "new"
-    shutil.copytree(inputs, target, symlinks=False)
     cited = f"watch-{as_of}/{WATCH_RUN}"
-    shutil.copytree(watch / WATCH_RUN, target / cited, symlinks=False)
+    shutil.copytree(watch / WATCH_RUN, inputs / cited, symlinks=False)
     spec = yaml.safe_load(spec_bytes)
     entry = next(
         (c for c in spec.get("candidates", []) if isinstance(c, dict) and c.get("id") == candidate),
@@ -85,6 +79,6 @@ def spec_with_watch(old: Path, watch: Path, work: Path) -> Path:
         raise InputError(f"NEW {watch}: the watched candidate {candidate} is not in OLD's spec")
     evidence = entry.setdefault("evidence", {})
     evidence.setdefault("runs", []).append({"path": cited})
-    path = target / "pack.yaml"
+    path = inputs / "pack.yaml"
     path.write_text(yaml.safe_dump(spec, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path

@@ -29,7 +29,7 @@ from ..pack.predicate import DecisionSummary, PackPredicate, SpecRef, ToolInfo, 
 from ..pack.publish import discard, publish, staging_dir
 from ..pack.toolchain import rendering_toolchain
 from ..signing.verify import VerifyPolicy
-from ..spec.load import load_spec
+from ..spec.load import LoadedSpec, load_spec
 from ..spec.models import PackSpec
 from .dated import DEFAULT_APPROVAL_MAX_DAYS, dated_findings, spec_changes
 from .judge import DEFAULT_TOLERANCE, figure_findings, judge_figures, status_of
@@ -147,8 +147,8 @@ class _Opened:
 
     source: str
     decision: DecisionDocument
-    spec: PackSpec
-    spec_path: Path
+    loaded: LoadedSpec
+    """The pack's spec, read once from its checked copy (the measure settings come from it)."""
     spec_bytes: bytes
     bundle_bytes: bytes
     evidence_digest: str
@@ -185,8 +185,7 @@ def _open(pack: Path, options: WatchOptions, stack: ExitStack) -> _Opened:
     return _Opened(
         source=str(pack),
         decision=opened.decision,
-        spec=loaded.spec,
-        spec_path=folder / SPEC_PATH,
+        loaded=loaded,
         spec_bytes=spec_bytes,
         bundle_bytes=bundle_bytes,
         evidence_digest=opened.evidence_digest or "",
@@ -271,7 +270,7 @@ def _measure(
         note=f"evidencepack watch of decision {opened.decision.decision_id}, candidate "
         f"{candidate}, at its operating point",
     )
-    configured = from_spec(base, load_spec(opened.spec_path), candidate)
+    configured = from_spec(base, opened.loaded, candidate)
     (result,) = measure(configured)
     if not result.complete:
         raise CouldNotRun(
@@ -321,7 +320,7 @@ def _report(
 ) -> WatchReport:
     rate, point = operating
     ok, failed = counts
-    spec = opened.spec
+    spec = opened.loaded.spec
     slo = current.slo if current is not None else spec.slo
     error_rate = failed / (ok + failed) if ok + failed else None
     figures = judge_figures(slo, point, run, error_rate, tolerance=options.tolerance)

@@ -1,4 +1,4 @@
-"""How time and memory grow with the size of the input: the README's scale figures.
+"""How time and memory grow with the size of the input: the scale figures of docs/benchmarks.md.
 
     python benchmarks/scale.py [--quick] [--only requests,pack-files]
     python benchmarks/scale.py --only requests --requests 1000000,2000000 --repeat 3
@@ -18,8 +18,8 @@ generated into ``benchmarks/.cache/`` the first time:
   sample's run files and scores, in a temporary folder), with the report's page count, beside
   WeasyPrint alone writing the same ``report.html`` (``bench_build.py``'s floor).
 
-Prints one Markdown table per series (the README's "Scale" section) and writes them as JSON to
-``benchmarks/.cache/scale.json``. ``--quick`` runs the two smallest sizes of each.
+Prints one Markdown table per series (docs/benchmarks.md, "Performance and scale") and writes
+them as JSON to ``benchmarks/.cache/scale.json``. ``--quick`` runs the two smallest sizes of each.
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ def spec_reference() -> str:
         "",
         "Every field of `pack.yaml` (`apiVersion: evidencepack/v1`), generated from the models "
         "in `evidencepack/spec/`; the same text is in `schemas/pack-spec.v1.schema.json`, which "
-        "editors show on hover. The guide to writing one is [the pack spec](../spec.md).",
+        "editors show on hover. The guide to writing one is [the pack spec](pack-spec.md).",
         "",
         *_model_table("PackSpec", schema),
     ]

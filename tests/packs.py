@@ -206,7 +206,7 @@ STACK_BUMP_NAME = "pack-stack-bump"
 def signed_stack_bump(signed_sample: SignedSample) -> Iterator[Path]:
     """samples/pack-stack-bump.yaml (the sample after a runtime upgrade) built once per session
     and signed with the signed sample's key, into ``pack-stack-bump`` beside its ``pack`` (as
-    the README's diff example has them). Read only: copy it to change it."""
+    the docs' diff example has them). Read only: copy it to change it."""
     out = signed_sample.pack.with_name(STACK_BUMP_NAME)
     build(STACK_BUMP_SPEC, out, BuildOptions(compile=CompileOptions()), signed_sample.signer())
     before = _tree_digests(out)

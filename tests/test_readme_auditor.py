@@ -1,7 +1,7 @@
-"""The README's auditor walk-through is real output: each ``$ command`` of its text blocks runs
-(in a folder holding a copy of samples/ and two key pairs) and prints what the README shows,
-digests, key fingerprints and times aside (they differ on every run). ``[...]`` in a block
-stands for lines not shown: the lines around it must then appear in that order."""
+"""The auditor's walk-through (docs/guides/auditor.md) is real output: each ``$ command`` of its
+text blocks runs (in a folder holding a copy of samples/ and two key pairs) and prints what the
+guide shows, digests, key fingerprints and times aside (they differ on every run). ``[...]`` in a
+block stands for lines not shown: the lines around it must then appear in that order."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from .conftest import REPO_ROOT
 
 pytestmark = pytest.mark.slow
 
-SECTION = "### The auditor's walk-through"
+SECTION = "## The auditor's walk-through"
 _VARYING = (
     (re.compile(r"[0-9a-f]{64}"), "<sha256>"),
     (re.compile(r"[0-9a-f]{16}\.\.\."), "<sha256>..."),
@@ -37,9 +37,10 @@ def _normal(line: str) -> str:
 
 def _steps() -> list[tuple[str, list[str]]]:
     """Each ``$ command`` of the section's text blocks and the lines shown after it."""
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    start = readme.index(SECTION)
-    section = readme[start : readme.index("\n### ", start + len(SECTION))]
+    guide = (REPO_ROOT / "docs" / "guides" / "auditor.md").read_text(encoding="utf-8")
+    start = guide.index(SECTION)
+    end = guide.find("\n## ", start + len(SECTION))
+    section = guide[start : end if end != -1 else len(guide)]
     steps: list[tuple[str, list[str]]] = []
     for block in re.findall(r"```text\n(.*?)```", section, re.S):
         for line in block.splitlines():
@@ -75,7 +76,7 @@ def _matches(shown: list[str], printed: list[str]) -> bool:
     return True
 
 
-def test_the_auditor_walk_through_prints_what_the_readme_shows(tmp_path: Path) -> None:
+def test_the_auditor_walk_through_prints_what_the_guide_shows(tmp_path: Path) -> None:
     shutil.copytree(
         REPO_ROOT / "samples", tmp_path / "samples", ignore=shutil.ignore_patterns("generate")
     )

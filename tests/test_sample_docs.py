@@ -1,5 +1,6 @@
-"""What the README tells a first run to do with the sample: the key passphrase that builds the
-stack-bump pack with the sample key, and the simulated server `measure` is demonstrated against."""
+"""What the documentation (README.md and docs/) tells a first run to do with the sample: the key
+passphrase that builds the stack-bump pack with the sample key, and the simulated server
+`measure` is demonstrated against."""
 
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ import pytest
 from evidencepack.signing.keyed import KeySigner
 
 from .conftest import REPO_ROOT
+from .docs_pages import documentation_text
 
-README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+README = documentation_text()  # README.md and every page of docs/
 SCRIPT = (REPO_ROOT / "samples" / "build-signed-pack.sh").read_text(encoding="utf-8")
 
 
 def _readme_command(start: str, containing: str = "") -> list[str]:
-    """The README's shell command beginning with ``start`` and holding ``containing``
+    """The documentation's shell command beginning with ``start`` and holding ``containing``
     (continuation lines joined)."""
     text = README.replace("\\\n", " ")
     line = next(line for line in text.splitlines() if line.startswith(start) and containing in line)

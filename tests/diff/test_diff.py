@@ -313,7 +313,7 @@ def test_markdown_cells_cannot_carry_markup() -> None:
         assert f"\\{special}" in cell
 
 
-README = REPO_ROOT / "README.md"
+README = REPO_ROOT / "docs" / "reference" / "diff.md"  # the page holding the example
 README_START, README_END = "<!-- diff-example:start -->\n", "<!-- diff-example:end -->\n"
 
 
@@ -323,7 +323,8 @@ def test_readme_shows_the_stack_bump_markdown(
     monkeypatch: pytest.MonkeyPatch,
     update_goldens: bool,
 ) -> None:
-    """The README's example is this command's output, run where the two packs sit."""
+    """The docs' example (docs/reference/diff.md) is this command's output, run where the two
+    packs sit."""
     monkeypatch.chdir(packs["sample"].parent)
     code, out = run(capsys, "pack", "pack-stack-bump", "--markdown")
     assert code == 0
@@ -333,7 +334,7 @@ def test_readme_shows_the_stack_bump_markdown(
     if update_goldens and shown != out:
         README.write_text(head + README_START + out + README_END + tail, encoding="utf-8")
         return
-    assert shown == out, "run pytest --update-goldens to refresh the README's diff example"
+    assert shown == out, "run pytest --update-goldens to refresh the docs' diff example"
 
 
 def test_a_spec_that_does_not_build_could_not_run(

@@ -213,8 +213,8 @@ def test_without_usage_the_engines_tokenizer_counts_every_output(
 
 
 def _readme_commands() -> list[str]:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    start = readme.index("#### Against a real engine: llama.cpp's server")
+    readme = (REPO / "docs" / "reference" / "measure.md").read_text(encoding="utf-8")
+    start = readme.index("## Against a real engine: llama.cpp's server")
     block = re.search(r"```sh\n(.*?)```", readme[start:], re.S)
     assert block is not None
     joined = block[1].replace("\\\n", " ")

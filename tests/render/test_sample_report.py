@@ -44,7 +44,7 @@ def test_the_sample_report_stays_short_and_the_readme_says_how_long(
 ) -> None:
     pages = len(reader.pages)
     assert pages <= 20, f"the sample report has {pages} pages (the goal: at most 20)"
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (REPO_ROOT / "docs" / "reference" / "report.md").read_text(encoding="utf-8")
     assert f"The sample report is {pages} pages" in readme
     last = " ".join(reader.pages[-1].extract_text().split())
     assert f"page {pages} of {pages}" in last

@@ -241,16 +241,16 @@ def test_two_signed_builds_sign_the_same_verdicts(signed: dict[str, Path], tmp_p
 
 
 def _readme_gate() -> str:
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    start = readme.index("### Verdict statements: the decision for policy engines")
+    readme = (REPO_ROOT / "docs" / "reference" / "signing.md").read_text(encoding="utf-8")
+    start = readme.index("## Verdict statements: the decision for policy engines")
     match = re.search(r"```python\n(.*?)```", readme[start:], re.S)
-    assert match, "the README's policy-engine example is gone"
+    assert match, "docs/reference/signing.md's policy-engine example is gone"
     return match.group(1)
 
 
 def test_the_readme_policy_engine_reads_the_svr(signed: dict[str, Path], tmp_path: Path) -> None:
-    """The README's release gate, run as written: it allows the sample, and blocks an SVR that
-    no longer lists the decision's PASS."""
+    """The docs' release gate (docs/reference/signing.md), run as written: it allows the sample,
+    and blocks an SVR that no longer lists the decision's PASS."""
     gate = tmp_path / "gate.py"
     gate.write_text(_readme_gate(), encoding="utf-8")
 

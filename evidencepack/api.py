@@ -23,9 +23,9 @@ from .errors import InputError, UsageError
 if TYPE_CHECKING:
     from .analyze.models import DecisionDocument
     from .diff.run import DiffResult
-    from .inputs.base import ParsedInput
     from .pipeline import BuildResult, CompileOptions
     from .problems import ValidationReport
+    from .readers.base import ParsedInput
     from .signing.sign import PackSigner
     from .signing.verify import VerifyPolicy
     from .signing.verify_report import RebuildOutcome, VerifyReport
@@ -203,7 +203,7 @@ def read_input(path: PathLike, *, max_file_bytes: int | None = None) -> ParsedIn
     """Detect and read one evidence file (a serving benchmark's output, a LoadGen log, eval
     scores): its format, the runs or score sets it holds, and warnings (``inspect``).
     ``max_file_bytes`` raises the 1 GiB size limit (``inspect --max-file-bytes``)."""
-    from .inputs.snapshot import read_private
+    from .intake.snapshot import read_private
 
     return read_private(Path(path), max_bytes=max_file_bytes)
 

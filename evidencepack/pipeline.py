@@ -25,10 +25,9 @@ from .analyze.models import DecisionDocument
 from .analyze.price_read import read_prices
 from .analyze.record import CandidateRecord
 from .errors import CheckFailed, EvidencePackError, InputError
-from .inputs.collect import Collected, Collector, copy_inputs
-from .inputs.model_files import take_tokenizer
-from .inputs.registry import plugins_differ
-from .inputs.snapshot import Snapshots
+from .intake.collect import Collected, Collector, copy_inputs
+from .intake.model_files import take_tokenizer
+from .intake.snapshot import Snapshots
 from .limits import MAX_SPEC_BYTES
 from .pack.archive import write_archive
 from .pack.layout import (
@@ -61,6 +60,7 @@ from .pack.publish import (
     staging_dir,
 )
 from .pack.toolchain import rendering_toolchain
+from .readers.registry import plugins_differ
 from .render.signing_plan import SigningPlan
 from .signing.bundle import parse_bundle
 from .signing.model_signature import read_model_signature

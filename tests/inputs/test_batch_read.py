@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs import intake
-from evidencepack.inputs.base import ParsedInput
-from evidencepack.inputs.registry import read_input, stage_small_runs
-from evidencepack.inputs.stage import shared_staging
-from evidencepack.inputs.stage_batch import prestaged_runs
+from evidencepack.intake import intake
 from evidencepack.pipeline import CompileOptions, check, decision_json
+from evidencepack.readers.base import ParsedInput
+from evidencepack.readers.registry import read_input, stage_small_runs
+from evidencepack.staging.stage import shared_staging
+from evidencepack.staging.stage_batch import prestaged_runs
 from evidencepack.store.connection import Connection
 from evidencepack.store.staged import StagedRows
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__, progress
+from . import __version__
 from .analyze.decision import decide
 from .analyze.decision_rows import decision_rows
 from .analyze.gather import gather
@@ -60,6 +60,7 @@ from .pack.publish import (
     staging_dir,
 )
 from .pack.toolchain import rendering_toolchain
+from .progress import SILENT, Progress
 from .readers.registry import plugins_differ
 from .render.signing_plan import SigningPlan
 from .signing.bundle import parse_bundle
@@ -85,6 +86,8 @@ class CompileOptions:
     plan: Path | None = None
     """A registered plan (``evidencepack register``): the spec is held against it (check PLAN)
     and ``build`` packs it as ``plan.sigstore.json``."""
+    progress: Progress = SILENT
+    """Where the compile's stages and counts are reported (the caller's; default: nowhere)."""
 
 
 @dataclass
@@ -120,8 +123,8 @@ def compile_pack(
     loaded = load_spec(
         spec_path, allow_outside=options.allow_outside, read_from=spec_copy, label=spec_label
     )
-    progress.stage(f"reading and hashing the inputs of {spec_path}")
-    collector = Collector(loaded, taken)
+    options.progress.stage(f"reading and hashing the inputs of {spec_path}")
+    collector = Collector(loaded, taken, options.progress)
     evidence = gather(loaded, store, collector)
     # The envelope model's own signature: read once, judged for every candidate (PROV-MODEL).
     signed, signature_problems = read_model_signature(loaded, collector)
@@ -142,7 +145,7 @@ def compile_pack(
         evidence[candidate].price_failures += source.failures
         evidence[candidate].price_notes += source.notes
         evidence[candidate].price_offered = source.offered
-    progress.stage("analysing: checks, capacity, cost, quality, decision")
+    options.progress.stage("analysing: checks, capacity, cost, quality, decision")
     spec_file = collector.result.files[SPEC_PATH]
     plan = None
     if options.plan is not None:
@@ -248,6 +251,7 @@ def build(
         man_bytes = manifest_bytes(decision, dec_bytes)
         evidence_digest = hashlib.sha256(man_bytes).hexdigest()
         created = dt.datetime.combine(decision.as_of, dt.time(0), tzinfo=dt.UTC)
+        progress = options.compile.progress
         progress.stage("rendering the report (HTML, then PDF)")
         html = render_html(
             decision,
@@ -258,6 +262,7 @@ def build(
         pdf = render_pdf(
             html,
             created=created,
+            progress=progress,
             attachments=[
                 Attachment(
                     name=MANIFEST_NAME,

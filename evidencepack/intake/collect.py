@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from .. import limits, progress
+from .. import limits
 from ..errors import CouldNotRun, InputError
+from ..progress import SILENT, Progress
 from ..provenance import sha256_file
 from ..spec.load import LoadedSpec
 from ..spec.models import EvidenceRef, ReadRef
@@ -137,8 +138,12 @@ def scan_tree(root: Path, allowed: Iterable[Path]) -> TreeScan:
 class Collector:
     """Adds a spec's inputs to a ``Collected``; one instance per build."""
 
-    def __init__(self, loaded: LoadedSpec, snapshots: Snapshots) -> None:
+    def __init__(
+        self, loaded: LoadedSpec, snapshots: Snapshots, progress: Progress = SILENT
+    ) -> None:
         self.loaded = loaded
+        self.progress = progress
+        """Where this build's progress goes (the caller's): files hashed, results imported."""
         self.result = Collected()
         self.snapshots = snapshots
         self._roots = self.allowed_roots()
@@ -237,7 +242,7 @@ class Collector:
         if existing is not None:
             return existing
         snap = self.snapshots.take(source, limit=limit)
-        progress.count("inputs hashed")
+        self.progress.count("inputs hashed")
         record = InputFile(
             pack_path=pack_path,
             spec_path=spec_path,

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import progress
 from ..errors import InputError
 from ..readers.base import ParsedInput
 from ..readers.formats.measure_server_metrics import (
@@ -28,9 +27,9 @@ from ..readers.reference_points import read_reference_points
 from ..readers.registry import format_by_id, read_input, stage_small_runs
 from ..spec.load import LoadedSpec
 from ..spec.models import Candidate, EvidenceRef
+from ..staging.context import ReadContext
 from ..staging.run_profile import RowProfile, profile_of
-from ..staging.stage import empty_outputs_valid, shared_staging
-from ..staging.stage_batch import prestaged_runs
+from ..staging.stage import shared_staging
 from ..store import Store
 from .collect import Collector, input_limit
 from .crosscheck import loadgen_pair
@@ -139,6 +138,11 @@ class _Taking:
         )
 
 
+def read_context(loaded: LoadedSpec) -> ReadContext:
+    """What the spec says about reading its evidence: whether an empty output is a success."""
+    return ReadContext(empty_output_valid=loaded.spec.task.empty_output_is_valid)
+
+
 def take_in(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, CandidateIntake]:
     """Every candidate's cited files collected, read into ``store`` and cross-checked; problems
     are recorded as PROV-FILES findings, never raised. The files share one staging database
@@ -164,7 +168,7 @@ def _take_in(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str
             )
     out: dict[str, CandidateIntake] = {}
     for candidate in spec.candidates:
-        progress.stage(f"reading the evidence of {candidate.id}")
+        collector.progress.stage(f"reading the evidence of {candidate.id}")
         taking = _Taking(candidate, problems=list(shared))
         mlperf = MlperfTaken(problems=taking.problems)  # one list: problems in the order found
         for mlperf_ref in candidate.evidence.mlperf:
@@ -273,18 +277,17 @@ def _read_small_runs(
         for _, _, files in took
         for f in files
     }
-    with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
-        staged = stage_small_runs(copies)
+    spec_context = read_context(loaded)
+    batched = ReadContext(spec_context.empty_output_valid, stage_small_runs(copies, spec_context))
     reads: list[tuple[int, InputFile, ParsedInput]] = []
-    with prestaged_runs(staged):
-        for number, (ref, problems, files) in enumerate(took):
-            for target in files:
-                copy = collector.result.sources[target.pack_path]
-                read = _read_one(loaded, collector, ref, target, copies[copy])
-                if isinstance(read, FileProblem):
-                    problems.append(read)
-                else:
-                    reads.append((number, target, read))
+    for number, (ref, problems, files) in enumerate(took):
+        for target in files:
+            copy = collector.result.sources[target.pack_path]
+            read = _read_one(loaded, collector, ref, target, copies[copy], batched)
+            if isinstance(read, FileProblem):
+                problems.append(read)
+            else:
+                reads.append((number, target, read))
     stored: list[list[InputFile]] = [[] for _ in took]
     pending: list[tuple[int, InputFile, ParsedInput]] = []
 
@@ -329,17 +332,17 @@ def _read_one(
     ref: EvidenceRef,
     target: InputFile,
     shown: str | None = None,
+    context: ReadContext | None = None,
 ) -> ParsedInput | FileProblem:
-    """One file of a reference read from its private copy (``shown``: its name, when known),
-    or why it cannot be."""
+    """One file of a reference read from its private copy (``shown``: its name, when known)
+    under ``context`` (default: the spec's ``read_context``), or why it cannot be."""
     path = collector.result.sources[target.pack_path]
     name = collector.shown(path) if shown is None else shown
-    try:
-        with empty_outputs_valid(loaded.spec.task.empty_output_is_valid):
-            # The reader gets the collector's record (not hashed again) and the spec's name.
-            parsed = read_input(
-                path, record=target.as_read(), name=name, max_bytes=input_limit(ref)
-            )
+    context = read_context(loaded) if context is None else context
+    try:  # the reader gets the collector's record (not hashed again) and the spec's name
+        parsed = read_input(
+            path, record=target.as_read(), name=name, max_bytes=input_limit(ref), context=context
+        )
     except InputError as exc:
         return FileProblem(f"{ref.path}: cannot read: {exc.message}", target)
     if format_by_id(parsed.format_id).kind == "references":
@@ -384,7 +387,7 @@ def _imported(
     if not (parsed.runs if role == "runs" else parsed.score_sets):
         holds = "serving runs" if role == "runs" else "scores"
         return FileProblem(f"{ref.path}: a {parsed.format_id} file holds no {holds}", target)
-    progress.count("results imported")
+    collector.progress.count("results imported")
     collector.annotate(
         target.pack_path,
         fmt=parsed.format_id,

@@ -10,7 +10,6 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import progress
 from ..errors import InputError
 from ..mlperf.importer import import_path
 from ..mlperf.models import ImportReport, MlperfResult
@@ -178,7 +177,7 @@ def take_mlperf(
         )
         return
     result = chosen[0]
-    progress.count("results imported")
+    collector.progress.count("results imported")
     sources = sorted(result.sources, key=lambda s: (s.role != "detail", s.path))
     # The import read each file into the build's private copy: the pack takes that same copy.
     files = [

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import InputError
 from ..provenance import FileRecord
+from ..staging.context import ReadContext
 from ..staging.figures import Columns as Columns
 from ..store.staged import StagedRows
 from .models import ReferencePoint, ScoreSet, ServingRun
@@ -37,6 +38,10 @@ class Probe:
     ``path`` is where the bytes are (a build reads a private copy); ``name`` is what every
     message calls the file: its path in the spec or the pack, the user's path on the command
     line. A reader opens ``path`` and names ``name``; nothing rewrites its messages afterwards.
+
+    ``context`` is what the build says about reading the file (``ReadContext``: whether an
+    empty output is a success, the runs already staged in a batch); a reader hands it to the
+    ``Staging`` it opens.
     """
 
     path: Path
@@ -44,6 +49,7 @@ class Probe:
     first: Any
     head: bytes
     name: str = ""
+    context: ReadContext = field(default_factory=ReadContext)
 
     def __post_init__(self) -> None:
         if not self.name:

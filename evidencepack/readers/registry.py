@@ -30,6 +30,7 @@ from .. import limits
 from .._text import misleading_characters
 from ..errors import InputError
 from ..provenance import FileRecord, file_record
+from ..staging.context import DEFAULT, ReadContext
 from ..staging.stage_batch import StagedRun
 from ._yaml_doc import top_level_keys
 from .base import Format, ParsedInput, Probe
@@ -283,6 +284,7 @@ def read_input(
     record: FileRecord | None = None,
     name: str | None = None,
     max_bytes: int | None = None,
+    context: ReadContext = DEFAULT,
 ) -> ParsedInput:
     """Read one file into the normalised models; nothing is stored. Raises InputError.
 
@@ -291,9 +293,10 @@ def read_input(
     what every message calls the file (``Probe.name``; default: ``path``): a build reads a
     private copy and names the file by its path in the spec. ``max_bytes`` raises (or
     lowers) the size limit, ``MAX_INPUT_FILE_BYTES`` by default: a file read over the default
-    carries a warning saying so.
+    carries a warning saying so. ``context``: the build's settings for the read, handed to the
+    reader on its probe (default: a file read on its own).
     """
-    probe = probe_file(path, name, max_bytes=max_bytes)
+    probe = replace(probe_file(path, name, max_bytes=max_bytes), context=context)
     if record is None:
         record = file_record(path)
     fmt = detect_format(probe)
@@ -308,10 +311,13 @@ def read_input(
     return replace(parsed, runs=runs, warnings=warnings, plugin=fmt.plugin)
 
 
-def stage_small_runs(files: Mapping[Path, str]) -> dict[Path, StagedRun]:
+def stage_small_runs(
+    files: Mapping[Path, str], context: ReadContext = DEFAULT
+) -> dict[Path, StagedRun]:
     """The per-request rows of those of ``files`` (path -> name) that ``read_input`` would read
-    as one vLLM or SGLang result each, staged together (``_serve_bench.stage_many``); a file
-    that cannot be probed or is of another kind is left to be read alone."""
+    as one vLLM or SGLang result each, staged together (``_serve_bench.stage_many``) under
+    ``context``; a file that cannot be probed or is of another kind is left to be read alone
+    (hand the result to ``read_input`` as ``ReadContext.prestaged``)."""
     probes = []
     for path, name in files.items():
         try:
@@ -321,7 +327,7 @@ def stage_small_runs(files: Mapping[Path, str]) -> dict[Path, StagedRun]:
             continue
         if fmt in _SERVE_BENCH and probe.container == "json" and isinstance(probe.first, dict):
             probes.append(probe)
-    return _serve_bench.stage_many(probes) if len(probes) > 1 else {}
+    return _serve_bench.stage_many(probes, context) if len(probes) > 1 else {}
 
 
 def _misleading_text(parsed: ParsedInput) -> tuple[str, ...]:

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,7 @@ import duckdb
 from ..errors import InputError
 from ..store.connection import Connection
 from ..store.staged import StagedRows, detach
+from .context import DEFAULT, ReadContext
 from .figures import AggregateCheck, Columns, Definition, LatencyMetric, LatencyStats, Weighting
 from .json_lines import iter_json_lines
 from .staging_db import new_catalog, staging_database
@@ -89,21 +88,6 @@ TOLERANCE_TEXT = "0.1% relative or 0.01 ms absolute, whichever is larger"
 
 EMPTY_OUTPUT = "empty output: 0 output tokens"
 """The error a "successful" request with no output token is counted under."""
-
-_EMPTY_OUTPUT_VALID: ContextVar[bool] = ContextVar("empty_output_valid", default=False)
-
-
-@contextmanager
-def empty_outputs_valid(valid: bool) -> Iterator[None]:
-    """Within this block, a request with no output token is a success (the spec's
-    ``task.empty_output_is_valid``, for tasks where an empty answer is right). Set by the
-    pipeline around each file it reads; a context variable, so the format modules' signatures
-    stay as they are."""
-    token = _EMPTY_OUTPUT_VALID.set(valid)
-    try:
-        yield
-    finally:
-        _EMPTY_OUTPUT_VALID.reset(token)
 
 
 def max_object_size(size_bytes: int) -> int:
@@ -180,8 +164,16 @@ class Staging(FileStaging):
     A run's counts and distributions are read in two statements and kept until the rows change
     (any ``execute`` from outside): a small file's cost is its number of statements."""
 
-    def __init__(self, path: Path, locate: Locate, name: str | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        locate: Locate,
+        name: str | None = None,
+        context: ReadContext = DEFAULT,
+    ) -> None:
         self.locate = locate
+        self.context = context
+        """The read's settings: whether an empty output is a success (``finish``)."""
         self._counts: dict[int, tuple[int, int, int]] = {}
         self._distributions: dict[int, dict[str, tuple[Any, ...]]] = {}
         super().__init__(path, REQ_DDL, name)
@@ -234,6 +226,7 @@ class Staging(FileStaging):
                 raise InputError(f"{self.name}: {where}{problem}")
             what = "NaN" if math.isnan(value) else f"negative {value}"
             raise InputError(f"{self.name}: {where}: {what} is not a valid measurement")
+        valid = self.context.empty_output_valid
         # A "success" that produced no token is an error, not a fast request (unless the spec
         # says an empty answer is right); TPOT by the canonical definition, the first token
         # excluded (an emptied row has no second token, so the old ``ok`` is the new one there).
@@ -242,7 +235,7 @@ class Staging(FileStaging):
             "END, ok = ok AND NOT coalesce(? AND output_tokens = 0, false), "
             "tpot_ms = CASE WHEN ok AND output_tokens > 1 AND e2e_ms IS NOT NULL AND ttft_ms IS "
             "NOT NULL THEN (e2e_ms - ttft_ms) / (output_tokens - 1) ELSE tpot_ms END",
-            [not _EMPTY_OUTPUT_VALID.get(), EMPTY_OUTPUT, not _EMPTY_OUTPUT_VALID.get()],
+            [not valid, EMPTY_OUTPUT, not valid],
         )
 
     # -- summaries --------------------------------------------------------------------------

@@ -11,21 +11,20 @@ file alone, so the runs read are the same.
 
 A file with a row a reader would reject (a flagged row, a NaN or a negative value) is left out
 of the batch and read on its own, whose message names the file and the place; any DuckDB error
-leaves no ``StagedRun``, and every file is then read on its own. ``prestaged_runs`` makes a
-batch's runs visible to the readers (``prestaged``) for one block.
+leaves no ``StagedRun``, and every file is then read on its own. A batch's runs reach the
+readers on their read context (``ReadContext.prestaged``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import InputError
+from .context import DEFAULT, ReadContext
 from .figures import AggregateCheck, Columns, Definition, LatencyMetric, LatencyStats, Weighting
 from .stage import (
     _COLUMN,
@@ -123,8 +122,8 @@ class BatchStaging(Staging):
     """The per-request rows of many one-run files in one staging table: the file at place i of
     the batch is run i."""
 
-    def __init__(self, first: Path) -> None:
-        super().__init__(first, _nowhere, f"a batch of files from {first}")
+    def __init__(self, first: Path, context: ReadContext = DEFAULT) -> None:
+        super().__init__(first, _nowhere, f"a batch of files from {first}", context)
 
     def first_rejected(self) -> int | None:
         """The place of the first file with a row ``finish`` would reject, if any."""
@@ -162,39 +161,23 @@ def _nowhere(run: int, request: int, line: int | None, column: str) -> str:
     return ""
 
 
-_PRESTAGED: ContextVar[Mapping[Path, StagedRun] | None] = ContextVar("prestaged", default=None)
-
-
-@contextmanager
-def prestaged_runs(runs: Mapping[Path, StagedRun]) -> Iterator[None]:
-    """Within this block, a reader finds the batch-staged run of each of these files
-    (``prestaged``) instead of staging the file again."""
-    token = _PRESTAGED.set(runs)
-    try:
-        yield
-    finally:
-        _PRESTAGED.reset(token)
-
-
-def prestaged(path: Path) -> StagedRun | None:
-    """The run of ``path`` staged in a batch by the enclosing ``prestaged_runs``, if any."""
-    runs = _PRESTAGED.get()
-    return None if runs is None else runs.get(path)
-
-
 def stage_batch(
-    paths: Sequence[Path], insert: str, params: Callable[[Sequence[Path]], Sequence[Any]]
+    paths: Sequence[Path],
+    insert: str,
+    params: Callable[[Sequence[Path]], Sequence[Any]],
+    context: ReadContext = DEFAULT,
 ) -> dict[Path, StagedRun]:
     """Stage ``paths`` (one run each) with one ``INSERT INTO req BY NAME <insert>`` (its
     ``params`` made for the paths staged) whose rows number each file's run by its place; a
     file with a rejected row is left out (read alone, it is named with the place) and the rest
-    staged again, up to ``RETRIES`` times; {} when the batch cannot be taken."""
+    staged again, up to ``RETRIES`` times; {} when the batch cannot be taken. ``context``: the
+    read's settings, as each file read alone would have them."""
     left = list(paths)
     for _ in range(RETRIES + 1):
         if len(left) < 2:
             return {}
         try:
-            staging = BatchStaging(left[0])
+            staging = BatchStaging(left[0], context)
         except InputError:
             return {}
         try:

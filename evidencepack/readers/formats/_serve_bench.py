@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ...provenance import FileRecord
+from ...staging.context import ReadContext
 from ...staging.stage import Staging, max_object_size
-from ...staging.stage_batch import StagedRun, prestaged, stage_batch
+from ...staging.stage_batch import StagedRun, stage_batch
 from ...store.connection import literal_path
 from ...store.staged import StagedRows
 from .._json import Node, iter_json_lines, text_or_none
@@ -141,7 +142,7 @@ def parse(probe: Probe, record: FileRecord, flavour: Flavour) -> ParsedInput:
         root = f"$[{run}]" if listed else "$"
         return f"{where}{root}.{_ARRAY_OF.get(column, column)}[{request}]"
 
-    staged = prestaged(path) if probe.container == "json" and not listed else None
+    staged = probe.context.prestaged.get(path) if probe.container == "json" and not listed else None
     if staged is not None:  # read with a batch of small files (``stage_many``)
         _, node = next(runs_in(probe))
         obj = node.obj(required=True)
@@ -149,7 +150,7 @@ def parse(probe: Probe, record: FileRecord, flavour: Flavour) -> ParsedInput:
         return _parsed(
             flavour, record, [_run(obj, 0, "", record, flavour, staged)], staged.columns()
         )
-    staging = Staging(path, locate, probe.name)
+    staging = Staging(path, locate, probe.name, probe.context)
     try:
         staging.insert(
             _UNNEST, [literal_path(path), ARRAY_COLUMNS, max_object_size(record.size_bytes)]
@@ -180,16 +181,17 @@ def _parsed(
     )
 
 
-def stage_many(probes: Sequence[Probe]) -> dict[Path, StagedRun]:
-    """The runs of many small one-object files staged together (a few statements for all),
-    by path; {} when they cannot be taken as one batch (each file is then read alone)."""
+def stage_many(probes: Sequence[Probe], context: ReadContext) -> dict[Path, StagedRun]:
+    """The runs of many small one-object files staged together (a few statements for all)
+    under ``context``, by path; {} when they cannot be taken as one batch (each file is then
+    read alone)."""
     paths = [probe.path for probe in probes]
     size = max_object_size(max(path.stat().st_size for path in paths)) if paths else 0
 
     def params(staged: Sequence[Path]) -> list[Any]:
         return [[str(p) for p in staged], [literal_path(p) for p in staged], ARRAY_COLUMNS, size]
 
-    return stage_batch(paths, _BATCH_RUNS + _REQUESTS, params)
+    return stage_batch(paths, _BATCH_RUNS + _REQUESTS, params, context)
 
 
 def _run(

@@ -96,7 +96,7 @@ def parse_jsonl(probe: Probe, record: FileRecord) -> ParsedInput:
     def locate(run: int, request: int, line: int | None, column: str) -> str:
         return f"line {line}: {_FIELD.get(column, column)}"
 
-    staging = Staging(path, locate, probe.name)
+    staging = Staging(path, locate, probe.name, probe.context)
     try:
         staging.insert(_JSONL_SELECT, [literal_path(path), _JSONL_COLUMNS])
         staging.finish()

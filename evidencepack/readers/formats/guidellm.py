@@ -103,7 +103,7 @@ def parse_document(
     def locate(run: int, request: int, line: int | None, column: str) -> str:
         return f"$.benchmarks[{run}].requests (request #{request}).{_FIELD.get(column, column)}"
 
-    staging = Staging(probe.path, locate, probe.name)
+    staging = Staging(probe.path, locate, probe.name, probe.context)
     try:
         size = read_from.stat().st_size
         staging.insert(_UNNEST, [str(read_from), max_object_size(max(size, record.size_bytes))])

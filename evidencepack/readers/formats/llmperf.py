@@ -144,7 +144,10 @@ def detect_responses(probe: Probe) -> bool:
 def parse_responses(probe: Probe, record: FileRecord) -> ParsedInput:
     """One serving run from LLMPerf's per-request responses, staged in DuckDB and reduced there."""
     staging = Staging(
-        probe.path, lambda run, req, line, col: f"$[{req}].{_FIELD.get(col, col)}", probe.name
+        probe.path,
+        lambda run, req, line, col: f"$[{req}].{_FIELD.get(col, col)}",
+        probe.name,
+        probe.context,
     )
     try:
         staging.insert(

@@ -193,7 +193,7 @@ def parse_requests(probe: Probe, record: FileRecord) -> ParsedInput:
     def locate(run: int, request: int, line: int | None, column: str) -> str:
         return f"line {line}" if column == "problem" else f"line {line}: $.{column}"
 
-    staging = Staging(path, locate, probe.name)
+    staging = Staging(path, locate, probe.name, probe.context)
     try:
         staging.insert(_SELECT, [literal_path(path), _COLUMNS])
         staging.finish()

@@ -67,9 +67,9 @@ def generate(path: Path, n: int, seed: int = 7) -> None:
 
 def measure_ours(path: Path) -> str:
     from evidencepack import limits
-    from evidencepack.inputs.load import load_input
-    from evidencepack.inputs.registry import read_input
-    from evidencepack.inputs.stage import shared_staging
+    from evidencepack.intake.load import load_input
+    from evidencepack.readers.registry import read_input
+    from evidencepack.staging.stage import shared_staging
     from evidencepack.store import Store
 
     size = path.stat().st_size

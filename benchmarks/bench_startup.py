@@ -29,7 +29,7 @@ HEAVY = ("duckdb", "weasyprint", "sigstore", "numpy", "jinja2", "pydantic", "cry
 COMMAND_MODULES = {
     "validate": "evidencepack.spec",
     "check": "evidencepack.pipeline",
-    "inspect": "evidencepack.inputs.registry",
+    "inspect": "evidencepack.readers.registry",
     "mlperf import": "evidencepack.mlperf.importer",
     "verify": "evidencepack.signing.verify",
     "build": "evidencepack.pipeline, evidencepack.render.pdf",

@@ -53,7 +53,7 @@ _API: dict[str, str] = {
     "DecisionDocument": "evidencepack.analyze.models",
     "BuildResult": "evidencepack.pipeline",
     "RebuildOutcome": "evidencepack.signing.verify_report",
-    "ParsedInput": "evidencepack.inputs.base",
+    "ParsedInput": "evidencepack.readers.base",
     "VerifyReport": "evidencepack.signing.verify_report",
     "DiffResult": "evidencepack.diff.run",
     "DiffDocument": "evidencepack.diff.models",
@@ -130,9 +130,9 @@ if TYPE_CHECKING:
         UsageError,
         VerificationError,
     )
-    from .inputs.base import ParsedInput
     from .pipeline import BuildResult
     from .problems import Problem, ValidationReport
+    from .readers.base import ParsedInput
     from .signing.verify_report import RebuildOutcome, VerifyReport
     from .spec.load import LoadedSpec
     from .spec.models import PackSpec

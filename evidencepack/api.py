@@ -23,9 +23,10 @@ from .errors import InputError, UsageError
 if TYPE_CHECKING:
     from .analyze.models import DecisionDocument
     from .diff.run import DiffResult
-    from .inputs.base import ParsedInput
     from .pipeline import BuildResult, CompileOptions
     from .problems import ValidationReport
+    from .progress import Reporter
+    from .readers.base import ParsedInput
     from .signing.sign import PackSigner
     from .signing.verify import VerifyPolicy
     from .signing.verify_report import RebuildOutcome, VerifyReport
@@ -65,11 +66,17 @@ def validate(spec: PathLike, *, allow_outside: bool = False) -> ValidationReport
 
 
 def _compile_options(
-    allow_outside: bool, as_of: dt.date | None, plan: Path | None = None
+    allow_outside: bool,
+    as_of: dt.date | None,
+    plan: Path | None = None,
+    reporter: Reporter | None = None,
 ) -> CompileOptions:
     from .pipeline import CompileOptions
+    from .progress import Progress
 
-    return CompileOptions(allow_outside=allow_outside, as_of=as_of, plan=plan)
+    return CompileOptions(
+        allow_outside=allow_outside, as_of=as_of, plan=plan, progress=Progress(reporter)
+    )
 
 
 def check(
@@ -78,19 +85,26 @@ def check(
     allow_outside: bool = False,
     as_of: dt.date | None = None,
     plan: PathLike | None = None,
+    reporter: Reporter | None = None,
 ) -> DecisionDocument:
     """The release gate: analyse the spec's evidence in memory and return the decision
     (``decision.json``); ``decision.gate_passes()`` is the gate (``allow_waivers=False``:
     ``check --no-waivers``). ``as_of`` judges waiver expiry on that
     date (default: the spec's decision date); ``plan``, a registered plan the spec is held
-    against (check PLAN). Raises ``SpecError`` or ``InputError`` for a bad
-    spec or input, before DuckDB or numpy is imported when the spec is the problem."""
+    against (check PLAN); ``reporter``, where the stages and counts are reported (a
+    ``progress.Reporter``; default: nowhere, stages logged). Raises ``SpecError`` or
+    ``InputError`` for a bad spec or input, before DuckDB or numpy is imported when the spec is
+    the problem."""
     _read_spec_first(Path(spec))
     load_spec(spec, allow_outside=allow_outside)
     from .pipeline import check as run_check
 
     plan_path = Path(plan) if plan is not None else None
-    return run_check(Path(spec), _compile_options(allow_outside, as_of, plan_path))
+    options = _compile_options(allow_outside, as_of, plan_path, reporter)
+    try:
+        return run_check(Path(spec), options)
+    finally:
+        options.progress.finish()
 
 
 def _read_spec_first(path: Path) -> None:
@@ -150,6 +164,7 @@ def build(
     pdf_sign_chain: PathLike | None = None,
     tsa: str | None = None,
     pdf_sign_revocation: Sequence[PathLike] = (),
+    reporter: Reporter | None = None,
 ) -> BuildResult:
     """Compile the spec into a pack folder ``out`` (report, decision, manifest, store, inputs),
     signed with ``key`` or ``keyless`` (see ``signer``), with ``out.tar.gz`` if ``archive``.
@@ -158,8 +173,8 @@ def build(
     ``pdf_sign_cert`` (both, or neither) sign ``report.pdf`` with a PAdES signature (the extra
     ``evidencepack[pdf-sign]``), embedding ``pdf_sign_chain``, time-stamped by the RFC 3161
     authority at ``tsa`` if given, with the revocation data files ``pdf_sign_revocation``
-    embedded (PAdES B-LT). A failed check still builds: see
-    ``BuildResult.decision.verdict``."""
+    embedded (PAdES B-LT). ``reporter`` gets the stages and counts (as ``check``'s). A failed
+    check still builds: see ``BuildResult.decision.verdict``."""
     load_spec(spec, allow_outside=allow_outside)
     from .pipeline import BuildOptions
     from .pipeline import build as run_build
@@ -167,7 +182,7 @@ def build(
 
     chosen = signer(key=key, passphrase=passphrase, keyless=keyless, identity_token=identity_token)
     options = BuildOptions(
-        compile=_compile_options(allow_outside, as_of),
+        compile=_compile_options(allow_outside, as_of, reporter=reporter),
         force=force,
         oscal_version=oscal,
         pdf_sign=pdf_sign_options(
@@ -179,7 +194,10 @@ def build(
             ("pdf_sign_key", "pdf_sign_cert", "pdf_sign_chain", "tsa", "pdf_sign_revocation"),
         ),
     )
-    return run_build(Path(spec), Path(out), options, chosen, archive=archive)
+    try:
+        return run_build(Path(spec), Path(out), options, chosen, archive=archive)
+    finally:
+        options.compile.progress.finish()
 
 
 def rebuild(
@@ -203,7 +221,7 @@ def read_input(path: PathLike, *, max_file_bytes: int | None = None) -> ParsedIn
     """Detect and read one evidence file (a serving benchmark's output, a LoadGen log, eval
     scores): its format, the runs or score sets it holds, and warnings (``inspect``).
     ``max_file_bytes`` raises the 1 GiB size limit (``inspect --max-file-bytes``)."""
-    from .inputs.snapshot import read_private
+    from .intake.snapshot import read_private
 
     return read_private(Path(path), max_bytes=max_file_bytes)
 

@@ -19,12 +19,12 @@ import yaml
 
 from ._atomic import atomic_write
 from .errors import InputError, UsageError
-from .inputs.base import ParsedInput
-from .inputs.clients import is_client
-from .inputs.models import Identity
-from .inputs.registry import read_input
 from .mlperf.loadgen_log import DETAIL_NAME, SUMMARY_NAME
 from .mlperf.tree import DIVISIONS
+from .readers.base import ParsedInput
+from .readers.clients import is_client
+from .readers.models import Identity
+from .readers.registry import read_input
 from .spec.fit import fit_lines
 from .spec.located import is_hidden
 from .spec.models import API_VERSION

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__, progress
+from . import __version__
 from .analyze.decision import decide
 from .analyze.decision_rows import decision_rows
 from .analyze.gather import gather
@@ -25,10 +25,9 @@ from .analyze.models import DecisionDocument
 from .analyze.price_read import read_prices
 from .analyze.record import CandidateRecord
 from .errors import CheckFailed, EvidencePackError, InputError
-from .inputs.collect import Collected, Collector, copy_inputs
-from .inputs.model_files import take_tokenizer
-from .inputs.registry import plugins_differ
-from .inputs.snapshot import Snapshots
+from .intake.collect import Collected, Collector, copy_inputs
+from .intake.model_files import take_tokenizer
+from .intake.snapshot import Snapshots
 from .limits import MAX_SPEC_BYTES
 from .pack.archive import write_archive
 from .pack.layout import (
@@ -61,6 +60,8 @@ from .pack.publish import (
     staging_dir,
 )
 from .pack.toolchain import rendering_toolchain
+from .progress import SILENT, Progress
+from .readers.registry import plugins_differ
 from .render.signing_plan import SigningPlan
 from .signing.bundle import parse_bundle
 from .signing.model_signature import read_model_signature
@@ -85,6 +86,8 @@ class CompileOptions:
     plan: Path | None = None
     """A registered plan (``evidencepack register``): the spec is held against it (check PLAN)
     and ``build`` packs it as ``plan.sigstore.json``."""
+    progress: Progress = SILENT
+    """Where the compile's stages and counts are reported (the caller's; default: nowhere)."""
 
 
 @dataclass
@@ -120,8 +123,8 @@ def compile_pack(
     loaded = load_spec(
         spec_path, allow_outside=options.allow_outside, read_from=spec_copy, label=spec_label
     )
-    progress.stage(f"reading and hashing the inputs of {spec_path}")
-    collector = Collector(loaded, taken)
+    options.progress.stage(f"reading and hashing the inputs of {spec_path}")
+    collector = Collector(loaded, taken, options.progress)
     evidence = gather(loaded, store, collector)
     # The envelope model's own signature: read once, judged for every candidate (PROV-MODEL).
     signed, signature_problems = read_model_signature(loaded, collector)
@@ -142,7 +145,7 @@ def compile_pack(
         evidence[candidate].price_failures += source.failures
         evidence[candidate].price_notes += source.notes
         evidence[candidate].price_offered = source.offered
-    progress.stage("analysing: checks, capacity, cost, quality, decision")
+    options.progress.stage("analysing: checks, capacity, cost, quality, decision")
     spec_file = collector.result.files[SPEC_PATH]
     plan = None
     if options.plan is not None:
@@ -248,6 +251,7 @@ def build(
         man_bytes = manifest_bytes(decision, dec_bytes)
         evidence_digest = hashlib.sha256(man_bytes).hexdigest()
         created = dt.datetime.combine(decision.as_of, dt.time(0), tzinfo=dt.UTC)
+        progress = options.compile.progress
         progress.stage("rendering the report (HTML, then PDF)")
         html = render_html(
             decision,
@@ -258,6 +262,7 @@ def build(
         pdf = render_pdf(
             html,
             created=created,
+            progress=progress,
             attachments=[
                 Attachment(
                     name=MANIFEST_NAME,

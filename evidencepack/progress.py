@@ -1,17 +1,17 @@
 """Progress of long work, reported to whoever the caller hands in: the stage and running counts.
 
-Stages call ``stage`` and ``count``; what happens then is the caller's choice. A caller installs
-a ``Reporter`` for the work it runs with ``reporting(reporter)`` (a context, so two threads or
-two embedding applications never share one); without one, nothing is printed. Every stage is
-also logged at INFO on the ``evidencepack`` logger tree (``logging.getLogger(__name__)``), so a
-library caller sees it in its own logs. The CLI's reporter is ``TerminalReporter``: one updating
-line on stderr, for a person at a terminal (``wanted`` says when: a terminal, no ``--json``).
+The caller owns a ``Progress`` (``Progress(reporter)``) and hands it down explicitly (the
+pipeline's ``CompileOptions.progress``, the build's ``Collector``, ``render_pdf``): stages call
+its ``stage`` and ``count``, and what happens then is the caller's choice. Without a reporter
+(``SILENT``) nothing is printed; nothing is global, so two threads or two embedding applications
+never share one. Every stage is also logged at INFO on the ``evidencepack`` logger tree
+(``logging.getLogger(__name__)``), so a library caller sees it in its own logs. The CLI's
+reporter is ``TerminalReporter``: one updating line on stderr, for a person at a terminal
+(``wanted`` says when: a terminal, no ``--json``).
 """
 
 from __future__ import annotations
 
-import sys
-from contextvars import ContextVar, Token
 from typing import Protocol, TextIO
 
 
@@ -62,30 +62,36 @@ class TerminalReporter:
             pass  # progress is a courtesy: a closed stderr never fails the work
 
 
-_current: ContextVar[Reporter | None] = ContextVar("evidencepack_progress", default=None)
+class Progress:
+    """The progress of one piece of work, owned by its caller: each stage logged, and reported
+    with the counts to the caller's ``reporter`` (None: reported nowhere)."""
 
+    __slots__ = ("reporter",)
 
-class reporting:  # noqa: N801 - used as ``with progress.reporting(reporter):``
-    """Report the progress of the work run inside the ``with`` block to ``reporter`` (a class,
-    not ``contextlib.contextmanager``, so importing this module stays cheap for ``--help``)."""
-
-    def __init__(self, reporter: Reporter | None) -> None:
+    def __init__(self, reporter: Reporter | None = None) -> None:
         self.reporter = reporter
-        self._token: Token[Reporter | None] | None = None
 
-    def __enter__(self) -> None:
-        self._token = _current.set(self.reporter)
+    def stage(self, text: str) -> None:
+        """Announce a stage (``reading the evidence of h200-vllm``): logged, and reported."""
+        import logging  # here, not at import: --help and every command start without it
 
-    def __exit__(self, *exc: object) -> None:
+        logging.getLogger(__name__).info("%s", text)
+        if self.reporter is not None:
+            self.reporter.stage(text)
+
+    def count(self, label: str, n: int = 1) -> None:
+        """Add ``n`` to the count ``label`` (``inputs hashed: 12, results imported: 3``)."""
+        if self.reporter is not None:
+            self.reporter.count(label, n)
+
+    def finish(self) -> None:
+        """The work ended: the reporter closes what is open."""
         if self.reporter is not None:
             self.reporter.finish()
-        if self._token is not None:
-            _current.reset(self._token)
 
 
-def current() -> Reporter | None:
-    """The reporter progress goes to in this context (None: nowhere)."""
-    return _current.get()
+SILENT = Progress()
+"""Progress reported nowhere (stages are still logged): the default of every caller."""
 
 
 def wanted(stream: TextIO, *, as_json: bool) -> bool:
@@ -94,29 +100,3 @@ def wanted(stream: TextIO, *, as_json: bool) -> bool:
         return stream.isatty() and not as_json
     except (AttributeError, ValueError):
         return False
-
-
-def enable(on: bool) -> None:
-    """Report to the terminal's stderr (on) or nowhere (off), for the rest of this context (the
-    CLI's switch; library callers use ``reporting``)."""
-    previous = _current.get()
-    if previous is not None:
-        previous.finish()
-    _current.set(TerminalReporter(sys.stderr) if on else None)
-
-
-def stage(text: str) -> None:
-    """Announce a stage (``reading the evidence of h200-vllm``): logged, and reported."""
-    import logging  # here, not at import: --help and every command start without it
-
-    logging.getLogger(__name__).info("%s", text)
-    reporter = _current.get()
-    if reporter is not None:
-        reporter.stage(text)
-
-
-def count(label: str, n: int = 1) -> None:
-    """Add ``n`` to the count ``label`` (``inputs hashed: 12, results imported: 3``)."""
-    reporter = _current.get()
-    if reporter is not None:
-        reporter.count(label, n)

@@ -28,8 +28,6 @@ def _documents() -> dict[str, type[BaseModel]]:
     from .analyze.models import DecisionDocument
     from .command_reports import BuildReport, InitReport, SchemasReport
     from .diff.models import DiffDocument
-    from .inputs.formats.generic_scores import ScoreLine, ScoresHeader
-    from .inputs.formats.measure_server_metrics import ServerMetricsDocument
     from .mlperf.endpoints_models import EndpointsCurve
     from .mlperf.measure_record import MeasureRunRecord
     from .mlperf.models import ImportReport, MlperfResult
@@ -39,6 +37,8 @@ def _documents() -> dict[str, type[BaseModel]]:
     from .pack.predicate import PackPredicate
     from .pricing.models import QuoteFile
     from .problems import ValidationReport
+    from .readers.formats.generic_scores import ScoreLine, ScoresHeader
+    from .readers.formats.measure_server_metrics import ServerMetricsDocument
     from .signing.statement import Statement
     from .signing.verify import VerifyReport
     from .spec.plan import PlanDocument

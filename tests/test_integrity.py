@@ -24,14 +24,14 @@ from evidencepack.analyze import gather as gather_module
 from evidencepack.analyze.models import CheckResult, DecisionDocument, Quality
 from evidencepack.analyze.quality import judge_score_sets
 from evidencepack.errors import InputError
-from evidencepack.inputs import intake as intake_module
-from evidencepack.inputs import mlperf_refs as mlperf_refs_module
-from evidencepack.inputs import registry as registry_module
-from evidencepack.inputs.collect import Collector, copy_inputs
-from evidencepack.inputs.snapshot import Snapshots
+from evidencepack.intake import intake as intake_module
+from evidencepack.intake import mlperf_refs as mlperf_refs_module
+from evidencepack.intake.collect import Collector, copy_inputs
+from evidencepack.intake.snapshot import Snapshots
 from evidencepack.mlperf import build as build_module
 from evidencepack.pack.layout import STORE_NAME
 from evidencepack.pipeline import BuildOptions, CompileOptions, build, check, compile_pack
+from evidencepack.readers import registry as registry_module
 from evidencepack.spec.load import load_spec
 from evidencepack.store import Store
 

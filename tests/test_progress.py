@@ -10,7 +10,7 @@ import pytest
 
 from evidencepack import progress
 from evidencepack._cli import main
-from evidencepack.pipeline import CompileOptions, check
+from evidencepack.api import check
 from evidencepack.render.pdf import render_pdf
 
 from .conftest import SAMPLE_SPEC
@@ -39,14 +39,13 @@ def test_check_on_a_terminal_shows_stages_and_counts(monkeypatch: pytest.MonkeyP
     # read once into its private copy: 32 files hashed.
     assert shown.count("  results imported: 7, inputs hashed: 32") == 3, shown
     assert shown[-1] == "evidencepack: analysing: checks, capacity, cost, quality, decision"
-    assert progress.current() is None  # main turns it off again
 
 
 def test_a_library_caller_hands_in_its_own_reporter(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """No terminal, no global switch: the caller's reporter gets the stages and counts, and
-    the stages are logged on the evidencepack logger."""
+    """No terminal, nothing global: the reporter the caller hands in gets the stages and
+    counts, then ``finish`` once, and the stages are logged on the evidencepack logger."""
 
     class Collecting:
         def __init__(self) -> None:
@@ -67,13 +66,11 @@ def test_a_library_caller_hands_in_its_own_reporter(
     monkeypatch.setattr(sys, "stderr", err)
     mine = Collecting()
     caplog.set_level("INFO", logger="evidencepack")
-    with progress.reporting(mine):
-        check(SAMPLE_SPEC, CompileOptions())
+    check(SAMPLE_SPEC, reporter=mine)
     assert mine.stages[0] == f"reading and hashing the inputs of {SAMPLE_SPEC}"
     assert "reading the evidence of b200-trtllm" in mine.stages
     assert mine.counts["results imported"] == 21
     assert mine.finished == 1
-    assert progress.current() is None
     assert err.getvalue() == ""
     assert any(
         r.name == "evidencepack.progress" and "b200-trtllm" in r.message for r in caplog.records
@@ -98,12 +95,13 @@ def test_nothing_extra_under_json_or_off_a_terminal(
 def test_pages_rendered_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
     err = Terminal()
     monkeypatch.setattr(sys, "stderr", err)
-    progress.enable(True)
-    try:
-        html = "<html><body>" + "".join(f"<p style='break-after: page'>{i}</p>" for i in range(3))
-        render_pdf(
-            html + "</body></html>", attachments=[], created=dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
-        )
-    finally:
-        progress.enable(False)
+    counted = progress.Progress(progress.TerminalReporter(sys.stderr))
+    html = "<html><body>" + "".join(f"<p style='break-after: page'>{i}</p>" for i in range(3))
+    render_pdf(
+        html + "</body></html>",
+        attachments=[],
+        created=dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
+        progress=counted,
+    )
+    counted.finish()
     assert _lines(err.getvalue()) == ["  pages rendered: 3"]

@@ -35,7 +35,9 @@ print(json.dumps(modules))
 
 # What compiles a spec: the pipeline, the store, the input readers, the analysis (the models of
 # decision.json aside: diff and verify read it), the report renderers, the measure client.
-COMPILE_PIPELINE = ("pipeline", "store", "inputs", "analyze", "render", "measure")
+COMPILE_PIPELINE = (
+    "pipeline", "store", "intake", "readers", "staging", "analyze", "render", "measure"
+)  # fmt: skip
 _DOCUMENT_PROBE = (
     "import sys, json, evidencepack.analyze.models, evidencepack.render.formatting; "
     "print(json.dumps(sorted(sys.modules)))"
@@ -225,17 +227,20 @@ def test_diff_imports_nothing_of_the_compile_pipeline(built_pack: Path) -> None:
     assert "evidencepack.signing.open_pack" in modules
     assert _compile_modules(*argv) == []
     # decision.json's models (analyze.models, render.formatting, and the input-file record it
-    # lists, inputs.records) and the spec's, the pack's reading and verification; nothing else
+    # lists, intake.records) and the spec's, the pack's reading and verification; nothing else
     # (no store, reader, measure or pipeline)
     assert _ours(*argv) == {
         "evidencepack", "_cli", "errors", "progress", "limits", "_text", "_models", "spec",
         "diff", "analyze", "render", "signing", "pack", "provenance", "_atomic", "_display",
-        "inputs", "pack_paths",
+        "intake", "readers", "staging", "pack_paths",
     }  # fmt: skip
-    # (inputs.models for the energy method type decision.json's cost bases name)
-    assert {m for m in _modules(*argv) if m.startswith("evidencepack.inputs.")} == {
-        "evidencepack.inputs.records",
-        "evidencepack.inputs.models",
+    # (readers.models for the energy method type decision.json's cost bases name, and the
+    # figures it is built from, staging.figures)
+    stages = ("evidencepack.intake.", "evidencepack.readers.", "evidencepack.staging.")
+    assert {m for m in _modules(*argv) if m.startswith(stages)} == {
+        "evidencepack.intake.records",
+        "evidencepack.readers.models",
+        "evidencepack.staging.figures",
     }
 
 

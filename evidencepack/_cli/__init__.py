@@ -156,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             break
         head.append(arg)
     verbose = "-v" in head or "--verbose" in head
-    reporting = False
+    reporter = None
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "handler", None):
@@ -164,8 +164,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         from .. import progress
 
-        progress.enable(progress.wanted(sys.stderr, as_json=getattr(args, "json", False)))
-        reporting = True
+        # The command's progress, handed to the work it runs (``_common.compile_options``).
+        wanted = progress.wanted(sys.stderr, as_json=getattr(args, "json", False))
+        reporter = progress.TerminalReporter(sys.stderr) if wanted else None
+        args.progress = progress.Progress(reporter)
         result: int = args.handler(args)
         sys.stdout.flush()
         return result
@@ -192,7 +194,5 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"  {problem}", file=sys.stderr)
         return exc.exit_code
     finally:
-        if reporting:
-            from .. import progress
-
-            progress.enable(False)
+        if reporter is not None:
+            reporter.finish()

@@ -49,16 +49,19 @@ def emit(payload: Any, *, as_json: bool, text: str) -> None:
 
 
 def compile_options(args: argparse.Namespace) -> CompileOptions:
-    """``--allow-outside-paths`` and ``--as-of`` as the pipeline's CompileOptions."""
+    """``--allow-outside-paths`` and ``--as-of`` as the pipeline's CompileOptions, with the
+    command's progress (``main`` sets ``args.progress``)."""
     from pathlib import Path
 
     from ..pipeline import CompileOptions
+    from ..progress import SILENT
 
     plan = getattr(args, "plan", None)
     return CompileOptions(
         allow_outside=args.allow_outside_paths,
         as_of=parse_as_of(args.as_of),
         plan=Path(plan) if plan else None,
+        progress=getattr(args, "progress", SILENT),
     )
 
 

@@ -214,6 +214,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
             allow_outside=args.allow_outside_paths,
             as_of=as_of,
             plan=optional_path(args.plan),
+            reporter=args.progress.reporter,
         )
     except InputError as exc:
         if not (opts.json or opts.markdown or opts.junit or opts.summary):

@@ -19,8 +19,8 @@ class InspectOptions:
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    from ..inputs.describe import describe, run_folder_files
-    from ..inputs.snapshot import read_private
+    from ..intake.snapshot import read_private
+    from ..readers.describe import describe, run_folder_files
 
     opts = InspectOptions(tuple(Path(f) for f in args.files), args.json, args.max_file_bytes)
     reports: list[dict[str, Any]] = []
@@ -43,7 +43,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
             continue
         reports.append({"path": str(path), "ok": True, **parsed.summary()})
         lines += describe(parsed)
-    from ..inputs.registry import broken_plugin_warnings
+    from ..readers.registry import broken_plugin_warnings
 
     broken = broken_plugin_warnings()
     if opts.json:  # the JSON stays a list of file reports; the warning goes to stderr

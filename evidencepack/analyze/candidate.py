@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..inputs.records import in_spec
+from ..intake.records import in_spec
 from ..spec.models import Candidate, PackSpec
 from .capacity import RunPoint, conservative, per_replica, size_candidate
 from .check_base import CandidateContext

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Literal
 
-from ..inputs import accelerators
-from ..inputs.normalise import normalise_precision, normalise_runtime, versions_match
+from ..readers import accelerators
+from ..readers.normalise import normalise_precision, normalise_runtime, versions_match
 from ..spec.models import Candidate, PackSpec
 from .evidence import Conditions
 from .models import ComparabilityRow, FieldDifference

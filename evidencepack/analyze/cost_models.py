@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from .._models import StrictModel
-from ..inputs.models import EnergyMethod
+from ..readers.models import EnergyMethod
 
 
 class EnergyUse(StrictModel):
@@ -58,7 +58,7 @@ class EnergyFigure(StrictModel):
     )
     scope: str = Field(description="what the energy covers, in words")
     fits: bool = Field(
-        description="of the candidate's accelerator (inputs/accelerators.py), the envelope "
+        description="of the candidate's accelerator (readers/accelerators.py), the envelope "
         "model's size and precision and the candidate's accelerators per replica"
     )
     reasons: tuple[str, ...] = Field(

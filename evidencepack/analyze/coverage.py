@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..inputs.dataset_items import DatasetItems
+from ..intake.dataset_items import DatasetItems
 from ..spec.metrics import MetricRange, metric_range
 from ..spec.models import PackSpec
 from .evidence import ScoreEvidence, link

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .. import __version__
-from ..inputs.records import SPEC_PATH, InputFile
+from ..intake.records import SPEC_PATH, InputFile
 from ..spec.models import Candidate, PackSpec
 from ..spec.plan import RegisteredPlan
 from .candidate import CandidateAnalysis, analyse_candidate, shared_files

@@ -3,7 +3,7 @@ report energy (an ML.ENERGY leaderboard table, measured by the GPUs' own counter
 the candidate it is cited for.
 
 A point fits when it ran on the candidate's accelerator (the same family, form factor, memory
-and partition, ``inputs/accelerators.py``), on a model of the envelope model's size and
+and partition, ``readers/accelerators.py``), on a model of the envelope model's size and
 precision, on the candidate's accelerators per replica. A file none of whose points fits is one
 figure that does not fit, with why; the fitting points are listed each. A figure keeps its
 method (``accelerator``: counters; never summed with a wall or rated figure) and never enters
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..inputs import accelerators
+from ..readers import accelerators
 from ..spec.models import Candidate, PackSpec
 from .evidence import PublicEvidence
 from .judgements import EnergyFigure

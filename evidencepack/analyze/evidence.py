@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..inputs.dataset_items import DatasetItems
-from ..inputs.models import ReferencePoint
-from ..inputs.records import FileProblem, InputFile
+from ..intake.dataset_items import DatasetItems
+from ..intake.records import FileProblem, InputFile
 from ..mlperf.energy import EnergyFigures
 from ..mlperf.training_import import TrainingResult
 from ..pricing.market import MarketReference
+from ..readers.models import ReferencePoint
 from .capacity import RunPoint
 from .judgements import RecomputedFigure
 from .method import RunMethod

@@ -4,7 +4,7 @@ fit is listed with the reason and never sizes capacity or judges quality.
 A run fits when its load shape can size the traffic (an open loop at a finite rate or a closed
 loop at a stated concurrency; an unbounded throughput run never sizes interactive traffic), it
 ran on the candidate's accelerator (the same family, form factor, memory and partition,
-``inputs/accelerators.py``) with the candidate's replica layout (tensor x pipeline
+``readers/accelerators.py``) with the candidate's replica layout (tensor x pipeline
 accelerators per replica), within the envelope's concurrency, with token lengths near the
 traffic's, on the envelope's model and the candidate's stack, dated within the spec's window
 before the decision and not after it, and no other candidate cites the same bytes. A score set
@@ -20,7 +20,7 @@ import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 
-from ..inputs import accelerators
+from ..readers import accelerators
 from ..spec.models import Candidate, PackSpec
 from .evidence import Conditions, RunEvidence, ScoreEvidence
 from .judgements import EvidenceFit

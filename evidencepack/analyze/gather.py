@@ -1,6 +1,6 @@
 """The analysis' evidence views of every candidate, built from what the intake took.
 
-``inputs/intake.py`` collects, reads and stores every cited file once; this module turns what
+``intake/intake.py`` collects, reads and stores every cited file once; this module turns what
 it hands over (and what the store holds) into ``analyze.evidence``'s views, the only evidence
 the checks read: a new input format never reaches the analysis.
 """
@@ -11,14 +11,10 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Literal
 
-from ..inputs.clients import is_client
-from ..inputs.collect import Collector
-from ..inputs.intake import FolderRows, ReadScores, take_in
-from ..inputs.models import AggregateCheck, Identity, LatencyStats, RunFinding, ServingRun
-from ..inputs.records import InputFile, in_spec
-from ..inputs.run_profile import RowProfile, row_profiles
-from ..inputs.stage import TOLERANCE_TEXT
-from ..inputs.stored import (
+from ..intake.collect import Collector
+from ..intake.intake import FolderRows, ReadScores, take_in
+from ..intake.records import InputFile, in_spec
+from ..intake.stored import (
     companions,
     failed_checks,
     load_score_sets,
@@ -26,9 +22,13 @@ from ..inputs.stored import (
     runs_of_files,
     score_item_rows,
 )
+from ..readers.clients import is_client
+from ..readers.models import AggregateCheck, Identity, LatencyStats, RunFinding, ServingRun
 from ..spec.fit import DeclaredConditions
 from ..spec.load import LoadedSpec
 from ..spec.models import Candidate, EvidenceRef
+from ..staging.run_profile import RowProfile, row_profiles
+from ..staging.stage import TOLERANCE_TEXT
 from ..store import Store
 from .capacity import RunPoint
 from .evidence import (
@@ -48,7 +48,7 @@ from .run_folder import reconcile
 
 
 def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, CandidateEvidence]:
-    """Every candidate's evidence: the intake taken once (``inputs/intake.py``: every cited
+    """Every candidate's evidence: the intake taken once (``intake/intake.py``: every cited
     file collected, read and stored, problems recorded as provenance findings, never raised),
     then each candidate's views built from what it took and from the store."""
     taken = take_in(loaded, store, collector)

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from .._models import Sha256Hex, StrictModel
-from ..inputs.models import EnergyMethod
+from ..readers.models import EnergyMethod
 from .cost_models import BasisCost as BasisCost
 from .cost_models import CostBases as CostBases
 from .cost_models import EnergyFigure as EnergyFigure

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..inputs.models import Identity
+from ..readers.models import Identity
 from ..spec.fit import DeclaredConditions
 from .evidence import Layout
 

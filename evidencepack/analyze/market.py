@@ -1,5 +1,5 @@
 """A candidate's quote beside the market: the range a cited price index gives for the same
-accelerator (``inputs/accelerators.py``) and month, in the quote's currency. A quote beyond the
+accelerator (``readers/accelerators.py``) and month, in the quote's currency. A quote beyond the
 range by more than the reference's ``far_outside`` is a PRICE warning naming both.
 """
 
@@ -9,10 +9,10 @@ import datetime as dt
 from collections.abc import Sequence
 
 from ..errors import InputError
-from ..inputs import accelerators
-from ..inputs.collect import Collector
-from ..inputs.records import FileProblem
+from ..intake.collect import Collector
+from ..intake.records import FileProblem
 from ..pricing.market import MarketReference, read_market
+from ..readers import accelerators
 from ..spec.load import LoadedSpec
 from ..spec.models import Candidate, PackSpec
 

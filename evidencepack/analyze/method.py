@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..inputs.run_profile import RowProfile
 from ..spec.models import PackSpec
+from ..staging.run_profile import RowProfile
 from .judgements import RecomputedFigure
 
 Setting = str | int | float | bool | None

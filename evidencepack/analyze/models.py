@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import Field
 
 from .._models import Sha256Hex, StrictModel
-from ..inputs.records import InputFile
+from ..intake.records import InputFile
 from ..spec.models import PackSpec
 
 # Re-exported: defined in figures.py and judgements.py, imported from here by the stages.

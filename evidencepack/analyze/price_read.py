@@ -15,8 +15,8 @@ from pathlib import Path
 
 from .._numbers import plain
 from ..errors import InputError
-from ..inputs.collect import Collector
-from ..inputs.records import FileProblem, InputFile
+from ..intake.collect import Collector
+from ..intake.records import FileProblem, InputFile
 from ..pricing.focus import read_focus
 from ..pricing.quote import (
     quote_line,

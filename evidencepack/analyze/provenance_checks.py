@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..inputs.stage import TOLERANCE_TEXT
 from ..spec.models import PackSpec
+from ..staging.stage import TOLERANCE_TEXT
 from .check_base import Check, model_of, worst
 from .evidence import CandidateEvidence, link
 from .models import CheckResult, EvidenceLink, Finding, Status

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..inputs.endpoints_refs import FINDING as ENDPOINTS_FINDING
-from ..inputs.endpoints_refs import PER_USER as ENDPOINTS_PER_USER
-from ..inputs.endpoints_refs import SOURCE_TOOL as ENDPOINTS_TOOL
+from ..intake.endpoints_refs import FINDING as ENDPOINTS_FINDING
+from ..intake.endpoints_refs import PER_USER as ENDPOINTS_PER_USER
+from ..intake.endpoints_refs import SOURCE_TOOL as ENDPOINTS_TOOL
 from ..spec.models import Candidate, PackSpec
 from .comparability import compare_reference
 from .evidence import CandidateEvidence, Conditions, PublicEvidence

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..inputs.dataset_items import DatasetItems
+from ..intake.dataset_items import DatasetItems
 from ..spec.metrics import metric_range
 from ..spec.models import PackSpec, ScoreSetChoice
 from .coverage import Coverage, Scored, cover, named, out_of_range, rows_of, worst_score

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..inputs.models import ServingRun
+from ..readers.models import ServingRun
 from .judgements import RecomputedFigure
 
 FIGURE_TOLERANCE = 0.05

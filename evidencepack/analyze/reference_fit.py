@@ -1,7 +1,7 @@
 """An MLPerf reference against the candidate it is cited for, and the candidate's runs against it.
 
 A reference supports a candidate only when it is of the same system (the candidate's accelerator:
-family, form factor, memory, partition, ``inputs/accelerators.py``), of a model of the envelope
+family, form factor, memory, partition, ``readers/accelerators.py``), of a model of the envelope
 model's size, and for sale at the decision (``available``, or ``preview`` with an availability
 date on or before it; never ``rdi``). Each departure is a visible finding of C3; an Open-division
 result never passes C3 as production-like. Only a supporting reference's MLPerf Power figures
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..inputs import accelerators
+from ..readers import accelerators
 from ..spec.models import Candidate, PackSpec
 from .evidence import ReferenceEvidence
 from .figures import Capacity

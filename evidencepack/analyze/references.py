@@ -1,13 +1,13 @@
 """MLPerf references as the analysis sees them: a cited result (taken by the intake,
-``inputs/mlperf_refs.py``) turned into a ``ReferenceEvidence`` (``reference_view``).
+``intake/mlperf_refs.py``) turned into a ``ReferenceEvidence`` (``reference_view``).
 """
 
 from __future__ import annotations
 
-from ..inputs.normalise import serving_rank
-from ..inputs.records import InputFile
+from ..intake.records import InputFile
 from ..mlperf.energy import energy_figures
 from ..mlperf.models import MlperfResult
+from ..readers.normalise import serving_rank
 from .evidence import ReferenceEvidence
 
 

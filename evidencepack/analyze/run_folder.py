@@ -1,5 +1,5 @@
 """A run folder read whole: the request rows beside the cited log (read by the intake,
-``inputs/intake.py``) reconciled with it.
+``intake/intake.py``) reconciled with it.
 
 ``evidencepack measure`` writes a LoadGen folder (``mlperf_log_detail.txt``, the summary) and,
 beside it, the client's own record of every request (``requests.jsonl``) and of the run
@@ -11,10 +11,10 @@ PROV-DATA failure naming both files.
 
 from __future__ import annotations
 
-from ..inputs.formats.measure_server_metrics import client_view, cross_check
-from ..inputs.intake import FolderRows
-from ..inputs.models import Identity, ServingRun, TokenStats
-from ..inputs.records import InputFile, in_spec
+from ..intake.intake import FolderRows
+from ..intake.records import InputFile, in_spec
+from ..readers.formats.measure_server_metrics import client_view, cross_check
+from ..readers.models import Identity, ServingRun, TokenStats
 from .evidence import DataFinding
 
 

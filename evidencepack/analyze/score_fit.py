@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from ..inputs.dataset_items import DatasetItems
+from ..intake.dataset_items import DatasetItems
 from ..spec.models import PackSpec
 from .coverage import cover, rows_of
 from .evidence import ScoreEvidence

@@ -8,7 +8,7 @@ never enters serving capacity or cost.
 
 from __future__ import annotations
 
-from ..inputs import accelerators
+from ..readers import accelerators
 from ..spec.models import Candidate, PackSpec
 from .evidence import CandidateEvidence
 from .judgements import TrainingReference

@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import CouldNotRun, UsageError
 
 SERVER_METRICS_FILE = "server-metrics.json"
-"""Its reader, ``inputs/formats/measure_server_metrics.py``, holds its model (a sibling stage:
+"""Its reader, ``readers/formats/measure_server_metrics.py``, holds its model (a sibling stage:
 neither imports the other); ``schemas/measure-server-metrics.v1.schema.json`` is its schema."""
 SERVER_METRICS_SCHEMA = "evidencepack.measure.server-metrics/v1"
 _ENGINE_PREFIXES = (

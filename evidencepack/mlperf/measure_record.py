@@ -1,7 +1,7 @@
 """``run.json``: the record ``evidencepack measure`` writes beside LoadGen's logs, as a model.
 
 ``measure/worker.py`` validates the record against ``MeasureRunRecord`` before it writes it and
-``inputs/formats/measure_run.py`` validates what it reads, naming the file and the field; the
+``readers/formats/measure_run.py`` validates what it reads, naming the file and the field; the
 published schema is ``schemas/measure-run.v1.schema.json``. It lives here, beside the LoadGen
 logs it accompanies, because both the writer (``measure/``) and the reader (``inputs/``) sit
 above this stage.

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from .._models import Sha256Hex, StrictModel
 from ..analyze.models import DecisionDocument
-from ..inputs.records import InputFile
+from ..intake.records import InputFile
 
 
 class DecisionRef(StrictModel):

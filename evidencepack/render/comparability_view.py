@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..analyze.models import ComparabilityRow
-from ..inputs.normalise import normalise_precision, normalise_runtime, versions_match
+from ..readers.normalise import normalise_precision, normalise_runtime, versions_match
 from ..spec.models import PackSpec
 from .evidence import split_common_folder
 

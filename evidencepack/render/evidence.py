@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..analyze.models import EvidenceLink
-from ..inputs.records import InputFile
+from ..intake.records import InputFile
 
 ROLE_ORDER = ("spec", "dataset", "runs", "scores", "mlperf")
 """The appendix order within the shared inputs and within each candidate."""

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from .. import progress
 from ..errors import RenderError
+from ..progress import SILENT, Progress
 from .fetcher import FetchRefused, check_url
 
 SYSTEM_PACKAGES = (
@@ -133,11 +133,18 @@ def _dedupe_af(_document: Any, pdf: Any) -> None:
     refs.extend(unique)
 
 
-def render_pdf(html: str, *, attachments: Sequence[Attachment], created: dt.datetime) -> bytes:
+def render_pdf(
+    html: str,
+    *,
+    attachments: Sequence[Attachment],
+    created: dt.datetime,
+    progress: Progress = SILENT,
+) -> bytes:
     """Render the report HTML to PDF/A-3b bytes with ``attachments`` embedded.
 
     ``created`` (timezone-aware; from the inputs, never the clock) becomes the document's and
-    every attachment's creation and modification date.
+    every attachment's creation and modification date; the pages rendered are counted to
+    ``progress``.
     """
     weasyprint = load_weasyprint()
     stamp = _utc(created)

@@ -11,8 +11,8 @@ from pathlib import Path
 from ..analyze.evidence import SignedWeights
 from ..analyze.models import EvidenceLink
 from ..errors import EvidencePackError
-from ..inputs.collect import Collector
-from ..inputs.records import FileProblem, InputFile
+from ..intake.collect import Collector
+from ..intake.records import FileProblem, InputFile
 from ..limits import read_limited
 from ..spec.load import LoadedSpec
 from ..spec.model_signature import ModelSignature

@@ -462,7 +462,7 @@ class PackSpec(SpecModel):
     operations."""
     market_prices: list[MarketRef] = Field(default_factory=list)
     """Market references for prices: each candidate's quote is shown beside the range the
-    reference gives for the same accelerator (inputs/accelerators.py) and month, in its
+    reference gives for the same accelerator (readers/accelerators.py) and month, in its
     currency; a quote far outside it is a PRICE warning naming both."""
     exchange_rates: list[ExchangeRate] = Field(default_factory=list)
     """Dated rates for prices in another currency than ``currency``; without one, such a candidate's

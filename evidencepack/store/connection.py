@@ -1,7 +1,7 @@
 """One DuckDB connection whose errors are evidencepack's: the base of every DuckDB wrapper.
 
-``Store`` (the evidence store), ``inputs.stage.Staging`` (one file's per-request rows) and
-``inputs.items.ItemStaging`` (one file's per-item scores) each subclass ``Connection`` and say, in
+``Store`` (the evidence store), ``staging.stage.Staging`` (one file's per-request rows) and
+``staging.items.ItemStaging`` (one file's per-item scores) each subclass ``Connection`` and say, in
 ``_error``, what a failed statement means for them (a store error, or a bad input file naming
 its line). Values always travel as parameters, never as SQL.
 """

@@ -3,7 +3,7 @@ per-request rows) and score sets (with per-item scores).
 
 ``document`` holds each run's or set's full normalised model as JSON so the queries return
 exactly what was read; the flat columns are there for SQL. The SQL that fills and reads these
-tables is the inputs stage's (``inputs/stored.py``), as the MLPerf tables' is ``mlperf/``'s:
+tables is the inputs stage's (``intake/stored.py``), as the MLPerf tables' is ``mlperf/``'s:
 the store knows no input model.
 """
 
@@ -92,7 +92,7 @@ DDL: tuple[str, ...] = (
     )
     """,
     # No key: a million rows go in by one bulk INSERT; (run_id, request_index) is unique by
-    # construction in inputs/stage.py.
+    # construction in staging/stage.py.
     """
     CREATE TABLE IF NOT EXISTS run_requests (
         run_id VARCHAR NOT NULL,

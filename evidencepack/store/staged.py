@@ -1,6 +1,6 @@
 """Rows a file's staging left inside the store's own database, ready to move into a store table.
 
-Within ``inputs.staging_db.shared_staging(store)``, a large file is staged in an in-memory catalog
+Within ``staging.staging_db.shared_staging(store)``, a large file is staged in an in-memory catalog
 attached to the store's DuckDB (one catalog per file), so its rows reach the store's tables by
 one ``INSERT ... SELECT`` inside DuckDB: no copy through Python or numpy, and no second copy of
 the rows held at the peak (issue 29). The catalog is detached once the rows are moved.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..analyze.models import LoadPoint
-from ..inputs.models import LatencyStats, ServingRun
+from ..readers.models import LatencyStats, ServingRun
 from ..spec.models import Slo
 from .models import Effect, WatchFigure, WatchFinding, WatchStatus
 

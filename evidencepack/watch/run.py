@@ -23,11 +23,11 @@ from pathlib import Path
 from .. import __version__
 from ..analyze.models import DecisionDocument, LoadPoint
 from ..errors import CouldNotRun, InputError, UsageError, VerificationError
-from ..inputs.models import ServingRun
 from ..pack.layout import BUNDLE_NAME, DECISION_NAME, PREDICATE_NAME, SPEC_PATH
 from ..pack.predicate import DecisionSummary, PackPredicate, SpecRef, ToolInfo, write_predicate
 from ..pack.publish import discard, publish, staging_dir
 from ..pack.toolchain import rendering_toolchain
+from ..readers.models import ServingRun
 from ..signing.verify import VerifyPolicy
 from ..spec.load import LoadedSpec, load_spec
 from ..spec.models import PackSpec
@@ -117,7 +117,7 @@ def _watched_candidate(decision: DecisionDocument, asked: str | None) -> str:
 
 def _measured(folder: Path) -> ServingRun | None:
     """The new run's figures, read from its request rows as a check reads them."""
-    from ..inputs.snapshot import read_private
+    from ..intake.snapshot import read_private
 
     rows = folder / "requests.jsonl"
     if not rows.is_file():

@@ -26,7 +26,7 @@ from evidencepack.analyze.evidence import (
 )
 from evidencepack.analyze.provenance_checks import provenance_checks
 from evidencepack.analyze.references import reference_view
-from evidencepack.inputs.records import InputFile
+from evidencepack.intake.records import InputFile
 from evidencepack.mlperf.importer import import_path
 from evidencepack.mlperf.query import load_results
 from evidencepack.spec.load import load_spec

@@ -18,8 +18,8 @@ import pytest
 
 from evidencepack._cli import main
 from evidencepack.analyze.models import DecisionDocument
-from evidencepack.inputs.reference_points import read_reference_points
 from evidencepack.pipeline import CompileOptions, check
+from evidencepack.readers.reference_points import read_reference_points
 
 TABLE = "energy/ml-energy/public/data/tasks/lm-arena-chat.json"
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from evidencepack.inputs.normalise import (
+from evidencepack.mlperf.stack import parse_stack
+from evidencepack.readers.normalise import (
     normalise_precision,
     normalise_runtime,
     serving_rank,
     versions_match,
 )
-from evidencepack.mlperf.stack import parse_stack
 
 
 @pytest.mark.parametrize(
@@ -89,7 +89,7 @@ def test_serving_rank_picks_the_engine_over_its_framework() -> None:
 def test_an_http_client_is_never_the_runtime() -> None:
     """lm-eval's local-completions client sent the requests; it served nothing."""
     from evidencepack.analyze.gather import _observed
-    from evidencepack.inputs.models import Identity
+    from evidencepack.readers.models import Identity
 
     seen = _observed(Identity(runtime_name="local-completions", runtime_version="0.4.8"))
     assert (seen.runtime, seen.runtime_version) == (None, None)

@@ -17,10 +17,10 @@ from evidencepack._cli import main
 from evidencepack.analyze.models import DecisionDocument
 from evidencepack.analyze.reference_fit import judge_reference
 from evidencepack.analyze.references import reference_view
-from evidencepack.inputs.accelerators import difference, identify
 from evidencepack.mlperf.importer import import_path
 from evidencepack.mlperf.query import load_results
 from evidencepack.pipeline import BuildOptions, CompileOptions, build
+from evidencepack.readers.accelerators import difference, identify
 from evidencepack.spec.load import load_spec
 from evidencepack.store import Store
 

@@ -18,8 +18,8 @@ import pytest
 
 from evidencepack.analyze.models import DecisionDocument
 from evidencepack.analyze.recompute import recompute
-from evidencepack.inputs.models import ServingRun
 from evidencepack.pipeline import CompileOptions, check
+from evidencepack.readers.models import ServingRun
 
 from ..inputs.builders import Requests, sglang_result, vllm_result, write_json
 

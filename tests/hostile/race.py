@@ -14,8 +14,8 @@ import threading
 import time
 from pathlib import Path
 
-from evidencepack.inputs.collect import Collector
-from evidencepack.inputs.snapshot import Snapshots
+from evidencepack.intake.collect import Collector
+from evidencepack.intake.snapshot import Snapshots
 from evidencepack.spec.load import load_spec
 
 CITED = "evidence/h200-vllm/runs/qps_2.0"

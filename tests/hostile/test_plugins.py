@@ -17,7 +17,7 @@ from ..conftest import REPO_ROOT
 from ..inputs.test_plugin import PLUGIN, _install
 from .harness import assert_refused, run
 
-HEAD = "from evidencepack.inputs.base import Format\n"
+HEAD = "from evidencepack.readers.base import Format\n"
 
 
 def _site(tmp_path: Path, body: str, module: str = "hostile_plugin") -> dict[str, str]:

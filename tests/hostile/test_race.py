@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack.inputs.collect import Collector
-from evidencepack.inputs.snapshot import Snapshots
+from evidencepack.intake.collect import Collector
+from evidencepack.intake.snapshot import Snapshots
 from evidencepack.spec.load import load_spec
 
 from .harness import run

@@ -36,7 +36,7 @@ LLMD = "formats/llm-d-report/public"
 def test_an_llmd_report_of_the_inference_simulator_is_simulated(
     shared_data: Path, tmp_path: Path
 ) -> None:
-    from evidencepack.inputs.registry import read_input
+    from evidencepack.readers.registry import read_input
 
     text = (shared_data / LLMD / "br_v0_2_example.yaml").read_text(encoding="utf-8")
     real = "ghcr.io/llm-d/llm-d-cuda:0.3.1"

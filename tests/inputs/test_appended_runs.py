@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from evidencepack._cli import main
-from evidencepack.inputs.describe import SHOWN_RUNS
-from evidencepack.inputs.snapshot import read_private
+from evidencepack.intake.snapshot import read_private
+from evidencepack.readers.describe import SHOWN_RUNS
 from evidencepack.store.connection import Connection
 
 REAL = "formats/vllm/public/dstack_pd_3p1d_conc128_gpt-oss-120b.json"

@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs import intake
-from evidencepack.inputs.base import ParsedInput
-from evidencepack.inputs.registry import read_input, stage_small_runs
-from evidencepack.inputs.stage import shared_staging
-from evidencepack.inputs.stage_batch import prestaged_runs
+from evidencepack.intake import intake
 from evidencepack.pipeline import CompileOptions, check, decision_json
+from evidencepack.readers.base import ParsedInput
+from evidencepack.readers.registry import read_input, stage_small_runs
+from evidencepack.staging.context import ReadContext
+from evidencepack.staging.stage import shared_staging
 from evidencepack.store.connection import Connection
 from evidencepack.store.staged import StagedRows
 
@@ -81,8 +81,7 @@ def test_a_batch_reads_every_file_as_it_is_read_alone(tmp_path: Path) -> None:
         alone = [read_input(p) for p in paths]
         staged = stage_small_runs({p: str(p) for p in paths})
         assert set(staged) == set(paths)
-        with prestaged_runs(staged):
-            batched = [read_input(p) for p in paths]
+        batched = [read_input(p, context=ReadContext(prestaged=staged)) for p in paths]
     for one, other in zip(alone, batched, strict=True):
         _same(one, other)
     assert any(check.ok is False for run in alone for check in run.runs[0].checks)
@@ -101,11 +100,11 @@ def test_a_file_with_a_bad_value_is_left_out_of_its_batch_and_named_alone(
         alone = [read_input(p, name=p.name) for p in good]
         staged = stage_small_runs({p: p.name for p in paths})
         assert set(staged) == set(good)
-        with prestaged_runs(staged):
-            for path, one in zip(good, alone, strict=True):
-                _same(one, read_input(path, name=path.name))
-            with pytest.raises(InputError, match=r"run\[1\]\.json: \$\.ttfts\[2\]: negative -500"):
-                read_input(paths[1], name=paths[1].name)
+        batch = ReadContext(prestaged=staged)
+        for path, one in zip(good, alone, strict=True):
+            _same(one, read_input(path, name=path.name, context=batch))
+        with pytest.raises(InputError, match=r"run\[1\]\.json: \$\.ttfts\[2\]: negative -500"):
+            read_input(paths[1], name=paths[1].name, context=batch)
 
 
 def _cite(samples: Path, names: list[str]) -> Path:

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evidencepack.inputs.load import load_input
-from evidencepack.inputs.registry import read_input
-from evidencepack.inputs.stored import load_runs
+from evidencepack.intake.load import load_input
+from evidencepack.intake.stored import load_runs
+from evidencepack.readers.registry import read_input
 from evidencepack.store import Store
 
 from .builders import llmperf_responses, llmperf_summary, requests, write_json

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack.inputs import dataset_items
-from evidencepack.inputs.dataset_items import read_dataset_items
-from evidencepack.inputs.records import InputFile
+from evidencepack.intake import dataset_items
+from evidencepack.intake.dataset_items import read_dataset_items
+from evidencepack.intake.records import InputFile
 
 from ..conftest import REPO_ROOT
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.detect import probe_file
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.detect import probe_file
+from evidencepack.readers.registry import read_input
 
 
 def test_containers(tmp_path: Path) -> None:

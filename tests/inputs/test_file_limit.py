@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from evidencepack import api, limits
 from evidencepack.errors import InputError
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 from evidencepack.spec.models import ReadRef
 from tests.hostile.harness import run
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from evidencepack.errors import InputError, SpecError
-from evidencepack.inputs.registry import read_input
 from evidencepack.pipeline import CompileOptions, check, rebuild
+from evidencepack.readers.registry import read_input
 
 from .builders import requests, vllm_result, write_json
 

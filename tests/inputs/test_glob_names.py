@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 
 
 def _scores(path: Path, passed: int, items: int = 4) -> Path:

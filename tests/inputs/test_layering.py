@@ -1,9 +1,10 @@
-"""The intake stages never reach up: inputs, MLPerf and the store import no later stage.
+"""The intake stages never reach up: intake, readers, staging, MLPerf and the store import no
+later stage.
 
-Issue 28: ``inputs/collect.py`` took ``InputFile`` from ``analyze/models.py`` and ``SPEC_PATH``
+Issue 28: ``intake/collect.py`` took ``InputFile`` from ``analyze/models.py`` and ``SPEC_PATH``
 from ``pack/layout.py``, a format module took runtime names from ``analyze/normalise.py``, and
 the store imported the input models and the decision model. What two stages share lives in the
-lower one (``inputs/records.py``, ``inputs/normalise.py``); the store imports no other stage.
+lower one (``intake/records.py``, ``readers/normalise.py``); the store imports no other stage.
 """
 
 from __future__ import annotations
@@ -46,19 +47,23 @@ def _reaching_up(stage: str, banned: tuple[str, ...]) -> list[str]:
 
 
 def test_the_intake_stages_import_no_later_stage() -> None:
-    found = [line for stage in ("inputs", "mlperf") for line in _reaching_up(stage, LATER)]
+    found = [
+        line
+        for stage in ("intake", "readers", "staging", "mlperf")
+        for line in _reaching_up(stage, LATER)
+    ]
     assert found == []
 
 
 def test_the_store_imports_no_other_stage() -> None:
-    stages = ("inputs", "mlperf", "pricing", "measure", "spec", *LATER)
+    stages = ("intake", "readers", "staging", "mlperf", "pricing", "measure", "spec", *LATER)
     assert _reaching_up("store", stages) == []
 
 
 def test_the_check_finds_an_import_that_reaches_up(tmp_path: Path) -> None:
     """The walk sees relative, absolute, deferred and TYPE_CHECKING imports alike."""
-    names = _imported(PACKAGE / "inputs" / "collect.py")
-    assert {"evidencepack.inputs.records.InputFile", "evidencepack.inputs.snapshot"} <= names
+    names = _imported(PACKAGE / "intake" / "collect.py")
+    assert {"evidencepack.intake.records.InputFile", "evidencepack.intake.snapshot"} <= names
     module = tmp_path / "evidencepack" / "store" / "analysis.py"
     module.parent.mkdir(parents=True)
     module.write_text(

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from evidencepack.errors import InputError, StoreError
-from evidencepack.inputs.load import load_input
-from evidencepack.inputs.registry import read_input
-from evidencepack.inputs.stored import load_runs, load_score_sets, score_item_rows
+from evidencepack.intake.load import load_input
+from evidencepack.intake.stored import load_runs, load_score_sets, score_item_rows
+from evidencepack.readers.registry import read_input
 from evidencepack.store import Store
 
 from .builders import requests, vllm_result, write_json

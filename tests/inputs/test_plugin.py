@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack.inputs.base import Format
-from evidencepack.inputs.registry import (
+from evidencepack.readers.base import Format
+from evidencepack.readers.registry import (
     ENTRY_POINT_GROUP,
     read_input,
     register_format,
@@ -27,8 +27,8 @@ from ..conftest import REPO_ROOT
 PLUGIN = textwrap.dedent(
     '''
     """A toy in-house benchmark format: {"acme_bench": 1, ...}: SAMPLE, for the plug-in test."""
-    from evidencepack.inputs.base import Format, ParsedInput, item_id
-    from evidencepack.inputs.models import Identity, LatencyStats, Load, ServingRun, TokenStats
+    from evidencepack.readers.base import Format, ParsedInput, item_id
+    from evidencepack.readers.models import Identity, LatencyStats, Load, ServingRun, TokenStats
 
 
     def detect(probe):

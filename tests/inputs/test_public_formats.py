@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.load import load_input
-from evidencepack.inputs.registry import read_input
-from evidencepack.inputs.stored import load_score_sets
+from evidencepack.intake.load import load_input
+from evidencepack.intake.stored import load_score_sets
+from evidencepack.readers.registry import read_input
 from evidencepack.store import Store
 
 from .builders import requests, sglang_result, vllm_result, write_json, write_jsonl

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.registry import FORMATS, format_by_id, read_input
+from evidencepack.readers.registry import FORMATS, format_by_id, read_input
 
 from ..conftest import SHARED_DATA
 from .builders import requests, vllm_result, write_json

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs._runs import tool_stats
-from evidencepack.inputs.stage import Staging
+from evidencepack.readers._runs import tool_stats
+from evidencepack.staging.stage import Staging
 
 
 def _staging(tmp_path: Path, ttft: list[float]) -> Staging:
@@ -93,7 +93,7 @@ def test_each_file_stages_privately_without_a_database_of_its_own(
     the database is closed when the block ends."""
     import duckdb
 
-    from evidencepack.inputs import stage
+    from evidencepack.staging import stage
 
     opened: list[duckdb.DuckDBPyConnection] = []
     connect = duckdb.connect

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs import stage, staging_db
-from evidencepack.inputs.load import load_input
-from evidencepack.inputs.registry import read_input
+from evidencepack.intake.load import load_input
+from evidencepack.readers.registry import read_input
+from evidencepack.staging import stage, staging_db
 from evidencepack.store import Store
 from evidencepack.store.staged import StagedRows
 

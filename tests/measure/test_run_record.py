@@ -12,9 +12,9 @@ import jsonschema
 import pytest
 
 from evidencepack.errors import CouldNotRun, InputError
-from evidencepack.inputs.formats.measure_run import read_companion
 from evidencepack.measure.record import write_record
 from evidencepack.mlperf.measure_record import MeasureRunRecord
+from evidencepack.readers.formats.measure_run import read_companion
 from evidencepack.schemas import schemas_dir
 
 from ..conftest import SAMPLE_SPEC

@@ -19,12 +19,12 @@ import jsonschema
 import pytest
 
 from evidencepack._cli import main
-from evidencepack.inputs.formats.measure_server_metrics import (
+from evidencepack.measure.server_metrics import parse_exposition
+from evidencepack.readers.formats.measure_server_metrics import (
     ClientView,
     cross_check,
     read_server_metrics,
 )
-from evidencepack.measure.server_metrics import parse_exposition
 
 from ..conftest import REPO_ROOT
 from .openai_server import MODEL, OpenAIServer

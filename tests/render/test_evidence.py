@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evidencepack.analyze.models import EvidenceLink
-from evidencepack.inputs.records import InputFile
+from evidencepack.intake.records import InputFile
 from evidencepack.provenance import sha256_file
 from evidencepack.render.evidence import (
     evidence_list,

@@ -16,7 +16,7 @@ import pypdf
 import pytest
 
 from evidencepack.analyze.models import DecisionDocument
-from evidencepack.inputs.records import InputFile
+from evidencepack.intake.records import InputFile
 from evidencepack.pack.layout import MANIFEST_NAME
 from evidencepack.pipeline import BuildResult
 from evidencepack.render.evidence import group_inputs, listing_sha256

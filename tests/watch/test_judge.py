@@ -7,7 +7,7 @@ import datetime as dt
 import json
 
 from evidencepack.analyze.models import DecisionDocument, LoadPoint
-from evidencepack.inputs.models import LatencyStats, ServingRun
+from evidencepack.readers.models import LatencyStats, ServingRun
 from evidencepack.spec.models import PackSpec
 from evidencepack.watch.dated import dated_findings, spec_changes
 from evidencepack.watch.judge import figure_findings, judge_figures, status_of

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.load import load_input
-from evidencepack.inputs.registry import read_input
-from evidencepack.inputs.stored import load_runs
+from evidencepack.intake.load import load_input
+from evidencepack.intake.stored import load_runs
 from evidencepack.pipeline import CompileOptions, check
+from evidencepack.readers.registry import read_input
 from evidencepack.store import Store
 
 from ...test_pipeline import _edit

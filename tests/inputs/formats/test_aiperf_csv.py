@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 
 CSV = "formats/aiperf/generated/profile_export_aiperf.csv"
 JSON = "formats/aiperf/generated/profile_export_aiperf.json"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 
 JSONL = "formats/aiperf/generated/profile_export.jsonl"
 JSON = "formats/aiperf/generated/profile_export_aiperf.json"

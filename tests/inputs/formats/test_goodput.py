@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evidencepack._cli import main
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 
 from ..builders import requests, sglang_result, vllm_result, write_json, write_jsonl
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 
 from .. import guidellm_builders as gb
 from ..builders import distributions, requests, write_json

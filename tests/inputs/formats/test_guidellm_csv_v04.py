@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 
 STATUSES = ("successful", "errored", "incomplete", "total")  # StatusBreakdown field order
 METRICS_03 = (
@@ -173,8 +173,8 @@ def test_a_04_file_is_read_with_its_backend_and_profile(tmp_path: Path) -> None:
 
 
 def test_the_real_05_file_is_not_taken_by_the_old_reader(shared_data: Path) -> None:
-    from evidencepack.inputs.detect import probe_file
-    from evidencepack.inputs.formats import guidellm_csv, guidellm_csv_v04
+    from evidencepack.readers.detect import probe_file
+    from evidencepack.readers.formats import guidellm_csv, guidellm_csv_v04
 
     path = shared_data / "formats/guidellm/generated/benchmarks.csv"
     probe = probe_file(path)
@@ -184,8 +184,8 @@ def test_the_real_05_file_is_not_taken_by_the_old_reader(shared_data: Path) -> N
 
 
 def test_the_old_file_is_not_taken_by_the_05_reader(tmp_path: Path) -> None:
-    from evidencepack.inputs.detect import probe_file
-    from evidencepack.inputs.formats import guidellm_csv
+    from evidencepack.readers.detect import probe_file
+    from evidencepack.readers.formats import guidellm_csv
 
     path = _write(tmp_path / "b.csv", [_benchmark("synchronous", 5, 1.0)], "0.4", [{}])
     assert not guidellm_csv.detect(probe_file(path))

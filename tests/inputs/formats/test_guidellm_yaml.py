@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 
 GENERATED = "formats/guidellm/generated/benchmarks.json"
 

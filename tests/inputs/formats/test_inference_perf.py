@@ -13,7 +13,7 @@ import pytest
 
 from evidencepack._cli import main
 from evidencepack.errors import InputError
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 
 from ..builders import write_json
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs import _zip
-from evidencepack.inputs.formats.inspect_ai import score_value
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers import _zip
+from evidencepack.readers.formats.inspect_ai import score_value
+from evidencepack.readers.registry import read_input
 
 GEN = "formats/inspect-ai/generated"
 FIX = "formats/inspect-ai/repo_fixtures"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 
 from ..builders import distributions, llmperf_responses, llmperf_summary, requests, write_json
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.formats.lm_eval import model_args
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.formats.lm_eval import model_args
+from evidencepack.readers.registry import read_input
 
 from ..builders import write_json
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 
 
 def _mllog(path: Path) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 
 from ..builders import requests, sglang_result, vllm_result, write_json, write_jsonl
 
@@ -58,7 +58,7 @@ def test_a_measured_tpot_is_kept(tmp_path: Path) -> None:
 
 def test_reference_readers_apply_the_same_rule() -> None:
     """InferenceX, llm-d reports and MLCommons' endpoint summaries share ``_reference.stats``."""
-    from evidencepack.inputs.formats._reference import stats
+    from evidencepack.readers.formats._reference import stats
 
     said: list[str] = []
     assert stats("itl", {"mean": 0.0, "p50": 0.0, "p99": 0.0}, scale=1e-6, warnings=said) is None

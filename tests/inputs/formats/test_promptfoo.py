@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 
 from ..builders import write_json
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 
 from ..builders import write_json
 

@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.reference_points import read_reference_points
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.reference_points import read_reference_points
+from evidencepack.readers.registry import read_input
 
 from ..builders import write_json
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack.inputs._runs import unbounded_rate
-from evidencepack.inputs.models import Load
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers._runs import unbounded_rate
+from evidencepack.readers.models import Load
+from evidencepack.readers.registry import read_input
 
 from ..builders import requests, vllm_result, write_json
 
@@ -58,7 +58,7 @@ def test_what_counts_as_unbounded() -> None:
 
 
 def test_guidellm_csv_sentinel_rate_is_not_an_open_loop() -> None:
-    from evidencepack.inputs.formats.guidellm_csv import strategy_load
+    from evidencepack.readers.formats.guidellm_csv import strategy_load
 
     assert strategy_load("constant@1e9") == Load(kind="offline")
     assert strategy_load("poisson@inf") == Load(kind="offline")

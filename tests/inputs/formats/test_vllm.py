@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 
 from ..builders import distributions, requests, vllm_result, write_json, write_jsonl
 

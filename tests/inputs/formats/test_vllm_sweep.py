@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs.registry import read_input
+from evidencepack.readers.registry import read_input
 
 from ..builders import requests, vllm_result, write_json
 

@@ -85,10 +85,22 @@ def spec_reference() -> str:
 
 
 def cli_reference() -> str:
-    """Every command's ``--help``, as argparse prints it at 100 columns."""
+    """Every command's ``--help``, as argparse prints it at 100 columns (``COLUMNS`` is set while
+    the text is made and put back after, so a test process calling this keeps its own width)."""
     import os
 
+    saved = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "100"
+    try:
+        return _cli_reference()
+    finally:
+        if saved is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = saved
+
+
+def _cli_reference() -> str:
     from evidencepack._cli import build_parser
 
     parser = build_parser()

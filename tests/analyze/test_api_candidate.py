@@ -189,7 +189,8 @@ def test_api_prices_in_another_currency_need_a_rate(
     assert _mine(doc["cost"])["per_year"] is None
     spec.write_text(
         spec.read_text(encoding="utf-8")
-        + "exchange_rates:\n  - {currency: EUR, to: USD, rate: 1.10, as_of: 2026-11-30, source: SAMPLE rate}\n"
+        + "exchange_rates:\n  - {currency: EUR, to: USD, rate: 1.10, as_of: 2026-11-30,\n"
+        + "     source: SAMPLE rate}\n"
     )
     doc = _check(spec, capsys)
     assert _status(doc, "PRICE")[0] == "PASS"

@@ -78,7 +78,7 @@ def prov_model(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
     """PROV-MODEL: no run or score set names another model than the envelope's, and the
     model's own signature, when the spec cites one, verifies and signs the envelope's weights."""
     envelope = spec.envelope.model
-    api = spec.candidate(cid).api
+    api = next((c.api for c in spec.candidates if c.id == cid), None)
     if api is not None:  # a hosted API's evidence is of the API's model (no weights digest)
         envelope = envelope.model_copy(update={"name": api.model, "signature": None})
     wrong = []

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from evidencepack._cli import main
+from evidencepack.measure.options import MeasureOptions, from_spec
+from evidencepack.spec.load import load_spec
 
 from ..conftest import REPO_ROOT
 
@@ -147,3 +149,14 @@ def test_the_key_is_never_an_argument(capsys: pytest.CaptureFixture[str]) -> Non
     text = capsys.readouterr().out
     assert "--api-key-env VAR" in text
     assert not [w for w in text.split() if w.startswith("--api-key") and w != "--api-key-env"]
+
+
+def test_measure_from_an_api_candidate_names_the_api_model(tmp_path: Path) -> None:
+    loaded = load_spec(REPO_ROOT / "samples" / "pack-api.yaml")
+    base = MeasureOptions(
+        endpoint="http://127.0.0.1:1", model=None, prompts=tmp_path, outdir=tmp_path
+    )
+    filled = from_spec(base, loaded, "hosted-api")
+    assert filled.model == MODEL
+    assert filled.tokenizer is None  # the envelope's tokenizer is not the API model's
+    assert from_spec(base, loaded, "mi325x-vllm").model == loaded.spec.envelope.model.name

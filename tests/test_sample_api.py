@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
 
@@ -54,6 +55,8 @@ def test_the_api_sample_builds_verifies_and_recommends_the_api(
     assert main(["verify", str(signed["pack"]), "--key", str(signed["pub"])]) == 0
     capsys.readouterr()
     doc = _decision(signed["pack"])
+    schema = json.loads((REPO_ROOT / "schemas" / "decision.v1.schema.json").read_text())
+    jsonschema.validate(doc, schema)
     assert doc["recommendation"] == "hosted-api"
     assert doc["verdict"] == "PASS"
     spec = yaml.safe_load(API_SPEC.read_text(encoding="utf-8"))
@@ -113,6 +116,15 @@ def test_the_api_sample_builds_verifies_and_recommends_the_api(
     report = (signed["pack"] / "report.html").read_text(encoding="utf-8")
     assert "API accounts</strong> of the hosted API: example-ai" in report
     assert "or one account on tier-5" in report
+
+
+def test_the_spec_schema_takes_an_api_candidate_and_refuses_one_with_neither() -> None:
+    schema = json.loads((REPO_ROOT / "schemas" / "pack-spec.v1.schema.json").read_text())
+    spec = json.loads(json.dumps(yaml.safe_load(API_SPEC.read_text(encoding="utf-8")), default=str))
+    jsonschema.validate(spec, schema)
+    del spec["candidates"][0]["api"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(spec, schema)
 
 
 def test_the_price_rise_spec_differs_only_in_the_api_prices() -> None:

@@ -135,8 +135,10 @@ def _decision_text(decision: DecisionDocument, verdict: str | None = None) -> st
         accel = "-" if v.accelerators_needed is None else str(v.accelerators_needed)
         cost = "-" if v.cost_per_month is None else f"{v.cost_per_month:,.0f} {v.currency}/month"
         good, total = fits.get(v.id, (0, 0))
+        api = any(c.candidate == v.id and c.api is not None for c in decision.capacity)
+        unit = "API accounts" if api else "accelerators"
         lines.append(
-            f"  {v.id:<20} {state:<13} accelerators {accel:<5} {cost:<22} runs fit {good}/{total}"
+            f"  {v.id:<20} {state:<13} {unit} {accel:<5} {cost:<22} runs fit {good}/{total}"
         )
         lines.extend(f"    waived: {text}" for text in v.waivers)
         lines.extend(_basis_lines(decision, v.id))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from ..spec.models import Candidate, PackSpec, Slo
+from .api_candidate import size_api
 from .models import Capacity, LoadPoint
 
 
@@ -349,7 +350,7 @@ def size_candidate(spec: PackSpec, candidate: Candidate, points: Sequence[RunPoi
             f"servers = ceil({accelerators} / {hw.accelerators_per_node}) = {servers}"
         )
         reason = "; ".join(notes) if notes else f"operating point from a {len(loads)}-point sweep"
-    return Capacity(
+    capacity = Capacity(
         candidate=candidate.id,
         load_points=loads,
         method=method,
@@ -366,3 +367,6 @@ def size_candidate(spec: PackSpec, candidate: Candidate, points: Sequence[RunPoi
         arithmetic=arithmetic,
         reason=reason,
     )
+    if candidate.api is not None:
+        return size_api(spec, candidate.api, capacity)
+    return capacity

@@ -236,7 +236,9 @@ def _refs(ev: CandidateEvidence) -> list[EvidenceLink]:
 def stack_departures(spec: PackSpec, candidate: Candidate) -> list[str]:
     """Where a candidate's own stack departs from the spec's frozen envelope."""
     envelope, stack = spec.envelope, candidate.stack
-    out = []
+    out: list[str] = []
+    if candidate.api is not None:
+        return out  # a hosted API runs the provider's stack, not the team's envelope
     if normalise_runtime(stack.runtime) != normalise_runtime(envelope.runtime.name):
         out.append(
             f"runtime {stack.runtime} {stack.version} instead of the envelope's "

@@ -33,6 +33,43 @@ def claims_for(
             evidence=(spec_link,),
         )
     ]
+    if candidate.api is not None:
+        prices = candidate.api.prices
+        out = [
+            Claim(
+                id=f"cost.{cid}.price.{kind}",
+                kind="inherited",
+                candidate=cid,
+                statement=f"price per 1M {kind.replace('_', ' ')} tokens of {candidate.api.model} "
+                "(quoted in the spec)",
+                value=value,
+                unit=f"{prices.currency}/1M tokens",
+                evidence=(spec_link,),
+            )
+            for kind, value in (
+                ("input", prices.input_per_million),
+                ("cached_input", prices.cached_input_per_million),
+                ("output", prices.output_per_million),
+            )
+            if value is not None
+        ]
+        if capacity.api is not None:
+            out.append(
+                Claim(
+                    id=f"capacity.{cid}.accounts",
+                    kind="inherited",
+                    candidate=cid,
+                    statement="API accounts the peak needs at the stated rate limits"
+                    + (
+                        f" (or one account on tier {capacity.api.tier})"
+                        if capacity.api.tier
+                        else ""
+                    ),
+                    value=capacity.api.accounts,
+                    unit="accounts",
+                    evidence=(spec_link,),
+                )
+            )
     if capacity.operating_point_rps is not None:
         out += [
             Claim(

@@ -25,9 +25,11 @@ the spec's ``fit.token_tolerance``)."""
 
 def envelope_for(spec: PackSpec, candidate: Candidate) -> Conditions:
     """What a candidate's runs and scores are held to: the spec's model and traffic, its stack."""
+    api = candidate.api
     return Conditions(
-        model_name=spec.envelope.model.name,
-        model_digest=spec.envelope.model.digest,
+        # A hosted API serves its own model: the runs and score sets must be of it.
+        model_name=api.model if api is not None else spec.envelope.model.name,
+        model_digest=None if api is not None else spec.envelope.model.digest,
         precision=candidate.stack.precision,
         runtime=candidate.stack.runtime,
         runtime_version=candidate.stack.version,

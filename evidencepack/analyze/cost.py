@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..spec.models import Candidate, PackSpec
+from .api_candidate import api_cost
 from .models import Capacity, Cost, LoadPoint, Spread
-from .price import PriceTerms, price_terms
+from .price import PriceTerms, convert, price_terms
 
 HOURS_PER_MONTH = 730
 MONTHS_PER_YEAR = 12
@@ -53,6 +54,8 @@ def cost_of(
 ) -> Cost:
     """Cost from a candidate's capacity; ``repeats`` are repeated runs at the operating load;
     ``terms`` the price in the decision's currency (None: the price as quoted)."""
+    if candidate.api is not None:
+        return api_cost(spec, candidate, capacity, convert)
     terms = terms or price_terms(spec, candidate)
     if terms.per_accelerator_hour is None:
         return _uncomparable(spec, candidate, capacity, terms)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from .. import __version__
 from ..intake.records import SPEC_PATH, InputFile
+from ..spec.api import API_HARDWARE
 from ..spec.models import Candidate, PackSpec
 from ..spec.plan import RegisteredPlan
 from .candidate import CandidateAnalysis, analyse_candidate, shared_files
@@ -333,7 +334,10 @@ def _money(v: CandidateVerdict) -> str:
 
 
 def _units(v: CandidateVerdict) -> str:
-    """What is bought: ``9 accelerators needed, 16 paid for on 2 server(s)``."""
+    """What is bought: ``9 accelerators needed, 16 paid for on 2 server(s)``, or for a hosted
+    API ``5 accounts needed at its rate limits``."""
+    if v.accelerator.startswith(API_HARDWARE):
+        return f"{v.accelerators_needed} API account(s) needed at its rate limits"
     text = f"{v.accelerators_needed} accelerators needed"
     if v.accelerators_billed is not None and v.accelerators_billed != v.accelerators_needed:
         text += f", {v.accelerators_billed} paid for"

@@ -121,6 +121,37 @@ class Capacity(StrictModel):
             "it could not be sized"
         )
     )
+    api: ApiSizing | None = Field(
+        default=None,
+        description="a hosted API candidate's sizing by its rate limits (None: hardware); "
+        "its replicas and accelerators then count accounts",
+    )
+
+
+class ApiSizing(StrictModel):
+    """A hosted API candidate sized by its rate limits: the peak's requests and tokens per
+    minute against one account's limits, and the accounts (or the tier) that carry them."""
+
+    requests_per_minute: float = Field(description="required rate x 60: requests per minute")
+    input_tokens_per_minute: float = Field(
+        description="requests per minute x the traffic's mean input tokens"
+    )
+    output_tokens_per_minute: float = Field(
+        description="requests per minute x the traffic's mean output tokens"
+    )
+    accounts_by_limit: dict[str, int] = Field(
+        description="per limit the spec states (requests_per_minute, tokens_per_minute, ...): "
+        "ceil(needed / one account's limit)"
+    )
+    accounts_by_latency: int | None = Field(
+        description="ceil(required rate / X*): accounts at the highest measured per-account "
+        "rate within the SLO (None without one)"
+    )
+    accounts: int = Field(description="the largest of the above: the accounts the peak needs")
+    tier: str | None = Field(
+        description="the lowest stated tier on which one account carries the peak (None: no "
+        "tier does, or none is stated)"
+    )
 
 
 class Spread(StrictModel):
@@ -190,6 +221,24 @@ class Cost(StrictModel):
     arithmetic: str = Field(description="the cost arithmetic written out for the report")
     reason: str = Field(
         description="where the figures come from (the operating point's run), or why there are none"
+    )
+    api: ApiCost | None = Field(
+        default=None, description="a hosted API candidate's token prices (None: hardware)"
+    )
+
+
+class ApiCost(StrictModel):
+    """A hosted API candidate's cost from the traffic's token mix."""
+
+    input_per_million: float = Field(description="the input price per 1M tokens, in currency")
+    cached_input_per_million: float = Field(
+        description="the cached-input price per 1M tokens, in currency"
+    )
+    output_per_million: float = Field(description="the output price per 1M tokens, in currency")
+    cache_hit_ratio: float = Field(description="the traffic's share of cached input tokens")
+    requests_per_year: float = Field(
+        description="peak requests/s x utilisation x 8,760 h x 3,600 s: the average traffic "
+        "of a year"
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..spec.api import HostedApi
 from ..spec.cost import Sourced
 from ..spec.fit import ExchangeRate
 from ..spec.models import Candidate, PackSpec
@@ -114,6 +115,12 @@ def price_terms(spec: PackSpec, candidate: Candidate) -> PriceTerms:
     """The candidate's price in the decision's currency, converted at a stated rate if needed."""
     price = candidate.price
     currency = decision_currency(spec)
+    if candidate.api is not None:
+        # Per-token prices (analyze/api_candidate.py converts each): the terms say only
+        # whether the API's currency can be taken in the decision's.
+        _, target, problem = convert(spec, 1.0, price.currency)
+        found = exchange_rate(spec, price.currency, target)[0] if target != price.currency else None
+        return PriceTerms(target, None, None, price.currency, found, problem)
     if price.per_accelerator_hour is None:
         cited = price.focus or price.quote
         return PriceTerms(
@@ -180,6 +187,8 @@ def price_check(context: CandidateContext) -> CheckResult:
         if problem is not None:
             (fails if label == spec.cost_basis else warns).append(f"{label}: {problem}")
     text = f"{terms.quoted_currency} {terms.quoted or 0:g} per accelerator-hour"
+    if candidate.api is not None:
+        text = api_price_text(candidate.api)
     if terms.rate is not None and terms.per_accelerator_hour is not None:
         text += (
             f" = {terms.currency} {terms.per_accelerator_hour:.4g} at {terms.rate.rate:g} "
@@ -218,6 +227,17 @@ def price_check(context: CandidateContext) -> CheckResult:
     if warns:
         return PRICE.result(candidate.id, "WARN", f"{text}: {'; '.join(warns)}", link)
     return PRICE.result(candidate.id, "PASS", text, link)
+
+
+def api_price_text(api: HostedApi) -> str:
+    """A hosted API's token prices in one phrase."""
+    p = api.prices
+    cached = f", cached input {p.cached_input_per_million:g}" if p.cached_input_per_million else ""
+    source = f" ({p.source})" if p.source else ""
+    return (
+        f"{api.provider} {api.model} {api.version}: {p.currency} {p.input_per_million:g} per 1M "
+        f"input tokens{cached}, {p.output_per_million:g} per 1M output tokens{source}"
+    )
 
 
 def _short_of_the_quote(context: CandidateContext) -> str | None:

@@ -78,11 +78,14 @@ def prov_model(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
     """PROV-MODEL: no run or score set names another model than the envelope's, and the
     model's own signature, when the spec cites one, verifies and signs the envelope's weights."""
     envelope = spec.envelope.model
+    api = next((c.api for c in spec.candidates if c.id == cid), None)
+    if api is not None:  # a hosted API's evidence is of the API's model (no weights digest)
+        envelope = envelope.model_copy(update={"name": api.model, "signature": None})
     wrong = []
     for item in ev.items():
         name = item.observed.model_name
         digest = item.observed.model_digest
-        if digest is not None and digest != envelope.digest:
+        if digest is not None and api is None and digest != envelope.digest:
             wrong.append(f"{item.id} is for model digest {digest[:12]}...")
         elif name is not None and name.strip().lower() != envelope.name.strip().lower():
             wrong.append(f"{item.id} is for model {name!r}")

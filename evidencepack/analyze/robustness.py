@@ -72,6 +72,21 @@ def scaled_prices(candidate: Candidate, factor: float) -> Candidate:
             for r in candidate.rent
         ],
     }
+    if candidate.api is not None:
+        prices = candidate.api.prices
+        update["api"] = candidate.api.model_copy(
+            update={
+                "prices": prices.model_copy(
+                    update={
+                        "input_per_million": prices.input_per_million * factor,
+                        "cached_input_per_million": None
+                        if prices.cached_input_per_million is None
+                        else prices.cached_input_per_million * factor,
+                        "output_per_million": prices.output_per_million * factor,
+                    }
+                )
+            }
+        )
     if candidate.own is not None:
         update["own"] = candidate.own.model_copy(
             update={
@@ -302,6 +317,8 @@ def robustness(
         )
     flips: list[Flip] = []
     for c in spec.candidates:
+        if c.api is not None:
+            continue  # bought per token: no billing basis to flip
         other = "accelerator" if c.price.billed_per == "server" else "server"
         changed = _with_candidate(
             spec,
@@ -331,7 +348,7 @@ def robustness(
         gap_unit=close.unit if close else None,
         tied=close.tied if close else False,
         close=close.text if close else None,
-        billing={c.id: c.price.billed_per for c in spec.candidates},
+        billing={c.id: c.price.billed_per for c in spec.candidates if c.api is None},
         common_basis={
             basis: tuple(
                 ranked(

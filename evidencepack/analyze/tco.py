@@ -275,16 +275,21 @@ def basis_costs(
 def price_basis(candidate: Candidate, cost: Cost) -> BasisCost:
     """The quoted price as a basis: today's cost (per accelerator-hour, billed as stated)."""
     price = candidate.price
+    label = f"rent at the quoted price (billed per {price.billed_per})"
+    if candidate.api is not None:
+        label = f"buy tokens at {candidate.api.provider}'s quoted prices"
     return BasisCost(
         candidate=candidate.id,
         basis="price",
-        label=f"rent at the quoted price (billed per {price.billed_per})",
+        label=label,
         currency=cost.currency,
         per_month=cost.per_month,
         per_year=cost.per_year,
         whole_term=None,
         per_million_output_tokens=cost.per_million_output_tokens,
-        breakdown={"rental": cost.per_month} if cost.per_month is not None else {},
+        breakdown={"tokens" if candidate.api else "rental": cost.per_month}
+        if cost.per_month is not None
+        else {},
         arithmetic=cost.arithmetic,
         source=price.source,
         as_of=price.as_of.isoformat() if price.as_of else None,

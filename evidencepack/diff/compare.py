@@ -29,7 +29,7 @@ from .models import (
     Threshold,
 )
 
-STACK_SECTIONS = ("stack", "hardware", "price", "description")
+STACK_SECTIONS = ("stack", "hardware", "price", "description", "api")
 """A candidate's run conditions; its ``evidence`` shows up as input changes instead."""
 SPEC_SKIPPED = ("candidates", "envelope")
 """Spec sections reported on their own (stacks, envelope)."""
@@ -105,6 +105,12 @@ def input_changes(old: DecisionDocument, new: DecisionDocument) -> tuple[InputCh
 def stack_text(candidate: Candidate) -> str:
     """``vllm 0.9.2 fp8 on 1x MI325X (1 per replica), 2.90 USD/h``: the stack in one line."""
     s, h, p = candidate.stack, candidate.hardware, candidate.price
+    if (api := candidate.api) is not None:
+        q = api.prices
+        return (
+            f"{api.provider} {api.model} {api.version} (hosted API), {q.input_per_million:g} / "
+            f"{q.output_per_million:g} {q.currency} per 1M input / output tokens"
+        )
     return (
         f"{s.runtime} {s.version} {s.precision} on {h.nodes}x{h.accelerators_per_node} "
         f"{h.accelerator} ({h.accelerators_per_replica} per replica), "

@@ -57,12 +57,13 @@ class MeasureOptions:
 
 
 def from_spec(options: MeasureOptions, loaded: LoadedSpec, candidate_id: str) -> MeasureOptions:
-    """Fill what the command line left open from the spec: model, max_tokens (the traffic's
-    mean output length), the concurrency limit, the SLO's p99 TTFT/TPOT as LoadGen's limits and
-    the model's tokenizer (``envelope.model.tokenizer``, checked against its pin)."""
+    """Fill what the command line left open from the spec: model (a hosted API candidate's
+    own), max_tokens (the traffic's mean output length), the concurrency limit, the SLO's p99
+    TTFT/TPOT as LoadGen's limits and the model's tokenizer (``envelope.model.tokenizer``,
+    checked against its pin; none for a hosted API, whose model is not the envelope's)."""
     spec = loaded.spec
     try:
-        spec.candidate(candidate_id)
+        api = spec.candidate(candidate_id).api
     except KeyError:
         ids = ", ".join(c.id for c in spec.candidates)
         raise UsageError(
@@ -70,8 +71,9 @@ def from_spec(options: MeasureOptions, loaded: LoadedSpec, candidate_id: str) ->
         ) from None
     return dataclasses.replace(
         options,
-        tokenizer=options.tokenizer or _spec_tokenizer(loaded),
-        model=options.model or spec.envelope.model.name,
+        tokenizer=options.tokenizer or (None if api is not None else _spec_tokenizer(loaded)),
+        # A hosted API serves its own model, named as its requests name it.
+        model=options.model or (api.model if api is not None else spec.envelope.model.name),
         max_tokens=options.max_tokens or round(spec.traffic.output_tokens.mean),
         max_in_flight=options.max_in_flight or spec.envelope.max_concurrency,
         ttft_ms=options.ttft_ms or spec.slo.ttft_p99_ms,

@@ -98,6 +98,7 @@ def request_row(row: Row, prompt: Prompt) -> dict[str, Any]:
         "finish_reason": o.finish_reason,
         "error": o.error,
         "retried": o.retried,
+        "retry_after": o.headers.get("retry-after") if o.http_status == 429 else None,
     }
 
 

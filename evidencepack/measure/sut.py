@@ -27,6 +27,8 @@ from .tokenizer_file import FileTokenizer
 # LoadGen logs response bytes only in accuracy mode; performance runs need a valid address.
 _RESPONSE = array.array("i", [0])
 _RESPONSE_ADDRESS, _ = _RESPONSE.buffer_info()
+_FIRST_BEFORE_COMPLETE_S = 0.002
+"""How long a sample that failed before its first token waits between the two reports."""
 
 
 @dataclass(frozen=True)
@@ -203,6 +205,11 @@ class StreamingSut:
         if not first_reported:
             # LoadGen needs a first token for every sample in a token-latency run.
             lg.FirstTokenComplete([lg.QuerySampleResponse(row.sample_id, _RESPONSE_ADDRESS, 4, 1)])
+            # LoadGen divides by (tokens - 1): a one-token sample gives it a negative or
+            # astronomic TPOT. A sample that failed before its first token (a 429) is completed
+            # as two tokens a moment apart, so its log's TPOT figures stay sound.
+            time.sleep(_FIRST_BEFORE_COMPLETE_S)
+            tokens = max(tokens, 2)
         lg.QuerySamplesComplete(
             [lg.QuerySampleResponse(row.sample_id, _RESPONSE_ADDRESS, 4, tokens)]
         )

@@ -197,6 +197,8 @@ def run(config: PointConfig) -> int:
             "failed": sum(1 for r in rows if r["status"] != "ok"),
             "failures": failure_counts(rows),
             "retried": sum(1 for r in rows if r["retried"]),
+            "rate_limited": sum(1 for r in rows if r["http_status"] == 429),
+            "retry_after_seen": sorted({str(r["retry_after"]) for r in rows if r["retry_after"]}),
             "input_tokens_mean": _mean(r["input_tokens"] for r in rows if r["status"] == "ok"),
             "output_tokens_mean": _mean(r["output_tokens"] for r in rows if r["status"] == "ok"),
             "output_tokens_sources": dict(

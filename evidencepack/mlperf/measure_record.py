@@ -9,7 +9,8 @@ above this stage.
 Numbers are finite: JSON has no Infinity or NaN, so a not-finite number in a record being written
 is written as null (``finite_or_null``: only optional fields and free-form values hold numbers
 that could be), and a record read with one is refused. Fields added to v1 after its first
-release (``requests.retried``, ``requests.output_tokens_sources``, ``tokenizer``,
+release (``requests.retried``, ``requests.rate_limited``, ``requests.retry_after_seen``,
+``requests.output_tokens_sources``, ``tokenizer``,
 ``server_metrics``, ``loadgen_logs``) are optional, so records written before them still read.
 """
 
@@ -108,6 +109,14 @@ class RequestCounts(StrictModel):
     failed: int = Field(description="requests that failed (or were never sent)")
     failures: dict[str, int] = Field(description="failed requests per reason")
     retried: int | None = Field(default=None, description="requests retried once")
+    rate_limited: int | None = Field(
+        default=None,
+        description="requests the server refused with HTTP 429 (rate limited): failed requests, "
+        "counted in failed and failures too",
+    )
+    retry_after_seen: list[str] | None = Field(
+        default=None, description="each distinct Retry-After value the 429 answers carried"
+    )
     input_tokens_mean: float | None = Field(description="mean prompt tokens of the successes")
     output_tokens_mean: float | None = Field(description="mean output tokens of the successes")
     output_tokens_sources: dict[str, int] | None = Field(

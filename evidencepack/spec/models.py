@@ -13,6 +13,7 @@ from pydantic import Field, Strict, model_validator
 
 from .._models import Fraction, NonEmptyStr, NonNegativeFloat, Sha256Hex
 from ..limits import MAX_RAISED_INPUT_FILE_BYTES
+from .api import HostedApi, hardware_or_api, schema_without_hardware
 from .cost import Basis, Facility, FocusPrice, Own, Power, QuotePrice, Rent
 from .fit import DeclaredConditions, ExchangeRate, FitPolicy
 from .governance import Governance
@@ -95,8 +96,6 @@ class QualityBar(SpecModel):
     confidence_level: Annotated[float, Strict()] = Field(default=0.95, gt=0.5, lt=1)
     """The confidence level of the interval (over 0.5 and under 1; default 0.95)."""
 
-    """How quality is measured: the metric, its direction and the bar."""
-
 
 class ScoreSetChoice(SpecModel):
     """Which score set the bar is judged on, by any of its tool, task, scorer and metric.
@@ -168,6 +167,8 @@ class Traffic(SpecModel):
     utilisation: Fraction = Field(default=0.6, gt=0)
     """The share of paid capacity expected to do useful work (over 0, at most 1; default 0.6); cost
     per token divides by it."""
+    cache_hit_ratio: Fraction = 0.0
+    """The share of input tokens a hosted API serves from its prompt cache (default 0)."""
     arrival: Literal["poisson", "bursty", "uniform", "any"] = "poisson"
     """How the production requests arrive (default ``poisson``: independent users). A run whose
     arrivals are of another kind (vLLM ``--burstiness`` outside 0.5..2, constant-rate arrivals,
@@ -297,7 +298,7 @@ class Price(SpecModel):
             for name in ("per_accelerator_hour", "focus", "quote")
             if getattr(self, name) is not None
         ]
-        if len(stated) != 1:
+        if len(stated) != 1 and (stated or "per_accelerator_hour" not in self.model_fields_set):
             raise ValueError(
                 "give the price one way: per_accelerator_hour, focus (a FOCUS export) or quote "
                 f"(a quote file); found {', '.join(stated) or 'none'}"
@@ -363,7 +364,7 @@ class Evidence(SpecModel):
     sizing it."""
 
 
-class Candidate(SpecModel):
+class Candidate(SpecModel, json_schema_extra=schema_without_hardware):
     """One configuration being compared: hardware, stack, price and its evidence."""
 
     id: Slug
@@ -384,6 +385,13 @@ class Candidate(SpecModel):
     """Rated watts per server, for the energy bill where no measured power is cited."""
     evidence: Evidence = Field(default_factory=Evidence)
     """The files the candidate's case rests on."""
+    api: HostedApi | None = None
+    """A hosted model API in place of hardware, stack, price, rent, own and power."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _hardware_or_api(cls, data: object) -> object:
+        return hardware_or_api(data, Price.model_construct)
 
 
 class Waiver(SpecModel):

@@ -128,6 +128,12 @@ def read_companion(beside: Path, name: str | None = None) -> Companion | None:
     if counts.failed:
         listed = ", ".join(f"{k} x{v}" for k, v in sorted(counts.failures.items()))
         warnings.append(f"{counts.failed} request(s) failed" + (f": {listed}" if listed else ""))
+    if counts.rate_limited:
+        after = ", ".join(counts.retry_after_seen or []) or "none"
+        warnings.append(
+            f"{counts.rate_limited} request(s) were rate limited (HTTP 429, counted as failed; "
+            f"Retry-After seen: {after})"
+        )
     if (counted := _counted_requests(rec)) is not None:
         warnings.append(counted)
     if len(seen) > 1:

@@ -1,0 +1,179 @@
+"""A hosted model API as a candidate (``candidates[].api``): who serves which model, where,
+at what price per 1M tokens, within which rate limits.
+
+A candidate is either hardware (``hardware``, ``stack``, ``price``) or an API (``api``), never
+both. An API candidate's account stands where a replica stands for hardware: the analysis sizes
+it by the team's own ``measure`` runs against the endpoint and by the rate limits (how many
+accounts, or which tier, the peak needs), and costs it from the traffic's token mix.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from pydantic import Field, Strict, model_validator
+
+from .._models import NonEmptyStr
+from .types import Currency, SpecModel
+
+PerMillion = Annotated[float, Strict(), Field(ge=0, le=1e6, allow_inf_nan=False)]
+"""A price per 1M tokens: zero or more, finite."""
+PerMinute = Annotated[float, Strict(), Field(gt=0, le=1e12, allow_inf_nan=False)]
+"""A rate limit per minute: over zero, finite."""
+
+API_HARDWARE = "hosted API: "
+"""How an API candidate's filled-in accelerator name begins (``hosted API: <provider> <model>``)."""
+HARDWARE_FIELDS = ("hardware", "stack", "price", "rent", "own", "power")
+"""What only a hardware candidate states."""
+
+
+class TokenPrices(SpecModel):
+    """What the provider charges per 1M tokens, where that figure comes from and how long it
+    holds."""
+
+    input_per_million: PerMillion
+    """The price of 1M input (prompt) tokens not served from the provider's prompt cache."""
+    cached_input_per_million: PerMillion | None = None
+    """The price of 1M input tokens served from the prompt cache (default: the input price);
+    the traffic's ``cache_hit_ratio`` says which share of input tokens are."""
+    output_per_million: PerMillion
+    """The price of 1M output (completion) tokens."""
+    currency: Currency = "USD"
+    """ISO 4217 currency code (default USD)."""
+    source: NonEmptyStr | None = None
+    """Where the prices come from (the provider's price page, a contract), as the report names
+    it."""
+    as_of: dt.date | None = None
+    """The date the prices were read or quoted."""
+    valid_until: dt.date | None = None
+    """The last date the prices hold (a contract's end; a decision dated later fails PRICE)."""
+
+
+class RateLimits(SpecModel):
+    """Rate limits of one account, as the provider states them: each limit stated binds."""
+
+    requests_per_minute: PerMinute | None = None
+    """Requests per minute one account may send."""
+    tokens_per_minute: PerMinute | None = None
+    """Input plus output tokens per minute (providers that state one total limit)."""
+    input_tokens_per_minute: PerMinute | None = None
+    """Input tokens per minute (providers that limit input and output apart)."""
+    output_tokens_per_minute: PerMinute | None = None
+    """Output tokens per minute (providers that limit input and output apart)."""
+
+    @model_validator(mode="after")
+    def _some_limit(self) -> RateLimits:
+        if not any(getattr(self, name) is not None for name in type(self).model_fields):
+            raise ValueError(
+                "state at least one limit: requests_per_minute, tokens_per_minute, "
+                "input_tokens_per_minute or output_tokens_per_minute"
+            )
+        return self
+
+
+class RateTier(RateLimits):
+    """One usage tier of the provider: its name and the limits of one account in it."""
+
+    name: NonEmptyStr
+    """The tier's name, as the provider calls it (e.g. ``tier-3``)."""
+
+
+class HostedApi(SpecModel):
+    """A hosted model API: provider, model and version, endpoint, token prices, rate limits."""
+
+    provider: NonEmptyStr
+    """Who serves the model (the company or service)."""
+    model: NonEmptyStr
+    """The model's name as requests name it and responses report it; the runs and score sets
+    must be of it."""
+    version: NonEmptyStr
+    """The model's version or snapshot date as the provider names it; a run or score set
+    declaring another version does not fit."""
+    endpoint: NonEmptyStr
+    """The OpenAI-compatible endpoint the team's ``measure`` runs were sent to (scheme, host,
+    port and path prefix; never a key)."""
+    prices: TokenPrices
+    """The price per 1M input, cached-input and output tokens."""
+    rate_limits: RateLimits
+    """The limits of one account (per account on the tier the team has)."""
+    tiers: list[RateTier] = Field(default_factory=list)
+    """Higher usage tiers the provider offers, lowest first: sizing names the lowest tier on
+    which one account carries the peak, else the accounts needed at ``rate_limits``."""
+
+
+def hardware_or_api(data: Any, make_price: Callable[..., Any]) -> Any:
+    """A candidate states hardware or an API, never both. An API candidate's hardware and
+    stack are filled in as one account of the API (so each stage reads one shape), and its
+    price is dated and sourced as ``api.prices`` with no hourly rate: ``make_price`` builds it
+    without the hardware price's one-source rule (``Price`` lets a price made so, with
+    ``per_accelerator_hour`` set to None, state no rate)."""
+    if not isinstance(data, dict) or data.get("api") is None:
+        if isinstance(data, dict) and "hardware" not in data:
+            raise ValueError("a candidate states `hardware` (with `stack` and `price`) or `api`")
+        price = data.get("price") if isinstance(data, dict) else None
+        sources = ("per_accelerator_hour", "focus", "quote")
+        if (
+            isinstance(price, dict)
+            and "per_accelerator_hour" in price
+            and all(price.get(k) is None for k in sources)
+        ):
+            raise ValueError("price: per_accelerator_hour is null: give a price")
+        return data
+    hardware = data.get("hardware")
+    # A candidate read back from a document this tool wrote carries its filled-in fields.
+    echoed = isinstance(hardware, dict) and str(hardware.get("accelerator")).startswith(
+        API_HARDWARE
+    )
+    stated = [
+        name
+        for name in HARDWARE_FIELDS
+        if data.get(name) not in (None, [], {})
+        and not (echoed and name in ("hardware", "stack", "price"))
+    ]
+    if stated:
+        raise ValueError(
+            f"a candidate is either hardware or an API: `api` is stated, so drop "
+            f"{', '.join(f'`{name}`' for name in stated)}"
+        )
+    api = data["api"]
+    if not isinstance(api, dict):
+        return data  # the field's own validation names what is wrong
+    try:
+        prices = TokenPrices.model_validate(api.get("prices"))
+    except ValueError:
+        return data  # the field's own validation names what is wrong
+    provider, model, version = (str(api.get(k, "?")) for k in ("provider", "model", "version"))
+    filled = {
+        **data,
+        "hardware": {
+            "accelerator": f"{API_HARDWARE}{provider} {model}",
+            "accelerators_per_node": 1,
+            "accelerators_per_replica": 1,
+        },
+        "stack": {"runtime": provider, "version": version, "precision": "as served"},
+    }
+    price = {
+        "per_accelerator_hour": None,
+        "focus": None,
+        "quote": None,
+        "valid_until": prices.valid_until,
+        "currency": prices.currency,
+        "source": prices.source,
+        "as_of": prices.as_of,
+        "billed_per": "accelerator",
+    }
+    return {**filled, "price": make_price(**price)}
+
+
+def schema_without_hardware(schema: dict[str, Any]) -> None:
+    """The candidate's JSON Schema: hardware, stack and price are required unless ``api`` is
+    stated. (That an API candidate states no hardware is the validator's rule: a decision's
+    copy of the spec carries an API candidate's filled-in hardware.)"""
+    required = [r for r in schema.get("required", []) if r not in ("hardware", "stack", "price")]
+    schema["required"] = required
+    schema["anyOf"] = [
+        {"required": ["hardware", "stack", "price"], "properties": {"api": {"type": "null"}}},
+        {"required": ["api"], "properties": {"api": {"type": "object"}}},
+    ]

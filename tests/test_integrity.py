@@ -659,7 +659,9 @@ def test_checks_name_model_file_and_figure(samples: Path) -> None:
     assert f"5 run(s) of {model}" not in reasons["PROV-DATA"]  # a finding, not the PASS text
     # the sweep's top point, INVALID for latency above a valid point: a note naming run and
     # model, not a warning
-    (note,) = next(c.notes for c in decision.checks if c.candidate == "mi325x-vllm" and c.id == "PROV-DATA")
+    (note,) = next(
+        c.notes for c in decision.checks if c.candidate == "mi325x-vllm" and c.id == "PROV-DATA"
+    )
     assert note.startswith(f"evidence/mi325x-vllm/runs/qps_3.2 ({model}): LoadGen judged")
 
 

@@ -224,3 +224,12 @@ def test_page_one_stays_one_page_with_a_long_waiver(samples: Path, tmp_path: Pat
     assert "Decision owner" not in second
     manifest_sha = hashlib.sha256((built.out_dir / "manifest.json").read_bytes()).hexdigest()
     assert f"packsha256:{manifest_sha}" in first.replace(" ", "")
+
+
+def test_notes_are_counted_apart_from_warnings(reader: pypdf.PdfReader) -> None:
+    """Issue 45, point 4: the checklist counts the findings expected by design as notes, each
+    shown under its check in Appendix A, never as warnings."""
+    whole = " ".join(" ".join(page.extract_text().split()) for page in reader.pages)
+    assert re.search(r"6 notes\s*, not warnings", whole)
+    assert "(PROV-MLPERF 3, PROV-DATA 3)" in whole
+    assert len(re.findall(r"\bnote no-round/closed/SampleVendor/", whole)) == 3

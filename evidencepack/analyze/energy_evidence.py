@@ -109,6 +109,7 @@ def _figure(
         watts_per_accelerator=watts / point.accelerator_count
         if watts and point.accelerator_count
         else None,
+        warnings=point.warnings,
     )
 
 
@@ -136,7 +137,7 @@ def measured_energy(
             ]
             continue
         nearest = min(judged, key=lambda pair: sum(weight for weight, _ in pair[1]))
-        seen = sorted({i.point.accelerator or "?" for i in items})
+        seen = sorted({_declared(candidate, i)[0] or "?" for i in items})
         reasons = [
             f"none of its {len(items)} energy points fits {candidate.id}: the nearest "
             + f"({nearest[0].point.label}): "

@@ -176,6 +176,8 @@ def test_a_genai_perf_export_cited_as_a_reference_is_read_for_its_telemetry(
     (figure,) = [f for f in doc.cost_bases.measured_energy if f.candidate == "b200-trtllm"]
     assert not figure.fits
     assert "(GPU model declared)" in figure.source
+    assert any("3.5x the run's 74 s" in w for w in figure.warnings)  # said with the figure
+    assert "the file's accelerators: NVIDIA B200-SXM-180GB" in figure.reasons
     assert "openai/gpt-oss-20b has 20B parameters" in "; ".join(figure.reasons)
     capsys.readouterr()
     assert main(["inspect", str(_write(samples, dcgm_text()))]) == 0

@@ -367,7 +367,8 @@ def parse_profile_telemetry(probe: Probe, record: FileRecord) -> ParsedInput:
     avg_watts = [w for g in counted if (w := watts[g])]
     window_s = energy / sum(avg_watts) if avg_watts and len(avg_watts) == len(counted) else None
     warnings = [
-        "GenAI-Perf's telemetry names no GPU model: state the hardware where you cite it",
+        "GenAI-Perf's telemetry names no GPU model: where it is cited, the candidate's "
+        "declared hardware stands in",
     ]
     warnings += _window_warning(window_s, run_s, energy, sum(avg_watts), tokens)
     config = root.obj("input_config")

@@ -11,6 +11,7 @@ real file in ../shared/data/formats/aiperf/public."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,59 @@ def test_a_genai_perf_export_cited_as_a_reference_is_read_for_its_telemetry(
     out = capsys.readouterr().out
     assert "dcgm-exporter-text" in out
     assert "(method accelerator: the 2 GPU(s) that worked" in out
+
+
+AIPERF = "formats/aiperf/generated/profile_export_aiperf.json"
+
+
+def _aiperf_with_telemetry(shared_data: Path, tmp_path: Path, end: str) -> Path:
+    """The real AIPerf 0.13 export (40 requests, 1,680 output tokens in 1.66 s, telemetry off)
+    with a LABELLED SAMPLE ``telemetry_data`` section added in the shape AIPerf's GPU telemetry
+    guide documents (two H100s: one served, 0.0005 MJ = 500 J; one idle); made up."""
+    doc = json.loads((shared_data / AIPERF).read_text(encoding="utf-8"))
+
+    def gpu(index: int, low: float, high: float, util: float) -> dict[str, object]:
+        return {
+            "gpu_index": index,
+            "gpu_name": "NVIDIA H100 80GB HBM3",
+            "gpu_uuid": f"GPU-sample-{index}",
+            "platform": "nvidia",
+            "hostname": "sample-host",
+            "metrics": {
+                "nvidia_power_usage": {"avg": 300.0, "min": 100.0, "max": 350.0, "unit": "W"},
+                "nvidia_energy_consumption": {"avg": low, "min": low, "max": high, "unit": "MJ"},
+                "nvidia_gpu_utilization": {"avg": util / 2, "min": 0.0, "max": util, "unit": "%"},
+            },
+        }
+
+    doc["telemetry_data"] = {
+        "summary": {"start_time": "2026-11-30T05:06:04.116630", "end_time": end},
+        "endpoints": {
+            "localhost:9401": {
+                "gpus": {"gpu_0": gpu(0, 0.2300, 0.2305, 66.0), "gpu_1": gpu(1, 0.5, 0.5001, 0.0)}
+            }
+        },
+    }
+    path = tmp_path / "profile_export_aiperf.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_aiperf_gpu_telemetry_is_read_with_its_gpu_and_window(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    path = _aiperf_with_telemetry(shared_data, tmp_path, "2026-11-30T05:06:05.787139")
+    assert read_input(path).kind == "runs"  # cited under runs it is still a run
+    parsed = read_reference_points(path)
+    (point,) = parsed.references
+    assert point.source_tool == "aiperf"
+    assert point.accelerator == "NVIDIA H100 80GB HBM3"
+    assert point.accelerator_count == 1
+    assert point.model_name == "fake-org/fake-model-8b"
+    # 0.0005 MJ of the busy GPU over the run's 1,680 output tokens
+    assert point.figures.energy_per_output_token_joules == pytest.approx(500 / 1680)
+    assert "left out, idle: GPU localhost:9401/gpu_1" in (point.figures.energy_scope or "")
+    assert not [w for w in parsed.warnings if "window" in w]  # 1.67 s for a 1.66 s run
+    late = _aiperf_with_telemetry(shared_data, tmp_path, "2026-11-30T05:06:14.116630")
+    warned = read_reference_points(late).warnings
+    assert any("(10 s, from its start to its end time) is 6.0x the run's 2 s" in w for w in warned)

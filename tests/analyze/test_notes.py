@@ -87,3 +87,40 @@ def test_check_says_the_notes_and_counts_no_warning_for_them(
     noted = [c for c in raw["checks"] if c["notes"]]
     assert {c["status"] for c in noted} == {"PASS"}
     assert len(noted) == 6
+
+
+def test_declared_only_identity_is_a_note_where_the_spec_allows_it(samples: Path) -> None:
+    """_with_basis on the sample's checks: every fit declared-only marks the identity checks
+    `declared` with a note; with fit.require_observed_identity on, the chosen candidate's
+    becomes a FAIL, no note."""
+    from evidencepack.analyze.candidate import IDENTITY_CHECKS, _with_basis
+    from evidencepack.analyze.judgements import EvidenceFit
+    from evidencepack.spec.load import load_spec
+
+    loaded = load_spec(samples / "pack.yaml")
+    spec = loaded.spec
+    doc = check(samples / "pack.yaml", CompileOptions())
+    cid = spec.chosen
+    assert cid is not None
+    candidate = next(c for c in spec.candidates if c.id == cid)
+    checks = [
+        c.model_copy(update={"basis": None, "notes": ()})
+        for c in doc.checks
+        if c.candidate == cid and c.id in IDENTITY_CHECKS and c.status != "FAIL"
+    ]
+    fits = [EvidenceFit(subject="r#0", kind="run", candidate=cid, fits=True, basis="declared")]
+    fits.append(
+        EvidenceFit(subject="s#0", kind="scores", candidate=cid, fits=True, basis="declared")
+    )
+    marked = _with_basis(spec, candidate, checks, fits)
+    assert {c.basis for c in marked} == {"declared"}
+    for c in marked:
+        assert c.status == "PASS"
+        (note,) = c.notes
+        assert note.startswith("passes on declared identity only")
+    strict = spec.model_copy(
+        update={"fit": spec.fit.model_copy(update={"require_observed_identity": True})}
+    )
+    for c in _with_basis(strict, candidate, checks, fits):
+        assert c.status == "FAIL"
+        assert not c.notes

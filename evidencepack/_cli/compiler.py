@@ -149,6 +149,11 @@ def _decision_text(decision: DecisionDocument, verdict: str | None = None) -> st
         who = f" [{c.candidate}]" if c.candidate else ""
         flag = " (waived)" if c.waived else (" (hard)" if c.hard and c.status == "FAIL" else "")
         lines.append(f"  {c.shown} {c.id}{who}{flag}: {c.reason}")
+    lines.extend(
+        f"  note {c.id}{f' [{c.candidate}]' if c.candidate else ''}: {note}"
+        for c in decision.checks
+        for note in c.notes
+    )
     lines.extend(f"  waiver rejected: {text}" for text in decision.waivers_rejected)
     said = [w for f in decision.inputs if f.role == "spec" for w in f.warnings]
     lines.extend(f"  warning: {text}" for text in said)

@@ -165,7 +165,7 @@ def analyse_candidate(
     measured = measured_energy(spec, candidate, ev.public)
     public, public_rows = public_references(spec, candidate, ev, envelope, capacity)
     rows += public_rows
-    found = data_findings(candidate.id, ev)
+    found = data_findings(candidate.id, ev, spec.slo)
     found += score_findings(spec, candidate.id, fitting.scores, ev.dataset)
     fits = (*run_fits, *score_fits, *_shared_elsewhere(candidate.id, ev, shared))
     context = CandidateContext(
@@ -276,7 +276,14 @@ def _with_basis(
                     "files (fit.require_observed_identity)",
                 }
             )
-        out.append(check.model_copy(update={"basis": basis}))
+        notes = check.notes
+        if basis == "declared" and not strict:
+            notes += (
+                "passes on declared identity only: the spec's declared model and stack stand "
+                "where the files record none, as the spec allows (fit.require_observed_identity "
+                "is off)",
+            )
+        out.append(check.model_copy(update={"basis": basis, "notes": notes}))
     return out
 
 

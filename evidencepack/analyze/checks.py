@@ -33,12 +33,18 @@ def slo_check(cid: str, capacity: Capacity, ev: CandidateEvidence) -> CheckResul
         if value is not None
     )
     model = f", {model_of(runs[0])}" if runs else ""
-    return SLO_MET.result(
+    result = SLO_MET.result(
         cid,
         "PASS",
         f"X* = {capacity.operating_point_rps:.3f} req/s per replica within the SLO "
         f"({capacity.operating_point_run}{model}: {figures}); {capacity.reason}",
         [link(r) for r in runs],
+    )
+    if capacity.confidence != "single_point":
+        return result
+    # One run cited is the spec's choice: said, never a warning.
+    return result.model_copy(
+        update={"notes": ("one load point only: X* is a single measurement, lower confidence",)}
     )
 
 

@@ -77,6 +77,11 @@ class EnergyFigure(StrictModel):
     watts_per_accelerator: float | None = Field(
         default=None, description="its average power over the accelerators it used"
     )
+    warnings: tuple[str, ...] = Field(
+        default=(),
+        description="what a reader of the figure should know, from its file (a telemetry window "
+        "unlike the run's, a token counter read over part of it)",
+    )
 
 
 class BasisCost(StrictModel):

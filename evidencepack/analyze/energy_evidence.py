@@ -2,6 +2,12 @@
 report energy (an ML.ENERGY leaderboard table, measured by the GPUs' own counters), each held to
 the candidate it is cited for.
 
+The team's own GPU telemetry (a DCGM exporter scrape, a GenAI-Perf profile export's
+``telemetry_stats``: ``readers/formats/gpu_telemetry.py``) is judged the same way; what telemetry
+cannot record is taken from the candidate's ``evidence.declared`` (the GPU model where the file
+names none, said as declared; the precision, which no counter records), and telemetry without
+output tokens is a figure that does not fit, saying so.
+
 A point fits when it ran on the candidate's accelerator (the same family, form factor, memory
 and partition, ``readers/accelerators.py``), on a model of the envelope model's size and
 precision, on the candidate's accelerators per replica. A file none of whose points fits is one
@@ -15,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..readers import accelerators
+from ..readers.formats.gpu_telemetry import AIPERF_TELEMETRY_ID, DCGM_FORMAT
 from ..spec.models import Candidate, PackSpec
 from .evidence import PublicEvidence
 from .judgements import EnergyFigure
@@ -24,6 +31,22 @@ from .reference_fit import MODEL_SIZE_TOLERANCE, model_size_b
 JOULES_PER_KWH = 3.6e6
 SHOWN_PER_FILE = 4
 """Fitting points listed per file at most (the lowest energy per token first)."""
+TELEMETRY_FORMATS = (DCGM_FORMAT.id, AIPERF_TELEMETRY_ID)
+"""The formats of the team's own GPU telemetry: declared conditions fill what they cannot
+record."""
+
+
+def _declared(candidate: Candidate, item: PublicEvidence) -> tuple[str | None, str | None]:
+    """(accelerator, precision) of a telemetry point, the candidate's declared ones standing in
+    where the file cannot say; a point of another source keeps its own."""
+    point = item.point
+    if point.format_id not in TELEMETRY_FORMATS:
+        return point.accelerator, point.precision
+    declared = candidate.evidence.declared
+    return (
+        point.accelerator or (declared.hardware if declared else None),
+        point.precision or (declared.precision if declared else None),
+    )
 
 
 def _reasons(spec: PackSpec, candidate: Candidate, item: PublicEvidence) -> list[tuple[int, str]]:
@@ -31,14 +54,15 @@ def _reasons(spec: PackSpec, candidate: Candidate, item: PublicEvidence) -> list
     precision 2, layout 1: the nearest point is the one of the lightest departures)."""
     point = item.point
     out = []
+    if point.figures.energy_per_output_token_joules is None:
+        out.append((16, "it counts no output tokens: its energy is not per token"))
     wanted = candidate.hardware.accelerator
+    accelerator, precision = _declared(candidate, item)
     other = (
-        accelerators.difference(point.accelerator, wanted)
-        if point.accelerator
-        else "it names no accelerator"
+        accelerators.difference(accelerator, wanted) if accelerator else "it names no accelerator"
     )
     if other is not None:
-        out.append((8, f"ran on {point.accelerator or 'an unnamed accelerator'} ({other})"))
+        out.append((8, f"ran on {accelerator or 'an unnamed accelerator'} ({other})"))
     ours, theirs = model_size_b(spec.envelope.model.name), model_size_b(point.model_name)
     if ours is None or theirs is None:
         out.append((4, f"the size of {point.model_name!r} or of the envelope model is not stated"))
@@ -46,8 +70,8 @@ def _reasons(spec: PackSpec, candidate: Candidate, item: PublicEvidence) -> list
         out.append(
             (4, f"{point.model_name} has {theirs:g}B parameters, the envelope model {ours:g}B")
         )
-    if (point.precision or "").lower() not in _precisions(spec.envelope.precision):
-        out.append((2, f"precision {point.precision}, the envelope's {spec.envelope.precision}"))
+    if (precision or "").lower() not in _precisions(spec.envelope.precision):
+        out.append((2, f"precision {precision}, the envelope's {spec.envelope.precision}"))
     per_replica = candidate.hardware.accelerators_per_replica
     if point.accelerator_count != per_replica:
         out.append((1, f"{point.accelerator_count} accelerators, a replica uses {per_replica}"))
@@ -66,15 +90,17 @@ def _figure(
     point, figures = item.point, item.point.figures
     joules = figures.energy_per_output_token_joules
     watts = figures.average_power_watts
+    accelerator, _ = _declared(candidate, item)
+    declared = " (GPU model declared)" if accelerator and not point.accelerator else ""
     return EnergyFigure(
         candidate=candidate.id,
         subject=subject,
-        source=f"{point.publisher or point.source_tool}: {point.label or point.point_id}",
+        source=f"{point.publisher or point.source_tool}: {point.label or point.point_id}{declared}",
         method=figures.energy_method or "estimate",
         scope=figures.energy_scope or "not stated",
         fits=not reasons,
         reasons=tuple(reasons),
-        accelerator=point.accelerator,
+        accelerator=accelerator,
         accelerators=point.accelerator_count,
         model=point.model_name,
         concurrency=point.load.concurrency,
@@ -83,6 +109,7 @@ def _figure(
         watts_per_accelerator=watts / point.accelerator_count
         if watts and point.accelerator_count
         else None,
+        warnings=point.warnings,
     )
 
 
@@ -93,7 +120,10 @@ def measured_energy(
     one figure saying why none of its points fits."""
     by_file: dict[str, list[PublicEvidence]] = {}
     for item in public:
-        if item.point.figures.energy_per_output_token_joules is not None:
+        figures = item.point.figures
+        if figures.energy_per_output_token_joules is not None or (
+            figures.energy_method is not None and figures.average_power_watts is not None
+        ):
             by_file.setdefault(item.file.spec_path, []).append(item)
     out: list[EnergyFigure] = []
     for path, items in by_file.items():
@@ -107,7 +137,7 @@ def measured_energy(
             ]
             continue
         nearest = min(judged, key=lambda pair: sum(weight for weight, _ in pair[1]))
-        seen = sorted({i.point.accelerator or "?" for i in items})
+        seen = sorted({_declared(candidate, i)[0] or "?" for i in items})
         reasons = [
             f"none of its {len(items)} energy points fits {candidate.id}: the nearest "
             + f"({nearest[0].point.label}): "

@@ -5,12 +5,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from ..spec.models import PackSpec
+from ..spec.models import Candidate, PackSpec, Slo
 from ..staging.stage import TOLERANCE_TEXT
 from .check_base import Check, model_of, worst
-from .evidence import CandidateEvidence, link
+from .evidence import CandidateEvidence, RunEvidence, link
 from .models import CheckResult, EvidenceLink, Finding, Status
 
 
@@ -46,10 +47,15 @@ def prov_files(cid: str, ev: CandidateEvidence) -> CheckResult:
     )
 
 
-def prov_mlperf(cid: str, ev: CandidateEvidence) -> CheckResult | None:
-    """PROV-MLPERF: each cited MLPerf result VALID under its round's rules (None: none cited)."""
+def prov_mlperf(
+    cid: str, ev: CandidateEvidence, roundless: frozenset[str] = frozenset()
+) -> CheckResult | None:
+    """PROV-MLPERF: each cited MLPerf result VALID under its round's rules (None: none cited).
+    A VALID result of no round that the spec cites by its ``no-round/`` key (``roundless``: the
+    spec's author knows it has none) is a note, not a warning."""
     statuses: list[Status] = []
     reasons = []
+    notes = []
     for ref in ev.references:
         if ref.validity != "VALID":
             statuses.append("FAIL")
@@ -58,6 +64,13 @@ def prov_mlperf(cid: str, ev: CandidateEvidence) -> CheckResult | None:
             statuses.append("WARN")
             reasons.append(
                 f"{ref.key} fails re-applied checker rules: {'; '.join(ref.failed_rules)}"
+            )
+        elif ref.round is None and ref.key in roundless:
+            statuses.append("PASS")
+            reasons.append(f"{ref.key} VALID (no round: see the note)")
+            notes.append(
+                f"{ref.key}: no MLPerf round, as the spec's no-round key says: the checker's "
+                "rules were not applied"
             )
         elif ref.round is None:
             statuses.append("WARN")
@@ -69,9 +82,10 @@ def prov_mlperf(cid: str, ev: CandidateEvidence) -> CheckResult | None:
             reasons.append(f"{ref.key} VALID under {ref.round} rules")
     if not reasons:
         return None
-    return PROV_MLPERF.result(
+    result = PROV_MLPERF.result(
         cid, worst(statuses), "; ".join(reasons), [r.link() for r in ev.references]
     )
+    return result.model_copy(update={"notes": tuple(notes)}) if notes else result
 
 
 def prov_model(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
@@ -115,21 +129,32 @@ def prov_model(spec: PackSpec, cid: str, ev: CandidateEvidence) -> CheckResult:
     )
 
 
+def _roundless(candidate: Candidate) -> frozenset[str]:
+    """The MLPerf results the spec cites for a candidate by a ``no-round/`` key."""
+    return frozenset(
+        ref.result
+        for ref in candidate.evidence.mlperf
+        if ref.result is not None and ref.result.startswith("no-round/")
+    )
+
+
 def provenance_checks(
     spec: PackSpec, cid: str, ev: CandidateEvidence, findings: Sequence[Finding] = ()
 ) -> list[CheckResult]:
     """The provenance checks of one candidate, in the table's order (PROV-MLPERF only when an
     MLPerf result is cited)."""
+    candidate = next((c for c in spec.candidates if c.id == cid), None)
+    roundless = _roundless(candidate) if candidate is not None else frozenset()
     results = (
         prov_files(cid, ev),
-        prov_mlperf(cid, ev),
+        prov_mlperf(cid, ev, roundless),
         prov_data(cid, ev, findings),
         prov_model(spec, cid, ev),
     )
     return [r for r in results if r is not None]
 
 
-def data_findings(cid: str, ev: CandidateEvidence) -> list[Finding]:
+def data_findings(cid: str, ev: CandidateEvidence, slo: Slo | None = None) -> list[Finding]:
     """Each run's findings (summary against rows or detail log, repeated keys, impossible
     values, INVALID runs, empty outputs) and a load sweep that mixes tools or definitions."""
     out = [
@@ -147,6 +172,17 @@ def data_findings(cid: str, ev: CandidateEvidence) -> list[Finding]:
             ),
         )
         for f in ev.findings()
+    ]
+    out = [
+        f.model_copy(
+            update={
+                "severity": "NOTE",
+                "detail": f"{f.detail} (expected: the top of the load sweep, above {below})",
+            }
+        )
+        if slo is not None and (below := _over_capacity(f, ev, slo)) is not None
+        else f
+        for f in out
     ]
     sweep = [r for r in ev.runs if r.point.load != "offline"]
     tools = sorted({r.tool for r in sweep})
@@ -188,6 +224,48 @@ def data_findings(cid: str, ev: CandidateEvidence) -> list[Finding]:
     return out
 
 
+_LATENCY = re.compile(r"constrain|latency", re.IGNORECASE)
+"""LoadGen's INVALID for a latency limit (``TTFT constrain not met``), not for too few queries
+or too short a run."""
+
+
+def _over_capacity(f: Finding, ev: CandidateEvidence, slo: Slo) -> str | None:
+    """The valid run below it, when a WARN finding is a sweep point its tool judged INVALID for
+    latency, whose own p99s break the SLO too, above a point that was valid: the load that
+    finds the ceiling, expected by design; else None (an INVALID run that looks within the SLO
+    is a contradiction to look at)."""
+    if f.kind != "invalid-run" or f.severity != "WARN" or not _LATENCY.search(f.detail):
+        return None
+    run = next((r for r in ev.runs if r.id == f.subject), None)
+    if run is None or run.point.load == "offline":
+        return None
+    p = run.point
+    limits: list[tuple[float | None, float | None]] = [
+        (p.ttft_p99_ms, slo.ttft_p99_ms),
+        (p.tpot_p99_ms, slo.tpot_p99_ms),
+        (p.e2e_p99_ms, slo.e2e_p99_ms),
+    ]
+    if not any(got is not None and limit is not None and got > limit for got, limit in limits):
+        return None
+
+    def load(r: RunEvidence) -> float | None:
+        p = r.point
+        return p.offered_rate_rps if p.offered_rate_rps is not None else p.concurrency
+
+    mine = load(run)
+    lower = [
+        r
+        for r in ev.runs
+        if r is not run
+        and r.point.load == run.point.load
+        and r.point.invalid is None
+        and (theirs := load(r)) is not None
+        and mine is not None
+        and theirs < mine
+    ]
+    return max(lower, key=lambda r: load(r) or 0.0).id if lower else None
+
+
 def _finding_text(f: Finding) -> str:
     if f.kind == "mixed-sweep":
         return f.detail
@@ -196,14 +274,25 @@ def _finding_text(f: Finding) -> str:
 
 
 def prov_data(cid: str, ev: CandidateEvidence, findings: Sequence[Finding]) -> CheckResult:
-    """FAIL on a failing data finding, WARN on the others, PASS naming what was checked."""
-    if findings:
-        return PROV_DATA.result(
+    """FAIL on a failing data finding, WARN on the others, PASS naming what was checked; a
+    finding expected by design (severity NOTE) is a note of the check, never a warning."""
+    notes = tuple(_finding_text(f) for f in findings if f.severity == "NOTE")
+    real = [f for f in findings if f.severity != "NOTE"]
+    if real:
+        result = PROV_DATA.result(
             cid,
-            worst(f.severity for f in findings),
-            "; ".join(_finding_text(f) for f in findings),
+            worst("FAIL" if f.severity == "FAIL" else "WARN" for f in real),
+            "; ".join(_finding_text(f) for f in real),
             [e for f in findings for e in f.evidence],
         )
+        return result.model_copy(update={"notes": notes}) if notes else result
+    if notes:
+        return PROV_DATA.result(
+            cid,
+            "PASS",
+            f"no data finding to look at; {len(notes)} expected by design (see the notes)",
+            [e for f in findings for e in f.evidence],
+        ).model_copy(update={"notes": notes})
     if not ev.runs:
         return PROV_DATA.result(cid, "PASS", "no serving runs to check")
     models = sorted({model_of(r) for r in ev.runs})
@@ -229,7 +318,7 @@ PROV_MLPERF = Check(
     "PROV-MLPERF",
     "Cited MLPerf results are valid",
     hard=True,
-    judge=lambda c: prov_mlperf(c.candidate.id, c.evidence),
+    judge=lambda c: prov_mlperf(c.candidate.id, c.evidence, _roundless(c.candidate)),
 )
 PROV_DATA = Check(
     "PROV-DATA",

@@ -52,10 +52,17 @@ def check_kept(db: _Db, path: Path, hour_units: tuple[str, ...]) -> str:
             "GROUP BY unit ORDER BY unit"
         ).fetchall()
         listing = ", ".join(f"{unit} ({n} rows)" for unit, n in seen)
+        tokens = any("token" in str(unit).lower() for unit, _ in seen)
         raise InputError(
             f"{path}: data row {bad_unit[0]}: ConsumedUnit {bad_unit[1]!r} is not hours "
             f"(the kept rows' units: {listing}); narrow the filter, or add the unit to "
             "hour_units if it means hours"
+            + (
+                "; token rows are an API's price per 1M tokens (read on their own, "
+                "pricing/focus_tokens.py), never blended with an hour rate"
+                if tokens
+                else ""
+            )
         )
     for column in ("ConsumedQuantity", "EffectiveCost"):
         bad = db.execute(

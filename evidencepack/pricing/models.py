@@ -195,3 +195,79 @@ class Quote(QuoteFile):
             f"quote {self.reference} from {self.supplier}, issued {self.issued}, valid until "
             f"{self.valid_until} ({Path(self.file.path).name}, sha256 {self.file.sha256[:12]})"
         )
+
+
+TokenDirection = Literal["input", "cached_input", "output"]
+"""What a token row bills: prompt tokens, prompt tokens read from the provider's cache, or
+generated tokens."""
+
+
+class FocusTokenRate(StrictModel):
+    """The effective price per 1M tokens of one direction (input, cached input, output) of the
+    token rows a FOCUS filter keeps, with the pricing it came from."""
+
+    direction: TokenDirection = Field(
+        description="input, cached_input or output: what the rows bill, told from SkuMeter, "
+        "SkuPriceDetails, ChargeDescription or an x_ column."
+    )
+    rate_per_million_tokens: PositiveFloat = Field(
+        description="sum(EffectiveCost) / tokens x 1,000,000, in currency per 1M tokens."
+    )
+    tokens: PositiveFloat = Field(
+        description="The tokens of the rows: ConsumedQuantity times its unit (1M tokens: "
+        "1,000,000)."
+    )
+    effective_cost: PositiveFloat = Field(description="sum(EffectiveCost) over the rows.")
+    rows: int = Field(ge=1, description="The rows summed.")
+    pricing_category: str | None = Field(
+        default=None,
+        description="The one PricingCategory of the rows (Standard, Committed, Dynamic); None "
+        "when the file has no such column or the rows blend several (a problem).",
+    )
+    commitment: str | None = Field(
+        default=None,
+        description="`none` when no row is covered by a commitment discount, else the one "
+        "CommitmentDiscountId; None when the file has no such column or they blend several.",
+    )
+    list_price_per_million_tokens: UnitPriceRange | None = Field(
+        default=None,
+        description="ListUnitPrice per 1M tokens on the rows, where every row states it with a "
+        "token PricingUnit.",
+    )
+    contracted_price_per_million_tokens: UnitPriceRange | None = Field(
+        default=None,
+        description="ContractedUnitPrice per 1M tokens on the rows, as list_price_*.",
+    )
+    problems: tuple[str, ...] = Field(
+        default=(),
+        description="What the rows blend (several pricing categories or commitments): the "
+        "price cannot be one rate.",
+    )
+
+
+class FocusTokenRates(StrictModel):
+    """An API's per-token prices read from the token-usage rows of a FOCUS export (FOCUS 1.3
+    and the 1.5 draft's AI usage): a rate per 1M tokens per direction, never blended with an
+    hour rate (rows in hours are left out and counted)."""
+
+    file: FileRecord = Field(description="The export read: path, size and sha256.")
+    focus_version: str = Field(description="The FOCUS version told from the columns present.")
+    filter: FocusFilter = Field(description="The filter that selected the rows.")
+    currency: CurrencyCode = Field(description="The BillingCurrency of every kept token row.")
+    rates: tuple[FocusTokenRate, ...] = Field(
+        description="One rate per direction found, input, cached_input, output in that order."
+    )
+    period_start: dt.datetime = Field(description="The earliest ChargePeriodStart kept (UTC).")
+    period_end: dt.datetime = Field(description="The latest ChargePeriodEnd kept (UTC).")
+    kept: tuple[FilterCount, ...] = Field(
+        description="The rows left after each filter, from the whole file to the token rows."
+    )
+    warnings: tuple[str, ...] = Field(
+        default=(),
+        description="What a reader should know: rows in hours or another unit left out, rows "
+        "whose direction could not be told, rows at no cost.",
+    )
+
+    def rate(self, direction: TokenDirection) -> FocusTokenRate | None:
+        """The rate of one direction, if the rows have it."""
+        return next((r for r in self.rates if r.direction == direction), None)

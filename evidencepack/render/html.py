@@ -261,6 +261,15 @@ class ReportView:
         """Whether any candidate's cost has a spread over repeated runs."""
         return any(c.cost.spread_per_million_output_tokens for c in self.candidates if c.cost)
 
+    def note_counts(self, checks: Sequence[CheckResult]) -> tuple[int, tuple[tuple[str, int], ...]]:
+        """The notes (expected by design, never warnings) of the checks the body shows: how
+        many, and how many per check id in the table's order."""
+        per: dict[str, int] = {}
+        for c in self.in_body(checks):
+            if c.notes:
+                per[c.id] = per.get(c.id, 0) + len(c.notes)
+        return sum(per.values()), tuple(per.items())
+
     @property
     def standing_counts(self) -> tuple[int, int, int, int]:
         """(failed, warnings, waived) of the subject candidate's own check results, counted as

@@ -95,7 +95,7 @@ class FindingRow(DecisionRow):
     subject: str = Field(description="the run or sweep concerned")
     model: str | None = Field(description="the run's model, recorded or declared")
     kind: str = Field(description="what kind of finding it is")
-    severity: str = Field(description="FAIL or WARN")
+    severity: str = Field(description="FAIL, WARN or NOTE (expected by design)")
     figure: str | None = Field(description="the figure concerned")
     detail: str = Field(description="the finding in words")
     pack_paths: tuple[str, ...] = Field(description="the pack paths of the files it rests on")

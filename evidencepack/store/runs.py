@@ -81,7 +81,7 @@ DDL: tuple[str, ...] = (
         PRIMARY KEY (run_id, metric, statistic)
     )
     """,
-    # What readers and cross-checks found wrong with a run (inputs/models.RunFinding).
+    # What readers and cross-checks found wrong with a run (readers/models.RunFinding).
     """
     CREATE TABLE IF NOT EXISTS run_findings (
         run_id VARCHAR NOT NULL,

@@ -115,7 +115,7 @@ def main() -> int:
     # force: the cached pack keeps the signature of an earlier run (or of the line below)
     signed = sign_pack_detailed(folder, None, KeySigner(key), force=True)
     policy = KeyPolicy(key.public_key())
-    paths = list(scan_pack(folder).files.values())
+    paths = [Path(p) for p in scan_pack(folder).files.values()]
     size_gb = sum(p.stat().st_size for p in paths) / 1e9
     print(f"pack: {folder.name}: {signed.files} files, {size_gb:.2f} GB")
 

@@ -56,13 +56,13 @@ MAX_ARCHIVE_RATIO = 200
 """A pack archive may inflate to at most this many times its size (plus 64 MiB)."""
 
 
-def regular_file_problem(path: Path) -> str | None:
+def regular_file_problem(path: Path | str) -> str | None:
     """Why ``path`` is not a regular file (following symlinks), or None if it is one.
 
     ``stat`` never opens the file, so a FIFO or device is refused without blocking.
     """
     try:
-        mode = path.stat().st_mode
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
         return "no such file"
     except OSError as exc:
@@ -84,7 +84,7 @@ def regular_file_problem(path: Path) -> str | None:
 
 
 def read_limited(
-    path: Path,
+    path: Path | str,
     limit: int,
     *,
     what: str = "file",

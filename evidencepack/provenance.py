@@ -61,15 +61,17 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _hash_batch(batch: Sequence[tuple[K, Path]]) -> list[tuple[K, str]]:
+def _hash_batch(batch: Sequence[tuple[K, Path | str]]) -> list[tuple[K, str]]:
     return [(key, sha256_file(path)) for key, path in batch]
 
 
-def _batches(items: Sequence[tuple[K, Path]]) -> Iterable[Sequence[tuple[K, Path]]]:
+def _batches(
+    items: Sequence[tuple[K, Path | str]],
+) -> Iterable[Sequence[tuple[K, Path | str]]]:
     return (items[i : i + _BATCH] for i in range(0, len(items), _BATCH))
 
 
-def sha256_files(files: Mapping[K, Path], *, workers: int | None = None) -> dict[K, str]:
+def sha256_files(files: Mapping[K, Path | str], *, workers: int | None = None) -> dict[K, str]:
     """The hex sha256 of every file, in ``files``' order, hashed by up to ``workers`` threads.
 
     One pass over the files, each streamed (memory is one buffer per thread whatever the
@@ -81,10 +83,29 @@ def sha256_files(files: Mapping[K, Path], *, workers: int | None = None) -> dict
     if jobs <= 1:
         return {key: sha256_file(path) for key, path in items}
     digests: dict[K, str] = {}
+    if workers is None:  # the process's one pool: starting threads per call costs ~1 ms of CPU
+        for done in _shared_pool().map(_hash_batch, _batches(items)):
+            digests.update(done)
+        return {key: digests[key] for key in files}
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="sha256") as pool:
         for done in pool.map(_hash_batch, _batches(items)):
             digests.update(done)
     return {key: digests[key] for key in files}
+
+
+_POOL: list[ThreadPoolExecutor] = []
+_POOL_LOCK = threading.Lock()
+
+
+def _shared_pool() -> ThreadPoolExecutor:
+    """One thread per available core, started on first use and kept for the process (its tasks
+    only hash files, so a caller of ``sha256_files`` never waits on a task of its own)."""
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(
+                ThreadPoolExecutor(max_workers=available_cores(), thread_name_prefix="sha256")
+            )
+        return _POOL[0]
 
 
 class FileRecord(StrictModel):

@@ -29,9 +29,9 @@ def test_sha256_file_streams_to_the_hashlib_digest(tmp_path: Path) -> None:
     assert sha256_file(str(path)) == hashlib.sha256(data).hexdigest()
 
 
-@pytest.mark.parametrize("workers", [1, 2, 4])
+@pytest.mark.parametrize("workers", [1, 2, 4, None])  # None: the process's one pool
 def test_sha256_files_gives_each_digest_in_order_whatever_the_threads(
-    tmp_path: Path, workers: int
+    tmp_path: Path, workers: int | None
 ) -> None:
     files = _files(tmp_path, 150)  # three batches and a bit
     digests = sha256_files(files, workers=workers)
@@ -44,3 +44,8 @@ def test_sha256_files_names_the_file_it_cannot_read(tmp_path: Path) -> None:
     files["f0100"].unlink()
     with pytest.raises(InputError, match="0100.bin: no such file"):
         sha256_files(files, workers=2)
+    with pytest.raises(InputError, match="0100.bin: no such file"):
+        sha256_files(files)  # the shared pool: the error reaches the caller, the pool lives on
+    del files["f0100"]
+    as_text = {k: str(p) for k, p in files.items()}  # a pack scan's paths are str
+    assert sha256_files(as_text) == sha256_files(files, workers=1)

@@ -4,8 +4,10 @@ Each side is read once, by the one pack reader (``signing.open_pack``): with a p
 verified as ``verify`` verifies it; without one, everything but the signature is checked (its
 files against ``manifest.json``, its documents against each other). What the diff compares are
 the bytes that reader checked: a ``decision.json`` swapped afterwards is never read, and a side
-that fails is not read at all. A spec is built into a temporary pack (in the caller's
-``ExitStack``) and opened the same way.
+that fails is not read at all. A diff needs only the documents, so a folder is checked in place
+(as ``verify`` checks it), not copied first; only OLD of a watch, whose inputs NEW is laid out
+from, is read from a checked private copy. Each document is validated once, by that reader. A
+spec is built into a temporary pack (in the caller's ``ExitStack``) and opened the same way.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import pydantic
 from ..analyze.models import DecisionDocument
 from ..errors import CouldNotRun, InputError, UsageError, VerificationError
 from ..pack.archive import is_archive
-from ..pack.layout import BUNDLE_NAME, DECISION_NAME, MANIFEST_NAME
+from ..pack.layout import DECISION_NAME, MANIFEST_NAME
 from ..pack.manifest import EvidenceManifest
 from .models import PackSide
 
@@ -112,10 +114,15 @@ def open_pack(
         assert build_spec is not None
         target = build_spec(path, Path(stack.enter_context(_tempdir("evidencepack-diff-"))))
     try:
-        with open_built(target, policy) as opened:
+        with open_built(target, policy, in_place=inputs_to is None) as opened:
             report, documents = opened.report, dict(opened.documents)
             problems = opened.problems
-            signed = opened.folder is not None and (opened.folder / BUNDLE_NAME).is_file()
+            signed = report.bundle_sha256 is not None  # a bundle was there, and read
+            parsed = (
+                (opened.decision, opened.manifest)
+                if opened.decision is not None and opened.manifest is not None
+                else None
+            )
             if inputs_to is not None and opened.ok and opened.folder is not None:
                 shutil.copytree(opened.folder / "inputs", inputs_to, symlinks=False)
     except (VerificationError, InputError) as exc:
@@ -150,7 +157,7 @@ def open_pack(
         if name not in documents:
             raise PackUnreadable(f"{where}: no {name} (is it a pack built by evidencepack?)")
     decision, manifest, decision_sha, evidence_digest = parse_pack(
-        documents[DECISION_NAME], documents[MANIFEST_NAME], where
+        documents[DECISION_NAME], documents[MANIFEST_NAME], where, parsed
     )
     side = PackSide(
         source=str(path),
@@ -206,12 +213,19 @@ def _parse(model: type[M], raw: bytes, where: str) -> M:
 
 
 def parse_pack(
-    raw_decision: bytes, raw_manifest: bytes, where: str
+    raw_decision: bytes,
+    raw_manifest: bytes,
+    where: str,
+    parsed: tuple[DecisionDocument, EvidenceManifest] | None = None,
 ) -> tuple[DecisionDocument, EvidenceManifest, str, str]:
     """The pack's decision and manifest, checked against each other; with the sha256 of
-    ``decision.json`` and of ``manifest.json`` (the evidence digest)."""
-    decision = _parse(DecisionDocument, raw_decision, f"{where}/{DECISION_NAME}")
-    manifest = _parse(EvidenceManifest, raw_manifest, f"{where}/{MANIFEST_NAME}")
+    ``decision.json`` and of ``manifest.json`` (the evidence digest). ``parsed``: the two
+    models the pack reader already validated from these bytes (not validated again)."""
+    if parsed is not None:
+        decision, manifest = parsed
+    else:
+        decision = _parse(DecisionDocument, raw_decision, f"{where}/{DECISION_NAME}")
+        manifest = _parse(EvidenceManifest, raw_manifest, f"{where}/{MANIFEST_NAME}")
     decision_sha = hashlib.sha256(raw_decision).hexdigest()
     problems = []
     if manifest.decision.sha256 != decision_sha:

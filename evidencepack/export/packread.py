@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -143,7 +144,7 @@ def read_pack(folder: Path, label: str, *, signed: bool = False) -> PackContents
         files[name] = PackFile(name, hashlib.sha256(raw).hexdigest(), len(raw), "record")
     reports = sha256_files({n: scan.files[n] for n in REPORTS if n in scan.files})
     for name, digest in reports.items():
-        files[name] = PackFile(name, digest, scan.files[name].stat().st_size, "report")
+        files[name] = PackFile(name, digest, os.stat(scan.files[name]).st_size, "report")
     if problems:
         raise InputError(
             f"{label}: the pack's files disagree with its records ({len(problems)} problem(s)); "

@@ -65,7 +65,7 @@ def write_archive(pack_dir: Path, out: Path, *, mtime: int = 0, root: str | None
     files = dict(scan.files)
     for name in SIGNATURE_NAMES:
         if (pack_dir / name).is_file():
-            files[name] = pack_dir / name
+            files[name] = str(pack_dir / name)
     folders = {str(p) for name in files for p in PurePosixPath(name).parents if str(p) != "."}
     entries = sorted([*folders, *files], key=lambda name: PurePosixPath(name).parts)
 
@@ -89,7 +89,7 @@ def write_archive(pack_dir: Path, out: Path, *, mtime: int = 0, root: str | None
                 tar.addfile(info(name, None))
                 continue
             try:
-                handle = files[name].open("rb")
+                handle = open(files[name], "rb")  # noqa: SIM115 (closed below)
             except OSError as exc:
                 raise InputError(f"{files[name]}: cannot read: {exc}") from exc
             # A failed write (a full disk) is not the input's fault: atomic_output reports it

@@ -50,10 +50,18 @@ STORE_NAME = "evidence.duckdb"
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _DRIVE = re.compile(r"[A-Za-z]:")
+PACK_PATH = re.compile(
+    r"(?![A-Za-z]:)(?:(?!\.\.?/)[^/\\\x00-\x1f\x7f]+/)*(?!\.\.?\Z)[^/\\\x00-\x1f\x7f]+"
+)
+"""Every rule of ``pack_path_problem`` in one pattern (``fullmatch``: a safe pack path): no
+drive, components of neither separators nor control characters, none of them "." or "..".
+One C call per name, where verify checks one name per pack file."""
 
 
 def pack_path_problem(name: str) -> str | None:
     """Why ``name`` is not a safe pack path (relative POSIX, normalised), or None if it is."""
+    if PACK_PATH.fullmatch(name):
+        return None
     if not name:
         return "empty path"
     if _CONTROL.search(name):
@@ -84,7 +92,8 @@ class PackScan:
     """The files of a pack folder: regular files by pack path, and everything else as problems."""
 
     root: Path
-    files: dict[str, Path]
+    files: dict[str, str]
+    """Pack path -> the file's path (a ``str``: a ``Path`` per file costs verify about 15 us)."""
     problems: tuple[str, ...]
 
 
@@ -95,7 +104,7 @@ def scan_pack(pack_dir: Path) -> PackScan:
     Symlinks, devices, sockets and names that are not UTF-8 are reported, not followed.
     """
     problems: list[str] = []
-    files = {rel: Path(path) for rel, path in walk_pack(pack_dir, problems)}
+    files = dict(walk_pack(pack_dir, problems))
     return PackScan(root=pack_dir, files=files, problems=tuple(problems))
 
 
@@ -109,11 +118,12 @@ _FILE, _FOLDER, _LINK, _OTHER = range(4)
 
 
 def _kind(entry: os.DirEntry[str]) -> int:
+    # is_file without following links is True only for a regular file: most entries, one call
+    if entry.is_file(follow_symlinks=False):
+        return _FILE
     if entry.is_symlink():
         return _LINK
-    if entry.is_dir(follow_symlinks=False):
-        return _FOLDER
-    return _FILE if entry.is_file(follow_symlinks=False) else _OTHER
+    return _FOLDER if entry.is_dir(follow_symlinks=False) else _OTHER
 
 
 def walk_pack(pack_dir: Path, problems: list[str]) -> Iterator[tuple[str, str]]:
@@ -129,9 +139,15 @@ def walk_pack(pack_dir: Path, problems: list[str]) -> Iterator[tuple[str, str]]:
                 entries = sorted((e.name, _kind(e)) for e in listing)
         except OSError as exc:
             raise InputError(f"{folder}: cannot list: {exc}") from exc
+        inside = folder if folder.endswith("/") else f"{folder}/"
         for name, kind in entries:
             rel = f"{prefix}{name}"
-            path = os.path.join(folder, name)
+            path = f"{inside}{name}"
+            # the common case, every rule below in three C calls (the prefix is UTF-8 already)
+            if kind == _FILE and name.isascii() and PACK_PATH.fullmatch(rel):
+                if rel not in SIGNATURE_NAMES:
+                    yield rel, path
+                continue
             try:
                 rel.encode("utf-8")
             except UnicodeEncodeError:

@@ -127,6 +127,16 @@ class Node:
         self, key: str | None = None, *, required: bool = False, negative_ok: bool = False
     ) -> float | None:
         """A finite number; NaN, infinities, booleans, strings and (by default) negatives fail."""
+        if type(key) is str and type(self.value) is dict:
+            # the common case without a child node (a reader asks for every field of every
+            # run): a present finite number, or an absent optional one; the rest below
+            value = self.value.get(key)
+            if isinstance(value, float | int) and type(value) is not bool:
+                number = float(value)
+                if math.isfinite(number) and (number >= 0 or negative_ok):
+                    return number
+            elif value is None and not required:
+                return None
         node = self.child(key) if key is not None else self
         value = node.value
         if value is None:

@@ -69,7 +69,9 @@ class Contradiction(StrictModel):
 
 
 def read_documents(
-    files: Mapping[str, Path], expected: Mapping[str, str], names: tuple[str, ...]
+    files: Mapping[str, Path | str],
+    expected: Mapping[str, str],
+    names: tuple[str, ...],
 ) -> dict[str, bytes]:
     """The bytes of each of ``names`` the pack holds whose sha256 is the signed one.
 
@@ -115,10 +117,12 @@ def _get(document: object, path: str) -> object:
 def _claims(
     predicate: dict[str, object],
     docs: Mapping[str, bytes],
-    parsed: Mapping[str, object],
+    objects: Mapping[str, object | None],
     files: Mapping[str, str],
 ) -> Iterator[list[_Claim]]:
-    """For each thing several documents state, every document's claim (decision.json first)."""
+    """For each thing several documents state, every document's claim (decision.json first).
+    ``objects``: decision.json and manifest.json parsed once (None: not a JSON object)."""
+    parsed = {name: {} if value is None else value for name, value in objects.items()}
     # Each field of the signed one-line decision; True where manifest.json states it too.
     in_manifest = {
         "decision_id": True,
@@ -158,7 +162,7 @@ def _claims(
             _Claim(DECISION_NAME, "inputs", _get(decision, "inputs")),
             _Claim(MANIFEST_NAME, "inputs", _get(manifest, "inputs")),
         ]
-    yield from _report_claims(docs, decision)
+    yield from _report_claims(docs, decision, objects)
     yield from _pdf_signature_claims(predicate, docs)
     if files:
         yield from _file_claims(manifest, decision, files)
@@ -221,7 +225,11 @@ def _pdf_signature_claims(
     ]
 
 
-def _report_claims(docs: Mapping[str, bytes], decision: object) -> Iterator[list[_Claim]]:
+def _report_claims(
+    docs: Mapping[str, bytes], decision: object, objects: Mapping[str, object | None]
+) -> Iterator[list[_Claim]]:
+    """The reports' claims; ``objects``: decision.json and manifest.json as parsed (None where
+    one is not a JSON object)."""
     html = docs.get(REPORT_HTML_NAME)
     if html is not None and MANIFEST_NAME in docs:
         digest = _PACK_DIGEST.search(html)
@@ -245,7 +253,7 @@ def _report_claims(docs: Mapping[str, bytes], decision: object) -> Iterator[list
     embedded = embedded_documents(pdf)
     for name, api in ((DECISION_NAME, DECISION_API), (MANIFEST_NAME, MANIFEST_API)):
         inside = parse_object(embedded[api]) if api in embedded else None
-        outside = parse_object(docs[name]) if name in docs else None
+        outside = objects.get(name)
         if inside is not None and outside is not None:
             yield [
                 _Claim(name, "", outside),
@@ -280,14 +288,12 @@ def cross_check(
     """Every contradiction between ``docs`` (verified bytes, by pack path) and the predicate;
     with ``files`` (each file's sha256 as hashed, by pack path), also every input digest that
     ``manifest.json`` or a check's evidence link records otherwise."""
-    parsed: dict[str, object] = {}
-    for name in (DECISION_NAME, MANIFEST_NAME):
-        if name in docs:
-            value = parse_object(docs[name])
-            parsed[name] = value if value is not None else {}
+    objects: dict[str, object | None] = {
+        name: parse_object(docs[name]) for name in (DECISION_NAME, MANIFEST_NAME) if name in docs
+    }
     signed = predicate.model_dump(mode="json")
     found: list[Contradiction] = []
-    for claims in _claims(signed, docs, parsed, files or {}):
+    for claims in _claims(signed, docs, objects, files or {}):
         for other in claims[1:]:
             contradiction = _contradiction(claims[0], other)
             if contradiction is not None and contradiction not in found:

@@ -72,7 +72,22 @@ def differences(left: object, right: object) -> Iterator[Difference]:
 
 def first_difference(left: object, right: object) -> Difference | None:
     """The first differing leaf (see ``differences``), or None when the two are equal."""
+    if _same(left, right):  # the common case (verify compares whole documents), in C
+        return None
     return next(differences(left, right), None)
+
+
+def _same(left: object, right: object) -> bool:
+    """True when the two are the same JSON value, type for type (``==`` alone holds ``true``
+    equal to ``1`` and ``1`` to ``1.0``; their JSON texts do not). False when unsure (a NaN,
+    which ``==`` may hold equal to itself, or a value JSON cannot write): ``differences`` then
+    decides."""
+    try:
+        return left == right and json.dumps(left, sort_keys=True, allow_nan=False) == json.dumps(
+            right, sort_keys=True, allow_nan=False
+        )
+    except (TypeError, ValueError):
+        return False
 
 
 def show(value: object) -> str:

@@ -8,13 +8,18 @@ check's evidence link) records against the file, and the documents against each 
 a policy the signature and the verdict statements are not checked (and the result says so);
 everything else is. What is returned are the bytes read and checked, parsed into typed
 documents; nothing of the original is read again.
+
+A caller that needs only the documents (``diff``) asks for ``in_place``: a folder is then
+checked where it lies, exactly as ``verify`` checks it, with no private copy; each document's
+bytes are read once and kept only if their sha256 is the one checked, and no folder is handed
+out, so nothing else of the pack can be read afterwards.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar
@@ -29,6 +34,7 @@ if TYPE_CHECKING:
     from ..pack.archive import ArchiveLimits
     from ..pack.manifest import EvidenceManifest
     from .verify import VerifyPolicy
+    from .verify_outcome import VerifiedPack
     from .verify_report import VerifyReport
 
 M = TypeVar("M", bound=pydantic.BaseModel)
@@ -109,17 +115,25 @@ def open_pack(
     *,
     bundle: Path | None = None,
     limits: ArchiveLimits | None = None,
+    in_place: bool = False,
 ) -> Iterator[OpenedPack]:
     """Open, copy once, check and parse the pack at ``path`` (folder or ``.tar.gz``).
 
     Never raises for a pack that fails a check (``problems`` lists each); raises for a path
     that is not a pack at all (InputError, UsageError) or a machine that cannot copy it.
+    ``in_place``: a folder is checked where it lies and ``folder`` is None (see above).
     """
     from ..analyze.models import DecisionDocument
     from ..pack.manifest import EvidenceManifest
-    from .verify import verified_copy
+    from .verify import verified_copy, verify_pack_documents
 
-    with verified_copy(path, policy, bundle=bundle, limits=limits) as (checked, folder):
+    copied: AbstractContextManager[tuple[VerifiedPack, Path | None]]
+    if in_place and path.is_dir():
+        checked_here = verify_pack_documents(path, policy, bundle=bundle, limits=limits)
+        copied = nullcontext((checked_here, None))
+    else:
+        copied = verified_copy(path, policy, bundle=bundle, limits=limits)
+    with copied as (checked, folder):
         report = checked.report
         kind: Literal["pack", "archive"] = "pack" if report.target_kind == "pack" else "archive"
         decision, decision_problems = _parse(

@@ -21,7 +21,7 @@ from ..pack.layout import SIGNATURE_NAMES, scan_pack
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
-def _copy_one(source: Path, target: Path, name: str) -> str | None:
+def _copy_one(source: str, target: Path, name: str) -> str | None:
     """Copy one regular file without following links; a problem line, or None."""
     try:
         fd = os.open(source, _OPEN_FLAGS)
@@ -55,7 +55,7 @@ def copy_pack(folder: Path, target: Path) -> tuple[str, ...]:
     for name in SIGNATURE_NAMES:
         bundle = folder / name
         if bundle.exists() or bundle.is_symlink():
-            files[name] = bundle
+            files[name] = str(bundle)
     for name, source in files.items():
         problem = _copy_one(source, target / name, name)
         if problem:

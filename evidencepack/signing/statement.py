@@ -17,7 +17,7 @@ from pydantic import Field, model_validator
 
 from .._models import Sha256Hex, StrictModel
 from ..errors import InputError, VerificationError
-from ..pack.layout import SIGNATURE_NAMES, PackPath, pack_path_problem, scan_pack
+from ..pack.layout import PACK_PATH, SIGNATURE_NAMES, PackPath, scan_pack
 from ..pack.predicate import PREDICATE_TYPE, PackPredicate, predicate_problems, validation_problems
 from ..provenance import sha256_files
 
@@ -87,7 +87,7 @@ class Statement(StrictModel):
         return {s.name: s.digest.sha256 for s in self.subject}
 
 
-def hash_files(files: dict[str, Path]) -> dict[str, str]:
+def hash_files(files: dict[str, str]) -> dict[str, str]:
     """Pack path -> sha256 hex of every file, streamed and hashed on all available cores."""
     return sha256_files(files)
 
@@ -188,16 +188,18 @@ def _plain_subjects(data: Any) -> dict[str, str] | None:
     if not isinstance(subject, list) or not subject:
         return None
     digests: dict[str, str] = {}
+    sha256_hex, pack_path = _SHA256_HEX.fullmatch, PACK_PATH.fullmatch
     for item in subject:
-        if not isinstance(item, dict) or len(item) != 2:
+        # json.loads makes only dict, list, str, int, float, bool and None: exact type checks
+        if type(item) is not dict or len(item) != 2:
             return None
         name, digest = item.get("name"), item.get("digest")
-        if not isinstance(name, str) or not isinstance(digest, dict) or len(digest) != 1:
+        if type(name) is not str or type(digest) is not dict or len(digest) != 1:
             return None
         sha = digest.get("sha256")
-        if not isinstance(sha, str) or not _SHA256_HEX.fullmatch(sha) or name in digests:
-            return None
-        if pack_path_problem(name) is not None:
+        if type(sha) is not str or not sha256_hex(sha) or not pack_path(name):
             return None
         digests[name] = sha
+    if len(digests) != len(subject):  # a name twice
+        return None
     return None if any(name in digests for name in SIGNATURE_NAMES) else digests

@@ -42,7 +42,7 @@ class FileCheck:
 
     expected: dict[str, str] = field(default_factory=dict)
     actual: dict[str, str] = field(default_factory=dict)
-    paths: dict[str, Path] = field(default_factory=dict)
+    paths: dict[str, str] = field(default_factory=dict)
     missing: list[FileMismatch] = field(default_factory=list)
     extra: list[FileMismatch] = field(default_factory=list)
     changed: list[FileMismatch] = field(default_factory=list)
@@ -56,14 +56,14 @@ class FileCheck:
 
 def _hashed(walk: Iterator[tuple[str, str]]) -> Iterator[tuple[str, str, str]]:
     """(pack path, path, sha256) of each file of ``walk``, hashed ``_BATCH`` at a time."""
-    batch: dict[str, Path] = {}
+    batch: dict[str, str] = {}
     for name, path in walk:
-        batch[name] = Path(path)
+        batch[name] = path
         if len(batch) == _BATCH:
-            yield from ((n, str(batch[n]), d) for n, d in sha256_files(batch).items())
+            yield from ((n, batch[n], d) for n, d in sha256_files(batch).items())
             batch = {}
     if batch:
-        yield from ((n, str(batch[n]), d) for n, d in sha256_files(batch).items())
+        yield from ((n, batch[n], d) for n, d in sha256_files(batch).items())
 
 
 class _VerdictDigests:
@@ -142,7 +142,7 @@ def compare_streamed(
             check.files_checked += 1
             if file[0] in wanted:
                 check.actual[file[0]] = file[2]
-                check.paths[file[0]] = Path(file[1])
+                check.paths[file[0]] = file[1]
         if file is not None and subject is not None and file_key == subject_key:
             if file[2] != subject[1]:
                 check.changed.append(

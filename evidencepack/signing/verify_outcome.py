@@ -129,9 +129,9 @@ def _decision(predicate: PackPredicate, documents: Mapping[str, bytes]) -> Decis
     return summary.model_copy(update={k: decision[k] for k in fields if k in decision})
 
 
-def _predicate_file_problems(path: Path, signed: PackPredicate) -> list[str]:
+def _predicate_file_problems(path: str, signed: PackPredicate) -> list[str]:
     try:
-        stored = PackPredicate.model_validate_json(path.read_bytes())
+        stored = PackPredicate.model_validate_json(Path(path).read_bytes())
     except (OSError, pydantic.ValidationError) as exc:
         return [f"{PREDICATE_NAME}: not a valid predicate: {exc.__class__.__name__}"]
     if stored != signed:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evidencepack._cli import main
-from evidencepack.inputs.base import ParsedInput
+from evidencepack.readers.base import ParsedInput
 
 REAL = "formats/vllm/public/dstack_pd_3p1d_conc128_gpt-oss-120b.json"
 

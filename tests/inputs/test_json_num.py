@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from evidencepack.errors import InputError
-from evidencepack.inputs._json import Node
+from evidencepack.readers._json import Node
 
 DOC = {"f": 2.5, "i": 3, "z": 0, "neg": -1.0, "b": True, "s": "1", "none": None}
 

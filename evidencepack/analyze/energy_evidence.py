@@ -3,7 +3,7 @@ report energy (an ML.ENERGY leaderboard table, measured by the GPUs' own counter
 the candidate it is cited for.
 
 The team's own GPU telemetry (a DCGM exporter scrape, a GenAI-Perf profile export's
-``telemetry_stats``: ``readers/formats/gpu_telemetry.py``) is judged the same way; what telemetry
+``telemetry_stats``: ``readers/formats/gpu_telemetry.py``, ``profile_telemetry.py``) is judged the same way; what telemetry
 cannot record is taken from the candidate's ``evidence.declared`` (the GPU model where the file
 names none, said as declared; the precision, which no counter records), and telemetry without
 output tokens is a figure that does not fit, saying so.
@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..readers import accelerators
-from ..readers.formats.gpu_telemetry import AIPERF_TELEMETRY_ID, DCGM_FORMAT
+from ..readers.formats.gpu_telemetry import DCGM_FORMAT
+from ..readers.formats.profile_telemetry import AIPERF_TELEMETRY_ID
 from ..spec.models import Candidate, PackSpec
 from .evidence import PublicEvidence
 from .judgements import EnergyFigure

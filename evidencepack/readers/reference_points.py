@@ -4,7 +4,7 @@
 content) and returns its ``ReferencePoint``s; a file of another kind (a team's own serving run, a
 score file) is refused with what it is instead, so a run is never taken for a reference nor a
 reference for a run. One exception: a GenAI-Perf / AIPerf profile export holding GPU telemetry
-is read, when cited as a reference, for its telemetry alone (``gpu_telemetry``): measured
+is read, when cited as a reference, for its telemetry alone (``profile_telemetry``): measured
 accelerator energy, never a run that sizes.
 """
 
@@ -16,7 +16,7 @@ from ..errors import InputError
 from ..provenance import FileRecord, file_record
 from .base import ParsedInput
 from .detect import probe_file
-from .formats import aiperf, gpu_telemetry
+from .formats import aiperf, profile_telemetry
 from .registry import read_input
 
 
@@ -29,8 +29,8 @@ def read_reference_points(
     parsed = read_input(path, record=record, name=name)
     if parsed.kind == "runs" and parsed.format_id == aiperf.FORMAT.id:
         probe = probe_file(path, name)
-        if gpu_telemetry.has_telemetry(probe.first):
-            return gpu_telemetry.parse_profile_telemetry(probe, record or file_record(path))
+        if profile_telemetry.has_telemetry(probe.first):
+            return profile_telemetry.parse_profile_telemetry(probe, record or file_record(path))
     if parsed.kind != "references":
         holds = "serving runs" if parsed.kind == "runs" else "scores"
         raise InputError(

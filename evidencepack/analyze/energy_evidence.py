@@ -2,8 +2,9 @@
 report energy (an ML.ENERGY leaderboard table, measured by the GPUs' own counters), each held to
 the candidate it is cited for.
 
-The team's own GPU telemetry (a DCGM exporter scrape, a GenAI-Perf profile export's
-``telemetry_stats``: ``readers/formats/gpu_telemetry.py``, ``profile_telemetry.py``) is judged the same way; what telemetry
+The team's own GPU telemetry (a DCGM exporter scrape, ``readers/formats/gpu_telemetry.py``; a
+GenAI-Perf or AIPerf profile export's telemetry, ``profile_telemetry.py``) is judged the same
+way; what telemetry
 cannot record is taken from the candidate's ``evidence.declared`` (the GPU model where the file
 names none, said as declared; the precision, which no counter records), and telemetry without
 output tokens is a figure that does not fit, saying so.

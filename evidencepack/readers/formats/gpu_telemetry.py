@@ -60,7 +60,7 @@ _LABEL = re.compile(r'\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*,?
 
 
 def scope(counted: int, left_out: list[str], how: str) -> str:
-    """What an energy figure covers: the GPUs counted, how, and those left out (they did no work)."""
+    """What an energy figure covers: the GPUs counted, how, and those left out (no work)."""
     out = f"the {counted} GPU(s) that worked in the window only (their own counters, {how})"
     if left_out:
         out += f"; left out, idle: GPU {', '.join(left_out)}"

@@ -83,6 +83,7 @@ def _ddl(table: str = "packs", model: type[PackKey] = PackRow, key: str = "pack_
     return f"CREATE TABLE IF NOT EXISTS {table} ({cols}, PRIMARY KEY ({key}))"
 
 
+PACKS_DDL = _ddl()
 WATCHES_DDL = _ddl("watches", WatchRow, "watch_digest")
 
 
@@ -102,7 +103,7 @@ class DuckDBCatalog:
             raise StoreError(f"{self.path}: cannot open the warehouse catalog: {exc}") from exc
         try:
             if not read_only:
-                con.execute(_ddl())
+                con.execute(PACKS_DDL)
                 con.execute(WATCHES_DDL)
                 con.execute(FILES_DDL)
             yield con

@@ -19,7 +19,7 @@ from pathlib import Path
 from . import __version__, progress
 from .analyze.decision import decide
 from .analyze.decision_rows import decision_rows
-from .analyze.gather import gather
+from .analyze.gather import add_hard_links, gather
 from .analyze.market import read_market_prices
 from .analyze.models import DecisionDocument
 from .analyze.price_read import read_prices
@@ -142,6 +142,7 @@ def compile_pack(
         evidence[candidate].price_failures += source.failures
         evidence[candidate].price_notes += source.notes
         evidence[candidate].price_offered = source.offered
+    add_hard_links(evidence, collector)  # every file is in now: hard links of any role warn
     progress.stage("analysing: checks, capacity, cost, quality, decision")
     spec_file = collector.result.files[SPEC_PATH]
     plan = None

@@ -24,7 +24,7 @@ from .analyze.market import read_market_prices
 from .analyze.models import DecisionDocument
 from .analyze.price_read import read_prices
 from .analyze.record import CandidateRecord
-from .errors import CheckFailed, EvidencePackError, InputError
+from .errors import CheckFailed, CouldNotRun, EvidencePackError, InputError
 from .inputs.collect import Collected, Collector, copy_inputs
 from .inputs.model_files import take_tokenizer
 from .inputs.registry import plugins_differ
@@ -278,21 +278,24 @@ def build(
         if pdf_signer is not None:
             progress.stage("signing the report PDF (PAdES)")
             pdf, pdf_record = pdf_signer.sign(pdf)
-        for name, data in (
-            (MANIFEST_NAME, man_bytes),
-            (DECISION_NAME, dec_bytes),
-            (REPORT_HTML_NAME, html.encode("utf-8")),
-            (REPORT_PDF_NAME, pdf),
-        ):
-            (staging / name).write_bytes(data)
+        files = {
+            MANIFEST_NAME: man_bytes,
+            DECISION_NAME: dec_bytes,
+            REPORT_HTML_NAME: html.encode("utf-8"),
+            REPORT_PDF_NAME: pdf,
+        }
         if compiled.plan is not None:
-            (staging / PLAN_NAME).write_bytes(compiled.plan.raw)
+            files[PLAN_NAME] = compiled.plan.raw
+        _write_pack_files(staging, out_dir, files)
         if options.oscal_version is not None:
             from .export.oscal import export_into_pack
 
             export_into_pack(staging, options.oscal_version)
         predicate = pack_predicate(compiled, created, pdf_signature=pdf_record)
-        write_predicate(staging, predicate)
+        try:
+            write_predicate(staging, predicate)
+        except CouldNotRun as exc:  # a full disk: name the pack folder asked for
+            raise CouldNotRun(f"{out_dir}: cannot write the pack: {exc.message}") from exc
         if signer is not None:
             progress.stage("signing the pack")
             sign_pack(staging, predicate, signer)
@@ -318,6 +321,19 @@ def build(
         archive=archive_path(out_dir) if archive else None,
         signed=signer is not None,
     )
+
+
+def _write_pack_files(staging: Path, out_dir: Path, files: dict[str, bytes]) -> None:
+    """Write the pack's documents into its staging folder; a failed write (a full disk) names
+    the pack folder asked for and the file, never only the system's words."""
+    for name, data in files.items():
+        try:
+            (staging / name).write_bytes(data)
+        except OSError as exc:
+            raise CouldNotRun(
+                f"{out_dir}: cannot write the pack's {name} (staged in {staging.parent}): "
+                f"{exc.strerror or exc}"
+            ) from exc
 
 
 def _cited_paths(spec_path: Path, options: BuildOptions, *, strict: bool) -> list[Path]:

@@ -114,3 +114,29 @@ def test_a_fifo_as_the_pinned_tokenizer_is_refused_without_blocking(
     ran = run(args)
     assert_refused(ran, 2, str(samples / "tokenizer.json"), "FIFO")
     assert ran.seconds < 60
+
+
+def test_a_tokenizer_pin_that_does_not_match_is_a_prov_files_failure(tmp_path: Path) -> None:
+    """``envelope.model.tokenizer`` pinned to another sha256 (issue 42): check names the file
+    in PROV-FILES for every candidate, with both digests (it gave exit 1 with verdict None)."""
+    samples = Path(
+        shutil.copytree(
+            SAMPLE_SPEC.parent, tmp_path / "samples", ignore=shutil.ignore_patterns("generate")
+        )
+    )
+    tokenizer = {"model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"}}
+    (samples / "tokenizer.json").write_text(json.dumps(tokenizer), encoding="utf-8")
+    spec = samples / "pack.yaml"
+    text = spec.read_text(encoding="utf-8")
+    named = f'  model:\n    tokenizer:\n      path: tokenizer.json\n      sha256: "{"0" * 64}"\n'
+    spec.write_text(text.replace("  model:\n", named, 1), encoding="utf-8")
+    ran = run(["check", str(spec), "--json"])
+    assert_refused(ran, 1)
+    decision = json.loads(ran.out)
+    assert decision["verdict"] == "FAIL"
+    files = [c for c in decision["checks"] if c["id"] == "PROV-FILES"]
+    assert len(files) == 3
+    for judged in files:
+        assert judged["status"] == "FAIL"
+        assert "tokenizer.json: sha256 " in judged["reason"]
+        assert f"does not match the pinned {'0' * 64}" in judged["reason"]

@@ -140,3 +140,33 @@ def test_a_tokenizer_pin_that_does_not_match_is_a_prov_files_failure(tmp_path: P
         assert judged["status"] == "FAIL"
         assert "tokenizer.json: sha256 " in judged["reason"]
         assert f"does not match the pinned {'0' * 64}" in judged["reason"]
+
+
+def test_a_40_mb_tokenizer_json_is_announced_before_it_is_read(tmp_path: Path) -> None:
+    """A 40 MB tokenizer.json takes tens of seconds to read (issue 42: "without a word of
+    progress"): the progress line names it, with its size, before the read starts."""
+    from evidencepack import progress
+    from evidencepack.measure.tokenizer_file import load_tokenizer_file
+
+    said: list[str] = []
+
+    class Recorder:
+        def stage(self, text: str) -> None:
+            said.append(text)
+
+        def count(self, label: str, n: int) -> None:
+            pass
+
+        def finish(self) -> None:
+            pass
+
+    tokenizer = {"model": {"type": "WordLevel", "vocab": {"a": 0, "b": 1}, "unk_token": "a"}}
+    path = tmp_path / "tokenizer.json"
+    # JSON whitespace makes the file large without a large vocabulary: the read stays quick.
+    text = json.dumps(tokenizer).replace(", ", "," + " " * (40 << 20), 1)
+    path.write_text(text, encoding="utf-8")
+    assert path.stat().st_size > 40_000_000
+    with progress.reporting(Recorder()):
+        loaded = load_tokenizer_file(path)
+    assert loaded.count("a b") >= 1
+    assert said == [f"reading the tokenizer {path} (42 MB): a large vocabulary takes a while"]

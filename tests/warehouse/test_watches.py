@@ -26,6 +26,9 @@ from evidencepack.warehouse.query import run_query
 
 from ..watches import BROKEN_AS_OF
 from .conftest import Built
+from .test_postgres import postgres
+
+__all__ = ["postgres"]  # the fixture: a private PostgreSQL server (skipped without one)
 
 pytestmark = pytest.mark.slow
 
@@ -171,3 +174,26 @@ def test_a_rewritten_watch_file_is_found_and_compaction_keeps_watches(
     said = capsys.readouterr().out
     assert "0 of 1 held watch(es) verify" in said, said
     assert "watch.md" in said
+
+
+def test_a_postgresql_catalog_holds_watches_once(
+    built: Built, broken_watch: Path, postgres: str, tmp_path: Path
+) -> None:
+    root = tmp_path / "pg"
+    catalog = open_catalog(root, postgres)
+    outcomes = add_packs(root, [built.sample, broken_watch], built.policy, catalog)
+    assert [o.status for o in outcomes][1] == "added"
+    (held,) = [w for w in catalog.held_watches() if w.watch_digest == outcomes[1].digest]
+    assert held.status == "broken"
+    assert held.reasons
+    assert catalog.record_watch(held) is False  # the database refuses a second record
+    (again,) = add_packs(root, [broken_watch], built.policy, catalog)
+    assert again.status == "skipped"
+    query = named_query("no-longer-holds")
+    rows = run_query(root, query.sql, bind(query, {}), catalog).records()
+    assert [r["watch_digest"] for r in rows] == [held.watch_digest]
+    results, problems = audit(root, built.policy, catalog)
+    assert problems == []
+    assert {(r.kind, r.status) for r in results if r.digest == held.watch_digest} == {
+        ("watch", "ok")
+    }

@@ -21,6 +21,7 @@ add is not re-run), as K files per partition and then compacted.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import shutil
 import statistics
 import time
@@ -137,51 +138,105 @@ def _latency(root: Path, repeat: int) -> dict[str, tuple[float, int]]:
     return out
 
 
+def _catalog(root: Path, owners: dict[str, tuple[str, ...]]) -> None:
+    """The catalog of a synthetic dataset in ``root``: every pack of its ``packs`` table held,
+    and every Parquet file (path under ``root`` -> the digests of the packs it holds) recorded
+    with its sha256, as ``add`` records them (queries read only recorded files)."""
+    import duckdb
+
+    from evidencepack.warehouse.catalog import CATALOG_NAME, FILES_DDL, PACKS_DDL, WATCHES_DDL
+    from evidencepack.warehouse.models import PACK_COLUMNS
+
+    packs = sorted(name for name in owners if name.split("/")[1] == "packs")
+    con = duckdb.connect(str(root / CATALOG_NAME))
+    try:
+        con.execute(PACKS_DDL)
+        con.execute(WATCHES_DDL)
+        con.execute(FILES_DDL)
+        cols = ", ".join(PACK_COLUMNS)
+        relation = con.read_parquet([str(root / name) for name in packs], hive_partitioning=False)
+        relation.create_view("held")
+        con.execute(f"INSERT INTO packs ({cols}) SELECT {cols} FROM held")
+        rows = []
+        for name, digests in sorted(owners.items()):
+            held = storage.held_file(root, name, digests)
+            rows.append((held.file, held.sha256, held.size_bytes, ",".join(held.packs)))
+        con.executemany("INSERT INTO files VALUES (?, ?, ?, ?)", rows)
+    finally:
+        con.close()
+
+
 def _replicate(source: Path, target: Path, factor: int) -> None:
-    """``factor`` copies of every row under new pack digests: one file per partition and copy."""
+    """``factor`` copies of every row under new pack digests: one file per partition and copy,
+    named as compacted files are, and recorded in the target's catalog."""
     import duckdb
 
     shutil.rmtree(target, ignore_errors=True)
     con = duckdb.connect()
+    owners: dict[str, tuple[str, ...]] = {}
     for table in TABLES:
         folder = source / storage.TABLES_DIR / table
         if not folder.is_dir():
             continue
-        relation = con.read_parquet(storage.table_glob(source, table), hive_partitioning=True)
-        relation.create_view("src", replace=True)
+        relation = con.read_parquet(storage.table_glob(source, table), hive_partitioning=False)
+        relation.select("*, year(decision_date)::BIGINT AS decision_year").create_view(
+            "src", replace=True
+        )
         for partition in sorted(p for p in folder.iterdir() if p.is_dir()):
             year = int(partition.name.removeprefix("decision_year="))
             out = target / storage.TABLES_DIR / table / partition.name
             out.mkdir(parents=True, exist_ok=True)
             for k in range(factor):
+                tag = hashlib.sha256(f"{table}/{partition.name}/{k}".encode()).hexdigest()[:16]
+                path = out / f"part-{tag}.parquet"
                 con.execute(
                     "COPY (SELECT * EXCLUDE (decision_year) "
                     "REPLACE (sha256(pack_digest || $k) AS pack_digest) "
                     "FROM src WHERE decision_year = $y) TO $p (FORMAT PARQUET)",
-                    {"k": str(k), "y": year, "p": str(out / f"copy{k}.parquet")},
+                    {"k": str(k), "y": year, "p": str(path)},
                 )
+                digests = con.execute(
+                    "SELECT DISTINCT pack_digest FROM read_parquet($p) ORDER BY 1",
+                    {"p": str(path)},
+                ).fetchall()
+                owners[path.relative_to(target).as_posix()] = tuple(d for (d,) in digests)
     con.close()
+    _catalog(target, owners)
 
 
 def _explode(source: Path, target: Path) -> None:
-    """The dataset of ``source`` with one file per pack per table, as adds leave it (the pack's
-    digest joins the year in the folder names: the rows and the answers are the same)."""
+    """The dataset of ``source`` with one file per pack per table, as adds leave it
+    (``tables/<table>/decision_year=YYYY/<digest>.parquet``, each recorded in the catalog)."""
     import duckdb
 
     shutil.rmtree(target, ignore_errors=True)
     con = duckdb.connect()
+    owners: dict[str, tuple[str, ...]] = {}
     for table in TABLES:
         if not (source / storage.TABLES_DIR / table).is_dir():
             continue
-        relation = con.read_parquet(storage.table_glob(source, table), hive_partitioning=True)
+        relation = con.read_parquet(storage.table_glob(source, table), hive_partitioning=False)
         relation.create_view("src", replace=True)
-        out = target / storage.TABLES_DIR / table
-        out.mkdir(parents=True)
-        con.execute(
-            "COPY src TO $p (FORMAT PARQUET, PARTITION_BY (decision_year, pack_digest))",
-            {"p": str(out)},
+        years = dict(
+            con.execute("SELECT DISTINCT pack_digest, year(decision_date) FROM src").fetchall()
         )
+        scratch = target / ".explode" / table
+        scratch.mkdir(parents=True)
+        # Every row of a pack has one decision date: its file goes to that year's partition.
+        con.execute(
+            "COPY src TO $p (FORMAT PARQUET, PARTITION_BY (pack_digest), "
+            "WRITE_PARTITION_COLUMNS true)",
+            {"p": str(scratch)},
+        )
+        for written in sorted(scratch.rglob("*.parquet")):
+            digest = written.parent.name.removeprefix("pack_digest=")
+            final = target / storage.TABLES_DIR / table / f"decision_year={years[digest]}"
+            final.mkdir(parents=True, exist_ok=True)
+            written.rename(final / f"{digest}.parquet")
+            owners[(final / f"{digest}.parquet").relative_to(target).as_posix()] = (digest,)
     con.close()
+    shutil.rmtree(target / ".explode")
+    _catalog(target, owners)
 
 
 def _compact(root: Path) -> None:
@@ -273,12 +328,16 @@ def main() -> None:
         label = f"{count:>6} packs, {args.replicate} files a partition"
         _print_latency(label, _latency(big, args.repeat))
         _compact(big)
-        _print_latency(f"{count:>6} packs, compacted", _latency(big, args.repeat))
+        compacted = _latency(big, args.repeat)
+        _print_latency(f"{count:>6} packs, compacted", compacted)
         loose = HERE / f"wh-{args.packs}x{args.replicate}-per-pack"
         _explode(big, loose)
         size, files = _size(loose / storage.TABLES_DIR)
         print(f"one file per pack per table: {size / 1e6:.1f} MB in {files} files")
-        _print_latency(f"{count:>6} packs, a file per pack", _latency(loose, args.repeat))
+        per_pack = _latency(loose, args.repeat)
+        _print_latency(f"{count:>6} packs, a file per pack", per_pack)
+        rows = {name: n for name, (_, n) in compacted.items()}
+        assert rows == {name: n for name, (_, n) in per_pack.items()}, "the answers differ"
 
 
 if __name__ == "__main__":

@@ -19,12 +19,12 @@ from pathlib import Path
 from . import __version__
 from .analyze.decision import decide
 from .analyze.decision_rows import decision_rows
-from .analyze.gather import gather
+from .analyze.gather import add_hard_links, gather
 from .analyze.market import read_market_prices
 from .analyze.models import DecisionDocument
 from .analyze.price_read import read_prices
 from .analyze.record import CandidateRecord
-from .errors import CheckFailed, EvidencePackError, InputError
+from .errors import CheckFailed, CouldNotRun, EvidencePackError, InputError
 from .intake.collect import Collected, Collector, copy_inputs
 from .intake.model_files import take_tokenizer
 from .intake.snapshot import Snapshots
@@ -58,6 +58,7 @@ from .pack.publish import (
     publish,
     staged_archive,
     staging_dir,
+    write_pack_files,
 )
 from .pack.toolchain import rendering_toolchain
 from .progress import SILENT, Progress
@@ -145,6 +146,7 @@ def compile_pack(
         evidence[candidate].price_failures += source.failures
         evidence[candidate].price_notes += source.notes
         evidence[candidate].price_offered = source.offered
+    add_hard_links(evidence, collector)  # every file is in now: hard links of any role warn
     options.progress.stage("analysing: checks, capacity, cost, quality, decision")
     spec_file = collector.result.files[SPEC_PATH]
     plan = None
@@ -282,21 +284,24 @@ def build(
         if pdf_signer is not None:
             progress.stage("signing the report PDF (PAdES)")
             pdf, pdf_record = pdf_signer.sign(pdf)
-        for name, data in (
-            (MANIFEST_NAME, man_bytes),
-            (DECISION_NAME, dec_bytes),
-            (REPORT_HTML_NAME, html.encode("utf-8")),
-            (REPORT_PDF_NAME, pdf),
-        ):
-            (staging / name).write_bytes(data)
+        files = {
+            MANIFEST_NAME: man_bytes,
+            DECISION_NAME: dec_bytes,
+            REPORT_HTML_NAME: html.encode("utf-8"),
+            REPORT_PDF_NAME: pdf,
+        }
         if compiled.plan is not None:
-            (staging / PLAN_NAME).write_bytes(compiled.plan.raw)
+            files[PLAN_NAME] = compiled.plan.raw
+        write_pack_files(staging, out_dir, files)
         if options.oscal_version is not None:
             from .export.oscal import export_into_pack
 
             export_into_pack(staging, options.oscal_version)
         predicate = pack_predicate(compiled, created, pdf_signature=pdf_record)
-        write_predicate(staging, predicate)
+        try:
+            write_predicate(staging, predicate)
+        except CouldNotRun as exc:  # a full disk: name the pack folder asked for
+            raise CouldNotRun(f"{out_dir}: cannot write the pack: {exc.message}") from exc
         if signer is not None:
             progress.stage("signing the pack")
             sign_pack(staging, predicate, signer)

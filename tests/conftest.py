@@ -13,9 +13,14 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("EVIDENCEPACK_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 SAMPLE_SPEC = REPO_ROOT / "samples" / "pack.yaml"
 
-# Sample packs, a local Sigstore instance and signed packs for the signing tests; the `serial`
-# marker's lock under pytest-xdist.
-pytest_plugins = ["tests.packs", "tests.sigstore_testing.fixtures", "tests.serial"]
+# Sample packs, a broken watch of the sample, a local Sigstore instance and signed packs for the
+# signing tests; the `serial` marker's lock under pytest-xdist.
+pytest_plugins = [
+    "tests.packs",
+    "tests.watches",
+    "tests.sigstore_testing.fixtures",
+    "tests.serial",
+]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

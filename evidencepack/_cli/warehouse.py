@@ -38,13 +38,21 @@ def _cmd_add(args: argparse.Namespace) -> int:
     lines = []
     for o in outcomes:
         source, decision_id = visible(o.source), visible(o.decision_id or "")
-        if o.status == "added":
+        if o.kind == "watch" and o.status != "refused":
+            said = "added   " if o.status == "added" else "skipped "
+            held = "" if o.status == "added" else "already held, "
+            lines.append(
+                f"{said} {source}: watch of {decision_id}: {o.watch_status} "
+                f"({held}watch digest {o.digest})"
+            )
+        elif o.status == "added":
             held = "" if o.requests is None else f", {o.requests} per-request rows"
             lines.append(f"added    {source}: {decision_id} (evidence digest {o.digest}{held})")
         elif o.status == "skipped":
             lines.append(f"skipped  {source}: already held (evidence digest {o.digest})")
         else:
-            lines.append(f"REFUSED  {source}: it does not verify; nothing of it was written")
+            why = "it does not verify" if o.kind == "pack" else "a watch not held"
+            lines.append(f"REFUSED  {source}: {why}; nothing of it was written")
             lines += [f"  {visible(problem)}" for problem in o.problems]
     emit(
         [
@@ -55,6 +63,8 @@ def _cmd_add(args: argparse.Namespace) -> int:
                 "decision_id": o.decision_id,
                 "problems": list(o.problems),
                 "requests": o.requests,
+                "kind": o.kind,
+                "watch_status": o.watch_status,
             }
             for o in outcomes
         ],
@@ -121,7 +131,11 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     if dataset:
         lines.append("FAILED   the warehouse's own files:")
         lines += [f"  {visible(problem)}" for problem in dataset]
-    lines.append(f"{len(results) - len(bad)} of {len(results)} held pack(s) verify")
+    for kind, plural in (("pack", "pack(s)"), ("watch", "watch(es)")):
+        of_kind = [r for r in results if r.kind == kind]
+        if kind == "pack" or of_kind:
+            ok = sum(r.status == "ok" for r in of_kind)
+            lines.append(f"{ok} of {len(of_kind)} held {plural} verify")
     if dataset:
         lines.append(f"{len(dataset)} problem(s) with the warehouse's own files")
     emit(
@@ -137,6 +151,18 @@ def _cmd_verify(args: argparse.Namespace) -> int:
                     "problems": list(r.problems),
                 }
                 for r in results
+                if r.kind == "pack"
+            ],
+            "watches": [
+                {
+                    "watch_digest": r.digest,
+                    "decision_id": r.decision_id,
+                    "source": r.source,
+                    "status": r.status,
+                    "problems": list(r.problems),
+                }
+                for r in results
+                if r.kind == "watch"
             ],
         },
         as_json=args.json,
@@ -240,9 +266,15 @@ def register(command: Command) -> None:
         "add",
         _shown(_cmd_add),
         "verify each pack (folder or .tar.gz) and add its rows; a pack that does not verify is "
-        "refused (exit 1) and nothing of it is written; a pack already held is skipped",
+        "refused (exit 1) and nothing of it is written; a pack already held is skipped; a watch "
+        "folder (evidencepack watch) of a held pack is added to table watches",
     )
-    q.add_argument("packs", nargs="+", metavar="PACK", help="pack folders or .tar.gz archives")
+    q.add_argument(
+        "packs",
+        nargs="+",
+        metavar="PACK",
+        help="pack folders or .tar.gz archives, and watch folders",
+    )
     q.add_argument(
         "--requests",
         action="store_true",

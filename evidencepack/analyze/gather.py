@@ -73,6 +73,23 @@ def gather(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str, 
     return out
 
 
+def add_hard_links(evidence: Mapping[str, CandidateEvidence], collector: Collector) -> None:
+    """Once every file is collected (prices, the tokenizer and the model signature are read
+    after ``gather``): each file read with several names (hard links) that PROV-FILES does not
+    yet warn of, for the candidate that cites it, or for every candidate when no one candidate
+    does (the spec, the dataset, a price index)."""
+    linked = collector.hard_links()
+    for candidate, ev in evidence.items():
+        warned = {p.file.pack_path for p in ev.file_warnings if p.file is not None}
+        ev.file_warnings += [
+            p
+            for p in linked
+            if p.file is not None
+            and p.file.candidate in (None, candidate)
+            and p.file.pack_path not in warned
+        ]
+
+
 def _scores(
     store: Store, candidate: Candidate, read: tuple[ReadScores, ...]
 ) -> list[ScoreEvidence]:

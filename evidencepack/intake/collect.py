@@ -39,6 +39,7 @@ class Collected:
 
     files: dict[str, InputFile] = field(default_factory=dict)  # pack path -> file
     sources: dict[str, Path] = field(default_factory=dict)  # pack path -> its private copy
+    links: dict[str, int] = field(default_factory=dict)  # pack path -> its link count when read
     _external: dict[Path, str] = field(default_factory=dict)
 
     def input_files(self) -> list[InputFile]:
@@ -256,7 +257,27 @@ class Collector:
         )
         self.result.files[pack_path] = record
         self.result.sources[pack_path] = snap.copy
+        self.result.links[pack_path] = snap.links
         return record
+
+    def hard_link(self, pack_path: str) -> FileProblem | None:
+        """The file at ``pack_path`` as a hard link (several names) for PROV-FILES to warn of,
+        or None when it had one name when read."""
+        links = self.result.links.get(pack_path, 1)
+        if links <= 1:
+            return None
+        shown = self.shown(self.result.sources[pack_path])
+        reason = (
+            f"{shown}: a hard link ({links} names): the same bytes can be changed "
+            "through another name, possibly outside the cited folder"
+        )
+        return FileProblem(reason, self.result.files[pack_path])
+
+    def hard_links(self) -> list[FileProblem]:
+        """Every file recorded (the spec, the dataset, MLPerf trees, prices, the tokenizer,
+        evidence) that had several names when read, by pack path."""
+        found = (self.hard_link(pack_path) for pack_path in sorted(self.result.files))
+        return [problem for problem in found if problem is not None]
 
     def add_ref(self, ref: EvidenceRef, role: Role, candidate: str | None) -> RefFiles:
         """Snapshot every file of one evidence reference for the pack and check its pin."""
@@ -288,16 +309,8 @@ class Collector:
             ]
         except InputError as exc:
             return RefFiles([], [FileProblem(f"{ref.path}: {as_cited(exc, source, ref.path)}")])
-        linked = []
-        for file in added:
-            links = self.snapshots.take(self.source_of(file.pack_path)).links
-            if links > 1:
-                shown = self.shown(self.result.sources[file.pack_path])
-                reason = (
-                    f"{shown}: a hard link ({links} names): the same bytes can be changed "
-                    "through another name, possibly outside the cited folder"
-                )
-                linked.append(FileProblem(reason, file))
+        found = (self.hard_link(file.pack_path) for file in added)
+        linked = [problem for problem in found if problem is not None]
         over_default = [
             FileProblem(
                 f"{self.shown(self.result.sources[file.pack_path])}: "

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..limits import regular_file_problem
+from ..progress import SILENT, Progress
 from .tokenizer_gguf import from_gguf, require_library
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 TOKENIZER_FILE = "tokenizer.json"
 """The name of the tokenizer a run folder keeps when it counted output tokens."""
 _MAX_JSON_BYTES = 256 << 20
+_SAY_READING_BYTES = 8 << 20
+"""A tokenizer.json past this size is announced on the progress line before it is read."""
 _GGUF_MAGIC = b"GGUF"
 
 
@@ -50,7 +53,7 @@ class FileTokenizer:
         return hashlib.sha256(self.json_bytes).hexdigest()
 
 
-def load_tokenizer_file(path: Path) -> FileTokenizer:
+def load_tokenizer_file(path: Path, progress: Progress = SILENT) -> FileTokenizer:
     """The tokenizer in ``path``: a Hugging Face ``tokenizer.json`` or a GGUF model file."""
     name = str(path)
     if (problem := regular_file_problem(path)) is not None:
@@ -70,6 +73,10 @@ def load_tokenizer_file(path: Path) -> FileTokenizer:
             f"{size} bytes: a tokenizer.json is at most {_MAX_JSON_BYTES >> 20} MiB "
             "(or give a GGUF model file, which starts with 'GGUF')",
             file=name,
+        )
+    if size > _SAY_READING_BYTES:  # tens of seconds for a large vocabulary: say so first
+        progress.stage(
+            f"reading the tokenizer {name} ({size / 1e6:,.0f} MB): a large vocabulary takes a while"
         )
     raw = path.read_bytes()
     try:

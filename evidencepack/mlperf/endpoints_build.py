@@ -20,6 +20,7 @@ from .endpoints_rules import (
     make_check,
     region_of,
 )
+from .system import MAX_COUNT
 
 DEFINITIONS = {
     "v1.0": "v1.0: tps_per_user = 1000 / tpot_p90_ms; TTFT at p90 (ttft_p90_ms)",
@@ -64,7 +65,9 @@ def _accelerators(desc: dict[str, Any]) -> tuple[str | None, int | None]:
                 total += nodes * per_node
             else:
                 known = False
-    return (" + ".join(names) or None), (total if known and total else None)
+    # A count the store cannot hold (a 32-bit column) is not read: no real system comes near it.
+    plausible = 0 < total <= MAX_COUNT
+    return (" + ".join(names) or None), (total if known and plausible else None)
 
 
 def _prices(desc: dict[str, Any]) -> bool:

@@ -92,6 +92,19 @@ def clean_int(value: object, field: str, notes: list[str]) -> int | None:
     return None
 
 
+MAX_COUNT = 2**31 - 1
+"""The largest count the store holds (a 32-bit column): no real system comes near it."""
+
+
+def within_count(value: int | None, field: str, notes: list[str]) -> int | None:
+    """``value`` if it is a count the store can hold (0 to ``MAX_COUNT``); else None with a note
+    (an absurd count is not read, never an overflow when it is stored)."""
+    if value is None or 0 <= value <= MAX_COUNT:
+        return value
+    notes.append(f"{field}: {value:,} is not a plausible count (0 to {MAX_COUNT:,}); not read")
+    return None
+
+
 def clean_watts(value: object, notes: list[str]) -> float | None:
     """A positive wattage given as a number or a string; anything else None with a note."""
     if value is None or isinstance(value, bool):
@@ -170,7 +183,12 @@ def normalise_system(data: dict[str, Any], *, path: str, system_id: str) -> Syst
     else:
         per_node = clean_int(data.get("accelerators_per_node"), "accelerators_per_node", notes)
     nodes = clean_int(data.get("number_of_nodes"), "number_of_nodes", notes)
+    per_node = within_count(per_node, "accelerators_per_node", notes)
+    nodes = within_count(nodes, "number_of_nodes", notes)
     total = per_node * nodes if per_node is not None and nodes is not None else None
+    total = within_count(
+        total, "accelerators in all (accelerators_per_node x number_of_nodes)", notes
+    )
     division = clean_text(data.get("division"))
     return SystemInfo(
         path=path,
@@ -186,8 +204,10 @@ def normalise_system(data: dict[str, Any], *, path: str, system_id: str) -> Syst
         nodes=nodes,
         accelerators_total=total,
         host_processor=clean_text(data.get("host_processor_model_name")),
-        host_processors_per_node=clean_int(
-            data.get("host_processors_per_node"), "host_processors_per_node", notes
+        host_processors_per_node=within_count(
+            clean_int(data.get("host_processors_per_node"), "host_processors_per_node", notes),
+            "host_processors_per_node",
+            notes,
         ),
         operating_system=clean_text(data.get("operating_system")),
         design_power_watts=clean_watts(data.get("design_power_watts"), notes),

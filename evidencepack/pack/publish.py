@@ -159,12 +159,14 @@ def staging_dir(out_dir: Path) -> Path:
     own, so that a later run knows when it is stale and that it is this tool's."""
     out_dir = Path(os.path.abspath(out_dir))
     parent = out_dir.parent
+    work: Path | None = None
     try:
         parent.mkdir(parents=True, exist_ok=True)
         recover(out_dir)
         pid, work_id = os.getpid(), secrets.token_hex(16)
-        work = parent / f".{out_dir.name}.{pid}-{work_id}.tmp"
-        os.mkdir(work, 0o700)
+        made = parent / f".{out_dir.name}.{pid}-{work_id}.tmp"
+        os.mkdir(made, 0o700)
+        work = made
         atomic_write(work / MARKER, json.dumps({"id": work_id, "pid": pid}).encode())
         staging = work / _STAGING
         # A finished pack gets the permissions any new folder would.
@@ -172,8 +174,13 @@ def staging_dir(out_dir: Path) -> Path:
         os.umask(umask)
         os.mkdir(staging, 0o777 & ~umask)
         return staging
-    except OSError as exc:
-        raise CouldNotRun(f"cannot create a working folder beside {out_dir}: {exc}") from exc
+    except (OSError, CouldNotRun) as exc:
+        # A full disk (the marker's write, CouldNotRun): name the folder asked for, and leave
+        # no half-made working folder behind.
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
+        said = exc.message if isinstance(exc, CouldNotRun) else str(exc)
+        raise CouldNotRun(f"cannot create a working folder beside {out_dir}: {said}") from exc
 
 
 def staged_archive(staging: Path) -> Path:
@@ -349,3 +356,16 @@ def check_outside_cited(out_dir: Path, cited: list[Path]) -> None:
                 f"{out_dir} is inside {folder}, which the spec cites as evidence: the build's "
                 "own files would be read as evidence; choose an OUTDIR outside every cited folder"
             )
+
+
+def write_pack_files(staging: Path, out_dir: Path, files: dict[str, bytes]) -> None:
+    """Write the pack's documents into its staging folder; a failed write (a full disk) names
+    the pack folder asked for and the file, never only the system's words."""
+    for name, data in files.items():
+        try:
+            (staging / name).write_bytes(data)
+        except OSError as exc:
+            raise CouldNotRun(
+                f"{out_dir}: cannot write the pack's {name} (staged in {staging.parent}): "
+                f"{exc.strerror or exc}"
+            ) from exc

@@ -1,7 +1,7 @@
-"""``warehouse verify``: re-verify every held pack from where it was added (a scheduled audit),
-and the warehouse's own files: each recorded Parquet file against the sha256 the catalog recorded
-when it was written, every file on disk owned by a held pack, every held pack with its files,
-and each decision id held once."""
+"""``warehouse verify``: re-verify every held pack and watch from where it was added (a scheduled
+audit), and the warehouse's own files: each recorded Parquet file against the sha256 the catalog
+recorded when it was written, every file on disk owned by a held pack or watch, every held pack
+and watch with its files, every watch beside its pack, and each decision id held once."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Literal
 
 from . import storage
 from .catalog import Catalog, DuckDBCatalog, open_catalog
+from .models import PackRow, WatchRow
 from .packs import opened_pack
+from .watches import WATCH_DOCUMENT
 
 if TYPE_CHECKING:
     from ..signing.verify import VerifyPolicy
@@ -27,6 +29,8 @@ class AuditResult:
     source: str
     status: Literal["ok", "failed", "missing"]
     problems: tuple[str, ...] = ()
+    kind: Literal["pack", "watch"] = "pack"
+    """A held pack (``digest``: its evidence digest) or a held watch (its watch digest)."""
 
 
 def dataset_problems(root: Path, catalog: Catalog) -> list[str]:
@@ -36,7 +40,8 @@ def dataset_problems(root: Path, catalog: Catalog) -> list[str]:
     problems = []
     held = catalog.held_files()
     packs = catalog.held_packs()
-    digests = {p.pack_digest for p in packs}
+    watches = catalog.held_watches()
+    digests = {p.pack_digest for p in packs} | {w.watch_digest for w in watches}
     for name, recorded in sorted(held.items()):
         path = root / name
         if path.is_symlink() or not path.is_file():
@@ -49,7 +54,8 @@ def dataset_problems(root: Path, catalog: Catalog) -> list[str]:
         strangers = [d for d in recorded.packs if d not in digests]
         if strangers:
             problems.append(
-                f"{path}: holds rows of pack {strangers[0]}, which the catalog does not hold"
+                f"{path}: holds rows of {strangers[0]}, which the catalog does not hold (as a "
+                "pack or watch)"
             )
     tables = root / storage.TABLES_DIR
     on_disk = sorted(tables.rglob("*.parquet")) if tables.is_dir() else []
@@ -65,6 +71,19 @@ def dataset_problems(root: Path, catalog: Catalog) -> list[str]:
         "this folder"
         for pack in (packs if isinstance(catalog, DuckDBCatalog) else ())
         if pack.pack_digest not in owned
+    ]
+    local = isinstance(catalog, DuckDBCatalog)
+    problems += [
+        f"watch {watch.watch_digest} of {watch.decision_id}: held, but no file of it is recorded "
+        "in this folder"
+        for watch in (watches if local else ())
+        if watch.watch_digest not in owned
+    ]
+    problems += [
+        f"watch {watch.watch_digest} of {watch.decision_id}: held, but the catalog does not hold "
+        f"the pack it watched ({watch.pack_digest})"
+        for watch in watches
+        if watch.pack_digest not in digests
     ]
     by_id: dict[str, list[str]] = defaultdict(list)
     for pack in packs:
@@ -87,30 +106,55 @@ def audit(
     with storage.locked(root, exclusive=True):
         storage.recover(root, catalog)
         packs = catalog.held_packs()
+        watches = catalog.held_watches()
         problems = dataset_problems(root, catalog)
-    results = []
-    for pack in packs:
-        path = Path(pack.source)
-        if not path.exists():
-            results.append(
-                AuditResult(
-                    pack.pack_digest,
-                    pack.decision_id,
-                    pack.source,
-                    "missing",
-                    (f"{path}: no such file or folder",),
-                )
-            )
-            continue
-        with opened_pack(path, policy) as opened:
-            found = list(opened.problems)
-            if not found and opened.digest != pack.pack_digest:
-                found.append(
-                    f"{path}: holds another pack now (evidence digest {opened.digest}, "
-                    f"the warehouse holds {pack.pack_digest})"
-                )
-        status: Literal["ok", "failed"] = "failed" if found else "ok"
-        results.append(
-            AuditResult(pack.pack_digest, pack.decision_id, pack.source, status, tuple(found))
-        )
+    results = [_pack_result(pack, policy) for pack in packs]
+    results += [_watch_result(watch, policy) for watch in watches]
     return results, problems
+
+
+def _watch_result(watch: WatchRow, policy: VerifyPolicy) -> AuditResult:
+    """One held watch re-verified from where it was added: it verifies under the policy and is
+    still the watch held (the same watch.json)."""
+    path = Path(watch.source)
+    if not path.exists():
+        problems: tuple[str, ...] = (f"{path}: no such file or folder",)
+        return AuditResult(
+            watch.watch_digest, watch.decision_id, watch.source, "missing", problems, "watch"
+        )
+    with opened_pack(path, policy) as opened:
+        found = list(opened.problems)
+        if not found and opened.folder is not None:
+            now = opened.folder / WATCH_DOCUMENT
+            digest = storage.file_digest(now) if now.is_file() else None
+            if digest != watch.watch_digest:
+                found.append(
+                    f"{path}: holds another watch now ({WATCH_DOCUMENT} sha256 {digest}, the "
+                    f"warehouse holds {watch.watch_digest})"
+                )
+    status: Literal["ok", "failed"] = "failed" if found else "ok"
+    return AuditResult(
+        watch.watch_digest, watch.decision_id, watch.source, status, tuple(found), "watch"
+    )
+
+
+def _pack_result(pack: PackRow, policy: VerifyPolicy) -> AuditResult:
+    """One held pack re-verified from where it was added."""
+    path = Path(pack.source)
+    if not path.exists():
+        return AuditResult(
+            pack.pack_digest,
+            pack.decision_id,
+            pack.source,
+            "missing",
+            (f"{path}: no such file or folder",),
+        )
+    with opened_pack(path, policy) as opened:
+        found = list(opened.problems)
+        if not found and opened.digest != pack.pack_digest:
+            found.append(
+                f"{path}: holds another pack now (evidence digest {opened.digest}, "
+                f"the warehouse holds {pack.pack_digest})"
+            )
+    status: Literal["ok", "failed"] = "failed" if found else "ok"
+    return AuditResult(pack.pack_digest, pack.decision_id, pack.source, status, tuple(found))

@@ -1,10 +1,11 @@
 """The catalog of held packs: an embedded DuckDB file by default (``DIR/catalog.duckdb``, table
 ``packs``, primary key ``pack_digest``), or PostgreSQL (``catalog_pg.py``) for an organisation.
 
-Beside the packs, the catalog records every Parquet file of the folder's dataset (table
-``files``: its path under the folder, sha256, size and the packs whose rows it holds), written in
-the same transaction as the pack's row: queries read only the files recorded, ``verify`` checks
-each against its digest.
+Beside the packs, the catalog holds the watches added (table ``watches``, primary key
+``watch_digest``, each naming its pack) and records every Parquet file of the folder's dataset
+(table ``files``: its path under the folder, sha256, size and the packs whose rows it holds),
+written in the same transaction as the pack's (or watch's) row: queries read only the files
+recorded, ``verify`` checks each against its digest.
 """
 
 from __future__ import annotations
@@ -15,13 +16,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import StoreError
-from .models import PACK_COLUMNS, HeldFile, PackRow, columns, to_pack
+from .models import (
+    PACK_COLUMNS,
+    WATCH_COLUMNS,
+    HeldFile,
+    PackKey,
+    PackRow,
+    WatchRow,
+    columns,
+    to_pack,
+    to_watch,
+)
 
 if TYPE_CHECKING:
     import duckdb
 
 CATALOG_NAME = "catalog.duckdb"
 ORDER = "ORDER BY decision_date, decision_id, pack_digest"
+WATCH_ORDER = "ORDER BY decision_date, decision_id, pack_digest, as_of, watch_digest"
 FILES_DDL = (
     "CREATE TABLE IF NOT EXISTS files (file VARCHAR PRIMARY KEY, sha256 VARCHAR NOT NULL, "
     "size_bytes BIGINT NOT NULL, packs VARCHAR NOT NULL)"
@@ -51,10 +63,28 @@ class Catalog(Protocol):
         """A compaction: ``new`` replaces the files ``old``, in one transaction."""
         ...
 
+    def held_watches(self) -> list[WatchRow]:
+        """Every held watch's row, by its pack's decision date, id and digest, then as-of."""
+        ...
 
-def _ddl() -> str:
-    cols = ", ".join(f"{name} {kind}" for name, kind in columns(PackRow).items())
-    return f"CREATE TABLE IF NOT EXISTS packs ({cols}, PRIMARY KEY (pack_digest))"
+    def record_watch(self, watch: WatchRow, files: Sequence[HeldFile] = ()) -> bool:
+        """Insert the watch and its files in one transaction; False when it was held already."""
+        ...
+
+
+def owners(catalog: Catalog) -> set[str]:
+    """Every digest a Parquet file of the dataset may belong to: the held packs' evidence
+    digests and the held watches' digests."""
+    return catalog.held_digests() | {w.watch_digest for w in catalog.held_watches()}
+
+
+def _ddl(table: str = "packs", model: type[PackKey] = PackRow, key: str = "pack_digest") -> str:
+    cols = ", ".join(f"{name} {kind}" for name, kind in columns(model).items())
+    return f"CREATE TABLE IF NOT EXISTS {table} ({cols}, PRIMARY KEY ({key}))"
+
+
+PACKS_DDL = _ddl()
+WATCHES_DDL = _ddl("watches", WatchRow, "watch_digest")
 
 
 class DuckDBCatalog:
@@ -73,7 +103,8 @@ class DuckDBCatalog:
             raise StoreError(f"{self.path}: cannot open the warehouse catalog: {exc}") from exc
         try:
             if not read_only:
-                con.execute(_ddl())
+                con.execute(PACKS_DDL)
+                con.execute(WATCHES_DDL)
                 con.execute(FILES_DDL)
             yield con
         except duckdb.Error as exc:
@@ -120,24 +151,57 @@ class DuckDBCatalog:
 
     def record(self, pack: PackRow, files: Sequence[HeldFile] = ()) -> bool:
         """Insert the pack and its files in one transaction; False when it was held already."""
-        values = pack.model_dump()
+        return self._record("packs", PACK_COLUMNS, "pack_digest", pack, files)
+
+    def held_watches(self) -> list[WatchRow]:
+        """Every held watch's row (none before the first watch is added)."""
+        if not self.path.exists():
+            return []
+        with self._connect(read_only=True) as con:
+            known = con.execute(
+                "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'watches'"
+            ).fetchone()
+            if not known or not known[0]:
+                return []
+            cursor = con.execute(f"SELECT {', '.join(WATCH_COLUMNS)} FROM watches {WATCH_ORDER}")
+            return [to_watch(row) for row in cursor.fetchall()]
+
+    def record_watch(self, watch: WatchRow, files: Sequence[HeldFile] = ()) -> bool:
+        """Insert the watch and its files in one transaction; False when it was held already."""
+        return self._record("watches", WATCH_COLUMNS, "watch_digest", watch, files)
+
+    def _record(
+        self,
+        table: str,
+        names: tuple[str, ...],
+        key: str,
+        row: PackKey,
+        files: Sequence[HeldFile],
+    ) -> bool:
+        values = row.model_dump()
         with self._connect(read_only=False) as con:
             con.execute("BEGIN TRANSACTION")
+            # table and key are this module's constants, never a user's text.
             held = con.execute(
-                "SELECT count(*) FROM packs WHERE pack_digest = ?", [pack.pack_digest]
+                f"SELECT count(*) FROM {table} WHERE {key} = ?", [values[key]]
             ).fetchone()
             if held and held[0]:
                 con.execute("ROLLBACK")
                 return False
-            marks = ", ".join("?" for _ in PACK_COLUMNS)
+            marks = ", ".join("?" for _ in names)
             con.execute(
-                f"INSERT INTO packs ({', '.join(PACK_COLUMNS)}) VALUES ({marks})",
-                [values[n] for n in PACK_COLUMNS],
+                f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})",
+                [_value(values[n]) for n in names],
             )
             for held_file in files:
                 _insert_file(con, held_file)
             con.execute("COMMIT")
         return True
+
+
+def _value(value: object) -> object:
+    """A row's value as DuckDB takes it (a tuple of text is a list)."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 def _insert_file(con: duckdb.DuckDBPyConnection, held: HeldFile) -> None:

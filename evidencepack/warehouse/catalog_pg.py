@@ -16,16 +16,32 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import CouldNotRun, StoreError
-from .models import PACK_COLUMNS, HeldFile, PackRow, columns, to_pack
+from .models import (
+    PACK_COLUMNS,
+    WATCH_COLUMNS,
+    HeldFile,
+    PackKey,
+    PackRow,
+    WatchRow,
+    columns,
+    to_pack,
+    to_watch,
+)
 
 if TYPE_CHECKING:
     import psycopg
 
-_PG_TYPES = {"VARCHAR": "text", "DATE": "date", "BIGINT": "bigint", "DOUBLE": "double precision"}
+_PG_TYPES = {
+    "VARCHAR": "text",
+    "DATE": "date",
+    "BIGINT": "bigint",
+    "DOUBLE": "double precision",
+    "VARCHAR[]": "text[]",
+}
 
 
 class PostgresCatalog:
-    """The catalog as table ``packs`` in a PostgreSQL database."""
+    """The catalog as tables ``packs`` and ``watches`` in a PostgreSQL database."""
 
     def __init__(self, url: str, root: Path) -> None:
         if not url.startswith(("postgresql://", "postgres://")):
@@ -44,15 +60,19 @@ class PostgresCatalog:
             ) from exc
         try:
             with psycopg.connect(self.url) as con:
-                cols = sql.SQL(", ").join(
-                    sql.SQL("{} {}").format(sql.Identifier(n), sql.SQL(_PG_TYPES[k]))
-                    for n, k in columns(PackRow).items()
-                )
-                con.execute(
-                    sql.SQL(
-                        "CREATE TABLE IF NOT EXISTS packs ({}, PRIMARY KEY (pack_digest))"
-                    ).format(cols)
-                )
+                for table, model, key in (
+                    ("packs", PackRow, "pack_digest"),
+                    ("watches", WatchRow, "watch_digest"),
+                ):
+                    cols = sql.SQL(", ").join(
+                        sql.SQL("{} {}").format(sql.Identifier(n), sql.SQL(_PG_TYPES[k]))
+                        for n, k in columns(model).items()
+                    )
+                    con.execute(
+                        sql.SQL("CREATE TABLE IF NOT EXISTS {} ({}, PRIMARY KEY ({}))").format(
+                            sql.Identifier(table), cols, sql.Identifier(key)
+                        )
+                    )
                 con.execute(
                     "CREATE TABLE IF NOT EXISTS files (warehouse text NOT NULL, "
                     "file text NOT NULL, sha256 text NOT NULL, size_bytes bigint NOT NULL, "
@@ -111,16 +131,42 @@ class PostgresCatalog:
 
     def record(self, pack: PackRow, files: Sequence[HeldFile] = ()) -> bool:
         """Insert the pack and its files in one transaction; False when it was held already."""
+        return self._record("packs", PACK_COLUMNS, "pack_digest", pack, files)
+
+    def held_watches(self) -> list[WatchRow]:
+        """Every held watch's row, by its pack's decision date, id and digest, then as-of."""
         from psycopg import sql
 
-        query = sql.SQL(
-            "INSERT INTO packs ({}) VALUES ({}) ON CONFLICT (pack_digest) DO NOTHING"
-        ).format(
-            sql.SQL(", ").join(map(sql.Identifier, PACK_COLUMNS)),
-            sql.SQL(", ").join(sql.Placeholder(n) for n in PACK_COLUMNS),
+        order = "ORDER BY decision_date, decision_id, pack_digest, as_of, watch_digest"
+        query = sql.SQL("SELECT {} FROM watches " + order).format(
+            sql.SQL(", ").join(map(sql.Identifier, WATCH_COLUMNS))
         )
         with self._connect() as con:
-            cursor = con.execute(query, pack.model_dump())
+            return [to_watch(tuple(row)) for row in con.execute(query).fetchall()]
+
+    def record_watch(self, watch: WatchRow, files: Sequence[HeldFile] = ()) -> bool:
+        """Insert the watch and its files in one transaction; False when it was held already."""
+        return self._record("watches", WATCH_COLUMNS, "watch_digest", watch, files)
+
+    def _record(
+        self,
+        table: str,
+        names: tuple[str, ...],
+        key: str,
+        row: PackKey,
+        files: Sequence[HeldFile],
+    ) -> bool:
+        from psycopg import sql
+
+        query = sql.SQL("INSERT INTO {} ({}) VALUES ({}) ON CONFLICT ({}) DO NOTHING").format(
+            sql.Identifier(table),
+            sql.SQL(", ").join(map(sql.Identifier, names)),
+            sql.SQL(", ").join(sql.Placeholder(n) for n in names),
+            sql.Identifier(key),
+        )
+        values = {n: list(v) if isinstance(v, tuple) else v for n, v in row.model_dump().items()}
+        with self._connect() as con:
+            cursor = con.execute(query, values)
             if cursor.rowcount != 1:
                 con.rollback()
                 return False

@@ -88,6 +88,63 @@ class RequestRow(PackKey):
     itl_gap_max_ms: float | None = Field(description="the longest inter-token gap, ms")
 
 
+class WatchRow(PackKey):
+    """One held watch of a decision (``evidencepack watch``): its status as of a date, and why."""
+
+    # The key is the watched pack's; the figures are the watch report's, the pack's beside the
+    # new measurement at the operating point (None where the report has none).
+
+    watch_digest: Sha256Hex = Field(
+        description="sha256 of the watch folder's watch.json: the watch's identity"
+    )
+    statement_sha256: Sha256Hex = Field(
+        description="sha256 of the watch's signed statement (its pack.sigstore.json)"
+    )
+    status: Literal["holds", "degraded", "broken"] = Field(
+        description="whether the decision holds, as of as_of: holds, degraded or broken"
+    )
+    summary: str = Field(description="the status in one sentence, with its main reason")
+    reasons: tuple[str, ...] = Field(
+        description="why: each SLO figure missed or met with a smaller margin, and each "
+        "finding that degrades or breaks the decision, one line each"
+    )
+    as_of: dt.date = Field(description="the date the watch judged the decision at")
+    watched_at: str | None = Field(
+        description="when the watch's run started, ISO 8601 UTC (None: the run does not say)"
+    )
+    endpoint: str = Field(description="the endpoint measured (no credentials)")
+    candidate: str = Field(description="the candidate watched")
+    operating_point_rps: float = Field(
+        description="X*: the per-replica request rate the decision sized with, offered again"
+    )
+    achieved_rate_rps: float | None = Field(
+        description="completed requests per second over the watch's run"
+    )
+    requests_ok: int = Field(description="requests of the watch's run that completed")
+    requests_failed: int = Field(description="requests of the watch's run that failed")
+    ttft_p99_ms_limit: float | None = Field(description="the SLO's TTFT p99 limit, ms")
+    ttft_p99_ms_pack: float | None = Field(description="the pack's TTFT p99 at X*, ms")
+    ttft_p99_ms_measured: float | None = Field(description="the watch's TTFT p99, ms")
+    tpot_p99_ms_limit: float | None = Field(description="the SLO's TPOT p99 limit, ms")
+    tpot_p99_ms_pack: float | None = Field(description="the pack's TPOT p99 at X*, ms")
+    tpot_p99_ms_measured: float | None = Field(description="the watch's TPOT p99, ms")
+    e2e_p99_ms_limit: float | None = Field(description="the SLO's end-to-end p99 limit, ms")
+    e2e_p99_ms_pack: float | None = Field(description="the pack's end-to-end p99 at X*, ms")
+    e2e_p99_ms_measured: float | None = Field(description="the watch's end-to-end p99, ms")
+    error_rate_limit: float | None = Field(description="the SLO's error-rate limit")
+    error_rate_pack: float | None = Field(description="the pack's error rate at X*")
+    error_rate_measured: float | None = Field(description="the watch's error rate")
+    signer_mode: str = Field(description="how the watch was signed: key or keyless")
+    signer: str | None = Field(
+        description="the keyless signer's identity, or sha256:<fingerprint> of the signing key"
+    )
+    signer_issuer: str | None = Field(description="the keyless identity's OIDC issuer")
+    source: str = Field(description="the absolute path of the watch folder it was added from")
+    source_kind: Literal["pack", "archive"] = Field(
+        description="a watch folder (pack) or a .tar.gz of one (archive)"
+    )
+
+
 def _keyed(model: type[pydantic.BaseModel]) -> type[PackKey]:
     """An analysis table's row model with the pack's key in front of its own columns."""
     fields: dict[str, Any] = {
@@ -124,9 +181,11 @@ TABLES: dict[str, type[PackKey]] = {
     **_ANALYSIS,
     "inputs": InputFileRow,
     "requests": RequestRow,
+    "watches": WatchRow,
 }
 """Table name -> row model, in the order the README lists them (``requests`` only with
-``add --requests``: its rows are copied in bulk from the pack's evidence store)."""
+``add --requests``: its rows are copied in bulk from the pack's evidence store; ``watches``: one
+row per watch folder added)."""
 
 
 def columns(model: type[PackKey]) -> dict[str, str]:
@@ -143,6 +202,15 @@ def to_pack(row: tuple[object, ...]) -> PackRow:
     return PackRow.model_validate(dict(zip(PACK_COLUMNS, row, strict=True)))
 
 
+WATCH_COLUMNS = tuple(columns(WatchRow))
+"""The catalog's columns of held watches, in order."""
+
+
+def to_watch(row: tuple[object, ...]) -> WatchRow:
+    """A catalog row (in WATCH_COLUMNS order) as a WatchRow."""
+    return WatchRow.model_validate(dict(zip(WATCH_COLUMNS, row, strict=True)))
+
+
 @dataclass(frozen=True)
 class HeldFile:
     """One Parquet file of the dataset as recorded when it was written."""
@@ -152,4 +220,5 @@ class HeldFile:
     sha256: str
     size_bytes: int
     packs: tuple[str, ...]
-    """The evidence digests of the packs whose rows it holds (several after a compaction)."""
+    """The evidence digests of the packs (or watch digests of the watches) whose rows it holds
+    (several after a compaction)."""

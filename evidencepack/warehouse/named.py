@@ -134,6 +134,54 @@ QUERIES: tuple[NamedQuery, ...] = (
 )
 
 
+_WATCHED_ON = "coalesce(try_cast(left(w.watched_at, 10) AS DATE), w.as_of)"
+"""The day a watch was made: its run's start date (the as-of date where the run does not say)."""
+
+WATCH_QUERIES: tuple[NamedQuery, ...] = (
+    NamedQuery(
+        "no-longer-holds",
+        "decisions whose newest watch says broken or degraded: which, as of when, and why",
+        """
+        SELECT decision_id, decision_date, status, as_of, watched_at, candidate,
+               coalesce(nullif(array_to_string(reasons, '; '), ''), summary) AS why,
+               summary, endpoint, pack_digest, watch_digest
+        FROM (
+            SELECT w.*, row_number() OVER (
+                PARTITION BY w.pack_digest
+                ORDER BY w.as_of DESC, w.watched_at DESC NULLS LAST, w.watch_digest
+            ) AS newest
+            FROM watches w JOIN packs p USING (pack_digest)
+        )
+        WHERE newest = 1 AND status IN ('broken', 'degraded')
+        ORDER BY CASE status WHEN 'broken' THEN 0 ELSE 1 END, decision_date, decision_id,
+                 pack_digest
+        """,
+    ),
+    NamedQuery(
+        "not-watched",
+        "decisions with no watch made in the days=N before as_of (never watched ones too); a "
+        "watch counts on the day its run started",
+        f"""
+        SELECT p.decision_id, p.decision_date, p.chosen, max({_WATCHED_ON}) AS last_watched,
+               date_diff('day', max({_WATCHED_ON}), $as_of) AS days_since,
+               CASE WHEN max({_WATCHED_ON}) IS NULL THEN 'never watched'
+                    ELSE 'not watched for ' || date_diff('day', max({_WATCHED_ON}), $as_of)
+                         || ' days' END AS why,
+               p.pack_digest
+        FROM packs p LEFT JOIN watches w
+          ON w.pack_digest = p.pack_digest AND {_WATCHED_ON} <= $as_of
+        GROUP BY p.decision_id, p.decision_date, p.chosen, p.pack_digest
+        HAVING max({_WATCHED_ON}) IS NULL
+            OR date_diff('day', max({_WATCHED_ON}), $as_of) > $days
+        ORDER BY p.decision_date, p.decision_id, p.pack_digest
+        """,
+        (_DAYS, _AS_OF),
+    ),
+)
+
+QUERIES += WATCH_QUERIES
+
+
 def named_query(name: str) -> NamedQuery:
     """The named query ``name``; an unknown name lists the known ones."""
     for query in QUERIES:

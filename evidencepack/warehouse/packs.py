@@ -1,4 +1,5 @@
-"""Open a pack folder or archive for the warehouse with the one pack reader (``open_pack``)."""
+"""Open a pack (or watch) folder or archive for the warehouse with the one pack reader
+(``open_pack``)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ class OpenedPack:
     report: VerifyReport | None
     problems: tuple[str, ...]
     digest: str | None
+    bundle_sha256: str | None = None
+    """sha256 of the signature bundle checked (a watch's statement digest)."""
 
     @property
     def ok(self) -> bool:
@@ -47,4 +50,12 @@ def opened_pack(path: Path, policy: VerifyPolicy) -> Iterator[OpenedPack]:
         return
     with open_pack(path, policy) as opened:
         digest = opened.evidence_digest
-        yield OpenedPack(source, opened.kind, opened.folder, opened.report, opened.problems, digest)
+        yield OpenedPack(
+            source,
+            opened.kind,
+            opened.folder,
+            opened.report,
+            opened.problems,
+            digest,
+            opened.report.bundle_sha256,
+        )

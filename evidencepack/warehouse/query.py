@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError, UsageError
 from . import storage
-from .catalog import Catalog, open_catalog
+from .catalog import Catalog, open_catalog, owners
 from .models import TABLES, columns
 
 if TYPE_CHECKING:
@@ -40,14 +40,14 @@ def held_files_by_table(root: Path, catalog: Catalog) -> dict[str, list[str]]:
     """Each table's recorded Parquet files (absolute paths), each checked against the size and
     sha256 the catalog recorded (a rewritten file is refused, never read)."""
     by_table: dict[str, list[str]] = {}
-    digests = catalog.held_digests()
+    digests = owners(catalog)
     for name, held in sorted(catalog.held_files().items()):
         path = root / name
         strangers = [d for d in held.packs if d not in digests]
         if strangers:
             raise StoreError(
-                f"{path}: holds rows of pack {strangers[0]}, which the catalog does not hold "
-                "(evidencepack warehouse verify lists what differs)"
+                f"{path}: holds rows of {strangers[0]}, which the catalog does not hold (as a "
+                "pack or watch; evidencepack warehouse verify lists what differs)"
             )
         try:
             size = path.stat().st_size if not path.is_symlink() else -1

@@ -60,7 +60,8 @@ def _read(folder: Path, label: str) -> tuple[DecisionDocument, EvidenceManifest]
     return decision, manifest
 
 
-def _signer(info: SignerInfo | None) -> tuple[str, str | None, str | None]:
+def signer_columns(info: SignerInfo | None) -> tuple[str, str | None, str | None]:
+    """The signer's mode, identity (or key fingerprint) and issuer, as the tables hold them."""
     if info is None:
         return "unknown", None, None
     if info.mode == "key":
@@ -86,7 +87,7 @@ def pack_rows(
         "decision_id": decision.decision_id,
         "decision_date": decision.spec.decision.date,
     }
-    mode, who, issuer = _signer(signer)
+    mode, who, issuer = signer_columns(signer)
     pack = PackRow(
         **key,
         verdict=str(decision.verdict),

@@ -21,13 +21,13 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import CouldNotRun, StoreError
 from .catalog import Catalog
-from .models import TABLES, HeldFile, columns
+from .models import TABLES, HeldFile, PackKey, columns
 from .per_request import stage_requests
 from .rows import PackRows
 
@@ -141,18 +141,36 @@ def table_glob(root: Path, table: str) -> str:
 def stage_pack(root: Path, rows: PackRows) -> tuple[dict[Path, Path], int | None]:
     """Write the pack's Parquet files under the staging folder: (staged file -> final place,
     the number of per-request rows staged, None without ``--requests``)."""
+    moves = stage_tables(root, rows.digest, rows.decision_date_iso, rows.tables)
+    if rows.requests is None:
+        return moves, None
+    staging = root / STAGING_DIR / rows.digest
+    year = rows.decision_date_iso[:4]
+    staged = staging / "requests.parquet"
+    day = dt.date.fromisoformat(rows.decision_date_iso)
+    count = stage_requests(rows.requests, rows.digest, rows.decision_id, day, staged)
+    if count:
+        moves[staged] = _final(root, "requests", year, rows.digest)
+    return moves, count
+
+
+def stage_tables(
+    root: Path, digest: str, day_iso: str, tables: Mapping[str, Sequence[PackKey]]
+) -> dict[Path, Path]:
+    """Write one Parquet file per table of ``tables`` (the rows of the pack or watch
+    ``digest``, decided on ``day_iso``) under the staging folder: staged file -> final place."""
     import duckdb
 
     guard(root)
-    staging = root / STAGING_DIR / rows.digest
+    staging = root / STAGING_DIR / digest
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     moves: dict[Path, Path] = {}
-    year = rows.decision_date_iso[:4]
+    year = day_iso[:4]
     con = duckdb.connect()
     try:
         for table, model in TABLES.items():
-            items = rows.tables.get(table)
+            items = tables.get(table)
             if not items:
                 continue
             lines = staging / f"{table}.jsonl"
@@ -168,19 +186,12 @@ def stage_pack(root: Path, rows: PackRows) -> tuple[dict[Path, Path], int | None
             con.execute(
                 f"COPY (SELECT * FROM {table}_rows) TO $p (FORMAT PARQUET)", {"p": str(written)}
             )
-            moves[written] = _final(root, table, year, rows.digest)
+            moves[written] = _final(root, table, year, digest)
     except duckdb.Error as exc:
-        raise StoreError(f"{root}: cannot write the pack {rows.digest}: {exc}") from exc
+        raise StoreError(f"{root}: cannot write the rows of {digest}: {exc}") from exc
     finally:
         con.close()
-    if rows.requests is None:
-        return moves, None
-    staged = staging / "requests.parquet"
-    day = dt.date.fromisoformat(rows.decision_date_iso)
-    count = stage_requests(rows.requests, rows.digest, rows.decision_id, day, staged)
-    if count:
-        moves[staged] = _final(root, "requests", year, rows.digest)
-    return moves, count
+    return moves
 
 
 def _final(root: Path, table: str, year: str, digest: str) -> Path:

@@ -114,3 +114,58 @@ def test_a_fifo_as_the_pinned_tokenizer_is_refused_without_blocking(
     ran = run(args)
     assert_refused(ran, 2, str(samples / "tokenizer.json"), "FIFO")
     assert ran.seconds < 60
+
+
+def test_a_tokenizer_pin_that_does_not_match_is_a_prov_files_failure(tmp_path: Path) -> None:
+    """``envelope.model.tokenizer`` pinned to another sha256 (issue 42): check names the file
+    in PROV-FILES for every candidate, with both digests (it gave exit 1 with verdict None)."""
+    samples = Path(
+        shutil.copytree(
+            SAMPLE_SPEC.parent, tmp_path / "samples", ignore=shutil.ignore_patterns("generate")
+        )
+    )
+    tokenizer = {"model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"}}
+    (samples / "tokenizer.json").write_text(json.dumps(tokenizer), encoding="utf-8")
+    spec = samples / "pack.yaml"
+    text = spec.read_text(encoding="utf-8")
+    named = f'  model:\n    tokenizer:\n      path: tokenizer.json\n      sha256: "{"0" * 64}"\n'
+    spec.write_text(text.replace("  model:\n", named, 1), encoding="utf-8")
+    ran = run(["check", str(spec), "--json"])
+    assert_refused(ran, 1)
+    decision = json.loads(ran.out)
+    assert decision["verdict"] == "FAIL"
+    files = [c for c in decision["checks"] if c["id"] == "PROV-FILES"]
+    assert len(files) == 3
+    for judged in files:
+        assert judged["status"] == "FAIL"
+        assert "tokenizer.json: sha256 " in judged["reason"]
+        assert f"does not match the pinned {'0' * 64}" in judged["reason"]
+
+
+def test_a_40_mb_tokenizer_json_is_announced_before_it_is_read(tmp_path: Path) -> None:
+    """A 40 MB tokenizer.json takes tens of seconds to read (issue 42: "without a word of
+    progress"): the progress line names it, with its size, before the read starts."""
+    from evidencepack.measure.tokenizer_file import load_tokenizer_file
+    from evidencepack.progress import Progress
+
+    said: list[str] = []
+
+    class Recorder:
+        def stage(self, text: str) -> None:
+            said.append(text)
+
+        def count(self, label: str, n: int) -> None:
+            pass
+
+        def finish(self) -> None:
+            pass
+
+    tokenizer = {"model": {"type": "WordLevel", "vocab": {"a": 0, "b": 1}, "unk_token": "a"}}
+    path = tmp_path / "tokenizer.json"
+    # JSON whitespace makes the file large without a large vocabulary: the read stays quick.
+    text = json.dumps(tokenizer).replace(", ", "," + " " * (40 << 20), 1)
+    path.write_text(text, encoding="utf-8")
+    assert path.stat().st_size > 40_000_000
+    loaded = load_tokenizer_file(path, Progress(Recorder()))
+    assert loaded.count("a b") >= 1
+    assert said == [f"reading the tokenizer {path} (42 MB): a large vocabulary takes a while"]

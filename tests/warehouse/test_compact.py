@@ -28,6 +28,7 @@ NAMED_PARAMS = {
     "by-accelerator": {"accelerator": "mi325x"},
     "waivers-expiring": {"days": "60", "as_of": "2027-01-01"},
     "stale-evidence": {"days": "30", "as_of": "2026-12-31"},
+    "not-watched": {"days": "30", "as_of": "2027-01-01"},
 }
 
 

@@ -65,11 +65,16 @@ def test_the_warehouse_tables_are_the_packs_own_rows_with_the_packs_key() -> Non
 
 @pytest.fixture(scope="module")
 def warehouse_with_requests(
-    built: Built, requests_pack: Path, tmp_path_factory: pytest.TempPathFactory
+    built: Built,
+    requests_pack: Path,
+    broken_watch: Path,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
     root = tmp_path_factory.mktemp("row-models") / "wh"
-    packs = [requests_pack, built.sample, *built.variants[:5]]  # a variant carries a waiver
-    add_packs(root, packs, built.policy, requests=True)
+    # A variant carries a waiver; the watch of the sample fills table watches.
+    packs = [requests_pack, built.sample, *built.variants[:5], broken_watch]
+    outcomes = add_packs(root, packs, built.policy, requests=True)
+    assert {o.status for o in outcomes} == {"added"}
     return root
 
 

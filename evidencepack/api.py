@@ -55,7 +55,7 @@ def validate(spec: PathLike, *, allow_outside: bool = False) -> ValidationReport
     try:
         loaded = load_spec(spec, allow_outside=allow_outside)
     except InputError as exc:
-        return report_of(str(spec), exc.message, exc.problems)
+        return report_of(str(spec), exc.message, exc.found)
     return ValidationReport(
         spec=str(spec),
         valid=True,

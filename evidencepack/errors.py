@@ -12,6 +12,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from .problems import Problem
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -46,8 +48,10 @@ class UsageError(EvidencePackError):
 class InputError(EvidencePackError):
     """An input file is malformed, missing or not what it claims to be.
 
-    ``problems`` holds one ``file:line:col: field: message`` string per finding so that
-    every problem is reported at once, not only the first.
+    ``found`` holds every finding as a ``Problem`` (file, line, column, field, code, message,
+    hint), so that every problem is reported at once, not only the first; ``problems`` is each
+    one's line of text, what the text edges print. A reader names the file and the place
+    (``file``, ``where`` or ``line``); the spec validator hands over its ``Problem``s.
     """
 
     exit_code = EXIT_FAILED
@@ -55,27 +59,50 @@ class InputError(EvidencePackError):
     def __init__(
         self,
         message: str,
-        problems: Sequence[str] = (),
+        problems: Sequence[str | Problem] = (),
         *,
         file: str | None = None,
         where: str | None = None,
+        line: int | None = None,
     ) -> None:
         self.file = file
         """The file the error is about, by the name the reader was handed (None: not located)."""
-        self.where = where
+        self.line = line
+        """The 1-based line in ``file`` the error is on, when the reader knows it."""
+        self.where = f"line {line}" if where is None and line is not None else where
         """Where in ``file`` (``line 7``, ``$.benchmarks[2].ttft``); None for the whole file."""
         self.detail = message
         """What is wrong; with ``file`` set, the message is ``file: where: detail``."""
-        composed = located(file, where, message)
+        composed = located(file, self.where, message)
         super().__init__(composed)
-        self.problems: tuple[str, ...] = tuple(problems) or (composed,)
+        self._given = tuple(problems)
+        self.problems: tuple[str, ...] = tuple(
+            p if isinstance(p, str) else p.text for p in self._given
+        ) or (composed,)
+
+    @property
+    def found(self) -> tuple[Problem, ...]:
+        """Every finding as a ``Problem``: those handed over as objects as they are, a line a
+        reader stated as text as its whole message, and an error with no list its own file,
+        line and message."""
+        from .problems import Problem, unlocated  # pydantic: loaded when a problem is wanted
+
+        if not self._given:
+            plain = self.line is not None or self.where is None
+            message = self.detail if plain else f"{self.where}: {self.detail}"
+            return (
+                Problem(
+                    file=self.file, line=self.line, code="input", message=message, text=self.message
+                ),
+            )
+        return tuple(unlocated(p) if isinstance(p, str) else p for p in self._given)
 
     def named(self, file: str) -> InputError:
         """The same error about ``file`` (re-labelled by value, never by editing its text);
         an error that names no file comes back unchanged."""
         if self.file is None or len(self.problems) != 1:
             return self
-        return InputError(self.detail, file=file, where=self.where)
+        return InputError(self.detail, file=file, where=self.where, line=self.line)
 
 
 def located(file: str | None, where: str | None, detail: str) -> str:

@@ -24,7 +24,7 @@ from .mlperf.tree import DIVISIONS
 from .readers.base import ParsedInput
 from .readers.clients import is_client
 from .readers.models import Identity
-from .readers.registry import read_input
+from .readers.registry import UnknownFormat, read_input
 from .spec.fit import fit_lines
 from .spec.located import is_hidden
 from .spec.models import API_VERSION
@@ -482,9 +482,10 @@ def _escape(char: str) -> str:
 
 
 def _why(exc: InputError) -> str:
-    """Why a file is not cited, in one line (the error names it as the spec would)."""
-    text = exc.message.splitlines()[0] if exc.message else "cannot read"
-    return text.split(" matches none of the formats")[0].replace(": the content (", ": (", 1)
+    """Why a file is not cited, in one line: an unknown format by its content, else the error."""
+    if isinstance(exc, UnknownFormat):
+        return f"{exc.file}: unknown format: ({exc.content})"
+    return exc.message.splitlines()[0] if exc.message else "cannot read"
 
 
 def _slug(name: str) -> str:

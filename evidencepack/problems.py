@@ -1,15 +1,16 @@
 """Problems as objects: the file, line, column, field path, code, message and hint of each finding.
 
-``InputError.problems`` holds one ``file:line:col: field: message`` line per finding. The lines
-the spec validator writes are ``ProblemText``: a ``str`` (printed, sorted and compared as before)
-that also carries its ``Problem``. ``problem_of`` returns that object, or, for a line some other
-reader wrote, the object its ``file:line:col:`` form states. ``validate --json`` and
-``check --json`` print these objects (``ValidationReport``, schemas/validation-report.v1).
+A problem is made as a ``Problem`` where it is found (the spec validator, ``located``; a reader's
+``InputError`` from its file, place and message) and travels as that object
+(``InputError.found``); its ``text`` is composed once, when it is made, and is what the text
+edges print (``InputError.problems``). Nothing parses a problem's text back into a problem.
+``validate --json`` and ``check --json`` print the objects (``ValidationReport``,
+schemas/validation-report.v1).
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import Field
@@ -43,18 +44,6 @@ class Problem(StrictModel):
     text: str = Field(description="the whole problem as one line, as the text output prints it")
 
 
-class ProblemText(str):
-    """A problem line that carries its ``Problem`` (``problem_of`` reads it back)."""
-
-    problem: Problem
-
-    def __new__(cls, problem: Problem) -> ProblemText:
-        """The line ``problem.text``, remembering ``problem``."""
-        made = super().__new__(cls, problem.text)
-        made.problem = problem
-        return made
-
-
 def located(
     file: str,
     line: int,
@@ -65,12 +54,12 @@ def located(
     hint: str | None = None,
     *,
     paren: bool = False,
-) -> ProblemText:
-    """A ``file:line:col: field: message`` line, then ``; hint`` (or `` (hint)`` with ``paren``),
-    and its Problem."""
+) -> Problem:
+    """The problem at ``file:line:col``; its ``text`` is the one line every edge prints:
+    ``file:line:col: field: message``, then ``; hint`` (or `` (hint)`` with ``paren``)."""
     where = f"{file}:{line}:{column}: " + (f"{field}: " if field else "")
     body = message + ((f" ({hint})" if paren else f"; {hint}") if hint else "")
-    problem = Problem(
+    return Problem(
         file=file,
         line=line,
         column=column,
@@ -80,52 +69,17 @@ def located(
         hint=hint,
         text=where + body,
     )
-    return ProblemText(problem)
 
 
-_LOCATED = re.compile(r"^(?P<file>[^\s:][^:]*?):(?P<line>\d+)(?::(?P<column>\d+))?: (?P<rest>.*)$")
-_FILE_ONLY = re.compile(r"^(?P<file>[^\s:][^:]*?): (?P<rest>.*)$")
-_FIELD = re.compile(r"^(?P<field>[A-Za-z_][\w-]*(?:\[\d+\]|\.[A-Za-z_][\w-]*)*): (?P<rest>.*)$")
-_HINT = re.compile(
-    r"^(?P<message>.*?); (?P<hint>(?:did you mean|write |pass --|expected one of).*)$"
-)
+def unlocated(text: str, *, file: str | None = None, code: str = "input") -> Problem:
+    """A problem a reader stated as one line with no position: the whole line is its message
+    (never parsed for a position or a hint: what is not handed over as a value is not known)."""
+    return Problem(file=file, code=code, message=text, text=text)
 
 
-def problem_of(text: str, *, code: str = "input") -> Problem:
-    """The Problem of one problem line: the one it carries, else the one its form states."""
-    if isinstance(text, ProblemText):
-        return text.problem
-    file: str | None = None
-    line = column = None
-    rest = text
-    if match := _LOCATED.match(text):
-        file, rest = match["file"], match["rest"]
-        line, column = int(match["line"]), int(match["column"]) if match["column"] else None
-    elif match := _FILE_ONLY.match(text):
-        file, rest = match["file"], match["rest"]
-    field = None
-    if line is not None and (named := _FIELD.match(rest)):
-        field, rest = named["field"], named["rest"]
-    message, hint = split_hint(rest)
-    if code == "input" and message.startswith("YAML syntax error"):
-        code = "yaml_syntax"
-    return Problem(
-        file=file,
-        line=line,
-        column=column,
-        field=field,
-        code=code,
-        message=message,
-        hint=hint,
-        text=text,
-    )
-
-
-def split_hint(message: str) -> tuple[str, str | None]:
-    """``(message, hint)``: a trailing ``; did you mean ...`` or ``; write ...`` is the hint."""
-    if match := _HINT.match(message):
-        return match["message"], match["hint"]
-    return message, None
+def by_position(problem: Problem) -> tuple[int, int, str]:
+    """Sort key of problems: by line and column (unlocated first), then text."""
+    return (problem.line or 0, problem.column or 0, problem.text)
 
 
 class ValidationReport(StrictModel):
@@ -153,11 +107,6 @@ class ValidationReport(StrictModel):
     )
 
 
-def report_of(spec: str, message: str, problems: tuple[str, ...]) -> ValidationReport:
-    """The report of a spec (or input) that failed: every problem line as an object."""
-    return ValidationReport(
-        spec=spec,
-        valid=False,
-        message=message,
-        problems=tuple(problem_of(p) for p in problems),
-    )
+def report_of(spec: str, message: str, problems: Sequence[Problem]) -> ValidationReport:
+    """The report of a spec (or input) that failed: every problem as the object it was made."""
+    return ValidationReport(spec=spec, valid=False, message=message, problems=tuple(problems))

@@ -319,6 +319,82 @@ def test_the_context_variable_check_finds_one(tmp_path: Path) -> None:
     assert _context_vars(package) == ["evidencepack/a.py:1", "evidencepack/b.py:1"]
 
 
+_REGEX_CALLS = frozenset(
+    {"search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
+)
+_PARSERS_OF_PROBLEM_TEXT = frozenset({"ProblemText", "problem_of", "split_hint"})
+
+
+def _names_a_problem(node: ast.AST) -> bool:
+    """The expression reads a problem's or an error's text: a name or attribute with
+    ``problem`` in it, or an error's ``message`` or ``detail``."""
+    for sub in ast.walk(node):
+        name = sub.id if isinstance(sub, ast.Name) else getattr(sub, "attr", None)
+        if name and ("problem" in name.lower() or name in ("message", "detail")):
+            return True
+    return False
+
+
+def _problem_text_parsers(root: Path) -> list[str]:
+    """Every place under ``root`` that parses problem text back: a regular expression (``re.x``
+    or a compiled ``_PATTERN.x``) or a ``str.split``/``partition`` run over a problem's or an
+    error's text, and the old carriers of a problem inside a string."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            where = f"{path.relative_to(root.parent)}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.Name | ast.FunctionDef | ast.ClassDef | ast.alias):
+                named = node.id if isinstance(node, ast.Name) else node.name
+                if named in _PARSERS_OF_PROBLEM_TEXT:
+                    found.append(f"{where}: {named}")
+                continue
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            owner, call = node.func.value, node.func.attr
+            if isinstance(owner, ast.Name) and owner.id == "re" and call in _REGEX_CALLS:
+                subject = node.args[2:3] if call in ("sub", "subn") else node.args[1:2]
+            elif isinstance(owner, ast.Name) and owner.id.lstrip("_").isupper():
+                subject = node.args[1:2] if call in ("sub", "subn") else node.args[:1]
+                subject = subject if call in _REGEX_CALLS else []
+            elif call in ("split", "rsplit", "partition", "rpartition"):
+                subject = [owner]
+            else:
+                continue
+            if any(_names_a_problem(s) for s in subject):
+                found.append(f"{where}: {ast.unparse(node)[:80]}")
+    return found
+
+
+def test_no_module_parses_problem_text_back() -> None:
+    """A problem travels as a ``Problem`` (file, line, column, field, code, message, hint) and is
+    turned into text once; nothing reads a position, a field or a hint back out of the text
+    (issue 44: ``ProblemText``, the regexes of ``problems.py``, ``spec/semantic.by_position``,
+    ``init_spec._why``, the LoadGen cross-check's figure and the quote's sort key did)."""
+    assert _problem_text_parsers(PACKAGE) == []
+
+
+def test_the_problem_text_check_finds_a_parser(tmp_path: Path) -> None:
+    package = tmp_path / "evidencepack"
+    package.mkdir()
+    (package / "a.py").write_text(
+        "import re\n"
+        "_AT = re.compile('x')\n"
+        "def f(problem, exc, text):\n"
+        "    re.search(r':(\\d+):', problem)\n"
+        "    _AT.match(exc.message)\n"
+        "    exc.problems[0].split(': ', 1)\n"
+        "    re.search('x', text)\n"
+        "    text.split(':')\n"
+    )
+    (package / "b.py").write_text("class ProblemText(str):\n    pass\n")
+    assert _problem_text_parsers(package) == [
+        "evidencepack/a.py:4: re.search(':(\\\\d+):', problem)",
+        "evidencepack/a.py:5: _AT.match(exc.message)",
+        "evidencepack/a.py:6: exc.problems[0].split(': ', 1)",
+        "evidencepack/b.py:1: ProblemText",
+    ]
+
+
 def test_no_module_is_over_500_lines() -> None:
     long = {
         name: lines

@@ -47,7 +47,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     except InputError as exc:
         if not opts.json:
             raise
-        _print_model(report_of(str(opts.spec), exc.message, exc.problems))
+        _print_model(report_of(str(opts.spec), exc.message, exc.found))
         return exc.exit_code
     spec = loaded.spec
     refs = sum(1 for _ in loaded.evidence_refs())
@@ -267,7 +267,7 @@ def _check_problems(opts: CheckOptions, exc: InputError) -> int:
     from ..check_outputs import problems_junit_xml, problems_markdown
     from ..problems import report_of
 
-    report = report_of(str(opts.spec), exc.message, exc.problems)
+    report = report_of(str(opts.spec), exc.message, exc.found)
     if opts.junit:
         atomic_write(opts.junit, problems_junit_xml(report))
     if opts.summary:

@@ -190,15 +190,12 @@ def loadgen_pair(
     ``names`` are what the findings call the two files (default: their paths)."""
     shown = names or (str(detail), str(summary))
     try:
-        problems = cross_check(parse_detail(detail, shown[0]), parse_summary_raw(summary, shown[1]))
-    except InputError as exc:
-        problems = [exc.message, *exc.problems]
+        log, raw = parse_detail(detail, shown[0]), parse_summary_raw(summary, shown[1])
+    except InputError as exc:  # a file that cannot be read: no figure is named
+        found: list[tuple[str | None, str]] = [(None, t) for t in (exc.message, *exc.problems)]
+    else:
+        found = [(problem.field, problem.text) for problem in cross_check(log, raw)]
     return [
-        RunFinding(
-            kind="summary-disagrees",
-            severity="FAIL",
-            figure=problem.split(": ", 2)[1].split(" is ", 1)[0] if ": " in problem else None,
-            detail=problem,
-        )
-        for problem in problems
+        RunFinding(kind="summary-disagrees", severity="FAIL", figure=figure, detail=text)
+        for figure, text in found
     ]

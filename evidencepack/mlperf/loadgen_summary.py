@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..problems import Problem
 from .loadgen_log import (
     NS_PER_MS,
     SCENARIOS,
@@ -339,14 +340,25 @@ def _close(detail: float, printed: SummaryValue, scale: float = 1.0) -> bool:
     return abs(detail - target) <= tolerance
 
 
-def cross_check(log: LoadgenLog, raw: RawSummary) -> list[str]:
-    """Every value the summary prints that disagrees with the detail log, as ``file:line`` text."""
-    problems: list[str] = []
+def cross_check(log: LoadgenLog, raw: RawSummary) -> list[Problem]:
+    """Every value the summary prints that disagrees with the detail log: a ``Problem`` at the
+    summary's line whose ``field`` is the figure (its text ``file:line: figure is ...``)."""
+    problems: list[Problem] = []
 
     def differ(label: str, summary_line: int, summary_value: object, detail_value: object) -> None:
+        message = (
+            f"{label} is {summary_value} in the summary but {detail_value} in the detail log "
+            f"({log.detail_path})"
+        )
         problems.append(
-            f"{raw.path}:{summary_line}: {label} is {summary_value} in the summary but "
-            f"{detail_value} in the detail log ({log.detail_path})"
+            Problem(
+                file=str(raw.path),
+                line=summary_line,
+                field=label,
+                code="summary_disagrees",
+                message=message,
+                text=f"{raw.path}:{summary_line}: {message}",
+            )
         )
 
     if not raw.has_results:

@@ -16,6 +16,7 @@ from typing import Any
 from .._text import misleading_characters
 from ..errors import InputError
 from ..limits import MAX_SPEC_BYTES, read_limited
+from ..problems import Problem, by_position, located
 from ..provenance import FileRecord, file_record
 from ..spec.located import LocatedDocument, Position, load_located
 from ..spec.validation import validate_located
@@ -44,7 +45,7 @@ def read_quote(
     """
     source_file = read_from or path
     suffix = path.suffix.lower()
-    problems: list[str] = []
+    problems: list[Problem] = []
     if suffix in (".yaml", ".yml"):
         doc = load_located(path, read_from=source_file)
     elif suffix == ".csv":
@@ -57,25 +58,21 @@ def read_quote(
         content = validate_located(QuoteFile, doc, path)
     except InputError as exc:
         cause = exc
-        problems.extend(exc.problems)
+        problems.extend(exc.found)
     if problems or content is None:
-        ordered = sorted(set(problems), key=_position)
+        ordered = sorted(set(problems), key=by_position)
         raise InputError(f"{path}: {len(ordered)} problem(s) in the quote", ordered) from cause
     if record is None:
         record = file_record(source_file).model_copy(update={"path": str(path)})
     return Quote(**dict(content), file=record)
 
 
-def _position(problem: str) -> tuple[int, int, str]:
-    """A problem's ``line:col`` for sorting (``file:line:col: ...``)."""
-    parts = problem.split(": ", 1)[0].rsplit(":", 2)
-    try:
-        return int(parts[-2]), int(parts[-1]), problem
-    except (ValueError, IndexError):
-        return 0, 0, problem
+def _at(path: Path, line: int, column: int, field: str | None, message: str) -> Problem:
+    """A problem of a CSV quote at ``line:column``."""
+    return located(str(path), line, column, field, "input", message)
 
 
-def _csv_document(path: Path, source_file: Path, problems: list[str]) -> LocatedDocument:
+def _csv_document(path: Path, source_file: Path, problems: list[Problem]) -> LocatedDocument:
     """A CSV quote as the mapping a YAML quote would hold, each cell's line and column kept.
 
     Problems only CSV can have (cells differing between rows, unknown columns) are added to
@@ -102,7 +99,13 @@ def _csv_document(path: Path, source_file: Path, problems: list[str]) -> Located
             number = reader.line_num
             if len(row) != len(header):
                 problems.append(
-                    f"{path}:{number}:1: {len(row)} cell(s) where the header has {len(header)}"
+                    _at(
+                        path,
+                        number,
+                        1,
+                        None,
+                        f"{len(row)} cell(s) where the header has {len(header)}",
+                    )
                 )
                 continue
             line = _csv_row(path, number, header, row, doc, len(lines), problems)
@@ -110,27 +113,28 @@ def _csv_document(path: Path, source_file: Path, problems: list[str]) -> Located
     except csv.Error as exc:
         raise InputError(f"{path}:{reader.line_num}:1: not CSV: {exc}") from exc
     if not lines:
-        problems.append(f"{path}:2:1: lines: no row after the header: the quote prices nothing")
-        ordered = sorted(problems, key=_position)
+        problems.append(
+            _at(path, 2, 1, "lines", "no row after the header: the quote prices nothing")
+        )
+        ordered = sorted(problems, key=by_position)
         raise InputError(f"{path}: {len(ordered)} problem(s) in the quote", ordered)
     doc.data["lines"] = lines
     doc.value_positions[("lines",)] = doc.value_positions[("lines", 0)]
     return doc
 
 
-def _header_problems(path: Path, header: list[str]) -> list[str]:
+def _header_problems(path: Path, header: list[str]) -> list[Problem]:
     """Unknown, repeated or missing columns of a CSV quote's header (line 1)."""
     known = (*QUOTE_COLUMNS, *LINE_COLUMNS)
-    problems: list[str] = []
+    problems: list[Problem] = []
     for index, name in enumerate(header):
         if name not in known:
-            problems.append(
-                f"{path}:1:{index + 1}: unknown column {name!r}; expected: {', '.join(known)}"
-            )
+            message = f"unknown column {name!r}; expected: {', '.join(known)}"
+            problems.append(_at(path, 1, index + 1, None, message))
         elif header.index(name) != index:
-            problems.append(f"{path}:1:{index + 1}: the column {name!r} appears twice")
+            problems.append(_at(path, 1, index + 1, None, f"the column {name!r} appears twice"))
     problems.extend(
-        f"{path}:1:1: the required column {name!r} is missing"
+        _at(path, 1, 1, None, f"the required column {name!r} is missing")
         for name in known
         if name not in header and name not in _OPTIONAL
     )
@@ -144,7 +148,7 @@ def _csv_row(
     row: list[str],
     doc: LocatedDocument,
     index: int,
-    problems: list[str],
+    problems: list[Problem],
 ) -> dict[str, Any]:
     """One data row: its line's cells, and the quote's own cells checked against row 1's."""
     line: dict[str, Any] = {}
@@ -154,9 +158,8 @@ def _csv_row(
         where = Position(number, column)
         bad = misleading_characters(value)
         if bad:
-            problems.append(
-                f"{path}:{where}: {name}: control or bidi character(s) {', '.join(bad)}"
-            )
+            message = f"control or bidi character(s) {', '.join(bad)}"
+            problems.append(_at(path, where.line, where.column, name, message))
             continue
         if name in QUOTE_COLUMNS:
             if name not in doc.data:
@@ -164,10 +167,11 @@ def _csv_row(
                 doc.value_positions[(name,)] = where
             elif doc.data[name] != value:
                 first = doc.value_positions[(name,)]
-                problems.append(
-                    f"{path}:{where}: {name}: {value!r} differs from {doc.data[name]!r} on line "
-                    f"{first.line}; a CSV quote repeats one value on every row"
+                message = (
+                    f"{value!r} differs from {doc.data[name]!r} on line {first.line}; a CSV "
+                    "quote repeats one value on every row"
                 )
+                problems.append(_at(path, where.line, where.column, name, message))
         elif name in LINE_COLUMNS and not (name in _OPTIONAL and value == ""):
             line[name] = _number(name, value)
             doc.value_positions[("lines", index, name)] = where

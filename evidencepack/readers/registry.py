@@ -274,10 +274,20 @@ def detect_format(probe: Probe) -> Format:
     known = ", ".join(f.id for f in formats)
     if _broken:
         known += f"; plug-ins that failed to load: {'; '.join(broken_plugins())}"
-    raise InputError(
-        f"{probe.name}: unknown format: the content ({_describe(probe)}) matches none of the "
-        f"formats evidencepack reads ({known})"
-    )
+    raise UnknownFormat(probe.name, _describe(probe), known)
+
+
+class UnknownFormat(InputError):
+    """No format reads the file: ``content`` says what detection saw, ``known`` what is read."""
+
+    def __init__(self, name: str, content: str, known: str) -> None:
+        self.content = content
+        """What the file holds, as detection saw it (``a JSON object with keys ...``)."""
+        super().__init__(
+            f"unknown format: the content ({content}) matches none of the formats evidencepack "
+            f"reads ({known})",
+            file=name,
+        )
 
 
 def read_input(

@@ -12,9 +12,10 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from ..errors import SpecError
+from ..problems import Problem, by_position
 from .located import Loc, load_located
 from .models import EvidenceRef, PackSpec
-from .semantic import by_position, id_problems, path_problem, raw_paths, semantic_problems
+from .semantic import id_problems, path_problem, raw_paths, semantic_problems
 from .validation import located_problem, validate_located
 
 
@@ -68,13 +69,13 @@ def load_spec(
     try:
         doc = load_located(shown, read_from=read_from or path)
     except InputError as exc:
-        raise SpecError(exc.message, exc.problems) from exc
+        raise SpecError(exc.message, exc.found) from exc
     base = path.resolve().parent
     folder = None if label is None else str(PurePosixPath(label).parent)
     # Evidence paths and candidate ids are checked from the raw document, so that a spec with
     # type errors reports its missing files and unknown ids in the same pass, not a second one.
     early = [
-        located_problem(doc, shown, loc, problem)
+        located_problem(doc, shown, loc, *problem)
         for loc, relative in raw_paths(doc.data)
         if (problem := path_problem(base, relative, allow_outside=allow_outside, base_name=folder))
     ]
@@ -82,7 +83,7 @@ def load_spec(
     try:
         spec = validate_located(PackSpec, doc, shown)
     except InputError as exc:
-        problems = sorted({*exc.problems, *early}, key=by_position)
+        problems = sorted({*exc.found, *early}, key=by_position)
         raise SpecError(f"{shown}: {len(problems)} problem(s) in the spec", problems) from exc
 
     problems = [located_problem(doc, shown, loc, msg) for loc, msg in semantic_problems(spec)]
@@ -92,7 +93,7 @@ def load_spec(
     return LoadedSpec(spec=spec, path=path, allow_outside=allow_outside)
 
 
-def outside_paths(spec: Path, label: str) -> list[str]:
+def outside_paths(spec: Path, label: str) -> list[Problem]:
     """Each evidence path of ``spec`` that is absolute or leaves the spec's folder, located
     (``inputs/pack.yaml:12:15: candidates[0].evidence.runs[0].path: ...``)."""
     doc = load_located(Path(label), read_from=spec)

@@ -16,6 +16,7 @@ import yaml
 from .._text import is_misleading, misleading_characters
 from ..errors import InputError
 from ..limits import MAX_SPEC_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES, read_limited
+from ..problems import Problem, located
 
 Loc = tuple[str | int, ...]
 
@@ -103,9 +104,9 @@ def load_located(path: Path, *, read_from: Path | None = None) -> LocatedDocumen
         loader.dispose()
 
     doc = LocatedDocument(data=None)
-    problems: list[str] = []
+    problems: list[Problem] = []
     if root is None:
-        raise InputError(f"{path}:1:1: the file is empty")
+        raise _error(path, Position(1, 1), "the file is empty")
     doc.data = _build(root, (), doc, problems, path, loader, [0])
     if problems:
         raise InputError(f"{path}: {len(problems)} YAML problem(s)", problems)
@@ -122,13 +123,13 @@ def is_hidden(char: str) -> bool:
     return char in _LINE_BREAKS or is_misleading(char)
 
 
-def hidden_characters(text: str, path: Path) -> list[str]:
+def hidden_characters(text: str, path: Path) -> list[Problem]:
     """One located problem per character of ``text`` that makes the file read differently from
     what the parser sees: NEL, LINE and PARAGRAPH SEPARATOR (they end a YAML comment, so
     ``# ok\u2028waivers: [...]`` is one comment line on screen and a waiver to the parser),
     controls other than tab and newlines, and format characters (bidi overrides, zero-width
     characters), in comments as in values. A byte order mark opening the file is allowed."""
-    problems: list[str] = []
+    problems: list[Problem] = []
     line, start = 1, 0
     for index, char in enumerate(text):
         if char == "\n":
@@ -137,9 +138,16 @@ def hidden_characters(text: str, path: Path) -> list[str]:
         if is_hidden(char) and not (index == 0 and char == "\ufeff"):
             name = unicodedata.name(char, "CONTROL CHARACTER")
             problems.append(
-                f"{path}:{line}:{index - start + 1}: hidden character U+{ord(char):04X} {name}: "
-                "the file would read differently from what it holds (remove it, or write it "
-                'as an escape such as "\\u2028" in a quoted value)'
+                located(
+                    str(path),
+                    line,
+                    index - start + 1,
+                    None,
+                    "input",
+                    f"hidden character U+{ord(char):04X} {name}: the file would read differently "
+                    "from what it holds (remove it, or write it as an escape such as "
+                    '"\\u2028" in a quoted value)',
+                )
             )
             if len(problems) >= MAX_SHOWN_PROBLEMS:
                 break
@@ -152,8 +160,22 @@ def _one_line(exc: BaseException) -> str:
 
 def _syntax_error(path: Path, exc: yaml.MarkedYAMLError) -> InputError:
     mark = exc.problem_mark or exc.context_mark
-    where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
-    return InputError(f"{path}:{where}: YAML syntax error: {exc.problem or _one_line(exc)}")
+    where = Position(mark.line + 1, mark.column + 1) if mark else Position(1, 1)
+    message = f"YAML syntax error: {exc.problem or _one_line(exc)}"
+    return _error(path, where, message, "yaml_syntax")
+
+
+def _at(
+    path: Path, where: Position, field: str | None, message: str, code: str = "input"
+) -> Problem:
+    """The problem at ``where`` in the YAML file ``path``."""
+    return located(str(path), where.line, where.column, field, code, message)
+
+
+def _error(path: Path, where: Position, message: str, code: str = "input") -> InputError:
+    """The error of one problem at ``where``, its text the message."""
+    problem = _at(path, where, None, message, code)
+    return InputError(problem.text, [problem])
 
 
 def _check_shape(text: str, path: Path) -> None:
@@ -164,8 +186,8 @@ def _check_shape(text: str, path: Path) -> None:
             depth += 1
             if depth > MAX_YAML_DEPTH:
                 mark = event.start_mark
-                where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
-                raise InputError(f"{path}:{where}: nesting deeper than {MAX_YAML_DEPTH} levels")
+                where = Position(mark.line + 1, mark.column + 1) if mark else Position(1, 1)
+                raise _error(path, where, f"nesting deeper than {MAX_YAML_DEPTH} levels")
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
 
@@ -174,31 +196,36 @@ def _build(
     node: yaml.Node,
     loc: Loc,
     doc: LocatedDocument,
-    problems: list[str],
+    problems: list[Problem],
     path: Path,
     loader: yaml.SafeLoader,
     count: list[int],
 ) -> Any:
     count[0] += 1
     if count[0] > MAX_YAML_NODES:
-        raise InputError(
-            f"{path}:{_mark(node)}: more than {MAX_YAML_NODES} YAML nodes once aliases are "
-            "expanded (an alias bomb?)"
+        raise _error(
+            path,
+            _mark(node),
+            f"more than {MAX_YAML_NODES} YAML nodes once aliases are expanded (an alias bomb?)",
         )
     doc.value_positions[loc] = _mark(node)
     if node.tag not in _PLAIN_TAGS:
         problems.append(
-            f"{path}:{_mark(node)}: {_dotted(loc)}: the YAML tag {node.tag!r} is not allowed"
+            _at(path, _mark(node), _dotted(loc), f"the YAML tag {node.tag!r} is not allowed")
         )
         return None
     if isinstance(node, yaml.MappingNode):
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
-                problems.append(f"{path}:{_mark(key_node)}: YAML merge keys (<<) are not supported")
+                problems.append(
+                    _at(path, _mark(key_node), None, "YAML merge keys (<<) are not supported")
+                )
                 continue
             if not isinstance(key_node, yaml.ScalarNode):
-                problems.append(f"{path}:{_mark(key_node)}: mapping keys must be plain scalars")
+                problems.append(
+                    _at(path, _mark(key_node), None, "mapping keys must be plain scalars")
+                )
                 continue
             before = len(problems)
             key = _scalar(key_node, loc, problems, path, loader)
@@ -210,8 +237,12 @@ def _build(
             if key in result:
                 first = doc.key_positions[child]
                 problems.append(
-                    f"{path}:{_mark(key_node)}: {_dotted(child)}: duplicate key "
-                    f"(first defined at line {first.line})"
+                    _at(
+                        path,
+                        _mark(key_node),
+                        _dotted(child),
+                        f"duplicate key (first defined at line {first.line})",
+                    )
                 )
                 continue
             doc.key_positions[child] = _mark(key_node)
@@ -226,23 +257,28 @@ def _build(
 
 
 def _scalar(
-    node: yaml.Node, loc: Loc, problems: list[str], path: Path, loader: yaml.SafeLoader
+    node: yaml.Node, loc: Loc, problems: list[Problem], path: Path, loader: yaml.SafeLoader
 ) -> Any:
     """One scalar's value, or None with a problem (a date such as 2026-02-30, a control)."""
     try:
         value = loader.construct_object(node)
     except yaml.constructor.ConstructorError as exc:
-        problems.append(f"{path}:{_mark(node)}: {_dotted(loc)}: {exc.problem}")
+        problems.append(_at(path, _mark(node), _dotted(loc), str(exc.problem)))
         return None
     except (ValueError, OverflowError) as exc:
-        problems.append(f"{path}:{_mark(node)}: {_dotted(loc)}: {node.value!r}: {exc}")
+        problems.append(_at(path, _mark(node), _dotted(loc), f"{node.value!r}: {exc}"))
         return None
     if isinstance(value, str):
         bad = misleading_characters(value)
         if bad:
             problems.append(
-                f"{path}:{_mark(node)}: {_dotted(loc)}: control or bidi character(s) "
-                f"{', '.join(bad)} (text would read differently from what it holds)"
+                _at(
+                    path,
+                    _mark(node),
+                    _dotted(loc),
+                    f"control or bidi character(s) {', '.join(bad)} (text would read "
+                    "differently from what it holds)",
+                )
             )
             return None
     return value

@@ -60,12 +60,6 @@ def raw_paths(data: object) -> Iterator[tuple[Loc, str]]:
                     yield ("candidates", ci, "evidence", role, ri, "path"), ref["path"]
 
 
-def by_position(problem: str) -> tuple[int, int, str]:
-    """Sort key of a ``file:line:col: ...`` problem line: by line and column."""
-    match = re.search(r":(\d+):(\d+): ", problem)
-    return (int(match.group(1)), int(match.group(2)), problem) if match else (0, 0, problem)
-
-
 _NOT_TOKEN = re.compile(r"[^A-Z0-9]+")
 
 
@@ -163,12 +157,12 @@ def semantic_problems(spec: PackSpec) -> Iterator[tuple[Loc, str]]:
 
 def path_problem(
     base: Path, relative: str, *, allow_outside: bool, base_name: str | None = None
-) -> str | None:
-    """Why an evidence path cannot be used (absolute, outside the spec folder, missing), or None.
-    ``base_name`` is what messages call the spec's folder (default: ``base``; a rebuild: the
-    pack's ``inputs``)."""
+) -> tuple[str, str | None] | None:
+    """Why an evidence path cannot be used (absolute, outside the spec folder, missing) and how
+    to fix it, if known: ``(message, hint)``; or None. ``base_name`` is what messages call the
+    spec's folder (default: ``base``; a rebuild: the pack's ``inputs``)."""
     if Path(relative).is_absolute() and not allow_outside:
-        return f"absolute path {relative!r} is not allowed (use a path relative to the spec)"
+        return f"absolute path {relative!r} is not allowed (use a path relative to the spec)", None
     target = (base / relative).resolve()
 
     def shown(path: Path) -> str:
@@ -179,12 +173,13 @@ def path_problem(
     if not allow_outside and not target.is_relative_to(base):
         return (
             f"path {relative!r} resolves to {shown(target)}, outside the spec's folder "
-            f"{shown(base)} (symlinks included); pass --allow-outside-paths to permit it"
+            f"{shown(base)} (symlinks included)",
+            "pass --allow-outside-paths to permit it",
         )
     if not target.exists():
         guess = _near_path(base, relative)
-        hint = f"; did you mean {guess!r}?" if guess else ""
-        return f"path {relative!r} does not exist (looked for {shown(target)}){hint}"
+        hint = f"did you mean {guess!r}?" if guess else None
+        return f"path {relative!r} does not exist (looked for {shown(target)})", hint
     return None
 
 

@@ -18,7 +18,7 @@ import pydantic
 from pydantic import BaseModel
 
 from ..errors import InputError
-from ..problems import ProblemText, located, split_hint
+from ..problems import Problem, located
 from .located import Loc, LocatedDocument, Position, dotted
 
 M = TypeVar("M", bound=BaseModel)
@@ -47,7 +47,7 @@ def validate_located(model: type[M], doc: LocatedDocument, path: Path) -> M:
             if matched not in todos:
                 found.add(_format(model, doc, path, error))
     if found or result is None:
-        problems = [text for _, text in sorted(found, key=lambda item: (item[0], item[1]))]
+        problems = [p for _, p in sorted(found, key=lambda item: (item[0], item[1].text))]
         raise InputError(f"{path}: {len(problems)} problem(s) in the spec", problems) from cause
     return result
 
@@ -72,7 +72,7 @@ def _lines(path: Path) -> list[str]:
 
 def _todo_problem(
     doc: LocatedDocument, path: Path, lines: list[str], loc: Loc
-) -> tuple[tuple[int, int], ProblemText]:
+) -> tuple[tuple[int, int], Problem]:
     """``still TODO``, with the hint the line's comment gives (``# p99 ... in ms``)."""
     position, matched = doc.position(loc)
     hint = None
@@ -95,23 +95,24 @@ def _at(
     hint: str | None = None,
     *,
     paren: bool = False,
-) -> ProblemText:
+) -> Problem:
     """The problem at ``position``: ``; hint`` after the message, or `` (hint)`` with ``paren``."""
     return located(
         str(path), position.line, position.column, field, code, message, hint, paren=paren
     )
 
 
-def located_problem(doc: LocatedDocument, path: Path, loc: Loc, message: str) -> ProblemText:
-    """One problem line for a check made after validation (semantic rules, file paths)."""
+def located_problem(
+    doc: LocatedDocument, path: Path, loc: Loc, message: str, hint: str | None = None
+) -> Problem:
+    """One problem for a check made after validation (semantic rules, file paths)."""
     position, matched = doc.position(loc)
-    text, hint = split_hint(message)
-    return _at(path, position, dotted(loc if loc else matched), "spec_rule", text, hint)
+    return _at(path, position, dotted(loc if loc else matched), "spec_rule", message, hint)
 
 
 def _format(
     model: type[BaseModel], doc: LocatedDocument, path: Path, error: Any
-) -> tuple[tuple[int, int], ProblemText]:
+) -> tuple[tuple[int, int], Problem]:
     loc: Loc = tuple(error["loc"])
     kind = error["type"]
     if kind == "extra_forbidden":

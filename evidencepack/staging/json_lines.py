@@ -35,11 +35,11 @@ def iter_json_lines(path: Path, name: str | None = None) -> Iterator[tuple[int, 
                 try:
                     value = json.loads(raw)
                 except RecursionError as exc:
-                    raise fail(shown, f"line {number}", NESTING) from exc
+                    raise InputError(NESTING, file=shown, line=number) from exc
                 except json.JSONDecodeError as exc:
                     truncated = not raw.endswith(b"\n") and exc.pos >= len(raw.rstrip()) - 1
                     what = "truncated JSON" if truncated else "malformed JSON"
-                    raise fail(shown, f"line {number}", f"{what}: {exc.msg}") from exc
+                    raise InputError(f"{what}: {exc.msg}", file=shown, line=number) from exc
                 yield number, value
     except UnicodeDecodeError as exc:
         raise fail(shown, f"byte {exc.start}", "not UTF-8 text") from exc

@@ -448,7 +448,9 @@ def make_check(
     )
 
 
-_LINE = re.compile(r"line (\d+)")
+_DUCKDB_LINE = re.compile(r"line (\d+)")
+"""The line DuckDB's own error text names (DuckDB raises no line as a value): read once, from
+DuckDB's message, into the error's ``line``; never from one of our problems."""
 _DUCKDB_FILE = re.compile(r' in file "[^"]*"')
 """DuckDB's own mention of the file it read (a build's private copy), left out of messages."""
 
@@ -476,7 +478,7 @@ def _input_error(path: Path, exc: duckdb.Error, name: str) -> InputError:
     text = re.sub(r"^[A-Za-z ]+Error: ", "", text)
     text = _DUCKDB_FILE.sub("", text)  # DuckDB names the bytes' place; the message names ``name``
     if "unexpected end of data" in text:
-        return InputError(f"{name}: truncated JSON: the file ends inside a record ({text})")
-    match = _LINE.search(text)
-    where = f"line {match.group(1)}: " if match else ""
-    return InputError(f"{name}: {where}cannot read per-request rows: {text}")
+        return InputError(f"truncated JSON: the file ends inside a record ({text})", file=name)
+    match = _DUCKDB_LINE.search(text)
+    line = int(match.group(1)) if match else None
+    return InputError(f"cannot read per-request rows: {text}", file=name, line=line)

@@ -138,6 +138,7 @@ class Finding(StrictModel):
         "duplicate-key",
         "impossible-value",
         "invalid-run",
+        "invalid-run-latency",
         "empty-output",
         "unaccounted-requests",
         "mixed-sweep",
@@ -146,8 +147,9 @@ class Finding(StrictModel):
         description=(
             "what was found: a summary disagreeing with its rows, a repeated log "
             "key, an impossible value (also a score outside its metric's range), an "
-            "invalid run, empty outputs, requests not accounted for, a sweep mixing "
-            "tools or definitions, or a scored item the dataset does not hold"
+            "invalid run (invalid-run-latency: judged so for a latency limit), empty "
+            "outputs, requests not accounted for, a sweep mixing tools or definitions, or a "
+            "scored item the dataset does not hold"
         )
     )
     severity: Literal["FAIL", "WARN", "NOTE"] = Field(

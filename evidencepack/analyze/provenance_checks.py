@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from ..spec.models import Candidate, PackSpec, Slo
@@ -224,17 +223,12 @@ def data_findings(cid: str, ev: CandidateEvidence, slo: Slo | None = None) -> li
     return out
 
 
-_LATENCY = re.compile(r"constrain|latency", re.IGNORECASE)
-"""LoadGen's INVALID for a latency limit (``TTFT constrain not met``), not for too few queries
-or too short a run."""
-
-
 def _over_capacity(f: Finding, ev: CandidateEvidence, slo: Slo) -> str | None:
     """The valid run below it, when a WARN finding is a sweep point its tool judged INVALID for
     latency, whose own p99s break the SLO too, above a point that was valid: the load that
     finds the ceiling, expected by design; else None (an INVALID run that looks within the SLO
     is a contradiction to look at)."""
-    if f.kind != "invalid-run" or f.severity != "WARN" or not _LATENCY.search(f.detail):
+    if f.kind != "invalid-run-latency" or f.severity != "WARN":
         return None
     run = next((r for r in ev.runs if r.id == f.subject), None)
     if run is None or run.point.load == "offline":

@@ -64,6 +64,7 @@ FindingKind = Literal[
     "duplicate-key",
     "impossible-value",
     "invalid-run",
+    "invalid-run-latency",
     "empty-output",
     "unaccounted-requests",
 ]

@@ -69,7 +69,7 @@ def unaccounted_requests(run: ServingRun) -> tuple[RunFinding, ...]:
 def verdict_findings(run: ServingRun) -> tuple[RunFinding, ...]:
     """A run its own tool judged INVALID, unless the reader already said so (LoadGen cites
     the log line): WARN, and never an operating point (``RunPoint.invalid``)."""
-    if run.verdict != "INVALID" or any(f.kind == "invalid-run" for f in run.findings):
+    if run.verdict != "INVALID" or any(f.kind.startswith("invalid-run") for f in run.findings):
         return ()
     why = "; ".join(run.verdict_reasons) or "no reason given"
     return (

@@ -8,6 +8,7 @@ module maps its ``LoadgenLog`` onto a ServingRun. LoadGen's TPOT is (latency - T
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ...errors import InputError
@@ -19,7 +20,16 @@ from ..base import Format, ParsedInput, Probe, item_id, require_completed, with_
 from ..models import Identity, LatencyMetric, LatencyStats, Load, RunFinding, TokenStats
 from .measure_run import with_companion
 
+_LATENCY_REASON = re.compile(r"constrain|latency", re.IGNORECASE)
+"""LoadGen's reason for an INVALID run that names a latency limit (``TTFT constrain not met``),
+as against too few queries or too short a run."""
+
 _MAIN = ("mean", "p50", "p90", "p95", "p99", "min", "max")
+
+
+def latency_reason(reasons: tuple[str, ...] | list[str]) -> bool:
+    """Whether LoadGen's own reasons for an INVALID run name a latency limit."""
+    return any(_LATENCY_REASON.search(reason) for reason in reasons)
 
 
 def detect_detail(probe: Probe) -> bool:
@@ -86,7 +96,11 @@ def _parsed(log: LoadgenLog, record: FileRecord, format_id: str) -> ParsedInput:
         findings.append(
             # WARN: the run stays a measured point that broke the SLO, never an operating point
             RunFinding(
-                kind="invalid-run",
+                # a latency limit not met (``TTFT constrain not met``), or too few queries or too
+                # short a run: LoadGen's own reasons say which, and the kind carries it on
+                kind="invalid-run-latency"
+                if latency_reason(log.invalid_reasons)
+                else "invalid-run",
                 severity="WARN",
                 figure="result_validity",
                 detail=f"LoadGen judged the run INVALID ({log.cite('result_validity')}): {why}",

@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from ._atomic import atomic_write
-from .errors import InputError, UsageError
+from .errors import InputError, InvalidRequest, option
 from .inputs.base import ParsedInput
 from .inputs.clients import is_client
 from .inputs.models import Identity
@@ -75,7 +75,9 @@ def init_spec(folder: Path, out: Path | None = None, *, force: bool = False) -> 
         raise InputError(f"{folder}: no such folder")
     out = out if out is not None else folder / "pack.yaml"
     if out.exists() and not force:
-        raise UsageError(f"{out} exists: choose another file with -o or pass --force")
+        raise InvalidRequest(
+            f"{out} exists: choose another file with {option('out')} or pass {option('force')}"
+        )
     base = out.resolve().parent
     skipped: list[str] = []
     found = _survey(folder.resolve(), base, out.resolve(), skipped)

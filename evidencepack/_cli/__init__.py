@@ -185,7 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EvidencePackError as exc:
         if verbose:
             raise
-        print(f"evidencepack: error: {exc.message}", file=sys.stderr)
+        print(f"evidencepack: error: {_worded(exc)}", file=sys.stderr)
         problems: tuple[str, ...] = getattr(exc, "problems", ())
         if problems and problems != (exc.message,):
             for problem in problems:
@@ -196,3 +196,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .. import progress
 
             progress.enable(False)
+
+
+def flag(option: str) -> str:
+    """The command-line flag of a library option (``cert_identity`` -> ``--cert-identity``)."""
+    return "--" + option.replace("_", "-")
+
+
+def _worded(exc: EvidencePackError) -> str:
+    """An error's message for the command line: the options it names (``errors.option``), as
+    flags."""
+    return exc.worded(flag)

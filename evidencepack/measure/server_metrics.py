@@ -18,7 +18,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import CouldNotRun, UsageError
+from ..errors import CouldNotRun, InvalidRequest, option
 
 SERVER_METRICS_FILE = "server-metrics.json"
 """Its reader, ``inputs/formats/measure_server_metrics.py``, holds its model (a sibling stage:
@@ -108,9 +108,11 @@ def parse_exposition(text: str) -> list[Sample]:
 
 
 def check_url(url: str) -> None:
-    """A UsageError unless ``url`` is an http(s) URL with a host."""
+    """A InvalidRequest unless ``url`` is an http(s) URL with a host."""
     if not re.match(r"https?://[^/\s]+", url):
-        raise UsageError(f"--server-metrics {url!r}: give the http:// or https:// metrics URL")
+        raise InvalidRequest(
+            f"{option('server_metrics')} {url!r}: give the http:// or https:// metrics URL"
+        )
 
 
 def scrape(url: str, timeout_s: float = 10.0) -> list[Sample]:

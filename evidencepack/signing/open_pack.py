@@ -113,7 +113,7 @@ def open_pack(
     """Open, copy once, check and parse the pack at ``path`` (folder or ``.tar.gz``).
 
     Never raises for a pack that fails a check (``problems`` lists each); raises for a path
-    that is not a pack at all (InputError, UsageError) or a machine that cannot copy it.
+    that is not a pack at all (InputError, InvalidRequest) or a machine that cannot copy it.
     """
     from ..analyze.models import DecisionDocument
     from ..pack.manifest import EvidenceManifest

@@ -66,6 +66,17 @@ class EvidencePackError(Exception):
         """The message with each option it names worded by ``word`` (the CLI: its flag)."""
         return word_options(self.marked, word)
 
+    def transform_text(self, change: Callable[[str], str]) -> None:
+        """Pass the message's own text (not the options it names) through ``change``: a
+        command that shows hidden characters as escapes keeps its options' marks."""
+        head, *marked = self.marked.split(_OPEN)
+        parts = [change(head)]
+        for part in marked:
+            name, _, rest = part.partition(_CLOSE)
+            parts.append(f"{_OPEN}{name}{_CLOSE}{change(rest)}")
+        self.marked = "".join(parts)
+        self.message = word_options(self.marked, str)
+
 
 class UsageError(EvidencePackError):
     """The command line itself is wrong: raised by the command line (``_cli/``) only; the library

@@ -75,9 +75,8 @@ def init_spec(folder: Path, out: Path | None = None, *, force: bool = False) -> 
         raise InputError(f"{folder}: no such folder")
     out = out if out is not None else folder / "pack.yaml"
     if out.exists() and not force:
-        raise InvalidRequest(
-            f"{out} exists: choose another file with {option('out')} or pass {option('force')}"
-        )
+        choose = f"choose another file with {option('out')} or pass {option('force')}"
+        raise InvalidRequest(f"{out} exists: {choose}")
     base = out.resolve().parent
     skipped: list[str] = []
     found = _survey(folder.resolve(), base, out.resolve(), skipped)

@@ -162,9 +162,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
-        from .. import progress
+        from ..api.terminal import progress_wanted, show_progress
 
-        progress.enable(progress.wanted(sys.stderr, as_json=getattr(args, "json", False)))
+        show_progress(progress_wanted(sys.stderr, as_json=getattr(args, "json", False)))
         reporting = True
         result: int = args.handler(args)
         sys.stdout.flush()
@@ -193,9 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     finally:
         if reporting:
-            from .. import progress
+            from ..api.terminal import show_progress
 
-            progress.enable(False)
+            show_progress(False)
 
 
 def flag(option: str) -> str:

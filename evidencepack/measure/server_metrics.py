@@ -123,13 +123,13 @@ def scrape(url: str, timeout_s: float = 10.0) -> list[Sample]:
         with urllib.request.urlopen(request, timeout=timeout_s) as answer:  # noqa: S310
             body = answer.read(_MAX_BYTES + 1)
     except (OSError, urllib.error.URLError) as exc:
-        raise CouldNotRun(f"--server-metrics {url}: {exc}") from exc
+        raise CouldNotRun(f"{option('server_metrics')} {url}: {exc}") from exc
     if len(body) > _MAX_BYTES:
-        raise CouldNotRun(f"--server-metrics {url}: more than {_MAX_BYTES} bytes")
+        raise CouldNotRun(f"{option('server_metrics')} {url}: more than {_MAX_BYTES} bytes")
     try:
         return parse_exposition(body.decode("utf-8", "replace"))
     except ValueError as exc:
-        raise CouldNotRun(f"--server-metrics {url}: not Prometheus text: {exc}") from exc
+        raise CouldNotRun(f"{option('server_metrics')} {url}: not Prometheus text: {exc}") from exc
 
 
 def _delta(kind: str, before: float | None, after: float | None) -> float | None:

@@ -402,10 +402,12 @@ def test_an_encrypted_key_opens_with_the_passphrase_variable(
 def test_the_api_refuses_half_given_pdf_signing_options(pki: Pki, tmp_path: Path) -> None:
     from evidencepack import api
 
+    half = api.BuildOptions(pdf_sign=api.PdfSignSpec(cert=pki.signer.cert_pem))
     with pytest.raises(InvalidRequest, match="both pdf_sign_key and pdf_sign_cert"):
-        api.build(SAMPLE_SPEC, tmp_path / "pack", pdf_sign_cert=pki.signer.cert_pem)
+        api.build(SAMPLE_SPEC, tmp_path / "pack", half)
+    stamped = api.BuildOptions(pdf_sign=api.PdfSignSpec(tsa="http://127.0.0.1:9/"))
     with pytest.raises(InvalidRequest, match="tsa needs pdf_sign_key and pdf_sign_cert"):
-        api.build(SAMPLE_SPEC, tmp_path / "pack", tsa="http://127.0.0.1:9/")
+        api.build(SAMPLE_SPEC, tmp_path / "pack", stamped)
     assert not (tmp_path / "pack").exists()
 
 

@@ -172,7 +172,7 @@ class CheckCommandOptions(NamedTuple):
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from ..api.compile import check
+    from ..api.compile import check, read_spec_first
 
     opts = CheckCommandOptions(
         Path(args.spec),
@@ -181,10 +181,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
         optional_path(args.junit),
         optional_path(args.summary),
     )
-    options = check_options(args)
     try:
+        read_spec_first(opts.spec)  # a missing spec refused before the options objects load
         # api.check reads and validates the spec before it imports DuckDB or numpy.
-        decision = check(opts.spec, options)
+        decision = check(opts.spec, check_options(args))
     except InputError as exc:
         if not (opts.json or opts.markdown or opts.junit or opts.summary):
             raise

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from .options import BuildOptions, CheckOptions, PathLike, path_or_none
 
+# The options module (dataclasses) loads when a function needs it: ``check`` refuses a missing
+# spec first (tests/test_startup.py).
 if TYPE_CHECKING:
     from ..analyze.models import DecisionDocument
     from ..command_reports import BuildReport, InitReport, SchemasReport
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from ..signing.pades_options import PdfSignOptions
     from ..signing.verify_report import RebuildOutcome
     from ..spec.load import LoadedSpec
-    from .options import PdfSignSpec
+    from .options import BuildOptions, CheckOptions, PathLike, PdfSignSpec
 
 
 def load_spec(spec: PathLike, *, allow_outside: bool = False) -> LoadedSpec:
@@ -71,6 +72,7 @@ def problems_report(spec: PathLike, exc: InputError) -> ValidationReport:
 def compile_options(options: CheckOptions) -> CompileOptions:
     """The pipeline's compile options of ``options``."""
     from ..pipeline import CompileOptions
+    from .options import path_or_none
 
     return CompileOptions(
         allow_outside=options.allow_outside, as_of=options.as_of, plan=path_or_none(options.plan)
@@ -82,21 +84,23 @@ def check(spec: PathLike, options: CheckOptions | None = None) -> DecisionDocume
     (``decision.json``); ``decision.gate_passes()`` is the gate (``allow_waivers=False``:
     ``check --no-waivers``). Raises ``SpecError`` or ``InputError`` for a bad spec or input,
     before DuckDB or numpy is imported when the spec is the problem."""
+    read_spec_first(spec)
+    from .options import CheckOptions
+
     options = options or CheckOptions()
-    _read_spec_first(Path(spec))
     load_spec(spec, allow_outside=options.allow_outside)
     from ..pipeline import check as run_check
 
     return run_check(Path(spec), compile_options(options))
 
 
-def _read_spec_first(path: Path) -> None:
-    """Refuse a missing, unreadable or oversized spec before pydantic and the spec models load
-    (``check``'s start-up; ``load_spec`` reads the file again, a few kilobytes)."""
+def read_spec_first(spec: PathLike) -> None:
+    """Refuse a missing, unreadable or oversized spec (``SpecError``) before pydantic and the
+    spec models load (``check``'s start-up; ``load_spec`` reads the file again, a few KB)."""
     from ..errors import SpecError
     from ..limits import MAX_SPEC_BYTES, read_limited
 
-    read_limited(path, MAX_SPEC_BYTES, what="YAML file", error=SpecError)
+    read_limited(Path(spec), MAX_SPEC_BYTES, what="YAML file", error=SpecError)
 
 
 def pdf_sign_options(spec: PdfSignSpec | None) -> PdfSignOptions | None:
@@ -114,6 +118,7 @@ def build(spec: PathLike, out: PathLike, options: BuildOptions | None = None) ->
     your own; None: unsigned), with ``out.tar.gz`` if ``options.archive``, the OSCAL export
     inside if ``options.oscal``, and a PAdES signature in ``report.pdf`` if
     ``options.pdf_sign``. A failed check still builds: see ``BuildResult.decision.verdict``."""
+    from .options import BuildOptions
     from .signing import signer
 
     options = options or BuildOptions()
@@ -140,6 +145,7 @@ def rebuild(
     report PDF with a PAdES signature: its rendered part is compared and the signature checked
     (``RebuildOutcome.pdf_signature``), its chain reported against ``pdf_trust_roots``."""
     from ..pipeline import rebuild as run_rebuild
+    from .options import path_or_none
 
     roots = [Path(root) for root in pdf_trust_roots]
     return run_rebuild(Path(pack), bundle=path_or_none(bundle), pdf_trust_roots=roots)
@@ -150,6 +156,7 @@ def init_spec(folder: PathLike, out: PathLike | None = None, *, force: bool = Fa
     or files), every value it cannot know marked TODO; ``out`` defaults to
     ``FOLDER/pack.yaml``, replaced only with ``force``."""
     from ..init_spec import init_spec as run_init
+    from .options import path_or_none
 
     return run_init(Path(folder), path_or_none(out), force=force)
 
@@ -187,6 +194,7 @@ def schemas(out: PathLike | None = None, *, check: bool = False) -> SchemasRepor
     ``check`` compare them; ``SchemaDriftError`` (exit 1) names what differs."""
     from ..command_reports import SchemasReport
     from ..schemas import check_schemas, write_schemas
+    from .options import path_or_none
 
     folder = path_or_none(out)
     if check:

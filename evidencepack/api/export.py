@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .options import ExportOptions, PathLike
-from .signing import verify_policy
-
+# Light until a function runs: the parser of ``build`` asks ``oscal_versions`` for its --help.
 if TYPE_CHECKING:
     from ..export.oscal import ExportResult
+    from .options import ExportOptions, PathLike
 
 
 def export_oscal(
@@ -20,6 +19,8 @@ def export_oscal(
     signed subjects, and its signature against ``options.policy`` when one is given."""
     from ..export.oscal import export_oscal as run_export
     from ..export.versions import DEFAULT_OSCAL_VERSION
+    from .options import ExportOptions
+    from .signing import verify_policy
 
     options = options or ExportOptions()
     policy = verify_policy(options.policy) if options.policy is not None else None

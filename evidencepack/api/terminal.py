@@ -8,10 +8,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .options import PathLike
-
 if TYPE_CHECKING:
     from typing import TextIO
+
+    from .options import PathLike
 
 
 def progress_wanted(stream: TextIO, *, as_json: bool) -> bool:

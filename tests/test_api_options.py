@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,14 @@ def test_the_plugin_types_are_public_and_lazy() -> None:
     finally:
         plugins.unregister_format("w44-test-format")
     assert not any("w44-test-format" in p for p in plugins.installed_plugins())
+
+
+def test_the_api_page_names_every_options_object_and_plugin_type() -> None:
+    page = (Path(__file__).parent.parent / "docs" / "topics" / "api-and-plugins.md").read_text(
+        encoding="utf-8"
+    )
+    options = [n for n in api._MODULES["options"] if n != "PathLike"]
+    public = ("Detector", "Parser")  # the callables' aliases: named as detect and parse
+    named = set(re.findall(r"\w+", page))
+    missing = [n for n in (*options, *plugins.__all__) if n not in named and n not in public]
+    assert missing == []

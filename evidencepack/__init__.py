@@ -10,16 +10,21 @@ The compiler runs in stages, data flowing one way::
                                                   v
                                         render (HTML, PDF/A-3b) ──> manifest ──> sign / verify
 
-Library use: the names in ``__all__`` are the stable API (semantic versioning, CHANGELOG.md);
-every other module and name is internal and may change in any release::
+Library use: the names in ``__all__`` are the stable API (semantic versioning, CHANGELOG.md),
+with ``evidencepack.plugins`` (the plug-in types) and the functions and options objects of
+``evidencepack.api`` (one function per command); every other module and name is internal and
+may change in any release::
 
     import evidencepack
 
     report = evidencepack.validate("samples/pack.yaml")     # every problem, located
     decision = evidencepack.check("samples/pack.yaml")      # decision.json as a model
     print(decision.verdict, decision.recommendation)
-    built = evidencepack.build("samples/pack.yaml", "out/pack", key="out/evidencepack.key.pem")
-    print(evidencepack.verify("out/pack", key="out/evidencepack.pub.pem").ok)
+    key = evidencepack.SignerSpec(key="out/evidencepack.key.pem")
+    options = evidencepack.BuildOptions(signer=key)
+    built = evidencepack.build("samples/pack.yaml", "out/pack", options)
+    policy = evidencepack.VerifyPolicy(key="out/evidencepack.pub.pem")
+    print(evidencepack.verify("out/pack", policy).ok)
 
 Importing ``evidencepack`` loads nothing heavy: each name is imported when first used (PEP 562).
 """
@@ -35,16 +40,25 @@ __version__ = "0.1.0"
 # name -> the module that defines it; resolved on first use by ``__getattr__``.
 _API: dict[str, str] = {
     # functions
-    "load_spec": "evidencepack.api",
-    "validate": "evidencepack.api",
-    "check": "evidencepack.api",
-    "build": "evidencepack.api",
-    "rebuild": "evidencepack.api",
-    "read_input": "evidencepack.api",
-    "verify": "evidencepack.api",
-    "diff_packs": "evidencepack.api",
-    "signer": "evidencepack.api",
-    "verify_policy": "evidencepack.api",
+    "load_spec": "evidencepack.api.compile",
+    "validate": "evidencepack.api.compile",
+    "check": "evidencepack.api.compile",
+    "build": "evidencepack.api.compile",
+    "rebuild": "evidencepack.api.compile",
+    "read_input": "evidencepack.api.inspect",
+    "verify": "evidencepack.api.signing",
+    "sign": "evidencepack.api.signing",
+    "diff_packs": "evidencepack.api.diff",
+    "signer": "evidencepack.api.signing",
+    "verify_policy": "evidencepack.api.signing",
+    # options
+    "CheckOptions": "evidencepack.api.options",
+    "BuildOptions": "evidencepack.api.options",
+    "SignerSpec": "evidencepack.api.options",
+    "PdfSignSpec": "evidencepack.api.options",
+    "VerifyPolicy": "evidencepack.api.options",
+    "VerifyOptions": "evidencepack.api.options",
+    "DiffOptions": "evidencepack.api.options",
     # results
     "LoadedSpec": "evidencepack.spec.load",
     "PackSpec": "evidencepack.spec.models",
@@ -60,6 +74,7 @@ _API: dict[str, str] = {
     # errors
     "EvidencePackError": "evidencepack.errors",
     "UsageError": "evidencepack.errors",
+    "InvalidRequest": "evidencepack.errors",
     "InputError": "evidencepack.errors",
     "SpecError": "evidencepack.errors",
     "CheckFailed": "evidencepack.errors",
@@ -77,9 +92,17 @@ __all__ = [
     "rebuild",
     "read_input",
     "verify",
+    "sign",
     "diff_packs",
     "signer",
     "verify_policy",
+    "CheckOptions",
+    "BuildOptions",
+    "SignerSpec",
+    "PdfSignSpec",
+    "VerifyPolicy",
+    "VerifyOptions",
+    "DiffOptions",
     "LoadedSpec",
     "PackSpec",
     "ValidationReport",
@@ -93,6 +116,7 @@ __all__ = [
     "DiffDocument",
     "EvidencePackError",
     "UsageError",
+    "InvalidRequest",
     "InputError",
     "SpecError",
     "CheckFailed",
@@ -106,18 +130,19 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .analyze.models import DecisionDocument
-    from .api import (
-        build,
-        check,
-        diff_packs,
-        load_spec,
-        read_input,
-        rebuild,
-        signer,
-        validate,
-        verify,
-        verify_policy,
+    from .api.compile import build, check, load_spec, rebuild, validate
+    from .api.diff import diff_packs
+    from .api.inspect import read_input
+    from .api.options import (
+        BuildOptions,
+        CheckOptions,
+        DiffOptions,
+        PdfSignSpec,
+        SignerSpec,
+        VerifyOptions,
+        VerifyPolicy,
     )
+    from .api.signing import sign, signer, verify, verify_policy
     from .diff.models import DiffDocument
     from .diff.run import DiffResult
     from .errors import (
@@ -125,6 +150,7 @@ if TYPE_CHECKING:
         CouldNotRun,
         EvidencePackError,
         InputError,
+        InvalidRequest,
         SigningError,
         SpecError,
         UsageError,

@@ -45,7 +45,7 @@ def visible_errors() -> Iterator[None]:
     try:
         yield
     except EvidencePackError as exc:
-        exc.message = visible_lines(exc.message)
+        exc.transform_text(visible_lines)
         problems = getattr(exc, "problems", None)
         if isinstance(problems, tuple):
             exc.problems = tuple(visible_lines(p) for p in problems)  # type: ignore[attr-defined]

@@ -10,7 +10,7 @@ from __future__ import annotations
 # Not ``from typing import TYPE_CHECKING``: ``--help`` imports this module (tests/test_startup.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from .problems import Problem
 
@@ -26,21 +26,71 @@ EXIT_CODES_HELP = """exit codes:
   3  could not run (I/O error, missing system library, signing service unreachable)"""
 
 
+_OPEN, _CLOSE = "\x1e", "\x1f"  # ASCII record and unit separators: no path or value holds them
+
+
+def option(name: str) -> str:
+    """An option named inside an error's message: ``force``, ``cert_identity``.
+
+    The library never writes a command-line flag; the message marks the option, and whoever
+    shows it words it: the API as the keyword (``force``, the error's ``message``), the command
+    line as its flag (``--force``, ``EvidencePackError.worded``)."""
+    return f"{_OPEN}{name}{_CLOSE}"
+
+
+def word_options(text: str, word: Callable[[str], str]) -> str:
+    """``text`` with every option ``option()`` marked worded by ``word``."""
+    head, *marked = text.split(_OPEN)
+    out = [head]
+    for part in marked:
+        name, _, rest = part.partition(_CLOSE)
+        out += [word(name), rest]
+    return "".join(out)
+
+
 class EvidencePackError(Exception):
     """Base of every error evidencepack reports to a user."""
 
     exit_code: int = EXIT_COULD_NOT_RUN
 
     def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+        worded = word_options(message, str)
+        super().__init__(worded)
+        self.message = worded
+        """The message, each option it names (``option``) worded as the API's keyword."""
+        self.marked = message
+        """The message with its options marked, for ``worded``."""
 
     def __str__(self) -> str:
         return self.message
 
+    def worded(self, word: Callable[[str], str]) -> str:
+        """The message with each option it names worded by ``word`` (the CLI: its flag)."""
+        return word_options(self.marked, word)
+
+    def transform_text(self, change: Callable[[str], str]) -> None:
+        """Pass the message's own text (not the options it names) through ``change``: a
+        command that shows hidden characters as escapes keeps its options' marks."""
+        head, *marked = self.marked.split(_OPEN)
+        parts = [change(head)]
+        for part in marked:
+            name, _, rest = part.partition(_CLOSE)
+            parts.append(f"{_OPEN}{name}{_CLOSE}{change(rest)}")
+        self.marked = "".join(parts)
+        self.message = word_options(self.marked, str)
+
 
 class UsageError(EvidencePackError):
-    """The command line itself is wrong."""
+    """The command line itself is wrong: raised by the command line (``_cli/``) only; the library
+    raises ``InvalidRequest``, which exits with the same code."""
+
+    exit_code = EXIT_USAGE
+
+
+class InvalidRequest(EvidencePackError):
+    """A library call asked for what cannot be done: options that contradict each other or are
+    missing, a value out of range, an output that exists and may not be replaced. Exit 2, as a
+    usage error: the command line turns the options the message names into its flags."""
 
     exit_code = EXIT_USAGE
 
@@ -129,7 +179,7 @@ class VerificationError(CheckFailed):
 
     def __init__(self, message: str, problems: Sequence[str] = ()) -> None:
         super().__init__(message)
-        self.problems: tuple[str, ...] = tuple(problems) or (message,)
+        self.problems: tuple[str, ...] = tuple(problems) or (self.message,)
 
 
 class SchemaDriftError(CheckFailed):

@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from ._atomic import atomic_write
-from .errors import InputError, UsageError
+from .errors import InputError, InvalidRequest, option
 from .mlperf.loadgen_log import DETAIL_NAME, SUMMARY_NAME
 from .mlperf.tree import DIVISIONS
 from .readers.base import ParsedInput
@@ -75,7 +75,8 @@ def init_spec(folder: Path, out: Path | None = None, *, force: bool = False) -> 
         raise InputError(f"{folder}: no such folder")
     out = out if out is not None else folder / "pack.yaml"
     if out.exists() and not force:
-        raise UsageError(f"{out} exists: choose another file with -o or pass --force")
+        choose = f"choose another file with {option('out')} or pass {option('force')}"
+        raise InvalidRequest(f"{out} exists: {choose}")
     base = out.resolve().parent
     skipped: list[str] = []
     found = _survey(folder.resolve(), base, out.resolve(), skipped)

@@ -14,7 +14,7 @@ import pytest
 import evidencepack
 from evidencepack._cli import main
 from evidencepack.analyze.models import DecisionDocument
-from evidencepack.errors import SpecError, UsageError
+from evidencepack.errors import InvalidRequest, SpecError
 
 from .conftest import REPO_ROOT, SAMPLE_SPEC
 
@@ -97,12 +97,11 @@ def signed_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
     generate_keypair(work / "key.pem", work / "pub.pem", b"api-passphrase")
     samples = work / "samples"
     shutil.copytree(REPO_ROOT / "samples", samples, ignore=shutil.ignore_patterns("generate"))
+    signer = evidencepack.SignerSpec(key=work / "key.pem", passphrase="api-passphrase")
     built = evidencepack.build(
         samples / "pack.yaml",
         work / "pack",
-        key=work / "key.pem",
-        passphrase="api-passphrase",
-        archive=True,
+        evidencepack.BuildOptions(signer=signer, archive=True),
     )
     assert built.signed
     assert built.archive == work / "pack.tar.gz"
@@ -110,21 +109,23 @@ def signed_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_build_verify_and_diff_through_the_api(signed_pack: Path) -> None:
-    pack, pub = signed_pack / "pack", signed_pack / "pub.pem"
-    report = evidencepack.verify(pack, key=pub)
+    pack = signed_pack / "pack"
+    policy = evidencepack.VerifyPolicy(key=signed_pack / "pub.pem")
+    report = evidencepack.verify(pack, policy)
     assert report.ok
-    assert evidencepack.verify(signed_pack / "pack.tar.gz", key=pub).ok
-    assert evidencepack.verify(
-        pack / "report.pdf", key=pub, bundle=pack / "pack.sigstore.json"
-    ).matched_subjects == ("report.pdf",)
-    (pack / "report.html").write_text("changed", encoding="utf-8")
-    assert not evidencepack.verify(pack, key=pub).ok
+    assert evidencepack.verify(signed_pack / "pack.tar.gz", policy).ok
+    one_file = evidencepack.VerifyOptions(bundle=pack / "pack.sigstore.json")
+    assert evidencepack.verify(pack / "report.pdf", policy, one_file).matched_subjects == (
+        "report.pdf",
+    )
     result = evidencepack.diff_packs(
         signed_pack / "pack.tar.gz", signed_pack / "samples" / "pack.yaml"
     )
     assert result.holds
-    with pytest.raises(UsageError, match="say who must have signed"):
-        evidencepack.verify(pack)
+    (pack / "report.html").write_text("changed", encoding="utf-8")
+    assert not evidencepack.verify(pack, policy).ok
+    with pytest.raises(InvalidRequest, match="say who must have signed: cert_identity and "):
+        evidencepack.VerifyPolicy()
 
 
 def test_api_reference_documents_every_api_name(tmp_path: Path) -> None:
@@ -140,4 +141,41 @@ def test_api_reference_documents_every_api_name(tmp_path: Path) -> None:
         assert f'id="{name}"' in page, name
     first_line = evidencepack.check.__doc__.split("\n")[0]  # type: ignore[union-attr]
     assert first_line.split(":")[0] in page
-    assert not list(tmp_path.glob("evidencepack/*.html")), "internal modules are not documented"
+    documented = sorted(p.name for p in tmp_path.glob("evidencepack/*.html"))
+    assert documented == ["plugins.html"], "internal modules are not documented"
+    from evidencepack import plugins
+
+    page = (tmp_path / "evidencepack" / "plugins.html").read_text(encoding="utf-8")
+    for name in plugins.__all__:
+        assert f'id="{name}"' in page, name
+
+
+def test_a_signer_of_your_own_signs_through_the_api(signed_pack: Path, tmp_path: Path) -> None:
+    """``SignerSpec(custom=...)``: any object with ``mode`` and ``sign_payload`` (an HSM, a KMS)
+    signs the pack as it is, and the pack verifies against that signer's key."""
+    import tarfile
+
+    from evidencepack.plugins import PackSigner
+    from evidencepack.signing.keyed import KeySigner
+
+    with tarfile.open(signed_pack / "pack.tar.gz") as archive:  # as built, whatever ran before
+        archive.extractall(tmp_path, filter="data")
+    pack = tmp_path / "pack"
+    inner = KeySigner.from_file(signed_pack / "key.pem", lambda: b"api-passphrase")
+    payloads: list[bytes] = []
+
+    class Hsm:
+        mode = "key"
+
+        def sign_payload(self, payload: bytes) -> bytes:
+            payloads.append(payload)
+            return inner.sign_payload(payload)
+
+    custom: PackSigner = Hsm()
+    signed = evidencepack.sign(pack, evidencepack.SignerSpec(custom=custom), force=True)
+    assert signed.mode == "key"
+    assert signed.key_fingerprint
+    assert payloads  # the pack's statement (and the verdicts') went through it
+    assert evidencepack.verify(pack, evidencepack.VerifyPolicy(key=signed_pack / "pub.pem")).ok
+    with pytest.raises(InvalidRequest, match="custom signs by itself"):
+        evidencepack.SignerSpec(custom=custom, key=signed_pack / "key.pem")

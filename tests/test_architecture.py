@@ -192,7 +192,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("diff",),
     ("watch",),
     ("warehouse",),
-    ("check_outputs", "schemas", "api"),
+    ("check_outputs", "schemas"),
+    ("api", "plugins"),
     ("_cli",),
     ("__main__",),
 )
@@ -393,6 +394,77 @@ def test_the_problem_text_check_finds_a_parser(tmp_path: Path) -> None:
         "evidencepack/a.py:6: exc.problems[0].split(': ', 1)",
         "evidencepack/b.py:1: ProblemText",
     ]
+
+
+# The command line calls the library through its front door only (ARCHITECTURE.md): the API's
+# functions and options objects, the error tree (its exit codes), the package's version.
+CLI_MAY_IMPORT = ("evidencepack.api", "evidencepack.errors", "evidencepack._cli")
+
+
+def _cli_reaches_past_the_api(graph: dict[str, set[str]]) -> list[str]:
+    """Each import of a ``_cli`` module that is not the API, the errors or its own."""
+    return sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        if _stage(module) == "_cli"
+        for target in targets
+        if target != "evidencepack"
+        and not any(target == ok or target.startswith(f"{ok}.") for ok in CLI_MAY_IMPORT)
+    )
+
+
+def test_the_cli_imports_only_the_api() -> None:
+    """``_cli`` imports from evidencepack only ``api`` (and its modules), ``errors`` and its
+    own modules, at the top or deferred in a function."""
+    graph = _graph()
+    assert _cli_reaches_past_the_api(graph) == []
+    assert any(t.startswith("evidencepack.api.") for t in graph["evidencepack._cli.compiler"])
+    reaching = {
+        **graph,
+        "evidencepack._cli.diff": graph["evidencepack._cli.diff"] | {"evidencepack.diff.run"},
+    }
+    assert _cli_reaches_past_the_api(reaching) == [
+        "evidencepack._cli.diff -> evidencepack.diff.run"
+    ]
+
+
+def _raised_names(tree: ast.AST) -> set[str]:
+    """The names of the exceptions a module raises or imports from ``errors``."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            call = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(call, ast.Name):
+                names.add(call.id)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").endswith("errors"):
+            names |= {alias.name for alias in node.names}
+    return names
+
+
+def test_only_the_cli_speaks_of_usage_errors_and_flags() -> None:
+    """The library raises ``InvalidRequest`` (exit 2 as well), never ``UsageError``, and no
+    library error message writes a command-line flag: it marks the option (``errors.option``)
+    and the command line words it."""
+    users = sorted(
+        name
+        for name, path in _modules().items()
+        if _stage(name) not in ("_cli", "errors", "evidencepack")
+        and "UsageError" in _raised_names(ast.parse(path.read_text(encoding="utf-8")))
+    )
+    assert users == []
+    flagged = []
+    for name, path in _modules().items():
+        if _stage(name) == "_cli":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)):
+                continue
+            for arg in node.exc.args[:1]:
+                for part in ast.walk(arg):
+                    text = part.value if isinstance(part, ast.Constant) else None
+                    if isinstance(text, str) and re.search(r"(^|[\s(/])--[a-z]", text):
+                        flagged.append(f"{name}:{node.lineno}: {text!r}")
+    assert flagged == []
 
 
 def test_no_module_is_over_500_lines() -> None:

@@ -140,7 +140,7 @@ def test_check_refuses_a_missing_spec_before_it_imports_pydantic_or_yaml(tmp_pat
 # The subsystems the spec phase imports: reading (limits, hidden characters), the spec package
 # (its models, YAML reading and problems) and the problem records.
 SPEC_PHASE = {
-    "evidencepack", "_cli", "errors", "export", "progress", "limits", "_text", "_models",
+    "evidencepack", "_cli", "api", "errors", "export", "progress", "limits", "_text", "_models",
     "problems", "spec",
 }  # fmt: skip
 
@@ -156,7 +156,7 @@ def test_check_validates_the_spec_before_it_imports_the_compile_pipeline(tmp_pat
     spec.write_text("apiVersion: evidencepack/v1\ncandidates: []\n", encoding="utf-8")
     assert _imported("check", str(spec)) == {"pydantic"}
     assert _compile_modules("check", str(spec)) == []
-    assert _ours("check", str(spec)) == SPEC_PHASE | {"api"}
+    assert _ours("check", str(spec)) == SPEC_PHASE
 
 
 def test_importing_evidencepack_loads_nothing_but_itself() -> None:
@@ -231,9 +231,9 @@ def test_diff_imports_nothing_of_the_compile_pipeline(built_pack: Path) -> None:
     # lists, intake.records) and the spec's, the pack's reading and verification; nothing else
     # (no store, reader, measure or pipeline)
     assert _ours(*argv) == {
-        "evidencepack", "_cli", "errors", "progress", "limits", "_text", "_models", "spec",
-        "diff", "analyze", "render", "signing", "pack", "provenance", "_atomic", "_display",
-        "intake", "readers", "staging", "pack_paths", "problems",
+        "evidencepack", "_cli", "api", "errors", "progress", "limits", "_text", "_models",
+        "spec", "diff", "analyze", "render", "signing", "pack", "provenance", "_atomic",
+        "_display", "intake", "readers", "staging", "pack_paths", "problems",
     }  # fmt: skip
     # (readers.models for the energy method type decision.json's cost bases name, and the
     # figures it is built from, staging.figures)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import TextIO
 
+    from ..progress import Reporter
     from ._common import Handler
 
 DESCRIPTION = (
@@ -156,18 +157,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             break
         head.append(arg)
     verbose = "-v" in head or "--verbose" in head
-    reporter = None
+    reporter: Reporter | None = None
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
-        from .. import progress
+        from ..api.terminal import progress_wanted, terminal_reporter
 
-        # The command's progress, handed to the work it runs (``_common.compile_options``).
-        wanted = progress.wanted(sys.stderr, as_json=getattr(args, "json", False))
-        reporter = progress.TerminalReporter(sys.stderr) if wanted else None
-        args.progress = progress.Progress(reporter)
+        # The command's progress, handed to the work it runs (``_common.check_options``).
+        if progress_wanted(sys.stderr, as_json=getattr(args, "json", False)):
+            reporter = terminal_reporter(sys.stderr)
+        args.reporter = reporter
         result: int = args.handler(args)
         sys.stdout.flush()
         return result
@@ -187,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EvidencePackError as exc:
         if verbose:
             raise
-        print(f"evidencepack: error: {exc.message}", file=sys.stderr)
+        print(f"evidencepack: error: {_worded(exc)}", file=sys.stderr)
         problems: tuple[str, ...] = getattr(exc, "problems", ())
         if problems and problems != (exc.message,):
             for problem in problems:
@@ -196,3 +197,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if reporter is not None:
             reporter.finish()
+
+
+def flag(option: str) -> str:
+    """The command-line flag of a library option (``cert_identity`` -> ``--cert-identity``)."""
+    return "--" + option.replace("_", "-")
+
+
+def _worded(exc: EvidencePackError) -> str:
+    """An error's message for the command line: the options it names (``errors.option``), as
+    flags."""
+    return exc.worded(flag)

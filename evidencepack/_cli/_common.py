@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, NoReturn
 
-    from ..pipeline import CompileOptions
+    from ..api.options import CheckOptions
 
 Handler = Callable[[argparse.Namespace], int]
 Command = Callable[[str, Handler, str], argparse.ArgumentParser]
@@ -48,20 +48,17 @@ def emit(payload: Any, *, as_json: bool, text: str) -> None:
         print(text)
 
 
-def compile_options(args: argparse.Namespace) -> CompileOptions:
-    """``--allow-outside-paths`` and ``--as-of`` as the pipeline's CompileOptions, with the
-    command's progress (``main`` sets ``args.progress``)."""
-    from pathlib import Path
-
-    from ..pipeline import CompileOptions
-    from ..progress import SILENT
+def check_options(args: argparse.Namespace) -> CheckOptions:
+    """``--allow-outside-paths``, ``--as-of`` and ``--plan`` as the API's CheckOptions, with the
+    command's progress reporter (``main`` sets ``args.reporter``)."""
+    from ..api.options import CheckOptions
 
     plan = getattr(args, "plan", None)
-    return CompileOptions(
+    return CheckOptions(
         allow_outside=args.allow_outside_paths,
         as_of=parse_as_of(args.as_of),
-        plan=Path(plan) if plan else None,
-        progress=getattr(args, "progress", SILENT),
+        plan=plan or None,
+        reporter=getattr(args, "reporter", None),
     )
 
 

@@ -7,7 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..signing.pades_options import PdfSignOptions
+    from ..api.options import PdfSignSpec
 
 
 def pdf_sign_arguments(p: argparse.ArgumentParser) -> None:
@@ -41,16 +41,19 @@ def pdf_sign_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def pdf_sign_options(args: argparse.Namespace) -> PdfSignOptions | None:
-    """The PAdES options given, or None; UsageError for a half-given set."""
-    from ..signing.pades_options import pdf_sign_options as make_options
+def pdf_sign_spec(args: argparse.Namespace) -> PdfSignSpec | None:
+    """The PAdES options given, or None (the API refuses a half-given set, naming the flags)."""
+    from ..api.options import PdfSignSpec
 
-    return make_options(
-        args.pdf_sign_key,
-        args.pdf_sign_cert,
-        args.pdf_sign_chain,
-        args.tsa,
-        tuple(args.pdf_sign_revocation),
+    given = (args.pdf_sign_key, args.pdf_sign_cert, args.pdf_sign_chain, args.tsa)
+    if not any(given) and not args.pdf_sign_revocation:
+        return None
+    return PdfSignSpec(
+        key=args.pdf_sign_key,
+        cert=args.pdf_sign_cert,
+        chain=args.pdf_sign_chain,
+        tsa=args.tsa,
+        revocation=tuple(args.pdf_sign_revocation),
     )
 
 

@@ -1,100 +1,50 @@
-"""Who signs, and who must have signed: options ``build``, ``sign``, ``verify``, ``diff`` share."""
+"""Who signs, and who must have signed: options ``build``, ``sign``, ``verify``, ``diff`` share,
+as the API's ``SignerSpec`` and ``VerifyPolicy``."""
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
-from ..errors import UsageError
 from ._common import optional_path
 
 if TYPE_CHECKING:
-    from ..signing.sign import PackSigner
-    from ..signing.verify import VerifyPolicy
+    from ..api.options import SignerSpec, VerifyPolicy
 
 
-class SignerOptions(NamedTuple):
-    """``--key``, or the keyless options: shared by ``sign`` and ``build --sign``."""
+def signer_spec(args: argparse.Namespace) -> SignerSpec:
+    """Who signs, from a ``build --sign``/``sign``/``register`` command line: ``--key``, else
+    keyless Sigstore (``--identity-token``, ``--staging``, ``--trust-config``)."""
+    from ..api.options import SignerSpec
 
-    key: Path | None
-    identity_token: str | None
-    staging: bool
-    trust_config: Path | None
-
-
-def signer_options(args: argparse.Namespace) -> SignerOptions:
-    """The signer options of a ``build`` or ``sign`` command line."""
-    return SignerOptions(
-        optional_path(args.key), args.identity_token, args.staging, optional_path(args.trust_config)
+    key = optional_path(args.key)
+    return SignerSpec(
+        key=key,
+        keyless=key is None,
+        identity_token=args.identity_token,
+        staging=args.staging,
+        trust_config=optional_path(args.trust_config),
     )
 
 
-def make_signer(opts: SignerOptions) -> PackSigner:
-    """A key signer with --key, else a keyless Sigstore signer."""
-    if opts.key is not None:
-        if opts.identity_token or opts.staging or opts.trust_config:
-            raise UsageError(
-                "--key signs without Sigstore: drop --identity-token/--staging/--trust-config"
-            )
-        from ..signing.keyed import KeySigner
-
-        return KeySigner.from_file(opts.key)
-    from ..signing.keyless import KeylessSigner
-
-    return KeylessSigner(opts.identity_token, staging=opts.staging, trust_config=opts.trust_config)
+def verifying(args: argparse.Namespace) -> bool:
+    """Whether the command line names who must have signed (``--key`` or a keyless identity)."""
+    return bool(args.key or args.cert_identity or args.cert_oidc_issuer)
 
 
-class VerifyOptions(NamedTuple):
-    """What ``verify`` (and ``diff``, which verifies first) was asked to check, and how."""
+def verify_policy(args: argparse.Namespace) -> VerifyPolicy:
+    """Who must have signed, from a command line that takes ``--key`` or the keyless
+    ``--cert-identity``/``--cert-oidc-issuer`` options (``verify``, ``diff``, ``export``,
+    ``warehouse``, ``watch``)."""
+    from ..api.options import VerifyPolicy
 
-    target: Path
-    bundle: Path | None
-    cert_identity: str | None
-    cert_oidc_issuer: str | None
-    key: Path | None
-    trusted_root: Path | None
-    staging: bool
-    offline: bool
-    json: bool
-    any_file: bool = False
-
-
-def verify_options(
-    args: argparse.Namespace,
-    target: Path,
-    *,
-    bundle: Path | None = None,
-    json: bool = False,
-    any_file: bool = False,
-) -> VerifyOptions:
-    """The verification options of a command line that takes ``--key`` or the keyless
-    ``--cert-identity``/``--cert-oidc-issuer`` options (``verify``, ``diff``)."""
-    return VerifyOptions(
-        target=target,
-        bundle=bundle,
+    return VerifyPolicy(
+        key=optional_path(args.key),
         cert_identity=args.cert_identity,
         cert_oidc_issuer=args.cert_oidc_issuer,
-        key=optional_path(args.key),
         trusted_root=optional_path(args.trusted_root),
         staging=args.staging,
         offline=args.offline,
-        json=json,
-        any_file=any_file,
-    )
-
-
-def verify_policy(opts: VerifyOptions) -> VerifyPolicy:
-    """The verification policy the options ask for: a key, or a keyless identity and issuer."""
-    from ..api import verify_policy as policy
-
-    return policy(
-        key=opts.key,
-        cert_identity=opts.cert_identity,
-        cert_oidc_issuer=opts.cert_oidc_issuer,
-        trusted_root=opts.trusted_root,
-        staging=opts.staging,
-        offline=opts.offline,
     )
 
 

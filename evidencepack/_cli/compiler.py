@@ -10,16 +10,15 @@ from ..errors import EXIT_FAILED, EXIT_OK, InputError
 from ._common import (
     Command,
     allow_outside_argument,
+    check_options,
     compile_arguments,
-    compile_options,
     emit,
     json_argument,
     optional_path,
-    parse_as_of,
     plan_argument,
 )
-from ._pdf_sign import pdf_sign_arguments, pdf_sign_options
-from ._signers import SignerOptions, keyless_arguments, make_signer, signer_options
+from ._pdf_sign import pdf_sign_arguments, pdf_sign_spec
+from ._signers import keyless_arguments, signer_spec
 from .export import oscal_argument
 
 if TYPE_CHECKING:
@@ -38,34 +37,20 @@ class ValidateOptions(NamedTuple):
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from ..problems import ValidationReport, report_of
-    from ..spec.load import load_spec
+    from ..api.compile import load_spec, validate
 
     opts = ValidateOptions(Path(args.spec), args.allow_outside_paths, args.json)
-    try:
-        loaded = load_spec(opts.spec, allow_outside=opts.allow_outside)
-    except InputError as exc:
-        if not opts.json:
-            raise
-        _print_model(report_of(str(opts.spec), exc.message, exc.found))
-        return exc.exit_code
-    spec = loaded.spec
-    refs = sum(1 for _ in loaded.evidence_refs())
-    report = ValidationReport(
-        spec=str(opts.spec),
-        valid=True,
-        decision=spec.decision.id,
-        candidates=tuple(c.id for c in spec.candidates),
-        evidence_files=refs,
-    )
-    if opts.json:
-        _print_model(report)
-    else:
+    if not opts.json:
+        loaded = load_spec(opts.spec, allow_outside=opts.allow_outside)  # raises: every problem
+        spec, refs = loaded.spec, sum(1 for _ in loaded.evidence_refs())
         print(
             f"{opts.spec}: OK ({spec.decision.id}: {len(spec.candidates)} candidate(s), "
             f"{refs} evidence reference(s))"
         )
-    return EXIT_OK
+        return EXIT_OK
+    report = validate(opts.spec, allow_outside=opts.allow_outside)
+    _print_model(report)
+    return EXIT_OK if report.valid else EXIT_FAILED
 
 
 def _print_model(model: BaseModel) -> None:
@@ -86,7 +71,7 @@ class InitOptions(NamedTuple):
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
-    from ..init_spec import init_spec
+    from ..api.compile import init_report, init_spec
 
     opts = InitOptions(Path(args.folder), optional_path(args.out), args.force, args.json)
     result = init_spec(opts.folder, opts.out, force=opts.force)
@@ -104,17 +89,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
     if not opts.json:
         print("\n".join(lines))
         return EXIT_OK
-    from ..command_reports import InitReport
-
-    _print_model(
-        InitReport(
-            spec=str(result.path),
-            candidates=tuple(result.candidates),
-            evidence_references=result.references,
-            todos=result.todos,
-            not_cited=tuple(result.skipped),
-        )
-    )
+    _print_model(init_report(result))
     return EXIT_OK
 
 
@@ -195,7 +170,7 @@ def _basis_lines(decision: DecisionDocument, candidate: str) -> list[str]:
     return out
 
 
-class CheckOptions(NamedTuple):
+class CheckCommandOptions(NamedTuple):
     spec: Path
     json: bool
     markdown: bool
@@ -204,35 +179,29 @@ class CheckOptions(NamedTuple):
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from ..api import check
+    from ..api.compile import check, read_spec_first
 
-    opts = CheckOptions(
+    opts = CheckCommandOptions(
         Path(args.spec),
         args.json,
         args.markdown,
         optional_path(args.junit),
         optional_path(args.summary),
     )
-    as_of = parse_as_of(args.as_of)
     try:
+        read_spec_first(opts.spec)  # a missing spec refused before the options objects load
         # api.check reads and validates the spec before it imports DuckDB or numpy.
-        decision = check(
-            opts.spec,
-            allow_outside=args.allow_outside_paths,
-            as_of=as_of,
-            plan=optional_path(args.plan),
-            reporter=args.progress.reporter,
-        )
+        decision = check(opts.spec, check_options(args))
     except InputError as exc:
         if not (opts.json or opts.markdown or opts.junit or opts.summary):
             raise
         return _check_problems(opts, exc)
-    from .._atomic import atomic_write
-    from ..check_outputs import junit_xml, markdown
+    from ..api.compile import junit_xml, markdown
+    from ..api.terminal import write_file
 
     allow = not args.no_waivers
     if opts.junit:
-        atomic_write(opts.junit, junit_xml(decision, allow_waivers=allow))
+        write_file(opts.junit, junit_xml(decision, allow_waivers=allow))
     if opts.summary:
         append_text(opts.summary, markdown(decision, allow_waivers=allow))
     if opts.markdown:
@@ -250,7 +219,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 def _gate_text(decision: DecisionDocument, allow_waivers: bool) -> str:
     """The decision's text, and with ``--no-waivers`` the waived failures that fail the gate."""
-    from ..check_outputs import gate_verdict
+    from ..api.compile import gate_verdict
 
     text = _decision_text(decision, gate_verdict(decision, allow_waivers=allow_waivers))
     waived = decision.waived_failures()
@@ -261,15 +230,14 @@ def _gate_text(decision: DecisionDocument, allow_waivers: bool) -> str:
     return text
 
 
-def _check_problems(opts: CheckOptions, exc: InputError) -> int:
+def _check_problems(opts: CheckCommandOptions, exc: InputError) -> int:
     """An invalid spec or input, in the forms asked for: every problem located, exit 1."""
-    from .._atomic import atomic_write
-    from ..check_outputs import problems_junit_xml, problems_markdown
-    from ..problems import report_of
+    from ..api.compile import problems_junit_xml, problems_markdown, problems_report
+    from ..api.terminal import write_file
 
-    report = report_of(str(opts.spec), exc.message, exc.found)
+    report = problems_report(opts.spec, exc)
     if opts.junit:
-        atomic_write(opts.junit, problems_junit_xml(report))
+        write_file(opts.junit, problems_junit_xml(report))
     if opts.summary:
         append_text(opts.summary, problems_markdown(report))
     if opts.json:
@@ -284,40 +252,30 @@ def _check_problems(opts: CheckOptions, exc: InputError) -> int:
 class BuildCommandOptions(NamedTuple):
     spec: Path
     out: Path
-    force: bool
-    sign: bool
-    signer: SignerOptions
-    archive: bool
     json: bool
     summary: Path | None
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from ..pipeline import BuildOptions, build
+    from ..api.compile import build
+    from ..api.options import BuildOptions
 
     opts = BuildCommandOptions(
-        Path(args.spec),
-        Path(args.out),
-        args.force,
-        args.sign or args.key is not None,
-        signer_options(args),
-        args.archive,
-        args.json,
-        optional_path(args.summary),
+        Path(args.spec), Path(args.out), args.json, optional_path(args.summary)
     )
-    signer = make_signer(opts.signer) if opts.sign else None
-    result = build(
-        opts.spec,
-        opts.out,
-        BuildOptions(
-            compile=compile_options(args),
-            force=opts.force,
-            oscal_version=args.oscal,
-            pdf_sign=pdf_sign_options(args),
-        ),
-        signer,
-        archive=opts.archive,
+    signs = args.sign or args.key is not None
+    compiled = check_options(args)
+    options = BuildOptions(
+        allow_outside=compiled.allow_outside,
+        as_of=compiled.as_of,
+        plan=compiled.plan,
+        force=args.force,
+        archive=args.archive,
+        oscal=args.oscal,
+        signer=signer_spec(args) if signs else None,
+        pdf_sign=pdf_sign_spec(args),
     )
+    result = build(opts.spec, opts.out, options)
 
     decision = result.decision
     signed = (
@@ -331,22 +289,13 @@ def _cmd_build(args: argparse.Namespace) -> int:
         lines.append(f"  archive: {result.archive}")
     text = "\n".join(lines)
     if opts.summary:
-        from ..check_outputs import markdown
+        from ..api.compile import markdown
 
         append_text(opts.summary, markdown(decision, built=result))
     if opts.json:
-        from ..command_reports import BuildReport
+        from ..api.compile import build_report
 
-        _print_model(
-            BuildReport(
-                pack=str(result.out_dir),
-                evidence_digest=result.evidence_digest,
-                signed=result.signed,
-                archive=str(result.archive) if result.archive else None,
-                verdict=decision.verdict,
-                recommendation=decision.recommendation,
-            )
-        )
+        _print_model(build_report(result))
     else:
         print(text)
     return EXIT_OK if decision.gate_passes() else EXIT_FAILED
@@ -362,18 +311,14 @@ class SchemasOptions(NamedTuple):
 
 
 def _cmd_schemas(args: argparse.Namespace) -> int:
-    from ..command_reports import SchemasReport
-    from ..schemas import check_schemas, write_schemas
+    from ..api.compile import schemas
 
     opts = SchemasOptions(args.check, optional_path(args.out), args.json)
+    report = schemas(opts.out, check=opts.check)
     if opts.check:
-        checked = check_schemas(opts.out).checked
-        report = SchemasReport(ok=True, checked=checked)
-        text = f"schemas up to date ({len(checked)} document(s))"
+        text = f"schemas up to date ({len(report.checked or ())} document(s))"
     else:
-        written = write_schemas(opts.out).written
-        report = SchemasReport(ok=True, written=written)
-        text = "\n".join(f"wrote {name}" for name in written)
+        text = "\n".join(f"wrote {name}" for name in report.written or ())
     if opts.json:
         _print_model(report)
     else:
@@ -392,8 +337,9 @@ def summary_argument(p: argparse.ArgumentParser) -> None:
 
 def append_text(path: Path, text: str) -> None:
     """Append ``text`` to ``path`` (a job summary file collects several steps' summaries)."""
-    with path.open("a", encoding="utf-8") as out:
-        out.write(text + "\n")
+    from ..api.terminal import append_text as append
+
+    append(path, text)
 
 
 def register(command: Command) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import EXIT_FAILED, EXIT_OK, UsageError
 from ._common import Command, compile_arguments, optional_path, parse_as_of
-from ._signers import verifier_arguments, verify_options, verify_policy
+from ._signers import verifier_arguments, verify_policy, verifying
 
 
 @dataclass(frozen=True)
@@ -46,16 +46,15 @@ DIFF_EXIT_CODES_HELP = """exit codes:
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
-    from .._display import visible_errors
+    from ..api.terminal import visible_errors
 
     with visible_errors():  # errors quote paths and pack text: no hidden character on stderr
         return _diff(args)
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from ..diff.compare import Thresholds
-    from ..diff.run import DiffOptions, diff_packs
-    from ..diff.summary import format_markdown, format_text
+    from ..api.diff import diff_markdown, diff_packs, diff_text
+    from ..api.options import DiffOptions
 
     opts = DiffCommandOptions(
         Path(args.old),
@@ -68,15 +67,15 @@ def _diff(args: argparse.Namespace) -> int:
     )
     if opts.report is not None and opts.report.exists() and not opts.force:
         raise UsageError(f"{opts.report} exists: choose another folder or pass --force")
-    verifying = args.key or args.cert_identity or args.cert_oidc_issuer
-    verify_opts = verify_options(args, opts.old)
-    if not verifying and (args.trusted_root or args.staging or args.offline):
+    verified = verifying(args)
+    if not verified and (args.trusted_root or args.staging or args.offline):
         raise UsageError(
             "--trusted-root/--staging/--offline need --cert-identity and --cert-oidc-issuer"
         )
     options = DiffOptions(
-        policy=verify_policy(verify_opts) if verifying else None,
-        thresholds=Thresholds(opts.cost_increase, opts.capacity_loss),
+        policy=verify_policy(args) if verified else None,
+        fail_on_cost_increase=opts.cost_increase,
+        fail_on_capacity_loss=opts.capacity_loss,
         allow_outside=args.allow_outside_paths,
         as_of=parse_as_of(args.as_of),
         allow_other_decision=args.allow_other_decision,
@@ -86,11 +85,11 @@ def _diff(args: argparse.Namespace) -> int:
     if opts.output == "json":
         print(document.model_dump_json(by_alias=True, indent=2))
     else:
-        print(format_markdown(document) if opts.output == "markdown" else format_text(document))
+        print(diff_markdown(document) if opts.output == "markdown" else diff_text(document))
     if opts.report is not None and document.compared:
-        from ..diff.note import write_change_note
+        from ..api.diff import change_note
 
-        note = write_change_note(result, opts.report, force=opts.force)
+        note = change_note(result, opts.report, force=opts.force)
         print(f"wrote the change note {note}/", file=sys.stderr)
     return EXIT_OK if result.holds else EXIT_FAILED
 

@@ -6,20 +6,20 @@ import argparse
 from pathlib import Path
 
 from ..errors import EXIT_OK
-from ..export.versions import CATALOG_NAME, DEFAULT_OSCAL_VERSION, OSCAL_VERSIONS, RESULTS_NAME
 from ._common import Command, Parser, add_command, emit, group_help, json_argument
-from ._signers import verifier_arguments, verify_options, verify_policy
+from ._signers import verifier_arguments, verify_policy, verifying
 
 
 def _cmd_export_oscal(args: argparse.Namespace) -> int:
-    from ..export.oscal import export_oscal
+    from ..api.export import export_oscal
+    from ..api.options import ExportOptions
 
-    opts = verify_options(args, Path(args.pack))
-    asked = opts.key is not None or opts.cert_identity or opts.cert_oidc_issuer
-    policy = verify_policy(opts) if asked else None
-    result = export_oscal(
-        Path(args.pack), Path(args.output), args.oscal_version, policy, force=args.force
+    options = ExportOptions(
+        oscal_version=args.oscal_version,
+        policy=verify_policy(args) if verifying(args) else None,
+        force=args.force,
     )
+    result = export_oscal(Path(args.pack), Path(args.output), options)
     if result.verified:
         checked = "signature verified"
     elif result.signed:
@@ -48,19 +48,25 @@ def _cmd_export_oscal(args: argparse.Namespace) -> int:
 
 def oscal_argument(p: argparse.ArgumentParser) -> None:
     """Add ``build --oscal [VERSION]``: the OSCAL export written into the pack before signing."""
+    from ..api.export import oscal_versions
+
+    versions, default, results, catalog = oscal_versions()
     p.add_argument(
         "--oscal",
         nargs="?",
-        const=DEFAULT_OSCAL_VERSION,
-        choices=OSCAL_VERSIONS,
+        const=default,
+        choices=versions,
         metavar="VERSION",
-        help=f"also write {RESULTS_NAME} and {CATALOG_NAME} (OSCAL VERSION, default "
-        f"{DEFAULT_OSCAL_VERSION}) into the pack, signed with it",
+        help=f"also write {results} and {catalog} (OSCAL VERSION, default "
+        f"{default}) into the pack, signed with it",
     )
 
 
 def register(command: Command) -> None:
     """Add this group's subcommands, in the order ``--help`` lists them."""
+    from ..api.export import oscal_versions
+
+    versions, default, _, _ = oscal_versions()
     p = command("export", group_help, "export a built pack for other tools (OSCAL)")
     formats = p.add_subparsers(dest="export_command", metavar="FORMAT", parser_class=Parser)
     q = add_command(
@@ -73,9 +79,9 @@ def register(command: Command) -> None:
     q.add_argument("pack", metavar="PACK", help="a built pack: its folder or its .tar.gz")
     q.add_argument(
         "--oscal-version",
-        choices=OSCAL_VERSIONS,
-        default=DEFAULT_OSCAL_VERSION,
-        help=f"the OSCAL release to declare (default {DEFAULT_OSCAL_VERSION}; 1.1.2 for "
+        choices=versions,
+        default=default,
+        help=f"the OSCAL release to declare (default {default}; 1.1.2 for "
         "importers that take only 1.1.x)",
     )
     q.add_argument(

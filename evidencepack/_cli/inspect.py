@@ -19,8 +19,7 @@ class InspectOptions:
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    from ..intake.snapshot import read_private
-    from ..readers.describe import describe, run_folder_files
+    from ..api.inspect import describe_input, read_input, run_folder_files
 
     opts = InspectOptions(tuple(Path(f) for f in args.files), args.json, args.max_file_bytes)
     reports: list[dict[str, Any]] = []
@@ -35,7 +34,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         files += members or [path]
     for path in files:
         try:
-            parsed = read_private(path, max_bytes=opts.max_file_bytes)
+            parsed = read_input(path, max_file_bytes=opts.max_file_bytes)
         except InputError as exc:
             failed += 1
             reports.append({"path": str(path), "ok": False, "error": exc.message})
@@ -44,8 +43,8 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         if opts.json:  # every run as JSON: only when asked (50,000 runs take seconds)
             reports.append({"path": str(path), "ok": True, **parsed.summary()})
         else:
-            lines += describe(parsed)
-    from ..readers.registry import broken_plugin_warnings
+            lines += describe_input(parsed)
+    from ..api.inspect import broken_plugin_warnings
 
     broken = broken_plugin_warnings()
     if opts.json:  # the JSON stays a list of file reports; the warning goes to stderr
@@ -55,7 +54,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
             print(f"warning: {text}", file=sys.stderr)
     else:
         lines += [f"warning: {text}" for text in broken]
-    from .._text import escape_misleading
+    from ..api.terminal import escape_misleading
 
     # A terminal obeys bidi overrides too: show them escaped, as the report does.
     emit(reports, as_json=opts.json, text=escape_misleading("\n".join(lines)))
@@ -82,7 +81,7 @@ def register(command: Command) -> None:
 
 def _file_bytes(text: str) -> int:
     """``--max-file-bytes``: a whole number of bytes, 1 to 1 TiB."""
-    from ..limits import MAX_RAISED_INPUT_FILE_BYTES
+    from ..api.inspect import MAX_RAISED_INPUT_FILE_BYTES
 
     try:
         value = int(text)

@@ -37,9 +37,7 @@ def _sampling(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _cmd_measure(args: argparse.Namespace) -> int:
-    from ..measure.options import MeasureOptions, from_spec
-    from ..measure.run import measure
-    from ..spec.load import load_spec
+    from ..api.measuring import MeasureOptions, measure
 
     options = MeasureOptions(
         endpoint=args.endpoint,
@@ -67,15 +65,13 @@ def _cmd_measure(args: argparse.Namespace) -> int:
         server_metrics=args.server_metrics,
         tokenizer=Path(args.tokenizer) if args.tokenizer else None,
     )
-    if (args.spec is None) != (args.candidate is None):
-        raise UsageError("--spec and --candidate go together")
-    if args.spec is not None:
-        options = from_spec(options, load_spec(Path(args.spec)), args.candidate)
     # Each result line is printed once, as its point ends: on standard output, or, with --json
     # (whose document goes there at the end), on standard error beside the progress.
     result_stream = sys.stderr if args.json else sys.stdout
     results = measure(
         options,
+        spec=args.spec,
+        candidate=args.candidate,
         progress=lambda line: print(line, file=sys.stderr),
         on_result=lambda result: print(result.line(), file=result_stream, flush=True),
     )

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import progress
-from ..errors import EXIT_FAILED, EXIT_OK, InputError
+from ..errors import EXIT_FAILED, EXIT_OK
 from ._common import Command, Handler, Parser, add_command, emit, group_help, json_argument
 
 
@@ -50,17 +49,16 @@ def _progress_bar(done: int, total: int, location: str) -> None:
 
 
 def _cmd_mlperf_import(args: argparse.Namespace) -> int:
-    from ..mlperf.importer import import_path
-    from ..store import Store
+    from ..api.mlperf import mlperf_import
+    from ..api.terminal import progress_wanted
 
     opts = MlperfImportOptions(
         Path(args.path), Path(args.db), args.round, args.benchmark, args.json
     )
-    bar = _progress_bar if progress.wanted(sys.stderr, as_json=opts.json) else None
-    with Store(opts.db) as store:
-        report = import_path(
-            store, opts.path, round=opts.round, benchmark=opts.benchmark, progress=bar
-        )
+    bar = _progress_bar if progress_wanted(sys.stderr, as_json=opts.json) else None
+    report = mlperf_import(
+        opts.path, opts.db, round=opts.round, benchmark=opts.benchmark, progress=bar
+    )
     lines = [
         f"{opts.path}: imported {len(report.imported)} result(s), "
         f"{len(report.unchanged)} already in {opts.db}, {len(report.rejected)} rejected, "
@@ -77,27 +75,17 @@ def _cmd_mlperf_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_mlperf_list(args: argparse.Namespace) -> int:
-    from ..mlperf.query import MlperfListing, list_endpoints, list_results, list_training
-    from ..store import Store
+    from ..api.mlperf import mlperf_list
+    from ..api.options import MlperfListOptions as ListOptions
 
     opts = MlperfListOptions(
         Path(args.db), args.benchmark, args.scenario, args.accelerator, args.json
     )
-    if not opts.db.exists():
-        raise InputError(f"{opts.db}: no such evidence store (run 'evidencepack mlperf import')")
-    with Store(opts.db) as store:
-        rows = list_results(
-            store, benchmark=opts.benchmark, scenario=opts.scenario, accelerator=opts.accelerator
-        )
-        training = [] if opts.scenario else list_training(store, benchmark=opts.benchmark)
-        curves = [] if opts.scenario else list_endpoints(store, benchmark=opts.benchmark)
-    if opts.accelerator:
-        wanted = opts.accelerator.lower()
-        training = [t for t in training if wanted in (t.accelerator or "").lower()]
-        curves = [c for c in curves if wanted in (c.accelerator or "").lower()]
-    listing = MlperfListing(
-        db=str(opts.db), results=tuple(rows), training=tuple(training), endpoints=tuple(curves)
+    listing = mlperf_list(
+        opts.db,
+        ListOptions(benchmark=opts.benchmark, scenario=opts.scenario, accelerator=opts.accelerator),
     )
+    rows, training, curves = listing.results, listing.training, listing.endpoints
     text = _table(rows) if rows or not (training or curves) else ""
     if training:
         text = (text + "\n\n" if text else "") + _training_table(training)
@@ -108,27 +96,11 @@ def _cmd_mlperf_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_mlperf_show(args: argparse.Namespace) -> int:
-    from ..mlperf.endpoints_show import describe_curve, find_curve
-    from ..mlperf.show import describe, find_result
-    from ..mlperf.training_show import describe_training, find_training
-    from ..store import Store
+    from ..api.mlperf import mlperf_show
 
     opts = MlperfShowOptions(Path(args.db), args.key, args.json)
-    if not opts.db.is_file():
-        raise InputError(f"{opts.db}: no such evidence store (run 'evidencepack mlperf import')")
-    with Store(opts.db) as store:
-        if opts.key.startswith("training/"):
-            trained = find_training(store, opts.key)
-            emit(
-                trained.model_dump(mode="json"), as_json=opts.json, text=describe_training(trained)
-            )
-            return EXIT_OK
-        if opts.key.startswith("endpoints/"):
-            curve = find_curve(store, opts.key)
-            emit(curve.model_dump(mode="json"), as_json=opts.json, text=describe_curve(curve))
-            return EXIT_OK
-        result = find_result(store, opts.key)
-    emit(result.model_dump(mode="json"), as_json=opts.json, text=describe(result))
+    result, text = mlperf_show(opts.db, opts.key)
+    emit(result.model_dump(mode="json"), as_json=opts.json, text=text)
     return EXIT_OK
 
 

@@ -6,18 +6,10 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import EXIT_FAILED, EXIT_OK, InputError, UsageError
+from ..errors import EXIT_FAILED, EXIT_OK, InputError
 from ._common import Command, emit, json_argument, optional_path
 from ._pdf_sign import pdf_trust_argument
-from ._signers import (
-    SignerOptions,
-    keyless_arguments,
-    make_signer,
-    signer_options,
-    verifier_arguments,
-    verify_options,
-    verify_policy,
-)
+from ._signers import keyless_arguments, signer_spec, verifier_arguments, verify_policy
 
 # --- keygen -------------------------------------------------------------------------------------
 
@@ -32,17 +24,14 @@ class KeygenOptions:
 
 
 def _cmd_keygen(args: argparse.Namespace) -> int:
-    from ..signing.keys import generate_keypair, read_passphrase
+    from ..api.signing import keygen
 
     opts = KeygenOptions(
         Path(args.private_key), Path(args.public_key), args.no_passphrase, args.force, args.json
     )
-    if not opts.force:
-        for path in (opts.private_key, opts.public_key):
-            if path.exists():
-                raise UsageError(f"{path} exists; pass --force to replace it")
-    passphrase = None if opts.no_passphrase else read_passphrase(confirm=True)
-    pair = generate_keypair(opts.private_key, opts.public_key, passphrase, overwrite=opts.force)
+    pair = keygen(
+        opts.private_key, opts.public_key, encrypt=not opts.no_passphrase, force=opts.force
+    )
     state = "encrypted" if pair.encrypted else "NOT encrypted"
     emit(
         {
@@ -64,43 +53,36 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
 @dataclass(frozen=True)
 class SignOptions:
     pack: Path
-    signer: SignerOptions
     json: bool
     force: bool = False
 
 
 def _cmd_sign(args: argparse.Namespace) -> int:
-    from ..signing.bundle import parse_bundle
-    from ..signing.sign import sign_pack_detailed
+    from ..api.signing import sign
 
-    opts = SignOptions(Path(args.pack), signer_options(args), args.json, args.force)
-    signer = make_signer(opts.signer)
-    result = sign_pack_detailed(opts.pack, None, signer, force=opts.force)
-    raw = result.bundle.read_bytes()
-    parsed = parse_bundle(raw, str(result.bundle))
+    opts = SignOptions(Path(args.pack), args.json, args.force)
+    result = sign(opts.pack, signer_spec(args), force=opts.force)
     payload: dict[str, object] = {
         "pack": str(opts.pack),
         "bundle": str(result.bundle),
         "mode": result.mode,
         "files": result.files,
-        "key_fingerprint": parsed.key_hint,
-        "log_index": parsed.log_index,
-        "identity": None,
-        "issuer": None,
+        "key_fingerprint": result.key_fingerprint,
+        "log_index": result.log_index,
+        "identity": result.identity,
+        "issuer": result.issuer,
     }
-    if parsed.mode == "key":
+    if result.identity is None and result.issuer is None and result.mode == "key":
         text = (
-            f"signed {opts.pack}: {result.files} file(s) with key sha256:{parsed.key_hint}\n"
-            f"wrote {result.bundle}; verify with: evidencepack verify {opts.pack} --key PUBLIC_PEM"
+            f"signed {opts.pack}: {result.files} file(s) with key sha256:{result.key_fingerprint}"
+            f"\nwrote {result.bundle}; verify with: evidencepack verify {opts.pack} --key "
+            "PUBLIC_PEM"
         )
     else:
-        from ..signing.keyless import certificate_identity
-
-        identity, issuer = certificate_identity(raw)
-        payload |= {"identity": identity, "issuer": issuer}
+        identity, issuer = result.identity, result.issuer
         text = (
             f"signed {opts.pack}: {result.files} file(s) as {identity} ({issuer}), "
-            f"log index {parsed.log_index}\nwrote {result.bundle}; verify with: evidencepack "
+            f"log index {result.log_index}\nwrote {result.bundle}; verify with: evidencepack "
             f"verify {opts.pack} --cert-identity {identity} --cert-oidc-issuer {issuer}"
         )
     emit(payload, as_json=opts.json, text=text)
@@ -111,19 +93,10 @@ def _cmd_sign(args: argparse.Namespace) -> int:
 
 
 def _cmd_register(args: argparse.Namespace) -> int:
-    import datetime as dt
-
-    from ..provenance import sha256_file
-    from ..signing.plan import register_plan
-    from ..spec.load import load_spec
+    from ..api.signing import register
 
     spec = Path(args.spec)
-    out = Path(args.output)
-    if out.exists() and not args.force:
-        raise UsageError(f"{out} exists; pass --force to replace it")
-    loaded = load_spec(spec, allow_outside=True)
-    signer = make_signer(signer_options(args))
-    plan, written = register_plan(loaded, sha256_file(spec), signer, out, dt.datetime.now(dt.UTC))
+    plan, written = register(spec, Path(args.output), signer_spec(args), force=args.force)
     emit(
         {
             "plan": str(written),
@@ -144,49 +117,31 @@ def _cmd_register(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from .._display import visible_errors
+    from ..api.terminal import visible_errors
 
     with visible_errors():  # errors quote paths and pack text: no hidden character on stderr
         return _verify(args)
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from ..pack.archive import is_archive
-    from ..signing.verify import format_report, verify_file, verify_pack
+    from ..api.options import VerifyOptions
+    from ..api.signing import verify, verify_text
 
-    opts = verify_options(
-        args,
-        Path(args.target),
+    target = Path(args.target)
+    if not target.exists():  # before the policy is asked about, as ever
+        raise InputError(f"{target}: no such file or folder")
+    policy = verify_policy(args)
+    options = VerifyOptions(
         bundle=optional_path(args.bundle),
-        json=args.json,
         any_file=args.any_file,
+        rebuild=args.rebuild,
+        pdf_trust_roots=tuple(args.pdf_trust_root),
     )
-    if not opts.target.exists():
-        raise InputError(f"{opts.target}: no such file or folder")
-    policy = verify_policy(opts)
-    pack = opts.target.is_dir() or is_archive(opts.target)
-    if args.pdf_trust_root and not args.rebuild:
-        raise UsageError("--pdf-trust-root is used by --rebuild, which checks the PDF signature")
-    if args.rebuild and not pack:
-        raise UsageError("--rebuild needs a pack: a folder or a .tar.gz archive, not one file")
-    if args.rebuild:
-        from ..pipeline import verify_rebuild
-
-        roots = [Path(root) for root in args.pdf_trust_root]
-        report = verify_rebuild(opts.target, policy, bundle=opts.bundle, pdf_trust_roots=roots)
-    elif pack:
-        report = verify_pack(opts.target, policy, bundle=opts.bundle)
-    elif opts.bundle is None:
-        raise UsageError(
-            f"{opts.target}: to verify one file, pass the pack's bundle "
-            "(--bundle pack.sigstore.json)"
-        )
-    else:
-        report = verify_file(opts.target, opts.bundle, policy, any_file=opts.any_file)
+    report = verify(target, policy, options)
     emit(
         report.model_dump(mode="json", by_alias=True),
-        as_json=opts.json,
-        text=format_report(report, verbose=args.details),
+        as_json=args.json,
+        text=verify_text(report, verbose=args.details),
     )
     return EXIT_OK if report.ok else EXIT_FAILED
 

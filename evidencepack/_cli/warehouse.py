@@ -4,36 +4,26 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._display import visible, visible_errors
+from ..api.terminal import visible, visible_errors
 from ..errors import EXIT_FAILED, EXIT_OK, UsageError
 from ._common import Command, Parser, add_command, emit, group_help, json_argument
-from ._signers import verifier_arguments, verify_options, verify_policy
+from ._signers import verifier_arguments, verify_policy
 
 if TYPE_CHECKING:
-    from ..signing.verify import VerifyPolicy
-    from ..warehouse.catalog import Catalog
     from ..warehouse.query import QueryResult
 
 
-def _policy(args: argparse.Namespace) -> VerifyPolicy:
-    return verify_policy(verify_options(args, Path(args.warehouse)))
-
-
-def _catalog(args: argparse.Namespace) -> Catalog:
-    from ..warehouse.catalog import open_catalog
-
-    return open_catalog(Path(args.warehouse), args.catalog)
-
-
 def _cmd_add(args: argparse.Namespace) -> int:
-    from ..warehouse.add import add_packs
+    from ..api.warehouse import warehouse_add
 
-    packs = [Path(p) for p in args.packs]
-    outcomes = add_packs(
-        Path(args.warehouse), packs, _policy(args), _catalog(args), requests=args.requests
+    outcomes = warehouse_add(
+        args.warehouse,
+        args.packs,
+        verify_policy(args),
+        catalog=args.catalog,
+        requests=args.requests,
     )
     lines = []
     for o in outcomes:
@@ -99,28 +89,26 @@ def _params(pairs: list[str]) -> dict[str, str]:
 
 
 def _cmd_query(args: argparse.Namespace) -> int:
-    from ..warehouse.named import bind, named_query
-    from ..warehouse.query import run_query
+    from ..api.warehouse import warehouse_query
 
     if (args.sql is None) == (args.named is None):
         raise UsageError("warehouse query: give SQL or --named NAME (one of them)")
-    if args.named is not None:
-        query = named_query(args.named)
-        params = bind(query, _params(args.param))
-        result = run_query(Path(args.warehouse), query.sql, params, _catalog(args))
-    else:
-        if args.param:
-            raise UsageError("--param goes with --named; write values into your own SQL")
-        result = run_query(Path(args.warehouse), args.sql, None, _catalog(args))
+    result = warehouse_query(
+        args.warehouse,
+        args.sql,
+        named=args.named,
+        params=_params(args.param),
+        catalog=args.catalog,
+    )
     records: list[dict[str, Any]] = result.records()
     emit(records, as_json=args.json, text=_table(result))
     return EXIT_OK
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from ..warehouse.audit import audit
+    from ..api.warehouse import warehouse_verify
 
-    results, dataset = audit(Path(args.warehouse), _policy(args), _catalog(args))
+    results, dataset = warehouse_verify(args.warehouse, verify_policy(args), catalog=args.catalog)
     lines = []
     for r in results:
         lines.append(
@@ -172,18 +160,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_compact(args: argparse.Namespace) -> int:
-    from ..warehouse.compact import compact
-    from ..warehouse.models import TABLES
+    from ..api.warehouse import warehouse_compact
 
-    unknown = sorted(set(args.table) - set(TABLES))
-    if unknown:
-        raise UsageError(f"--table {unknown[0]}: no such table (the tables: {', '.join(TABLES)})")
-    root = Path(args.warehouse)
-    if not root.is_dir():
-        raise UsageError(
-            f"{root}: no warehouse here (add a pack first: evidencepack warehouse add)"
-        )
-    done = compact(root, _catalog(args), tuple(args.table) or tuple(TABLES))
+    done = warehouse_compact(args.warehouse, tuple(args.table), catalog=args.catalog)
     lines = [
         f"compacted {c.table}/{c.partition}: {c.files_before} files -> 1 ({c.size_bytes} bytes)"
         for c in done
@@ -207,10 +186,11 @@ def _cmd_compact(args: argparse.Namespace) -> int:
 
 
 def _cmd_list_queries(args: argparse.Namespace) -> int:
-    from ..warehouse.named import QUERIES
+    from ..api.warehouse import named_queries
 
+    queries = named_queries()
     lines = []
-    for q in QUERIES:
+    for q in queries:
         lines.append(f"{q.name}: {q.help}")
         for p in q.params:
             default = "required" if p.default is None else f"default {p.default or 'none'}"
@@ -225,7 +205,7 @@ def _cmd_list_queries(args: argparse.Namespace) -> int:
                     for p in q.params
                 ],
             }
-            for q in QUERIES
+            for q in queries
         ],
         as_json=args.json,
         text="\n".join(lines),

@@ -4,29 +4,27 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from ..errors import EXIT_FAILED, EXIT_OK, UsageError
-from ._common import Command, emit, json_argument, optional_path, parse_as_of
-from ._signers import verifier_arguments, verify_options, verify_policy
+from ._common import Command, emit, json_argument, parse_as_of
+from ._signers import verifier_arguments, verify_policy, verifying
 
 
 def _cmd_watch(args: argparse.Namespace) -> int:
-    from ..watch.report import text
-    from ..watch.run import WatchOptions, watch
+    from ..api.options import WatchOptions
+    from ..api.watching import watch, watch_text
 
-    if not (args.key or args.cert_identity or args.cert_oidc_issuer):
+    if not verifying(args):
         raise UsageError(
             "watch verifies the pack first: give --key PUBLIC_PEM, or --cert-identity and "
             "--cert-oidc-issuer"
         )
-    policy = verify_policy(verify_options(args, Path(args.pack)))
     options = WatchOptions(
         endpoint=args.endpoint,
-        prompts=Path(args.prompts),
-        out=Path(args.output),
-        policy=policy,
-        spec=optional_path(args.spec),
+        prompts=args.prompts,
+        out=args.output,
+        policy=verify_policy(args),
+        spec=args.spec or None,
         as_of=parse_as_of(args.as_of),
         duration_s=args.duration,
         max_requests=args.max_requests,
@@ -35,16 +33,16 @@ def _cmd_watch(args: argparse.Namespace) -> int:
         approval_max_days=args.approval_max_days,
         api_key_env=args.api_key_env,
         timeout_s=args.timeout_s,
-        sign_key=optional_path(args.sign_key),
+        sign_key=args.sign_key or None,
         force=args.force,
     )
-    result = watch(Path(args.pack), options, progress=lambda line: print(line, file=sys.stderr))
+    result = watch(args.pack, options, progress=lambda line: print(line, file=sys.stderr))
     report = result.report
     signed = "signed" if result.signed else "not signed: evidencepack sign " + str(result.out)
     emit(
         {**report.model_dump(mode="json", by_alias=True), "out": str(result.out)},
         as_json=args.json,
-        text=text(report) + f"\nwrote {result.out}/ ({signed})",
+        text=watch_text(report) + f"\nwrote {result.out}/ ({signed})",
     )
     return EXIT_OK if report.status == "holds" else EXIT_FAILED
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 import pydantic
 
 from ..analyze.models import DecisionDocument
-from ..errors import CouldNotRun, InputError, UsageError, VerificationError
+from ..errors import CouldNotRun, InputError, InvalidRequest, VerificationError
 from ..pack.archive import is_archive
 from ..pack.layout import DECISION_NAME, MANIFEST_NAME
 from ..pack.manifest import EvidenceManifest
@@ -64,9 +64,9 @@ class OpenedPack:
 
 
 def pack_kind(path: Path, label: str, *, allow_spec: bool) -> Literal["folder", "archive", "spec"]:
-    """What ``path`` is, or a UsageError saying what it should be."""
+    """What ``path`` is, or a InvalidRequest saying what it should be."""
     if not path.exists():
-        raise UsageError(f"{label} {path}: no such file or folder")
+        raise InvalidRequest(f"{label} {path}: no such file or folder")
     if path.is_dir():
         return "folder"
     if is_archive(path):
@@ -74,10 +74,10 @@ def pack_kind(path: Path, label: str, *, allow_spec: bool) -> Literal["folder", 
     if path.name.endswith(SPEC_SUFFIXES):
         if allow_spec:
             return "spec"
-        raise UsageError(
+        raise InvalidRequest(
             f"{label} {path}: OLD must be a built pack (folder or .tar.gz), not a spec"
         )
-    raise UsageError(f"{label} {path}: not a pack folder, a .tar.gz pack or a .yaml spec")
+    raise InvalidRequest(f"{label} {path}: not a pack folder, a .tar.gz pack or a .yaml spec")
 
 
 def _verified_text(report: VerifyReport) -> str:

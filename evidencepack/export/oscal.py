@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._atomic import atomic_write
-from ..errors import CouldNotRun, InputError, UsageError
+from ..errors import CouldNotRun, InputError, InvalidRequest, option
 from ..pack.archive import is_archive
 from ..pack.layout import BUNDLE_NAME, DECISION_NAME, SPEC_PATH
 from .catalog import (
@@ -104,9 +104,9 @@ def export_oscal(
         raise InputError(f"{pack}: not an evidence pack: give a pack folder or a .tar.gz archive")
     target = out_dir.resolve()
     if pack.is_dir() and (target == pack.resolve() or pack.resolve() in target.parents):
-        raise UsageError(
+        raise InvalidRequest(
             f"{out_dir}: is inside the pack; writing there adds files the pack's manifest "
-            "and signature do not cover: choose a folder outside it with -o"
+            f"and signature do not cover: choose a folder outside it with {option('output')}"
         )
     check_output_folder(out_dir, force=force)
     with open_pack(pack, policy) as opened:
@@ -155,7 +155,7 @@ def document_bytes(document: dict[str, Any]) -> bytes:
 def export_documents(contents: PackContents, oscal_version: str) -> tuple[bytes, bytes]:
     """The assessment results and the catalog, as bytes."""
     if oscal_version not in OSCAL_VERSIONS:
-        raise UsageError(
+        raise InvalidRequest(
             f"OSCAL version {oscal_version!r}: give one of {', '.join(OSCAL_VERSIONS)}"
         )
     decision = contents.decision

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import InvalidRequest, option
 from .versions import CATALOG_NAME, RESULTS_NAME
 
 # Each file an export writes, and the one top-level key its OSCAL document has.
@@ -22,22 +22,22 @@ def check_output_folder(out_dir: Path, *, force: bool) -> None:
     if not out_dir.exists():
         return
     if not out_dir.is_dir():
-        raise UsageError(f"{out_dir}: is not a folder: name a folder to write the export into")
+        raise InvalidRequest(f"{out_dir}: is not a folder: name a folder to write the export into")
     entries = sorted(p.name for p in out_dir.iterdir())
     if not entries:
         return
     if not force:
-        raise UsageError(
+        raise InvalidRequest(
             f"{out_dir}: is not empty ({_listing(entries)}); an export writes into an empty "
-            "folder and replaces an earlier export only when asked (--force): choose another "
-            "folder with -o"
+            f"folder and replaces an earlier export only when asked ({option('force')}): choose "
+            f"another folder with {option('output')}"
         )
     foreign = [name for name in entries if not _is_export(out_dir / name)]
     if foreign:
-        raise UsageError(
-            f"{out_dir}: --force replaces only an earlier OSCAL export "
+        raise InvalidRequest(
+            f"{out_dir}: {option('force')} replaces only an earlier OSCAL export "
             f"({', '.join(sorted(_EXPORT_ROOTS))}), and this folder also holds "
-            f"{_listing(foreign)}: choose an empty folder with -o"
+            f"{_listing(foreign)}: choose an empty folder with {option('output')}"
         )
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from ..errors import UsageError
+from ..errors import InvalidRequest, option
 from .http_stream import MAX_ERROR_BODY, MAX_LINE, Failed, events, read_body, read_head
 
 Api = Literal["completions", "chat"]
@@ -69,16 +69,21 @@ class Endpoint:
 
 
 def parse_endpoint(url: str) -> Endpoint:
-    """The endpoint of ``url`` (``http://127.0.0.1:8000`` or ``.../v1``); UsageError if not HTTP."""
+    """The endpoint of ``url`` (``http://127.0.0.1:8000`` or ``.../v1``); InvalidRequest if
+    not HTTP."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"--endpoint {url!r}: give an http:// or https:// URL with a host")
+        raise InvalidRequest(
+            f"{option('endpoint')} {url!r}: give an http:// or https:// URL with a host"
+        )
     if parts.query or parts.fragment or parts.username:
-        raise UsageError(f"--endpoint {url!r}: no query, fragment or credentials in the URL")
+        raise InvalidRequest(
+            f"{option('endpoint')} {url!r}: no query, fragment or credentials in the URL"
+        )
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError as exc:
-        raise UsageError(f"--endpoint {url!r}: {exc}") from exc
+        raise InvalidRequest(f"{option('endpoint')} {url!r}: {exc}") from exc
     base = parts.path.rstrip("/")
     if not base.endswith("/v1"):
         base += "/v1"

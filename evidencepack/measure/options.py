@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import UsageError
+from ..errors import InvalidRequest, option
 from ..spec.load import LoadedSpec
 from .client import parse_endpoint
 from .server_metrics import check_url
@@ -66,8 +66,8 @@ def from_spec(options: MeasureOptions, loaded: LoadedSpec, candidate_id: str) ->
         api = spec.candidate(candidate_id).api
     except KeyError:
         ids = ", ".join(c.id for c in spec.candidates)
-        raise UsageError(
-            f"--candidate {candidate_id!r} is not in {loaded.path}; candidates: {ids}"
+        raise InvalidRequest(
+            f"{option('candidate')} {candidate_id!r} is not in {loaded.path}; candidates: {ids}"
         ) from None
     return dataclasses.replace(
         options,
@@ -91,13 +91,13 @@ def _spec_tokenizer(loaded: LoadedSpec) -> Path | None:
     from ..limits import regular_file_problem
 
     if (problem := regular_file_problem(path)) is not None:
-        raise UsageError(f"{loaded.path}: envelope.model.tokenizer: {path}: {problem}")
+        raise InvalidRequest(f"{loaded.path}: envelope.model.tokenizer: {path}: {problem}")
     if cited.sha256 is not None:
         from ..provenance import sha256_file
 
         found = sha256_file(path)
         if found != cited.sha256:
-            raise UsageError(
+            raise InvalidRequest(
                 f"{loaded.path}: envelope.model.tokenizer: {cited.path} has sha256 {found}, "
                 f"not the pinned {cited.sha256}"
             )
@@ -110,18 +110,26 @@ def check_options(options: MeasureOptions) -> None:
     if options.server_metrics is not None:
         check_url(options.server_metrics)
     if options.model is None:
-        raise UsageError("give --model, or --spec and --candidate to take it from the envelope")
+        raise InvalidRequest(
+            f"give {option('model')}, or {option('spec')} and {option('candidate')} to take it "
+            "from the envelope"
+        )
     if options.sweep and options.scenario != "server":
-        raise UsageError("--sweep runs Server points: drop --scenario offline")
+        raise InvalidRequest(
+            f"{option('sweep')} runs Server points: drop {option('scenario')} offline"
+        )
     if options.scenario == "server" and not options.sweep and options.target_qps is None:
-        raise UsageError("the Server scenario needs --target-qps (or --sweep X1,X2,...)")
+        raise InvalidRequest(
+            f"the Server scenario needs {option('target_qps')} (or {option('sweep')} X1,X2,...)"
+        )
     if options.scenario == "server" and (options.ttft_ms is None or options.tpot_ms is None):
-        raise UsageError(
-            "the Server scenario needs the TTFT and TPOT limits: give --ttft-ms and --tpot-ms, "
-            "or --spec and --candidate to take them from the SLO"
+        raise InvalidRequest(
+            "the Server scenario needs the TTFT and TPOT limits: give "
+            f"{option('ttft_ms')} and {option('tpot_ms')}, or {option('spec')} and "
+            f"{option('candidate')} to take them from the SLO"
         )
     if any(rate <= 0 for rate in options.sweep) or (options.target_qps or 1) <= 0:
-        raise UsageError("request rates must be positive")
+        raise InvalidRequest("request rates must be positive")
 
 
 @dataclass(frozen=True)

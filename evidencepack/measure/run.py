@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pydantic
 
-from ..errors import CouldNotRun, InputError, UsageError
+from ..errors import CouldNotRun, InputError, InvalidRequest
 from ..mlperf.loadgen_log import parse_detail
 from ..mlperf.measure_record import MeasureRunRecord
 from .options import MeasureOptions, PointConfig, check_options, points
@@ -102,9 +102,9 @@ def measure(
     planned = points(options)
     for _, config in planned:
         if Path(config.outdir).exists():
-            raise UsageError(f"{config.outdir} already exists: measure writes a new run folder")
+            raise InvalidRequest(f"{config.outdir} already exists: measure writes a new run folder")
         if partial_dir(Path(config.outdir)).exists():
-            raise UsageError(_partial_exists(partial_dir(Path(config.outdir))))
+            raise InvalidRequest(_partial_exists(partial_dir(Path(config.outdir))))
     results = []
     for name, config in planned:
         if progress is not None:
@@ -145,7 +145,7 @@ def _run_point(name: str, config: PointConfig, tokenizer: FileTokenizer | None) 
     try:
         temp.mkdir()  # never an existing folder: only what this run created is ever deleted
     except FileExistsError as exc:
-        raise UsageError(_partial_exists(temp)) from exc
+        raise InvalidRequest(_partial_exists(temp)) from exc
     if tokenizer is not None:
         # The worker counts with this very file, and leaves it in the folder if it counted.
         (temp / TOKENIZER_FILE).write_bytes(tokenizer.json_bytes)

@@ -18,7 +18,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import CouldNotRun, UsageError
+from ..errors import CouldNotRun, InvalidRequest, option
 
 SERVER_METRICS_FILE = "server-metrics.json"
 """Its reader, ``readers/formats/measure_server_metrics.py``, holds its model (a sibling stage:
@@ -108,9 +108,11 @@ def parse_exposition(text: str) -> list[Sample]:
 
 
 def check_url(url: str) -> None:
-    """A UsageError unless ``url`` is an http(s) URL with a host."""
+    """A InvalidRequest unless ``url`` is an http(s) URL with a host."""
     if not re.match(r"https?://[^/\s]+", url):
-        raise UsageError(f"--server-metrics {url!r}: give the http:// or https:// metrics URL")
+        raise InvalidRequest(
+            f"{option('server_metrics')} {url!r}: give the http:// or https:// metrics URL"
+        )
 
 
 def scrape(url: str, timeout_s: float = 10.0) -> list[Sample]:
@@ -121,13 +123,13 @@ def scrape(url: str, timeout_s: float = 10.0) -> list[Sample]:
         with urllib.request.urlopen(request, timeout=timeout_s) as answer:  # noqa: S310
             body = answer.read(_MAX_BYTES + 1)
     except (OSError, urllib.error.URLError) as exc:
-        raise CouldNotRun(f"--server-metrics {url}: {exc}") from exc
+        raise CouldNotRun(f"{option('server_metrics')} {url}: {exc}") from exc
     if len(body) > _MAX_BYTES:
-        raise CouldNotRun(f"--server-metrics {url}: more than {_MAX_BYTES} bytes")
+        raise CouldNotRun(f"{option('server_metrics')} {url}: more than {_MAX_BYTES} bytes")
     try:
         return parse_exposition(body.decode("utf-8", "replace"))
     except ValueError as exc:
-        raise CouldNotRun(f"--server-metrics {url}: not Prometheus text: {exc}") from exc
+        raise CouldNotRun(f"{option('server_metrics')} {url}: not Prometheus text: {exc}") from exc
 
 
 def _delta(kind: str, before: float | None, after: float | None) -> float | None:

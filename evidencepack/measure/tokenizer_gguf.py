@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CouldNotRun, InputError
+from ..errors import CouldNotRun, InputError, option
 from .gguf_metadata import read_metadata
 
 if TYPE_CHECKING:
@@ -91,8 +91,8 @@ def require_library(module: str, what: str) -> None:
     """CouldNotRun with the install command when ``module`` is not installed."""
     if importlib.util.find_spec(module) is None:
         raise CouldNotRun(
-            f"--tokenizer reads {what} with the {module!r} package, which is not installed: "
-            f"{INSTALL}"
+            f"{option('tokenizer')} reads {what} with the {module!r} package, which is not "
+            f"installed: {INSTALL}"
         )
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .._atomic import atomic_write
-from ..errors import CouldNotRun, EvidencePackError, UsageError
+from ..errors import CouldNotRun, EvidencePackError, InvalidRequest, option
 from ..limits import read_limited
 from .layout import MANIFEST_NAME, PREDICATE_NAME
 from .replaceable import replace_problem
@@ -66,33 +66,36 @@ def check_target(
     """Refuse to build into ``out_dir`` unless it is new, or (with ``force``) a folder that
     ``verify`` accepts as a pack (holding every file of ``markers`` and nothing its own
     documents do not list) and that holds none of ``protected`` (the spec, the inputs).
-    Raises UsageError."""
+    Raises InvalidRequest."""
     out_dir = Path(os.path.abspath(out_dir))
     archive = archive_path(out_dir)
     exists = out_dir.exists() or out_dir.is_symlink()
     if (exists or archive.exists()) and not force:
         what = out_dir if exists else archive
-        raise UsageError(f"{what} exists: choose another folder or pass --force to replace it")
+        raise InvalidRequest(
+            f"{what} exists: choose another folder or pass {option('force')} to replace it"
+        )
     real_out = out_dir.resolve()
     for path in protected:
         if Path(os.path.abspath(path)).resolve().is_relative_to(real_out):
-            raise UsageError(
+            raise InvalidRequest(
                 f"{out_dir} holds {path}, which this build reads: choose an OUTDIR outside "
                 "the spec's and the inputs' folders"
             )
     if exists:
         if out_dir.is_symlink() or not out_dir.is_dir():
-            raise UsageError(
-                f"{out_dir} is not a folder: --force replaces only an evidencepack pack folder"
+            raise InvalidRequest(
+                f"{out_dir} is not a folder: {option('force')} replaces only an evidencepack pack "
+                "folder"
             )
         problem = verify(out_dir, markers)
         if problem:
-            raise UsageError(
-                f"{out_dir}: {problem}: --force replaces only an evidencepack pack folder "
-                "whose files its own manifest lists; choose another OUTDIR"
+            raise InvalidRequest(
+                f"{out_dir}: {problem}: {option('force')} replaces only an evidencepack pack "
+                "folder whose files its own manifest lists; choose another OUTDIR"
             )
     if archive.is_symlink() or (archive.exists() and not archive.is_file()):
-        raise UsageError(f"{archive} is not a regular file: it cannot be replaced")
+        raise InvalidRequest(f"{archive} is not a regular file: it cannot be replaced")
 
 
 def _alive(pid: int) -> bool:
@@ -240,7 +243,7 @@ def publish(
         raise CouldNotRun(f"{staging}: not a staging folder this build made for {out_dir}")
     try:
         check_target(out_dir, force=force, protected=protected, markers=markers, verify=verify)
-    except UsageError:
+    except InvalidRequest:
         discard(staging)
         raise
     try:
@@ -347,12 +350,12 @@ def _roll_forward(out_dir: Path, plan: dict[str, object]) -> None:
 
 
 def check_outside_cited(out_dir: Path, cited: list[Path]) -> None:
-    """UsageError if OUTDIR (or where it would be created) lies inside a cited folder: the
+    """InvalidRequest if OUTDIR (or where it would be created) lies inside a cited folder: the
     pack's staging files (``evidence.duckdb`` and its journal) would be collected as evidence."""
     real_out = Path(os.path.realpath(out_dir))
     for folder in cited:
         if folder.is_dir() and real_out.is_relative_to(folder):
-            raise UsageError(
+            raise InvalidRequest(
                 f"{out_dir} is inside {folder}, which the spec cites as evidence: the build's "
                 "own files would be read as evidence; choose an OUTDIR outside every cited folder"
             )

@@ -13,7 +13,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from ..errors import VerificationError
+from ..errors import VerificationError, option
 from .bundle import CheckedSignature, ParsedBundle, key_bundle, pae
 from .keys import (
     key_fingerprint,
@@ -57,7 +57,7 @@ def verify_key_bundle(
     if bundle.mode != "key":
         raise VerificationError(
             f"{bundle.source}: signed keyless (it holds a certificate, not a key hint); "
-            "verify with --cert-identity and --cert-oidc-issuer"
+            f"verify with {option('cert_identity')} and {option('cert_oidc_issuer')}"
         )
     if bundle.payload is None or bundle.payload_type is None:
         raise VerificationError(f"{bundle.source}: a key-signed bundle must hold a DSSE envelope")

@@ -26,7 +26,7 @@ from sigstore.verify.policy import Identity
 from sigstore_models.common.v1 import HashAlgorithm
 
 from .._text import unprintable_characters
-from ..errors import CouldNotRun, InputError, SigningError, VerificationError
+from ..errors import CouldNotRun, InputError, SigningError, VerificationError, option
 from ._sigstore_private import (
     ExpiredCertificate,
     FulcioClientError,
@@ -71,8 +71,8 @@ def resolve_identity_token(explicit: str | None = None) -> str:
     if not ambient:
         raise SigningError(
             "no OIDC identity token for keyless signing: in GitHub Actions grant "
-            "`permissions: id-token: write`; elsewhere pass --identity-token or set "
-            f"{IDENTITY_TOKEN_ENV}; or sign with --key"
+            f"`permissions: id-token: write`; elsewhere pass {option('identity_token')} or set "
+            f"{IDENTITY_TOKEN_ENV}; or sign with {option('key')}"
         )
     return ambient
 
@@ -306,8 +306,9 @@ def load_trust_root(
         root = config.trusted_root
     except (SigstoreError, OSError, ValueError) as exc:
         raise CouldNotRun(
-            f"cannot load the Sigstore {instance} trusted root ({exc}); use --offline to use "
-            "the cached one, or --trusted-root FILE to pin one"
+            f"cannot load the Sigstore {instance} trusted root ({exc}); use "
+            f"{option('offline')} to use the cached one, or {option('trusted_root')} FILE to pin "
+            "one"
         ) from exc
     return TrustRoot(root, TrustRootInfo(source=instance, refreshed=not offline))
 
@@ -346,7 +347,8 @@ def verify_keyless_bundle(
     """
     if bundle.mode != "keyless":
         raise VerificationError(
-            f"{bundle.source}: signed with a key (it has no certificate); verify with --key"
+            f"{bundle.source}: signed with a key (it has no certificate); verify with "
+            f"{option('key')}"
         )
     if not identity or not issuer:
         raise VerificationError("keyless verification needs both an identity and an issuer")

@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from .._atomic import PRIVATE_MODE, PUBLIC_MODE, atomic_write
-from ..errors import InputError, SigningError, UsageError
+from ..errors import InputError, InvalidRequest, SigningError, option
 from ..limits import MAX_KEY_BYTES, MAX_PASSPHRASE_BYTES, read_limited
 
 PASSPHRASE_ENV = "EVIDENCEPACK_KEY_PASSPHRASE"
@@ -69,20 +69,21 @@ def read_passphrase(*, confirm: bool) -> bytes:
     value = os.environ.get(PASSPHRASE_ENV)
     if value is None:
         if not sys.stdin.isatty():
-            raise UsageError(
+            raise InvalidRequest(
                 f"no passphrase: set {PASSPHRASE_ENV} (standard input is not a terminal, "
                 "so there is no prompt)"
             )
         value = getpass.getpass("Key passphrase: ")
         if confirm and getpass.getpass("Repeat the passphrase: ") != value:
-            raise UsageError("the two passphrases differ")
+            raise InvalidRequest("the two passphrases differ")
     if not value:
-        raise UsageError(
-            "empty passphrase: choose one, or pass --no-passphrase to write an unencrypted key"
+        raise InvalidRequest(
+            f"empty passphrase: choose one, or pass {option('no_passphrase')} to write an "
+            "unencrypted key"
         )
     encoded = value.encode("utf-8", errors="surrogateescape")
     if len(encoded) > MAX_PASSPHRASE_BYTES:
-        raise UsageError(
+        raise InvalidRequest(
             f"the passphrase is {len(encoded)} bytes; at most {MAX_PASSPHRASE_BYTES} are supported"
         )
     return encoded
@@ -97,11 +98,11 @@ def generate_keypair(
 ) -> KeyPair:
     """Write a new P-256 key pair; the private key encrypted unless ``passphrase`` is None."""
     if private_path.resolve() == public_path.resolve():
-        raise UsageError("the private and public key paths must differ")
+        raise InvalidRequest("the private and public key paths must differ")
     if not overwrite:
         for path in (private_path, public_path):
             if path.exists():
-                raise UsageError(f"{path} exists; pass --force to replace it")
+                raise InvalidRequest(f"{path} exists; pass {option('force')} to replace it")
     key = ec.generate_private_key(ec.SECP256R1())
     encryption: serialization.KeySerializationEncryption = (
         serialization.BestAvailableEncryption(passphrase)

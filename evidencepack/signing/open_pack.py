@@ -120,7 +120,7 @@ def open_pack(
     """Open, copy once, check and parse the pack at ``path`` (folder or ``.tar.gz``).
 
     Never raises for a pack that fails a check (``problems`` lists each); raises for a path
-    that is not a pack at all (InputError, UsageError) or a machine that cannot copy it.
+    that is not a pack at all (InputError, InvalidRequest) or a machine that cannot copy it.
     ``in_place``: a folder is checked where it lies and ``folder`` is None (see above).
     """
     from ..analyze.models import DecisionDocument

@@ -17,7 +17,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from ..errors import InputError, SigningError, UsageError
+from ..errors import InputError, InvalidRequest, SigningError, option
 from ..pack.layout import REPORT_PDF_NAME
 from ..pack.predicate import PdfSignatureRecord
 from .pades_credentials import PdfCredentials, load_credentials
@@ -47,7 +47,7 @@ def _pyhanko() -> Any:
         from pyhanko.sign import signers
     except ImportError as exc:
         raise SigningError(
-            "--pdf-sign-key needs pyHanko: install evidencepack with the extra "
+            f"{option('pdf_sign_key')} needs pyHanko: install evidencepack with the extra "
             f"`pip install 'evidencepack[pdf-sign]'` ({exc})"
         ) from exc
     return signers
@@ -101,16 +101,16 @@ class PdfSigner:
         except TimestampRequestError as exc:
             cause = exc.__cause__ or exc
             raise SigningError(
-                f"--tsa {self.tsa}: the time-stamp authority did not answer with a time-stamp "
-                f"within {TSA_TIMEOUT_SECONDS} s ({type(cause).__name__}: {cause}); nothing "
-                "was published"
+                f"{option('tsa')} {self.tsa}: the time-stamp authority did not answer with a "
+                f"time-stamp within {TSA_TIMEOUT_SECONDS} s ({type(cause).__name__}: {cause}); "
+                "nothing was published"
             ) from exc
         except Exception as exc:  # pyHanko raises many kinds; the PDF is ours, the key checked
             if self.level == "B-LT":
                 raise InputError(
-                    f"--pdf-sign-revocation: the certificate chain (to the root in "
-                    f"--pdf-sign-chain) does not validate with the revocation data given, so no "
-                    f"B-LT signature was made: {exc}"
+                    f"{option('pdf_sign_revocation')}: the certificate chain (to the root in "
+                    f"{option('pdf_sign_chain')}) does not validate with the revocation data "
+                    f"given, so no B-LT signature was made: {exc}"
                 ) from exc
             raise SigningError(f"pyHanko could not sign {REPORT_PDF_NAME}: {exc}") from exc
         if signed[: len(pdf)] != pdf:
@@ -160,5 +160,5 @@ def prepare_pdf_signer(options: PdfSignOptions) -> PdfSigner:
     """Check pyHanko is installed and the credentials can sign now (before the build starts)."""
     _pyhanko()
     if options.tsa is not None and not options.tsa.startswith(("http://", "https://")):
-        raise UsageError(f"--tsa {options.tsa}: not an http:// or https:// URL")
+        raise InvalidRequest(f"{option('tsa')} {options.tsa}: not an http:// or https:// URL")
     return PdfSigner(load_credentials(options), options.tsa)

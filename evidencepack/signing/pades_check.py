@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, option
 from ..pack.predicate import PdfSignatureRecord
 from .pades import quiet_pyhanko
 from .pades_credentials import MAX_CREDENTIAL_BYTES
@@ -33,7 +33,7 @@ def _roots(paths: Sequence[Path]) -> list[Any]:
 
     roots = []
     for path in paths:
-        raw = read_limited(path, MAX_CREDENTIAL_BYTES, label=f"--pdf-trust-root {path}")
+        raw = read_limited(path, MAX_CREDENTIAL_BYTES, label=f"{option('pdf_trust_root')} {path}")
         try:
             certs = (
                 x509.load_pem_x509_certificates(raw)
@@ -41,7 +41,9 @@ def _roots(paths: Sequence[Path]) -> list[Any]:
                 else [x509.load_der_x509_certificate(raw)]
             )
         except ValueError as exc:
-            raise InputError(f"--pdf-trust-root {path}: not an X.509 certificate ({exc})") from exc
+            raise InputError(
+                f"{option('pdf_trust_root')} {path}: not an X.509 certificate ({exc})"
+            ) from exc
         roots += [asn1_x509.Certificate.load(c.public_bytes(Encoding.DER)) for c in certs]
     return roots
 

@@ -19,7 +19,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.types import PrivateKeyTypes
 
-from ..errors import InputError
+from ..errors import InputError, option
 from ..limits import read_limited
 from .pades_options import PASSPHRASE_ENV, PdfSignOptions
 
@@ -62,7 +62,7 @@ def _certificates(path: Path, option: str) -> list[x509.Certificate]:
 
 def _private_key(path: Path) -> PrivateKeyTypes:
     raw = read_limited(
-        path, MAX_CREDENTIAL_BYTES, what="private key", label=f"--pdf-sign-key {path}"
+        path, MAX_CREDENTIAL_BYTES, what="private key", label=f"{option('pdf_sign_key')} {path}"
     )
     passphrase = os.environ.get(PASSPHRASE_ENV)
     password = passphrase.encode() if passphrase else None
@@ -79,11 +79,13 @@ def _private_key(path: Path) -> PrivateKeyTypes:
             if password is None
             else f"it is not encrypted: unset ${PASSPHRASE_ENV}"
         )
-        raise InputError(f"--pdf-sign-key {path}: cannot load the private key, {hint}") from exc
+        raise InputError(
+            f"{option('pdf_sign_key')} {path}: cannot load the private key, {hint}"
+        ) from exc
     except ValueError as exc:
         raise InputError(
-            f"--pdf-sign-key {path}: not a private key in PEM or DER, or a wrong passphrase "
-            f"in ${PASSPHRASE_ENV} ({exc})"
+            f"{option('pdf_sign_key')} {path}: not a private key in PEM or DER, or a wrong "
+            f"passphrase in ${PASSPHRASE_ENV} ({exc})"
         ) from exc
 
 
@@ -115,29 +117,31 @@ def certificate_problem(cert: x509.Certificate, now: dt.datetime) -> str | None:
 def load_credentials(options: PdfSignOptions, now: dt.datetime | None = None) -> PdfCredentials:
     """The key, certificate and chain of ``options``, checked for signing now; InputError naming
     the option and the file otherwise."""
-    certs = _certificates(options.cert, "--pdf-sign-cert")
+    certs = _certificates(options.cert, option("pdf_sign_cert"))
     cert = certs[0]
     problem = certificate_problem(cert, now or dt.datetime.now(dt.UTC))
     if problem:
         subject = cert.subject.rfc4514_string()
-        raise InputError(f"--pdf-sign-cert {options.cert}: the certificate {subject!r} {problem}")
+        raise InputError(
+            f"{option('pdf_sign_cert')} {options.cert}: the certificate {subject!r} {problem}"
+        )
     key = _private_key(options.key)
     if _spki(key.public_key()) != _spki(cert.public_key()):
         raise InputError(
-            f"--pdf-sign-key {options.key}: the key does not match the certificate in "
-            f"--pdf-sign-cert {options.cert} (their public keys differ)"
+            f"{option('pdf_sign_key')} {options.key}: the key does not match the certificate in "
+            f"{option('pdf_sign_cert')} {options.cert} (their public keys differ)"
         )
     chain = [
         *certs[1:],
-        *(_certificates(options.chain, "--pdf-sign-chain") if options.chain else []),
+        *(_certificates(options.chain, option("pdf_sign_chain")) if options.chain else []),
     ]
     der = serialization.Encoding.DER
     roots = tuple(c.public_bytes(der) for c in chain if c.issuer == c.subject)
     revocation = [_revocation(path) for path in options.revocation]
     if revocation and not roots:
         raise InputError(
-            f"--pdf-sign-chain {options.chain}: a B-LT signature validates the chain before "
-            "signing, so the chain must hold its root certificate (self-signed)"
+            f"{option('pdf_sign_chain')} {options.chain}: a B-LT signature validates the chain "
+            "before signing, so the chain must hold its root certificate (self-signed)"
         )
     return PdfCredentials(
         key_der=key.private_bytes(
@@ -156,7 +160,7 @@ def _revocation(path: Path) -> tuple[str, bytes]:
     """("crl", DER) or ("ocsp", DER) of a revocation file, else InputError naming it."""
     from cryptography.x509 import ocsp
 
-    label = f"--pdf-sign-revocation {path}"
+    label = f"{option('pdf_sign_revocation')} {path}"
     raw = read_limited(path, MAX_CREDENTIAL_BYTES, what="revocation file", label=label)
     try:
         if b"-----BEGIN X509 CRL" in raw:

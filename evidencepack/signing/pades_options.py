@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import InvalidRequest, option
 
 PASSPHRASE_ENV = "EVIDENCEPACK_PDF_SIGN_PASSPHRASE"
 """The environment variable holding an encrypted document-signing key's passphrase."""
@@ -27,14 +27,14 @@ class PdfSignOptions:
     """CRLs (PEM or DER) and OCSP responses (DER) for the chain, embedded: PAdES B-LT."""
 
 
-CLI_NAMES = (
-    "--pdf-sign-key",
-    "--pdf-sign-cert",
-    "--pdf-sign-chain",
-    "--tsa",
-    "--pdf-sign-revocation",
+OPTION_NAMES = (
+    option("pdf_sign_key"),
+    option("pdf_sign_cert"),
+    option("pdf_sign_chain"),
+    option("tsa"),
+    option("pdf_sign_revocation"),
 )
-"""How ``build`` names the five options (the Python API names them as its parameters)."""
+"""The five options, marked for ``InvalidRequest`` (the command line words them as its flags)."""
 
 PathArg = str | os.PathLike[str]
 
@@ -45,22 +45,22 @@ def pdf_sign_options(
     chain: PathArg | None,
     tsa: str | None,
     revocation: tuple[PathArg, ...] = (),
-    names: tuple[str, str, str, str, str] = CLI_NAMES,
+    names: tuple[str, str, str, str, str] = OPTION_NAMES,
 ) -> PdfSignOptions | None:
-    """The PAdES options given, or None when neither key nor certificate is; UsageError for a
+    """The PAdES options given, or None when neither key nor certificate is; InvalidRequest for a
     half-given set, naming the options by ``names`` (key, cert, chain, tsa, revocation)."""
     if key is None and cert is None:
         for name, value in zip(names[2:], (chain, tsa, revocation or None), strict=True):
             if value is not None:
-                raise UsageError(f"{name} needs {names[0]} and {names[1]}")
+                raise InvalidRequest(f"{name} needs {names[0]} and {names[1]}")
         return None
     if key is None or cert is None:
         missing = names[1] if cert is None else names[0]
-        raise UsageError(
+        raise InvalidRequest(
             f"signing report.pdf needs both {names[0]} and {names[1]}: {missing} is missing"
         )
     if revocation and tsa is None:
-        raise UsageError(
+        raise InvalidRequest(
             f"{names[4]} makes a PAdES B-LT signature, which builds on a time-stamp: "
             f"give {names[3]}"
         )

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from .._atomic import atomic_write
-from ..errors import InputError, UsageError
+from ..errors import InputError, InvalidRequest, option
 from ..pack.layout import BUNDLE_NAME, DECISION_NAME, PREDICATE_NAME, SIGNATURE_NAMES
 from ..pack.predicate import PackPredicate, load_predicate, write_predicate
 from .bundle import MAX_BUNDLE_BYTES
@@ -81,8 +81,8 @@ def sign_pack_detailed(
         raise InputError(f"{pack_dir}: not a folder")
     bundle_path = pack_dir / BUNDLE_NAME
     if (bundle_path.exists() or bundle_path.is_symlink()) and not force:
-        raise UsageError(
-            f"{bundle_path} exists: the pack is already signed; pass --force to replace "
+        raise InvalidRequest(
+            f"{bundle_path} exists: the pack is already signed; pass {option('force')} to replace "
             "its signature"
         )
     if predicate is not None and not (pack_dir / PREDICATE_NAME).exists():
@@ -114,7 +114,7 @@ def _verifiable(pack_dir: Path, mode: str, size: int, files: int) -> None:
         raise InputError(
             f"{pack_dir}: {files:,} files make a {size:,}-byte {mode} signature bundle, over the "
             f"{limit:,} bytes `verify` reads"
-            + ("" if mode == "key" else "; sign with --key: key bundles are streamed")
+            + ("" if mode == "key" else f"; sign with {option('key')}: key bundles are streamed")
         )
 
 

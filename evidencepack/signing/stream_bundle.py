@@ -25,7 +25,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import Prehashed
 
-from ..errors import CouldNotRun, VerificationError
+from ..errors import CouldNotRun, VerificationError, option
 from ..limits import regular_file_problem
 from .bundle import ParsedBundle, parse_bundle
 from .keys import key_fingerprint, signature_hash, wrong_key_message
@@ -248,7 +248,7 @@ def verify_streamed_key_bundle(
     if bundle.mode != "key":
         raise VerificationError(
             f"{source}: signed keyless (it holds a certificate, not a key hint); "
-            "verify with --cert-identity and --cert-oidc-issuer"
+            f"verify with {option('cert_identity')} and {option('cert_oidc_issuer')}"
         )
     if bundle.payload is None or bundle.payload_type is None:
         raise VerificationError(f"{source}: a key-signed bundle must hold a DSSE envelope")

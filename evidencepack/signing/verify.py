@@ -18,7 +18,7 @@ import pydantic
 from cryptography.hazmat.primitives.asymmetric import ec
 from pydantic import Field
 
-from ..errors import InputError, UsageError, VerificationError
+from ..errors import InputError, InvalidRequest, VerificationError, option
 from ..limits import regular_file_problem
 from ..pack.archive import ArchiveLimits, extract_archive, is_archive
 from ..pack.layout import (
@@ -99,8 +99,9 @@ class KeylessPolicy:
 
     def __post_init__(self) -> None:
         if not self.identity.strip() or not self.issuer.strip():
-            raise UsageError(
-                "keyless verification needs both --cert-identity and --cert-oidc-issuer"
+            raise InvalidRequest(
+                f"keyless verification needs both {option('cert_identity')} and "
+                f"{option('cert_oidc_issuer')}"
             )
 
 
@@ -152,9 +153,9 @@ def _target_problem(path: Path) -> None:
     if not path.exists():
         raise InputError(f"{path}: no such file or folder")
     if not path.is_dir() and not is_archive(path):
-        raise UsageError(
+        raise InvalidRequest(
             f"{path}: not a pack folder or .tar.gz archive; to verify one file of a pack, "
-            "pass its bundle with --bundle"
+            f"pass its bundle with {option('bundle')}"
         )
 
 
@@ -485,7 +486,7 @@ def _match_statement(
         return [
             f"{file.name}: is the pack's {', '.join(matched)}, not one of the files a reader "
             f"receives alone ({', '.join(LONE_FILES)}); verify the whole pack, or pass "
-            "--any-file to accept it"
+            f"{option('any_file')} to accept it"
         ]
     same_name = [s for s in statement.subject if s.name and s.name.rsplit("/", 1)[-1] == file.name]
     report["changed"] = [

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import CouldNotRun, StoreError
+from ..errors import CouldNotRun, StoreError, option
 from .models import (
     PACK_COLUMNS,
     WATCH_COLUMNS,
@@ -45,7 +45,7 @@ class PostgresCatalog:
 
     def __init__(self, url: str, root: Path) -> None:
         if not url.startswith(("postgresql://", "postgres://")):
-            raise StoreError(f"--catalog {url!r}: give a postgresql:// URL")
+            raise StoreError(f"{option('catalog')} {url!r}: give a postgresql:// URL")
         self.url = url
         self.folder = str(root.resolve())
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from ..errors import UsageError
+from ..errors import InvalidRequest, option
 
 ParamKind = Literal["text", "int", "date", "bool"]
 
@@ -188,28 +188,28 @@ def named_query(name: str) -> NamedQuery:
         if query.name == name:
             return query
     known = ", ".join(q.name for q in QUERIES)
-    raise UsageError(f"no named query {name!r}: the named queries are {known}")
+    raise InvalidRequest(f"no named query {name!r}: the named queries are {known}")
 
 
 def _parse(param: Param, text: str, query: str) -> object:
-    where = f"--named {query}: --param {param.name}={text!r}"
+    where = f"{option('named')} {query}: {option('param')} {param.name}={text!r}"
     if param.kind == "text":
         return text or None
     if param.kind == "int":
         try:
             return int(text)
         except ValueError as exc:
-            raise UsageError(f"{where}: give a whole number") from exc
+            raise InvalidRequest(f"{where}: give a whole number") from exc
     if param.kind == "bool":
         if text.lower() not in ("true", "false"):
-            raise UsageError(f"{where}: give true or false")
+            raise InvalidRequest(f"{where}: give true or false")
         return text.lower() == "true"
     if text == "today":
         return dt.datetime.now(dt.UTC).date()
     try:
         return dt.date.fromisoformat(text)
     except ValueError as exc:
-        raise UsageError(f"{where}: give a date as YYYY-MM-DD") from exc
+        raise InvalidRequest(f"{where}: give a date as YYYY-MM-DD") from exc
 
 
 def bind(query: NamedQuery, given: Mapping[str, str]) -> dict[str, object]:
@@ -218,14 +218,17 @@ def bind(query: NamedQuery, given: Mapping[str, str]) -> dict[str, object]:
     unknown = sorted(set(given) - names)
     if unknown:
         expected = ", ".join(sorted(names)) or "none"
-        raise UsageError(
-            f"--named {query.name}: unknown parameter(s) {', '.join(unknown)} "
+        raise InvalidRequest(
+            f"{option('named')} {query.name}: unknown parameter(s) {', '.join(unknown)} "
             f"(it takes: {expected})"
         )
     bound = {}
     for param in query.params:
         text = given.get(param.name, param.default)
         if text is None:
-            raise UsageError(f"--named {query.name}: give --param {param.name}=... ({param.help})")
+            raise InvalidRequest(
+                f"{option('named')} {query.name}: give {option('param')} {param.name}=... "
+                f"({param.help})"
+            )
         bound[param.name] = _parse(param, text, query.name)
     return bound

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import StoreError, UsageError
+from ..errors import InvalidRequest, StoreError
 from . import storage
 from .catalog import Catalog, open_catalog, owners
 from .models import TABLES, columns
@@ -96,7 +96,7 @@ def run_query(
     import duckdb
 
     if not root.is_dir():
-        raise UsageError(
+        raise InvalidRequest(
             f"{root}: no warehouse here (add a pack first: evidencepack warehouse add)"
         )
     catalog = catalog or open_catalog(root)
@@ -122,7 +122,7 @@ def run_query(
         duckdb.ConversionException,
     ) as exc:
         # The query's own fault (a typo, an unknown column, a file outside the dataset): usage.
-        raise UsageError(f"the query failed: {exc}") from exc
+        raise InvalidRequest(f"the query failed: {exc}") from exc
     except duckdb.Error as exc:
         raise StoreError(f"the query failed: {exc}") from exc
     finally:
@@ -136,12 +136,12 @@ def _only_reads(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     try:
         statements = con.extract_statements(sql)
     except duckdb.Error as exc:
-        raise UsageError(f"the query does not parse: {exc}") from exc
+        raise InvalidRequest(f"the query does not parse: {exc}") from exc
     if len(statements) != 1:
-        raise UsageError(f"give one SQL statement (got {len(statements)})")
+        raise InvalidRequest(f"give one SQL statement (got {len(statements)})")
     kind = statements[0].type
     if kind not in (duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN):
-        raise UsageError(f"the warehouse is read-only here: only SELECT runs (got {kind.name})")
+        raise InvalidRequest(f"the warehouse is read-only here: only SELECT runs (got {kind.name})")
     if kind == duckdb.StatementType.EXPLAIN:
         # EXPLAIN ANALYZE runs its statement (a COPY would write): only a plain EXPLAIN.
         keywords = [
@@ -150,7 +150,7 @@ def _only_reads(con: duckdb.DuckDBPyConnection, sql: str) -> None:
             if token == duckdb.token_type.keyword
         ]
         if "analyze" in keywords or "analyse" in keywords:
-            raise UsageError(
+            raise InvalidRequest(
                 "the warehouse is read-only here: EXPLAIN ANALYZE runs its statement; "
                 "give a SELECT or a plain EXPLAIN"
             )

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..analyze.models import DecisionDocument, LoadPoint
-from ..errors import CouldNotRun, InputError, UsageError, VerificationError
+from ..errors import CouldNotRun, InputError, InvalidRequest, VerificationError, option
 from ..pack.layout import BUNDLE_NAME, DECISION_NAME, PREDICATE_NAME, SPEC_PATH
 from ..pack.predicate import DecisionSummary, PackPredicate, SpecRef, ToolInfo, write_predicate
 from ..pack.publish import discard, publish, staging_dir
@@ -81,13 +81,17 @@ class WatchResult:
 def check_watch_options(options: WatchOptions) -> None:
     """Bounded and sane: every load loop ends by itself."""
     if not 0 < options.duration_s <= MAX_DURATION_S:
-        raise UsageError(f"--duration must be over 0 and at most {MAX_DURATION_S:g} seconds")
+        raise InvalidRequest(
+            f"{option('duration')} must be over 0 and at most {MAX_DURATION_S:g} seconds"
+        )
     if not 0 < options.max_requests <= MAX_REQUESTS:
-        raise UsageError(f"--max-requests must be 1 to {MAX_REQUESTS:,}")
+        raise InvalidRequest(f"{option('max_requests')} must be 1 to {MAX_REQUESTS:,}")
     if not 0 <= options.tolerance <= 10:
-        raise UsageError("--tolerance must be a fraction from 0 to 10")
+        raise InvalidRequest(f"{option('tolerance')} must be a fraction from 0 to 10")
     if options.out.exists() and not options.force:
-        raise UsageError(f"{options.out} exists: choose another folder, or --force to replace it")
+        raise InvalidRequest(
+            f"{options.out} exists: choose another folder, or {option('force')} to replace it"
+        )
 
 
 def _operating_point(decision: DecisionDocument, candidate: str) -> tuple[float, LoadPoint | None]:
@@ -105,8 +109,8 @@ def _watched_candidate(decision: DecisionDocument, asked: str | None) -> str:
     ids = [c.id for c in decision.candidates]
     if asked is not None:
         if asked not in ids:
-            raise UsageError(
-                f"--candidate {asked!r} is not in the pack; candidates: {', '.join(ids)}"
+            raise InvalidRequest(
+                f"{option('candidate')} {asked!r} is not in the pack; candidates: {', '.join(ids)}"
             )
         return asked
     chosen = decision.chosen or decision.recommendation

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from evidencepack.errors import UsageError
+from evidencepack.errors import InvalidRequest
 from evidencepack.measure.client import RequestSettings, parse_endpoint
 from evidencepack.measure.http_stream import Failed, events
 
@@ -24,7 +24,7 @@ def test_endpoint_urls() -> None:
     assert (six.host, six.host_header) == ("::1", "[::1]:8000")
     assert parse_endpoint("https://[2001:db8::7]/v1").host_header == "[2001:db8::7]"
     for bad in ("ftp://h", "127.0.0.1:8000", "http://u:p@h", "http://h/v1?x=1", "http://h:99999"):
-        with pytest.raises(UsageError):
+        with pytest.raises(InvalidRequest):
             parse_endpoint(bad)
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from evidencepack._cli import main
-from evidencepack.errors import UsageError
+from evidencepack.errors import InvalidRequest
 from evidencepack.measure.options import MeasureOptions
 from evidencepack.measure.run import measure
 
@@ -383,11 +383,11 @@ def test_ctrl_c_stops_the_run_cleanly(server: OpenAIServer, prompts: Path, workd
 
 def test_usage_errors(server: OpenAIServer, prompts: Path, workdir: Path) -> None:
     base = MeasureOptions(endpoint=server.url, model=MODEL, prompts=prompts, outdir=workdir / "x")
-    with pytest.raises(UsageError, match="needs --target-qps"):
+    with pytest.raises(InvalidRequest, match="needs target_qps"):
         measure(base)
-    with pytest.raises(UsageError, match="--ttft-ms and --tpot-ms"):
+    with pytest.raises(InvalidRequest, match="ttft_ms and tpot_ms"):
         measure(MeasureOptions(**{**base.__dict__, "target_qps": 1.0}))
-    with pytest.raises(UsageError, match="http:// or https://"):
+    with pytest.raises(InvalidRequest, match="http:// or https://"):
         measure(MeasureOptions(**{**base.__dict__, "endpoint": "ftp://x", "scenario": "offline"}))
     bad = _prompts(workdir / "bad.jsonl", ["fine"])
     bad.write_text('{"prompt": "fine"}\n{"messages": 3}\n')

@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from evidencepack._cli import main
-from evidencepack.errors import InputError, SigningError, UsageError
+from evidencepack.errors import InputError, InvalidRequest, SigningError
 from evidencepack.signing.keys import (
     PASSPHRASE_ENV,
     generate_keypair,
@@ -55,12 +55,12 @@ def test_unencrypted_pair_needs_no_passphrase(tmp_path: Path) -> None:
 def test_existing_files_are_kept_unless_forced(tmp_path: Path) -> None:
     generate_keypair(tmp_path / "k.pem", tmp_path / "k.pub.pem", None)
     before = (tmp_path / "k.pem").read_bytes()
-    with pytest.raises(UsageError, match="exists; pass --force"):
+    with pytest.raises(InvalidRequest, match="exists; pass force"):
         generate_keypair(tmp_path / "k.pem", tmp_path / "k.pub.pem", None)
     assert (tmp_path / "k.pem").read_bytes() == before
     generate_keypair(tmp_path / "k.pem", tmp_path / "k.pub.pem", None, overwrite=True)
     assert (tmp_path / "k.pem").read_bytes() != before
-    with pytest.raises(UsageError, match="must differ"):
+    with pytest.raises(InvalidRequest, match="must differ"):
         generate_keypair(tmp_path / "same", tmp_path / "same", None, overwrite=True)
 
 
@@ -94,11 +94,11 @@ def test_passphrase_from_env_or_refused(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv(PASSPHRASE_ENV, "s3cret")
     assert read_passphrase(confirm=True) == b"s3cret"
     monkeypatch.setenv(PASSPHRASE_ENV, "")
-    with pytest.raises(UsageError, match="empty passphrase"):
+    with pytest.raises(InvalidRequest, match="empty passphrase"):
         read_passphrase(confirm=False)
     monkeypatch.delenv(PASSPHRASE_ENV)
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
-    with pytest.raises(UsageError, match="standard input is not a terminal"):
+    with pytest.raises(InvalidRequest, match="standard input is not a terminal"):
         read_passphrase(confirm=False)
 
 
@@ -107,7 +107,7 @@ def test_passphrase_prompt_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
     answers = iter(["one", "two"])
     monkeypatch.setattr("getpass.getpass", lambda prompt: next(answers))
-    with pytest.raises(UsageError, match="the two passphrases differ"):
+    with pytest.raises(InvalidRequest, match="the two passphrases differ"):
         read_passphrase(confirm=True)
     answers = iter(["same", "same"])
     assert read_passphrase(confirm=True) == b"same"

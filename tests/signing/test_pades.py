@@ -18,7 +18,7 @@ import pytest
 from pypdf import PdfReader
 
 from evidencepack._cli import main
-from evidencepack.errors import InputError, UsageError
+from evidencepack.errors import InputError, InvalidRequest
 from evidencepack.pack.predicate import PdfSignatureRecord, load_predicate
 from evidencepack.signing import pades
 from evidencepack.signing.documents import cross_check
@@ -197,7 +197,7 @@ def test_revocation_data_that_revokes_or_misses_the_signer_stops_the_signature(
         crl = write_crl(pki, tmp_path / "ca.crl", revoked=(pki.signer.cert,))
     else:  # the signer's certificate names a CRL; the one given is not it
         crl = write_crl(make_pki(tmp_path), tmp_path / "other.crl")
-    with pytest.raises(InputError, match="--pdf-sign-revocation: the certificate chain"):
+    with pytest.raises(InputError, match="pdf_sign_revocation: the certificate chain"):
         _sign_b_lt(pki, _rendered(built), crl)
 
 
@@ -206,7 +206,7 @@ def test_b_lt_needs_a_time_stamp_the_chain_root_and_real_revocation_files(
 ) -> None:
     crl = write_crl(pki, tmp_path / "ca.crl")
     key, cert = pki.signer.key_pem, pki.signer.cert_pem
-    with pytest.raises(UsageError, match="--pdf-sign-revocation makes a PAdES B-LT .* give --tsa"):
+    with pytest.raises(InvalidRequest, match="pdf_sign_revocation makes a PAdES B-LT .* give tsa"):
         pdf_sign_options(key, cert, pki.ca.cert_pem, None, (crl,))
     rootless = PdfSignOptions(key=key, cert=cert, tsa="http://127.0.0.1:9/", revocation=(crl,))
     with pytest.raises(InputError, match="must hold its root certificate"):
@@ -214,7 +214,7 @@ def test_b_lt_needs_a_time_stamp_the_chain_root_and_real_revocation_files(
     bogus = tmp_path / "not-a-crl.der"
     bogus.write_bytes(b"0\x03\x02\x01\x00")
     options = PdfSignOptions(key, cert, pki.ca.cert_pem, "http://127.0.0.1:9/", (bogus,))
-    with pytest.raises(InputError, match=f"--pdf-sign-revocation {bogus}: neither a CRL"):
+    with pytest.raises(InputError, match=f"pdf_sign_revocation {bogus}: neither a CRL"):
         prepare_pdf_signer(options)
 
 
@@ -402,10 +402,12 @@ def test_an_encrypted_key_opens_with_the_passphrase_variable(
 def test_the_api_refuses_half_given_pdf_signing_options(pki: Pki, tmp_path: Path) -> None:
     from evidencepack import api
 
-    with pytest.raises(UsageError, match="both pdf_sign_key and pdf_sign_cert"):
-        api.build(SAMPLE_SPEC, tmp_path / "pack", pdf_sign_cert=pki.signer.cert_pem)
-    with pytest.raises(UsageError, match="tsa needs pdf_sign_key and pdf_sign_cert"):
-        api.build(SAMPLE_SPEC, tmp_path / "pack", tsa="http://127.0.0.1:9/")
+    half = api.BuildOptions(pdf_sign=api.PdfSignSpec(cert=pki.signer.cert_pem))
+    with pytest.raises(InvalidRequest, match="both pdf_sign_key and pdf_sign_cert"):
+        api.build(SAMPLE_SPEC, tmp_path / "pack", half)
+    stamped = api.BuildOptions(pdf_sign=api.PdfSignSpec(tsa="http://127.0.0.1:9/"))
+    with pytest.raises(InvalidRequest, match="tsa needs pdf_sign_key and pdf_sign_cert"):
+        api.build(SAMPLE_SPEC, tmp_path / "pack", stamped)
     assert not (tmp_path / "pack").exists()
 
 

@@ -3,8 +3,7 @@
 Each file's format is detected by content (as ``inspect`` does); each top-level subfolder with
 evidence becomes a candidate. What the files record (model, runtime, precision, loads) fills
 the spec; what only the team can state (SLO, traffic, prices, the quality bar) is left as a
-``TODO`` value with a comment, and ``validate`` names each one until it is filled.
-"""
+``TODO`` value with a comment, and ``validate`` names each one until it is filled."""
 
 from __future__ import annotations
 

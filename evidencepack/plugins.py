@@ -67,10 +67,10 @@ __all__ = [
 if TYPE_CHECKING:
     from typing import Any
 
+    from .provenance import FileRecord
     from .readers.base import Detector, Format, ParsedInput, Parser, Probe
     from .readers.models import ReferencePoint, ScoreSet, ServingRun
     from .readers.registry import ENTRY_POINT_GROUP
-    from .provenance import FileRecord
     from .signing.sign import CertifiedSigner, PackSigner, SignerIdentity
 
 

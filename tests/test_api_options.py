@@ -104,7 +104,7 @@ def test_the_plugin_types_are_public_and_lazy() -> None:
 
 
 def test_the_api_page_names_every_options_object_and_plugin_type() -> None:
-    page = (Path(__file__).parent.parent / "docs" / "topics" / "api-and-plugins.md").read_text(
+    page = (Path(__file__).parent.parent / "docs" / "reference" / "api.md").read_text(
         encoding="utf-8"
     )
     options = [n for n in api._MODULES["options"] if n != "PathLike"]

@@ -10,7 +10,7 @@ import pytest
 
 from evidencepack import progress
 from evidencepack._cli import main
-from evidencepack.api import check
+from evidencepack.api import CheckOptions, check
 from evidencepack.render.pdf import render_pdf
 
 from .conftest import SAMPLE_SPEC
@@ -66,7 +66,7 @@ def test_a_library_caller_hands_in_its_own_reporter(
     monkeypatch.setattr(sys, "stderr", err)
     mine = Collecting()
     caplog.set_level("INFO", logger="evidencepack")
-    check(SAMPLE_SPEC, reporter=mine)
+    check(SAMPLE_SPEC, CheckOptions(reporter=mine))
     assert mine.stages[0] == f"reading and hashing the inputs of {SAMPLE_SPEC}"
     assert "reading the evidence of b200-trtllm" in mine.stages
     assert mine.counts["results imported"] == 21

@@ -12,7 +12,6 @@ if TYPE_CHECKING:
     from typing import TextIO
 
     from ..progress import Reporter
-
     from .options import PathLike
 
 

@@ -66,7 +66,7 @@ def generate(path: Path, n: int, seed: int = 7) -> None:
 
 
 def measure_ours(path: Path) -> str:
-    from evidencepack import limits
+    from evidencepack.core import limits
     from evidencepack.intake.load import load_input
     from evidencepack.readers.registry import read_input
     from evidencepack.staging.stage import shared_staging

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from _common import CACHE, Timing, paired, report, timed
 
+from evidencepack.core.provenance import sha256_file
 from evidencepack.pack.layout import scan_pack
 from evidencepack.pack.predicate import (
     DecisionSummary,
@@ -30,7 +31,6 @@ from evidencepack.pack.predicate import (
     write_predicate,
 )
 from evidencepack.pack.toolchain import rendering_toolchain
-from evidencepack.provenance import sha256_file
 from evidencepack.signing.keyed import KeySigner
 from evidencepack.signing.sign import sign_pack_detailed
 from evidencepack.signing.verify import KeyPolicy, verify_pack

@@ -62,8 +62,8 @@ _API: dict[str, str] = {
     # results
     "LoadedSpec": "evidencepack.spec.load",
     "PackSpec": "evidencepack.spec.models",
-    "ValidationReport": "evidencepack.problems",
-    "Problem": "evidencepack.problems",
+    "ValidationReport": "evidencepack.core.problems",
+    "Problem": "evidencepack.core.problems",
     "DecisionDocument": "evidencepack.analyze.models",
     "BuildResult": "evidencepack.pipeline",
     "RebuildOutcome": "evidencepack.signing.verify_report",
@@ -143,6 +143,7 @@ if TYPE_CHECKING:
         VerifyPolicy,
     )
     from .api.signing import sign, signer, verify, verify_policy
+    from .core.problems import Problem, ValidationReport
     from .diff.models import DiffDocument
     from .diff.run import DiffResult
     from .errors import (
@@ -157,7 +158,6 @@ if TYPE_CHECKING:
         VerificationError,
     )
     from .pipeline import BuildResult
-    from .problems import Problem, ValidationReport
     from .readers.base import ParsedInput
     from .signing.verify_report import RebuildOutcome, VerifyReport
     from .spec.load import LoadedSpec

@@ -12,7 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from .problems import Problem
+    from .core.problems import Problem
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -135,7 +135,7 @@ class InputError(EvidencePackError):
         """Every finding as a ``Problem``: those handed over as objects as they are, a line a
         reader stated as text as its whole message, and an error with no list its own file,
         line and message."""
-        from .problems import Problem, unlocated  # pydantic: loaded when a problem is wanted
+        from .core.problems import Problem, unlocated  # pydantic: loaded when a problem is wanted
 
         if not self._given:
             plain = self.line is not None or self.where is None

@@ -24,11 +24,12 @@ from .analyze.market import read_market_prices
 from .analyze.models import DecisionDocument
 from .analyze.price_read import read_prices
 from .analyze.record import CandidateRecord
+from .core.limits import MAX_SPEC_BYTES
+from .core.progress import SILENT, Progress
 from .errors import CheckFailed, CouldNotRun, EvidencePackError, InputError
 from .intake.collect import Collected, Collector, copy_inputs
 from .intake.model_files import take_tokenizer
 from .intake.snapshot import Snapshots
-from .limits import MAX_SPEC_BYTES
 from .pack.archive import write_archive
 from .pack.layout import (
     BUNDLE_NAME,
@@ -61,7 +62,6 @@ from .pack.publish import (
     write_pack_files,
 )
 from .pack.toolchain import rendering_toolchain
-from .progress import SILENT, Progress
 from .readers.registry import plugins_differ
 from .render.signing_plan import SigningPlan
 from .signing.bundle import parse_bundle

@@ -32,7 +32,7 @@ _TYPES: dict[str, str] = {
     "ParsedInput": "evidencepack.readers.base",
     "Detector": "evidencepack.readers.base",
     "Parser": "evidencepack.readers.base",
-    "FileRecord": "evidencepack.provenance",
+    "FileRecord": "evidencepack.core.provenance",
     "ServingRun": "evidencepack.readers.models",
     "ScoreSet": "evidencepack.readers.models",
     "ReferencePoint": "evidencepack.readers.models",
@@ -67,7 +67,7 @@ __all__ = [
 if TYPE_CHECKING:
     from typing import Any
 
-    from .provenance import FileRecord
+    from .core.provenance import FileRecord
     from .readers.base import Detector, Format, ParsedInput, Parser, Probe
     from .readers.models import ReferencePoint, ScoreSet, ServingRun
     from .readers.registry import ENTRY_POINT_GROUP

@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ._atomic import atomic_write
+from .core._atomic import atomic_write
+from .core.resources import schemas_dir
 from .errors import SchemaDriftError
-from .resources import schemas_dir
 from .spec.models import PackSpec
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -26,7 +26,8 @@ SCHEMA_ID_BASE = "https://evidencepack.dev/schemas/"
 def _documents() -> dict[str, type[BaseModel]]:
     """File name -> model. Imported lazily so adding a stage does not slow start-up."""
     from .analyze.models import DecisionDocument
-    from .command_reports import BuildReport, InitReport, SchemasReport
+    from .commands.command_reports import BuildReport, InitReport, SchemasReport
+    from .core.problems import ValidationReport
     from .diff.models import DiffDocument
     from .mlperf.endpoints_models import EndpointsCurve
     from .mlperf.measure_record import MeasureRunRecord
@@ -36,7 +37,6 @@ def _documents() -> dict[str, type[BaseModel]]:
     from .pack.manifest import EvidenceManifest
     from .pack.predicate import PackPredicate
     from .pricing.models import QuoteFile
-    from .problems import ValidationReport
     from .readers.formats.generic_scores import ScoreLine, ScoresHeader
     from .readers.formats.measure_server_metrics import ServerMetricsDocument
     from .signing.statement import Statement

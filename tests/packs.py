@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from evidencepack import __version__
+from evidencepack.core.provenance import sha256_file
 from evidencepack.pack.predicate import (
     DecisionSummary,
     PackPredicate,
@@ -31,7 +32,6 @@ from evidencepack.pack.predicate import (
 )
 from evidencepack.pack.toolchain import Toolchain, rendering_toolchain
 from evidencepack.pipeline import BuildOptions, BuildResult, CompileOptions, build
-from evidencepack.provenance import sha256_file
 from evidencepack.signing.keyed import KeySigner
 from evidencepack.signing.keys import generate_keypair
 from evidencepack.spec.load import load_spec

@@ -13,8 +13,8 @@ from lxml import etree
 
 from evidencepack._cli import main
 from evidencepack.analyze.models import DecisionDocument
-from evidencepack.check_outputs import junit_xml, markdown
-from evidencepack.resources import schemas_dir
+from evidencepack.commands.check_outputs import junit_xml, markdown
+from evidencepack.core.resources import schemas_dir
 
 from .conftest import REPO_ROOT, SAMPLE_SPEC
 

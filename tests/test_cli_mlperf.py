@@ -128,8 +128,8 @@ def test_json_outputs_match_their_schemas(
 ) -> None:
     import jsonschema
 
+    from evidencepack.core.resources import schemas_dir
     from evidencepack.mlperf.query import load_results
-    from evidencepack.resources import schemas_dir
     from evidencepack.store import Store
 
     def schema(name: str) -> dict[str, object]:

@@ -20,10 +20,10 @@ import pytest
 
 from evidencepack._cli import main
 from evidencepack.analyze.models import DecisionDocument
+from evidencepack.core.resources import schemas_dir
 from evidencepack.errors import RenderError, SpecError
 from evidencepack.pack.manifest import EvidenceManifest
 from evidencepack.pipeline import BuildOptions, BuildResult, CompileOptions, build, check
-from evidencepack.resources import schemas_dir
 
 from .conftest import REPO_ROOT, SAMPLE_SPEC
 

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from evidencepack import progress
 from evidencepack._cli import main
 from evidencepack.api import CheckOptions, check
+from evidencepack.core import progress
 from evidencepack.render.pdf import render_pdf
 
 from .conftest import SAMPLE_SPEC
@@ -73,7 +73,8 @@ def test_a_library_caller_hands_in_its_own_reporter(
     assert mine.finished == 1
     assert err.getvalue() == ""
     assert any(
-        r.name == "evidencepack.progress" and "b200-trtllm" in r.message for r in caplog.records
+        r.name == "evidencepack.core.progress" and "b200-trtllm" in r.message
+        for r in caplog.records
     )
 
 

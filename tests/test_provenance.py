@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from evidencepack.core.provenance import sha256_file, sha256_files
 from evidencepack.errors import InputError
-from evidencepack.provenance import sha256_file, sha256_files
 
 
 def _files(folder: Path, count: int) -> dict[str, Path]:

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from evidencepack._cli import main
+from evidencepack.core.resources import schemas_dir
 from evidencepack.errors import SchemaDriftError, SpecError
-from evidencepack.resources import schemas_dir
 from evidencepack.schemas import DOCUMENTS, check_schemas
 from evidencepack.spec.load import load_spec
 

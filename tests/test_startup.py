@@ -79,10 +79,16 @@ def _compile_modules(*argv: str) -> list[str]:
 
 
 def _ours(*argv: str) -> set[str]:
-    """The evidencepack subsystems (top-level modules and packages) running ``argv`` imported."""
-    return {
-        m.split(".")[1] if "." in m else m for m in _modules(*argv) if m.startswith("evidencepack")
-    }
+    """The evidencepack subsystems (top-level modules and packages; a module of ``core/`` or
+    ``commands/`` by its own name) running ``argv`` imported."""
+    found = set()
+    for m in _modules(*argv):
+        parts = m.split(".")
+        if parts[0] != "evidencepack" or m in ("evidencepack.core", "evidencepack.commands"):
+            continue
+        grouped = len(parts) > 2 and parts[1] in ("core", "commands")
+        found.add(parts[2] if grouped else parts[1] if len(parts) > 1 else m)
+    return found
 
 
 # What only some commands need, each a cost at start-up: none of it for --help.

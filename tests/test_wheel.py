@@ -122,7 +122,7 @@ def test_installed_wheel_runs(wheel: Path, tmp_path: Path) -> None:
         [
             str(python),
             "-c",
-            "import evidencepack.resources as r, pydantic, weasyprint, sigstore, duckdb; "
+            "import evidencepack.core.resources as r, pydantic, weasyprint, sigstore, duckdb; "
             "print(r.schemas_dir()); print(r.templates_dir())",
         ],
         capture_output=True,

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import TextIO
 
-    from ..progress import Reporter
+    from ..core.progress import Reporter
     from ._common import Handler
 
 DESCRIPTION = (

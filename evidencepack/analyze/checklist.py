@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .._numbers import plain
+from ..core._numbers import plain
 from ..readers.normalise import normalise_precision, normalise_runtime, versions_match
 from ..spec.models import Candidate, PackSpec
 from .check_base import Check, model_of, worst

@@ -4,7 +4,7 @@ linked to the evidence rows and file digests it rests on.
 
 from __future__ import annotations
 
-from .._numbers import plain
+from ..core._numbers import plain
 from ..spec.models import Candidate
 from .checklist import per_accelerator
 from .evidence import CandidateEvidence, link

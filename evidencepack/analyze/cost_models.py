@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 from ..readers.models import EnergyMethod
 
 

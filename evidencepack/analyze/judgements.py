@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .._models import Sha256Hex, StrictModel
+from ..core._models import Sha256Hex, StrictModel
 from ..readers.models import EnergyMethod
 from .cost_models import BasisCost as BasisCost
 from .cost_models import CostBases as CostBases

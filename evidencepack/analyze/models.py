@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .._models import Sha256Hex, StrictModel
+from ..core._models import Sha256Hex, StrictModel
 from ..intake.records import InputFile
 from ..spec.models import PackSpec
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._numbers import plain
+from ..core._numbers import plain
 from ..errors import InputError
 from ..intake.collect import Collector
 from ..intake.records import FileProblem, InputFile

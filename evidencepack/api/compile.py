@@ -23,10 +23,10 @@ from ..errors import InputError
 # spec first (tests/test_startup.py).
 if TYPE_CHECKING:
     from ..analyze.models import DecisionDocument
-    from ..command_reports import BuildReport, InitReport, SchemasReport
-    from ..init_spec import InitResult
+    from ..commands.command_reports import BuildReport, InitReport, SchemasReport
+    from ..commands.init_spec import InitResult
+    from ..core.problems import ValidationReport
     from ..pipeline import BuildResult, CompileOptions
-    from ..problems import ValidationReport
     from ..signing.pades_options import PdfSignOptions
     from ..signing.verify_report import RebuildOutcome
     from ..spec.load import LoadedSpec
@@ -47,7 +47,7 @@ def validate(spec: PathLike, *, allow_outside: bool = False) -> ValidationReport
     problem as a ``Problem`` with file, line, column, field path, code, message and hint.
 
     Raises only when the spec cannot be read at all for another reason (``CouldNotRun``)."""
-    from ..problems import ValidationReport
+    from ..core.problems import ValidationReport
 
     try:
         loaded = load_spec(spec, allow_outside=allow_outside)
@@ -64,15 +64,15 @@ def validate(spec: PathLike, *, allow_outside: bool = False) -> ValidationReport
 
 def problems_report(spec: PathLike, exc: InputError) -> ValidationReport:
     """An invalid spec or input as the report ``validate --json`` prints: every problem."""
-    from ..problems import report_of
+    from ..core.problems import report_of
 
     return report_of(str(spec), exc.message, exc.found)
 
 
 def compile_options(options: CheckOptions) -> CompileOptions:
     """The pipeline's compile options of ``options``."""
+    from ..core.progress import Progress
     from ..pipeline import CompileOptions
-    from ..progress import Progress
     from .options import path_or_none
 
     return CompileOptions(
@@ -105,8 +105,8 @@ def check(spec: PathLike, options: CheckOptions | None = None) -> DecisionDocume
 def read_spec_first(spec: PathLike) -> None:
     """Refuse a missing, unreadable or oversized spec (``SpecError``) before pydantic and the
     spec models load (``check``'s start-up; ``load_spec`` reads the file again, a few KB)."""
+    from ..core.limits import MAX_SPEC_BYTES, read_limited
     from ..errors import SpecError
-    from ..limits import MAX_SPEC_BYTES, read_limited
 
     read_limited(Path(spec), MAX_SPEC_BYTES, what="YAML file", error=SpecError)
 
@@ -166,7 +166,7 @@ def init_spec(folder: PathLike, out: PathLike | None = None, *, force: bool = Fa
     """``init``: a first spec written from a folder of evidence (one subfolder per candidate,
     or files), every value it cannot know marked TODO; ``out`` defaults to
     ``FOLDER/pack.yaml``, replaced only with ``force``."""
-    from ..init_spec import init_spec as run_init
+    from ..commands.init_spec import init_spec as run_init
     from .options import path_or_none
 
     return run_init(Path(folder), path_or_none(out), force=force)
@@ -174,7 +174,7 @@ def init_spec(folder: PathLike, out: PathLike | None = None, *, force: bool = Fa
 
 def init_report(result: InitResult) -> InitReport:
     """``init --json``'s document."""
-    from ..command_reports import InitReport
+    from ..commands.command_reports import InitReport
 
     return InitReport(
         spec=str(result.path),
@@ -187,7 +187,7 @@ def init_report(result: InitResult) -> InitReport:
 
 def build_report(result: BuildResult) -> BuildReport:
     """``build --json``'s document."""
-    from ..command_reports import BuildReport
+    from ..commands.command_reports import BuildReport
 
     decision = result.decision
     return BuildReport(
@@ -203,7 +203,7 @@ def build_report(result: BuildResult) -> BuildReport:
 def schemas(out: PathLike | None = None, *, check: bool = False) -> SchemasReport:
     """Write the JSON Schemas of every document into ``out`` (default: ``schemas/``), or with
     ``check`` compare them; ``SchemaDriftError`` (exit 1) names what differs."""
-    from ..command_reports import SchemasReport
+    from ..commands.command_reports import SchemasReport
     from ..schemas import check_schemas, write_schemas
     from .options import path_or_none
 
@@ -215,7 +215,7 @@ def schemas(out: PathLike | None = None, *, check: bool = False) -> SchemasRepor
 
 def junit_xml(decision: DecisionDocument, *, allow_waivers: bool = True) -> bytes:
     """The decision as JUnit XML: one test case per check and candidate (``check --junit``)."""
-    from ..check_outputs import junit_xml as render
+    from ..commands.check_outputs import junit_xml as render
 
     return render(decision, allow_waivers=allow_waivers)
 
@@ -225,27 +225,27 @@ def markdown(
 ) -> str:
     """The decision as a Markdown summary (``check --markdown``, a CI job summary); ``built``
     adds the pack's folder, digest and signature."""
-    from ..check_outputs import markdown as render
+    from ..commands.check_outputs import markdown as render
 
     return render(decision, allow_waivers=allow_waivers, built=built)
 
 
 def gate_verdict(decision: DecisionDocument, *, allow_waivers: bool = True) -> str:
     """The gate's word for the decision (``check --no-waivers`` fails on a waived failure)."""
-    from ..check_outputs import gate_verdict as verdict
+    from ..commands.check_outputs import gate_verdict as verdict
 
     return verdict(decision, allow_waivers=allow_waivers)
 
 
 def problems_junit_xml(report: ValidationReport) -> bytes:
     """An invalid spec or input's problems as JUnit XML."""
-    from ..check_outputs import problems_junit_xml as render
+    from ..commands.check_outputs import problems_junit_xml as render
 
     return render(report)
 
 
 def problems_markdown(report: ValidationReport) -> str:
     """An invalid spec or input's problems as Markdown."""
-    from ..check_outputs import problems_markdown as render
+    from ..commands.check_outputs import problems_markdown as render
 
     return render(report)

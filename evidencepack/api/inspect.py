@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..limits import MAX_RAISED_INPUT_FILE_BYTES as _MAX_RAISED
+from ..core.limits import MAX_RAISED_INPUT_FILE_BYTES as _MAX_RAISED
 from .options import PathLike
 
 if TYPE_CHECKING:

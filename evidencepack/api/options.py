@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from ..errors import InvalidRequest, option
 
 if TYPE_CHECKING:
-    from ..progress import Reporter
+    from ..core.progress import Reporter
     from ..signing.sign import PackSigner
 
 PathLike = str | os.PathLike[str]

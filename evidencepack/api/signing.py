@@ -180,7 +180,7 @@ def register(
     """Pre-register a spec's plan (its bar, SLO, traffic, objective, candidates) as a signed
     in-toto statement at ``out`` (replaced only with ``force``); ``check --plan`` later holds a
     spec against it. Returns the plan and the file written."""
-    from ..provenance import sha256_file
+    from ..core.provenance import sha256_file
     from ..signing.plan import register_plan
     from ..spec.load import load_spec
 

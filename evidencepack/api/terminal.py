@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from ..progress import Reporter
+    from ..core.progress import Reporter
     from .options import PathLike
 
 
 def progress_wanted(stream: TextIO, *, as_json: bool) -> bool:
     """Whether progress is for a person here: a terminal, and no machine-read output."""
-    from ..progress import wanted
+    from ..core.progress import wanted
 
     return wanted(stream, as_json=as_json)
 
@@ -25,14 +25,14 @@ def progress_wanted(stream: TextIO, *, as_json: bool) -> bool:
 def terminal_reporter(stream: TextIO) -> Reporter:
     """A reporter of stages and counts on ``stream`` (a terminal): give it as an options
     object's ``reporter``; its ``finish`` closes the line it draws."""
-    from ..progress import TerminalReporter
+    from ..core.progress import TerminalReporter
 
     return TerminalReporter(stream)
 
 
 def visible(text: str) -> str:
     """``text`` on one line, every hidden character as a visible ``\\uXXXX`` escape."""
-    from .._display import visible as shown
+    from ..core._display import visible as shown
 
     return shown(text)
 
@@ -41,7 +41,7 @@ def visible(text: str) -> str:
 def visible_errors() -> Iterator[None]:
     """Errors raised inside show their message and problems with every hidden character as an
     escape (their text quotes packs and command lines)."""
-    from .._display import visible_errors as shown
+    from ..core._display import visible_errors as shown
 
     with shown():
         yield
@@ -50,14 +50,14 @@ def visible_errors() -> Iterator[None]:
 def escape_misleading(text: str) -> str:
     """``text`` with bidi overrides and other misleading characters escaped, as the report
     shows them."""
-    from .._text import escape_misleading as escaped
+    from ..core._text import escape_misleading as escaped
 
     return escaped(text)
 
 
 def write_file(path: PathLike, data: bytes) -> None:
     """Write ``path`` all or nothing (a temporary file renamed into place)."""
-    from .._atomic import atomic_write
+    from ..core._atomic import atomic_write
 
     atomic_write(Path(path), data)
 

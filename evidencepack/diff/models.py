@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from .._models import Sha256Hex, StrictModel
 from ..analyze.models import Status
+from ..core._models import Sha256Hex, StrictModel
 from ..signing.signer import SignerInfo
 
 DIFF_API_VERSION: Literal["evidencepack/diff/v1"] = "evidencepack/diff/v1"

@@ -13,7 +13,7 @@ import posixpath
 import re
 from collections.abc import Sequence
 
-from .._display import visible, visible_lines
+from ..core._display import visible, visible_lines
 from ..render.formatting import MISSING
 from .models import Change, DiffDocument, FieldChange, PackSide
 

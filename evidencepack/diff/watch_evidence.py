@@ -18,8 +18,8 @@ from typing import Any
 
 import yaml
 
+from ..core.limits import read_limited
 from ..errors import InputError
-from ..limits import read_limited
 from ..pack.layout import SPEC_PATH
 
 WATCH_DOCUMENT = "watch.json"

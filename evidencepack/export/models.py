@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .._models import Sha256Hex
+from ..core._models import Sha256Hex
 
 
 class ReadModel(BaseModel):

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._atomic import atomic_write
+from ..core._atomic import atomic_write
 from ..errors import CouldNotRun, InputError, InvalidRequest, option
 from ..pack.archive import is_archive
 from ..pack.layout import BUNDLE_NAME, DECISION_NAME, SPEC_PATH

@@ -19,8 +19,9 @@ from typing import TypeVar
 
 import pydantic
 
+from ..core.limits import read_limited
+from ..core.provenance import sha256_files
 from ..errors import InputError
-from ..limits import read_limited
 from ..pack.layout import (
     DECISION_NAME,
     MANIFEST_NAME,
@@ -29,7 +30,6 @@ from ..pack.layout import (
     SPEC_PATH,
     scan_pack,
 )
-from ..provenance import sha256_files
 from ..spec.located import dotted
 from .models import DecisionRecord, ManifestRecord
 

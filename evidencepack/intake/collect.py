@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from .. import limits
+from ..core import limits
+from ..core.progress import SILENT, Progress
+from ..core.provenance import sha256_file
 from ..errors import CouldNotRun, InputError
-from ..progress import SILENT, Progress
-from ..provenance import sha256_file
 from ..spec.load import LoadedSpec
 from ..spec.models import EvidenceRef, ReadRef
 from .records import SPEC_PATH, FileProblem, InputFile

@@ -13,10 +13,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from .._models import Sha256Hex, StrictModel
-from ..pack_paths import INPUTS_DIR as INPUTS_DIR
-from ..pack_paths import SPEC_PATH as SPEC_PATH
-from ..provenance import FileRecord
+from ..core._models import Sha256Hex, StrictModel
+from ..core.pack_paths import INPUTS_DIR as INPUTS_DIR
+from ..core.pack_paths import SPEC_PATH as SPEC_PATH
+from ..core.provenance import FileRecord
 
 
 class InputFile(StrictModel):

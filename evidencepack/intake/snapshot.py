@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from ..core.limits import RAISE_INPUT_LIMIT
+from ..core.provenance import FileRecord
 from ..errors import CouldNotRun, InputError
-from ..limits import RAISE_INPUT_LIMIT
-from ..provenance import FileRecord
 from ..readers.base import ParsedInput
 
 _CHUNK = 1 << 20

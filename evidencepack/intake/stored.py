@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._models import StrictModel
-from ..provenance import FileRecord
+from ..core._models import StrictModel
+from ..core.provenance import FileRecord
 from ..readers.models import AggregateCheck, LatencyStats, RunFinding, ScoreSet, ServingRun
 from ..store import Store
 

@@ -88,12 +88,12 @@ def _spec_tokenizer(loaded: LoadedSpec) -> Path | None:
     if cited is None:
         return None
     path = loaded.resolve(cited.path)
-    from ..limits import regular_file_problem
+    from ..core.limits import regular_file_problem
 
     if (problem := regular_file_problem(path)) is not None:
         raise InvalidRequest(f"{loaded.path}: envelope.model.tokenizer: {path}: {problem}")
     if cited.sha256 is not None:
-        from ..provenance import sha256_file
+        from ..core.provenance import sha256_file
 
         found = sha256_file(path)
         if found != cited.sha256:

@@ -11,8 +11,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from ..core.limits import read_limited
 from ..errors import InputError
-from ..limits import read_limited
 from .sut import Prompt
 
 MAX_PROMPTS = 1_000_000

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.limits import regular_file_problem
+from ..core.progress import SILENT, Progress
 from ..errors import InputError
-from ..limits import regular_file_problem
-from ..progress import SILENT, Progress
 from .tokenizer_gguf import from_gguf, require_library
 
 if TYPE_CHECKING:

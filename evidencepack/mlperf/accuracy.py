@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 from ..errors import InputError
 from ._files import read_json, read_text
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .._numbers import plain
+from ..core._numbers import plain
 from .accuracy import AccuracyResult, Test06Verdict
 from .endpoint_result import EndpointRun
 from .loadgen_log import LoadgenLog

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.provenance import sha256_file
 from ..errors import InputError
-from ..provenance import sha256_file
 from ._files import read_json
 from .benchmarks import ResolvedBenchmark, resolve_benchmark
 from .models import SourceFile

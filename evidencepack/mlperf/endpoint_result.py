@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 from ..errors import InputError
 from ._files import read_json
 from .endpoint_shapes import LEGACY_RESULTS, SNAPSHOT, legacy_figures, snapshot_figures

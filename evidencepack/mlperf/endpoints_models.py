@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 from .models import SourceFile
 
 Layout = Literal["v1.0", "v0.7"]

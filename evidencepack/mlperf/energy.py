@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 from .models import MlperfResult
 
 JOULES_PER_KWH = 3.6e6

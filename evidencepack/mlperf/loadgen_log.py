@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 from ..errors import InputError
 from .rounds import Seeds, round_for_seeds
 

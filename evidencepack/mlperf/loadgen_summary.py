@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..problems import Problem
+from ..core.problems import Problem
 from .loadgen_log import (
     NS_PER_MS,
     SCENARIOS,

@@ -21,8 +21,8 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, JsonValue
 
-from .._models import Sha256Hex
-from .._models import StrictModel as _Base
+from ..core._models import Sha256Hex
+from ..core._models import StrictModel as _Base
 
 RECORD_SCHEMA = "evidencepack.measure.run/v1"
 

@@ -20,7 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 from ..errors import InputError
 from ._files import read_json
 

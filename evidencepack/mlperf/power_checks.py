@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .._numbers import plain
+from ..core._numbers import plain
 from ..errors import InputError
 from ._files import read_json
 from .models import CheckRow, CheckStatus

@@ -9,7 +9,7 @@ from typing import TypeVar
 import pydantic
 from pydantic import Field
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 from ..errors import InputError, StoreError
 from ..store import Store
 from .models import MlperfResult

@@ -11,7 +11,7 @@ table was not at hand.
 
 from __future__ import annotations
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 from ..spec.types import KNOWN_ROUNDS
 
 __all__ = ["KNOWN_ROUNDS", "ROUND_SEEDS", "Seeds", "round_for_seeds"]

@@ -11,7 +11,7 @@ latency limits and durations), and which benchmarks needed TEST06 in v4.x is a b
 
 from __future__ import annotations
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 from .rounds import KNOWN_ROUNDS, ROUND_SEEDS, Seeds, round_for_seeds
 
 __all__ = ["KNOWN_ROUNDS", "ROUND_RULES", "AccuracyTarget", "RoundRules", "round_for_seeds"]

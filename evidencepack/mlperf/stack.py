@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 
 Kind = Literal["runtime", "platform", "library", "driver"]
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 from ..errors import InputError
 from ._files import read_json
 from .stack import Stack, normalise_space, parse_stack, stack_text

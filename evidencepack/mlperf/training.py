@@ -26,7 +26,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 from ..errors import InputError
 from ._files import read_json, read_text
 

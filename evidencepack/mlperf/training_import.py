@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 from ..errors import InputError
 from ..store import Store
 from .context import ImportContext

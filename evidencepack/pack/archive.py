@@ -13,9 +13,9 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .._atomic import atomic_output
+from ..core._atomic import atomic_output
+from ..core.limits import MAX_ARCHIVE_RATIO, regular_file_problem
 from ..errors import InputError, VerificationError
-from ..limits import MAX_ARCHIVE_RATIO, regular_file_problem
 from .layout import SIGNATURE_NAMES, pack_path_problem, scan_pack
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz")

@@ -29,9 +29,9 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
+from ..core.pack_paths import INPUTS_DIR as INPUTS_DIR
+from ..core.pack_paths import SPEC_PATH as SPEC_PATH
 from ..errors import InputError
-from ..pack_paths import INPUTS_DIR as INPUTS_DIR
-from ..pack_paths import SPEC_PATH as SPEC_PATH
 
 DECISION_NAME = "decision.json"
 MANIFEST_NAME = "manifest.json"

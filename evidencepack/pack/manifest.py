@@ -13,8 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from .._models import Sha256Hex, StrictModel
 from ..analyze.models import DecisionDocument
+from ..core._models import Sha256Hex, StrictModel
 from ..intake.records import InputFile
 
 

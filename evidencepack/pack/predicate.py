@@ -16,8 +16,8 @@ from typing import Annotated, Literal
 import pydantic
 from pydantic import AfterValidator, Field
 
-from .._atomic import atomic_write
-from .._models import NonEmptyStr, Sha256Hex, StrictModel
+from ..core._atomic import atomic_write
+from ..core._models import NonEmptyStr, Sha256Hex, StrictModel
 from ..errors import InputError
 from ..spec.located import dotted
 from .layout import PREDICATE_NAME, PackPath

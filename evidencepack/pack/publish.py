@@ -25,9 +25,9 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .._atomic import atomic_write
+from ..core._atomic import atomic_write
+from ..core.limits import read_limited
 from ..errors import CouldNotRun, EvidencePackError, InvalidRequest, option
-from ..limits import read_limited
 from .layout import MANIFEST_NAME, PREDICATE_NAME
 from .replaceable import replace_problem
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pydantic
 
+from ..core.limits import read_limited
+from ..core.provenance import sha256_files
 from ..errors import InputError
-from ..limits import read_limited
-from ..provenance import sha256_files
 from .layout import DECISION_NAME, MANIFEST_NAME, PREDICATE_NAME, STORE_NAME, scan_pack
 from .manifest import EvidenceManifest
 from .predicate import load_predicate

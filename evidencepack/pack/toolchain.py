@@ -15,9 +15,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from .._models import Sha256Hex, StrictModel
+from ..core._models import Sha256Hex, StrictModel
+from ..core.provenance import sha256_file
 from ..errors import RenderError
-from ..provenance import sha256_file
 
 REPORT_FONTS: tuple[str, ...] = ("DejaVu Sans", "DejaVu Sans:bold")
 """fontconfig patterns of the fonts the report templates ask for."""

@@ -17,8 +17,8 @@ from typing import Any
 
 import duckdb
 
+from ..core.provenance import FileRecord, file_record
 from ..errors import InputError
-from ..provenance import FileRecord, file_record
 from ..spec.cost import FocusFilter, utc
 from ..store.connection import Connection, literal_path
 from .focus_checks import check_kept, csv_damage, row_warnings, unit_price_range

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from .._numbers import plain
+from ..core._numbers import plain
 from ..errors import InputError
 from ..spec.cost import FocusFilter
 from .models import FilterCount

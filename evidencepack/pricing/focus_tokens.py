@@ -17,8 +17,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+from ..core.provenance import FileRecord, file_record
 from ..errors import InputError
-from ..provenance import FileRecord, file_record
 from ..spec.cost import FocusFilter, utc
 from .focus import (
     _CSV,

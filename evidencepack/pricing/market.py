@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.limits import MAX_SPEC_BYTES, read_limited
 from ..errors import InputError
-from ..limits import MAX_SPEC_BYTES, read_limited
 
 COLUMNS = ("provider", "accelerator", "region", "price", "currency", "date")
 """The columns (or keys) every row states."""

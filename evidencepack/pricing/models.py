@@ -11,9 +11,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 
-from .._models import NonEmptyStr, NonNegativeFloat, PositiveFloat, StrictModel
-from .._numbers import plain
-from ..provenance import FileRecord
+from ..core._models import NonEmptyStr, NonNegativeFloat, PositiveFloat, StrictModel
+from ..core._numbers import plain
+from ..core.provenance import FileRecord
 from ..spec.cost import FocusFilter
 
 CurrencyCode = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]

@@ -13,11 +13,11 @@ import io
 from pathlib import Path
 from typing import Any
 
-from .._text import misleading_characters
+from ..core._text import misleading_characters
+from ..core.limits import MAX_SPEC_BYTES, read_limited
+from ..core.problems import Problem, by_position, located
+from ..core.provenance import FileRecord, file_record
 from ..errors import InputError
-from ..limits import MAX_SPEC_BYTES, read_limited
-from ..problems import Problem, by_position, located
-from ..provenance import FileRecord, file_record
 from ..spec.located import LocatedDocument, Position, load_located
 from ..spec.validation import validate_located
 from .models import HOURS_PER_MONTH, Quote, QuoteFile, QuoteLine

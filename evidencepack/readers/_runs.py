@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..provenance import FileRecord
+from ..core.provenance import FileRecord
 from ..staging.stage import TOLERANCE_TEXT, Staging
 from ..staging.stage_batch import StagedRun
 from .base import ParsedInput, require_completed, with_tool

@@ -15,8 +15,8 @@ from typing import Any
 
 import yaml
 
+from ..core.limits import MAX_YAML_DEPTH, read_limited
 from ..errors import InputError
-from ..limits import MAX_YAML_DEPTH, read_limited
 from .base import Probe
 
 MAX_YAML_RESULT_BYTES = 256 << 20

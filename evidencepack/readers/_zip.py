@@ -15,8 +15,8 @@ from pathlib import Path
 
 import zstandard
 
+from ..core.limits import MAX_ZIP_MEMBER_BYTES, MAX_ZIP_RATIO, MAX_ZIP_RATIO_SLACK
 from ..errors import InputError
-from ..limits import MAX_ZIP_MEMBER_BYTES, MAX_ZIP_RATIO, MAX_ZIP_RATIO_SLACK
 
 ZSTD_METHOD = 93
 _CHUNK = 1 << 20

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..core.provenance import FileRecord
 from ..errors import InputError
-from ..provenance import FileRecord
 from ..staging.context import ReadContext
 from ..staging.figures import Columns as Columns
 from ..store.staged import StagedRows

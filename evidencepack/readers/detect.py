@@ -12,9 +12,9 @@ import re
 import zipfile
 from pathlib import Path
 
-from .. import limits
+from ..core import limits
+from ..core.limits import RAISE_INPUT_LIMIT, regular_file_problem
 from ..errors import InputError
-from ..limits import RAISE_INPUT_LIMIT, regular_file_problem
 from ._json import NESTING, load_json_document
 from .base import Probe
 

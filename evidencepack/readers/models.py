@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .._models import Sha256Hex, StrictModel
+from ..core._models import Sha256Hex, StrictModel
 from ..staging.figures import CANONICAL as CANONICAL
 from ..staging.figures import DEFINITIONS as DEFINITIONS
 from ..staging.figures import AggregateCheck as AggregateCheck

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core.provenance import FileRecord, file_record
 from ..errors import InputError
-from ..provenance import FileRecord, file_record
 from .base import ParsedInput
 from .detect import probe_file
 from .formats import aiperf, profile_telemetry

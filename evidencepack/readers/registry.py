@@ -26,10 +26,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .. import limits
-from .._text import misleading_characters
+from ..core import limits
+from ..core._text import misleading_characters
+from ..core.provenance import FileRecord, file_record
 from ..errors import InputError
-from ..provenance import FileRecord, file_record
 from ..staging.context import DEFAULT, ReadContext
 from ..staging.stage_batch import StagedRun
 from ._yaml_doc import top_level_keys

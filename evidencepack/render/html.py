@@ -17,7 +17,6 @@ from typing import Protocol, TypeVar
 import jinja2
 import markupsafe
 
-from .._text import escape_misleading
 from ..analyze.judgements import Flip
 from ..analyze.models import (
     CandidateVerdict,
@@ -32,8 +31,9 @@ from ..analyze.models import (
 )
 from ..analyze.ranking import id_list
 from ..analyze.record import CandidateRecord, records_of
+from ..core._text import escape_misleading
+from ..core.resources import templates_dir
 from ..errors import RenderError
-from ..resources import templates_dir
 from ..spec.models import Candidate, Price
 from . import charts, plain
 from .body import BODY_LIMIT, BodySelection, select_body

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from ..core.progress import SILENT, Progress
 from ..errors import RenderError
-from ..progress import SILENT, Progress
 from .fetcher import FetchRefused, check_url
 
 SYSTEM_PACKAGES = (

@@ -13,7 +13,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Literal
 
-from .._text import unprintable_characters
+from ..core._text import unprintable_characters
 from ..pack.layout import BUNDLE_NAME
 
 

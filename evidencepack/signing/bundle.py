@@ -17,9 +17,9 @@ from sigstore_models.bundle import v1 as bundle_v1
 from sigstore_models.common import v1 as common_v1
 from sigstore_models.intoto import Envelope, Signature
 
-from .._models import StrictModel
+from ..core._models import StrictModel
+from ..core.limits import read_limited
 from ..errors import CouldNotRun, VerificationError
-from ..limits import read_limited
 from .signer import SignerInfo, SigningMode
 from .statement import PAYLOAD_TYPE
 

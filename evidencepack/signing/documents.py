@@ -23,9 +23,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from .._models import StrictModel
+from ..core._models import StrictModel
+from ..core.limits import read_limited
 from ..errors import VerificationError
-from ..limits import read_limited
 from ..pack.layout import (
     DECISION_NAME,
     MANIFEST_NAME,

@@ -25,7 +25,7 @@ from sigstore.verify import Verifier
 from sigstore.verify.policy import Identity
 from sigstore_models.common.v1 import HashAlgorithm
 
-from .._text import unprintable_characters
+from ..core._text import unprintable_characters
 from ..errors import CouldNotRun, InputError, SigningError, VerificationError, option
 from ._sigstore_private import (
     ExpiredCertificate,

@@ -18,9 +18,9 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from .._atomic import PRIVATE_MODE, PUBLIC_MODE, atomic_write
+from ..core._atomic import PRIVATE_MODE, PUBLIC_MODE, atomic_write
+from ..core.limits import MAX_KEY_BYTES, MAX_PASSPHRASE_BYTES, read_limited
 from ..errors import InputError, InvalidRequest, SigningError, option
-from ..limits import MAX_KEY_BYTES, MAX_PASSPHRASE_BYTES, read_limited
 
 PASSPHRASE_ENV = "EVIDENCEPACK_KEY_PASSPHRASE"
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from ..analyze.evidence import SignedWeights
 from ..analyze.models import EvidenceLink
+from ..core.limits import read_limited
 from ..errors import EvidencePackError
 from ..intake.collect import Collector
 from ..intake.records import FileProblem, InputFile
-from ..limits import read_limited
 from ..spec.load import LoadedSpec
 from ..spec.model_signature import ModelSignature
 from ..spec.models import EvidenceRef

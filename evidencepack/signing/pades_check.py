@@ -29,7 +29,7 @@ def _roots(paths: Sequence[Path]) -> list[Any]:
     from cryptography import x509
     from cryptography.hazmat.primitives.serialization import Encoding
 
-    from ..limits import read_limited
+    from ..core.limits import read_limited
 
     roots = []
     for path in paths:

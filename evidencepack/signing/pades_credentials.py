@@ -19,8 +19,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.types import PrivateKeyTypes
 
+from ..core.limits import read_limited
 from ..errors import InputError, option
-from ..limits import read_limited
 from .pades_options import PASSPHRASE_ENV, PdfSignOptions
 
 MAX_CREDENTIAL_BYTES = 1 << 20

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 import pydantic
 
-from .._atomic import atomic_write
+from ..core._atomic import atomic_write
+from ..core.limits import read_limited
 from ..errors import InputError, VerificationError
-from ..limits import read_limited
 from ..spec.plan import PLAN_NAME, PLAN_PREDICATE_TYPE, PlanDocument, RegisteredPlan, plan_of
 from .bundle import MAX_BUNDLE_BYTES, CheckedSignature, parse_bundle, read_bundle
 from .verify_outcome import VerifiedPack

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from .._atomic import atomic_write
+from ..core._atomic import atomic_write
 from ..errors import InputError, InvalidRequest, option
 from ..pack.layout import BUNDLE_NAME, DECISION_NAME, PREDICATE_NAME, SIGNATURE_NAMES
 from ..pack.predicate import PackPredicate, load_predicate, write_predicate

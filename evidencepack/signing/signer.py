@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 
 SigningMode = Literal["keyless", "key"]
 

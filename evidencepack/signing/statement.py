@@ -15,11 +15,11 @@ from typing import Any, Literal
 import pydantic
 from pydantic import Field, model_validator
 
-from .._models import Sha256Hex, StrictModel
+from ..core._models import Sha256Hex, StrictModel
+from ..core.provenance import sha256_files
 from ..errors import InputError, VerificationError
 from ..pack.layout import PACK_PATH, SIGNATURE_NAMES, PackPath, scan_pack
 from ..pack.predicate import PREDICATE_TYPE, PackPredicate, predicate_problems, validation_problems
-from ..provenance import sha256_files
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PAYLOAD_TYPE = "application/vnd.in-toto+json"

@@ -25,8 +25,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import Prehashed
 
+from ..core.limits import regular_file_problem
 from ..errors import CouldNotRun, VerificationError, option
-from ..limits import regular_file_problem
 from .bundle import ParsedBundle, parse_bundle
 from .keys import key_fingerprint, signature_hash, wrong_key_message
 from .signer import SignerInfo

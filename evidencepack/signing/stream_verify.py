@@ -18,10 +18,10 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from ..core.limits import read_limited
+from ..core.provenance import sha256_files
 from ..errors import VerificationError
-from ..limits import read_limited
 from ..pack.layout import DECISION_NAME, PREDICATE_NAME, walk_order, walk_pack
-from ..provenance import sha256_files
 from .documents import DOCUMENTS, MAX_DOCUMENT_BYTES
 from .json_diff import parse_object
 from .signer import SignerInfo

@@ -18,8 +18,9 @@ import pydantic
 from cryptography.hazmat.primitives.asymmetric import ec
 from pydantic import Field
 
+from ..core.limits import regular_file_problem
+from ..core.provenance import sha256_file
 from ..errors import InputError, InvalidRequest, VerificationError, option
-from ..limits import regular_file_problem
 from ..pack.archive import ArchiveLimits, extract_archive, is_archive
 from ..pack.layout import (
     BUNDLE_NAME,
@@ -30,7 +31,6 @@ from ..pack.layout import (
     scan_pack,
 )
 from ..pack.predicate import PREDICATE_TYPE
-from ..provenance import sha256_file
 from ..spec.plan import PLAN_NAME
 from .bundle import (
     MAX_BUNDLE_BYTES,

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .._models import Sha256Hex, StrictModel
+from ..core._models import Sha256Hex, StrictModel
 from ..pack.predicate import DecisionSummary
 from .bundle import TrustRootInfo
 from .documents import Contradiction

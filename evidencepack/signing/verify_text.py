@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from .._display import visible_lines
+from ..core._display import visible_lines
 from .verify_report import VerifyReport
 
 _Row = Callable[[str, str], None]

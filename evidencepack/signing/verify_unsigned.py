@@ -12,8 +12,8 @@ from typing import Literal
 
 import pydantic
 
+from ..core.limits import read_limited
 from ..errors import VerificationError
-from ..limits import read_limited
 from ..pack.layout import BUNDLE_NAME, PREDICATE_NAME, scan_pack
 from ..pack.predicate import PackPredicate, validation_problems
 from .documents import DOCUMENTS, MAX_DOCUMENT_BYTES, read_documents

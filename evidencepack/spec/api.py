@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, Strict, model_validator
 
-from .._models import NonEmptyStr
+from ..core._models import NonEmptyStr
 from .types import Currency, SpecModel
 
 PerMillion = Annotated[float, Strict(), Field(ge=0, le=1e6, allow_inf_nan=False)]

@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, Strict, ValidationInfo, field_validator, model_validator
 
-from .._models import NonEmptyStr, Sha256Hex, StrictModel
+from ..core._models import NonEmptyStr, Sha256Hex, StrictModel
 from .types import Currency, PositiveInt, SpecModel
 
 Money = Annotated[float, Strict(), Field(ge=0, le=1e12, allow_inf_nan=False)]

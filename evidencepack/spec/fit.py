@@ -13,7 +13,7 @@ from typing import Annotated
 
 from pydantic import Field, Strict, model_validator
 
-from .._models import Fraction, NonEmptyStr, PositiveFloat, Sha256Hex
+from ..core._models import Fraction, NonEmptyStr, PositiveFloat, Sha256Hex
 from .types import Currency, PositiveInt, SpecModel
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
+from ..core.problems import Problem, by_position
 from ..errors import SpecError
-from ..problems import Problem, by_position
 from .located import Loc, load_located
 from .models import EvidenceRef, PackSpec
 from .semantic import id_problems, path_problem, raw_paths, semantic_problems

@@ -13,10 +13,10 @@ from typing import Any
 
 import yaml
 
-from .._text import is_misleading, misleading_characters
+from ..core._text import is_misleading, misleading_characters
+from ..core.limits import MAX_SPEC_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES, read_limited
+from ..core.problems import Problem, located
 from ..errors import InputError
-from ..limits import MAX_SPEC_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES, read_limited
-from ..problems import Problem, located
 
 Loc = tuple[str | int, ...]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import model_validator
 
-from .._models import NonEmptyStr, Sha256Hex
+from ..core._models import NonEmptyStr, Sha256Hex
 from .types import SpecModel
 
 

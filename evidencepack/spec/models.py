@@ -11,8 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, Strict, model_validator
 
-from .._models import Fraction, NonEmptyStr, NonNegativeFloat, Sha256Hex
-from ..limits import MAX_RAISED_INPUT_FILE_BYTES
+from ..core._models import Fraction, NonEmptyStr, NonNegativeFloat, Sha256Hex
+from ..core.limits import MAX_RAISED_INPUT_FILE_BYTES
 from .api import HostedApi, hardware_or_api, schema_without_hardware
 from .cost import Basis, Facility, FocusPrice, Own, Power, QuotePrice, Rent
 from .fit import DeclaredConditions, ExchangeRate, FitPolicy

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .._models import Sha256Hex, StrictModel
+from ..core._models import Sha256Hex, StrictModel
 from .models import PackSpec
 
 PLAN_API: Literal["evidencepack/plan/v1"] = "evidencepack/plan/v1"

@@ -9,7 +9,7 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, Strict, StringConstraints
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 
 KNOWN_ROUNDS: tuple[str, ...] = ("v4.0", "v4.1", "v5.0", "v5.1", "v6.0", "v6.1")
 """The MLPerf Inference rounds evidencepack reads, oldest first: what a reference's ``round``

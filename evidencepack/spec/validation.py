@@ -17,8 +17,8 @@ from typing import Any, TypeVar, Union
 import pydantic
 from pydantic import BaseModel
 
+from ..core.problems import Problem, located
 from ..errors import InputError
-from ..problems import Problem, located
 from .located import Loc, LocatedDocument, Position, dotted
 
 M = TypeVar("M", bound=BaseModel)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from .._models import StrictModel
+from ..core._models import StrictModel
 
 if TYPE_CHECKING:  # numpy loads with the first columns built (small files), not at import
     import numpy as np

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .._models import Sha256Hex, StrictModel
+from ..core._models import Sha256Hex, StrictModel
 from .table_model import JsonText
 
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import duckdb
 
+from ..core.limits import regular_file_problem
+from ..core.provenance import FileRecord
 from ..errors import InputError, StoreError
-from ..limits import regular_file_problem
-from ..provenance import FileRecord
 from .connection import Connection
 from .staged import StagedRows
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 import pydantic
 from pydantic import Field
 
-from .._models import Sha256Hex, StrictModel
+from ..core._models import Sha256Hex, StrictModel
 from ..store.analysis import TABLES as ANALYSIS_TABLES
 from ..store.table_model import column_types
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .._models import NonNegativeFloat, Sha256Hex, StrictModel
+from ..core._models import NonNegativeFloat, Sha256Hex, StrictModel
 
 WATCH_API_VERSION: Literal["evidencepack/watch/v1"] = "evidencepack/watch/v1"
 WatchStatus = Literal["holds", "degraded", "broken"]

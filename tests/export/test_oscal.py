@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from evidencepack._cli import main
+from evidencepack.core.provenance import sha256_file
 from evidencepack.export.oscal import CATALOG_NAME, RESULTS_NAME, export_oscal
 from evidencepack.pack.layout import DECISION_NAME, MANIFEST_NAME, SPEC_PATH
 from evidencepack.pipeline import BuildOptions, BuildResult, CompileOptions, build
-from evidencepack.provenance import sha256_file
 
 from ..conftest import SAMPLE_SPEC
 from .conftest import (

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack import _atomic
 from evidencepack._cli import main
+from evidencepack.core import _atomic
 from evidencepack.errors import EXIT_COULD_NOT_RUN
 
 

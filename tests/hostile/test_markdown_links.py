@@ -13,7 +13,7 @@ import pytest
 
 from evidencepack._cli import main
 from evidencepack.analyze.models import DecisionDocument
-from evidencepack.check_outputs import markdown
+from evidencepack.commands.check_outputs import markdown
 from evidencepack.diff.summary import md
 
 from ..conftest import REPO_ROOT

@@ -145,8 +145,8 @@ def test_a_tokenizer_pin_that_does_not_match_is_a_prov_files_failure(tmp_path: P
 def test_a_40_mb_tokenizer_json_is_announced_before_it_is_read(tmp_path: Path) -> None:
     """A 40 MB tokenizer.json takes tens of seconds to read (issue 42: "without a word of
     progress"): the progress line names it, with its size, before the read starts."""
+    from evidencepack.core.progress import Progress
     from evidencepack.measure.tokenizer_file import load_tokenizer_file
-    from evidencepack.progress import Progress
 
     said: list[str] = []
 

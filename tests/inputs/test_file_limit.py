@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from evidencepack import api, limits
+from evidencepack import api
+from evidencepack.core import limits
 from evidencepack.errors import InputError
 from evidencepack.readers.registry import read_input
 from evidencepack.spec.models import ReadRef

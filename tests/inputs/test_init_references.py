@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from evidencepack.init_spec import init_spec
+from evidencepack.commands.init_spec import init_spec
 
 KIMI = (
     "formats/inferencex/public/agg_kimik2.5_1k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_"

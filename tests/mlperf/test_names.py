@@ -8,8 +8,8 @@ import json
 import shutil
 from pathlib import Path, PurePosixPath
 
+from evidencepack.core.provenance import sha256_file
 from evidencepack.mlperf.importer import import_path
-from evidencepack.provenance import sha256_file
 from evidencepack.store import Store
 
 from .conftest import replace_in

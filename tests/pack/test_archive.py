@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from evidencepack.core.provenance import sha256_file
 from evidencepack.errors import InputError
 from evidencepack.pack.archive import ArchiveLimits, UnsafeArchive, extract_archive, write_archive
 from evidencepack.pack.layout import BUNDLE_NAME
-from evidencepack.provenance import sha256_file
 from evidencepack.signing.keys import load_public_key
 from evidencepack.signing.verify import KeyPolicy, verify_pack
 

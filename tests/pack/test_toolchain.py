@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from evidencepack.core.provenance import sha256_file
 from evidencepack.errors import RenderError
 from evidencepack.pack.toolchain import Toolchain, rendering_toolchain
-from evidencepack.provenance import sha256_file
 
 
 def test_versions_are_those_weasyprint_runs_with(toolchain: Toolchain) -> None:

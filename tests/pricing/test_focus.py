@@ -16,10 +16,10 @@ import duckdb
 import pytest
 from pydantic import ValidationError
 
+from evidencepack.core.provenance import file_record
 from evidencepack.errors import InputError
 from evidencepack.pricing.focus import read_focus
 from evidencepack.pricing.focus_checks import MAX_LINE_CHARS, csv_damage
-from evidencepack.provenance import file_record
 from evidencepack.spec.cost import FocusFilter
 from evidencepack.spec.located import load_located
 from evidencepack.spec.validation import validate_located

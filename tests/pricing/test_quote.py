@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 import yaml
 
+from evidencepack.core.resources import schemas_dir
 from evidencepack.errors import InputError
 from evidencepack.pricing.quote import (
     purchase_price_per_server,
@@ -19,7 +20,6 @@ from evidencepack.pricing.quote import (
     rate_per_server_hour,
     read_quote,
 )
-from evidencepack.resources import schemas_dir
 
 QUOTE_YAML = """\
 supplier: Example Compute Ltd

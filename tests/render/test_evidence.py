@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from evidencepack.analyze.models import EvidenceLink
+from evidencepack.core.provenance import sha256_file
 from evidencepack.intake.records import InputFile
-from evidencepack.provenance import sha256_file
 from evidencepack.render.evidence import (
     evidence_list,
     group_inputs,

@@ -93,7 +93,7 @@ def test_arithmetic_steps_one_per_line() -> None:
 
 
 def test_finding_text_never_prints_an_exponent() -> None:
-    from evidencepack._numbers import plain
+    from evidencepack.core._numbers import plain
 
     assert plain(28684400.0) == "28,684,400"
     assert plain(7.31654e06) == "7,316,540"

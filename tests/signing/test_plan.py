@@ -11,7 +11,7 @@ import pytest
 
 from evidencepack._cli import main
 from evidencepack.analyze.plan_check import plan_check
-from evidencepack.provenance import sha256_file
+from evidencepack.core.provenance import sha256_file
 from evidencepack.signing.keyless import KeylessSigner, load_trust_root
 from evidencepack.signing.plan import plan_document, read_plan, register_plan
 from evidencepack.signing.verify import KeylessPolicy, _check_signature

@@ -12,6 +12,8 @@ import jsonschema
 import pydantic
 import pytest
 
+from evidencepack.core.provenance import sha256_file
+from evidencepack.core.resources import schemas_dir
 from evidencepack.errors import InputError, VerificationError
 from evidencepack.pack.layout import BUNDLE_NAME, PREDICATE_NAME, pack_path_problem, scan_pack
 from evidencepack.pack.predicate import (
@@ -21,8 +23,6 @@ from evidencepack.pack.predicate import (
     source_date_epoch,
     write_predicate,
 )
-from evidencepack.provenance import sha256_file
-from evidencepack.resources import schemas_dir
 from evidencepack.signing.statement import (
     STATEMENT_TYPE,
     build_statement,

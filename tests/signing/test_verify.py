@@ -12,10 +12,10 @@ import jsonschema
 import pytest
 
 from evidencepack._cli import main
+from evidencepack.core.provenance import sha256_file
+from evidencepack.core.resources import schemas_dir
 from evidencepack.pack.layout import BUNDLE_NAME, SIGNATURE_NAMES
 from evidencepack.pack.predicate import PREDICATE_TYPE
-from evidencepack.provenance import sha256_file
-from evidencepack.resources import schemas_dir
 from evidencepack.signing.keyless import load_trust_root
 from evidencepack.signing.keys import generate_keypair, load_public_key
 from evidencepack.signing.verify import (

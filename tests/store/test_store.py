@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from evidencepack.core.provenance import file_record, sha256_file
 from evidencepack.errors import StoreError
-from evidencepack.provenance import file_record, sha256_file
 from evidencepack.store import Store
 
 from ..conftest import SAMPLE_SPEC

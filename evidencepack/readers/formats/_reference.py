@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ...provenance import FileRecord
+from ...core.provenance import FileRecord
 from .._runs import not_measured, tool_stats
 from ..base import ParsedInput, with_tool
 from ..models import Definition, LatencyMetric, LatencyStats, ReferencePoint

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ...provenance import FileRecord
+from ...core.provenance import FileRecord
 from ...staging.context import ReadContext
 from ...staging.stage import Staging, max_object_size
 from ...staging.stage_batch import StagedRun, stage_batch

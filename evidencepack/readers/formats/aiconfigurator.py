@@ -15,8 +15,8 @@ from __future__ import annotations
 import csv
 from typing import Any
 
+from ...core.provenance import FileRecord
 from ...errors import InputError
-from ...provenance import FileRecord
 from ..base import Format, ParsedInput, Probe, item_id
 from ..models import ReferenceFigures, ReferenceLoad, ReferencePoint
 from ._reference import parsed_references, stats

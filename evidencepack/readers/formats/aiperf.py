@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ...provenance import FileRecord
+from ...core.provenance import FileRecord
 from .._json import Node
 from .._runs import build_run, goodput_fields, one_run, reconcile, tool_stats, unbounded_rate
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import csv
 
+from ...core.provenance import FileRecord
 from ...errors import InputError
-from ...provenance import FileRecord
 from .._runs import build_run, goodput_fields, one_run, reconcile, tool_stats
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id, require_completed
 from ..models import LatencyMetric, LatencyStats, TokenStats

@@ -9,7 +9,7 @@ AIPerf 0.1.x writes the send time as ``metadata.timestamp_ns``, the phase as
 
 from __future__ import annotations
 
-from ...provenance import FileRecord
+from ...core.provenance import FileRecord
 from ...staging.stage import Staging
 from ...store.connection import literal_path
 from .._runs import build_run, one_run, request_window

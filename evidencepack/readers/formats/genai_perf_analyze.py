@@ -17,8 +17,8 @@ import csv
 import re
 from typing import Any
 
+from ...core.provenance import FileRecord
 from ...errors import InputError
-from ...provenance import FileRecord
 from .._runs import build_run, reconcile, tool_stats
 from ..base import Format, ParsedInput, Probe, item_id, with_tool
 from ..models import Identity, LatencyMetric, LatencyStats, Load, ServingRun

@@ -15,9 +15,9 @@ from typing import Any, Literal
 import pydantic
 from pydantic import Field
 
-from ..._models import Sha256Hex, StrictModel
+from ...core._models import Sha256Hex, StrictModel
+from ...core.provenance import FileRecord
 from ...errors import InputError
-from ...provenance import FileRecord
 from ...staging.items import ItemStaging
 from ...store.connection import literal_path
 from ..base import Format, ParsedInput, Probe, item_id, with_tool

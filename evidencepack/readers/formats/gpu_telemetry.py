@@ -24,8 +24,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ...core.provenance import FileRecord
 from ...errors import InputError
-from ...provenance import FileRecord
 from ..base import Format, ParsedInput, Probe, iso_from_epoch, item_id
 from ..models import ReferenceFigures, ReferenceLoad, ReferencePoint
 from ._reference import parsed_references

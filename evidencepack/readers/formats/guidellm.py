@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...provenance import FileRecord
+from ...core.provenance import FileRecord
 from ...staging.stage import Staging, max_object_size
 from .._json import Node
 from .._runs import build_run, goodput_fields, reconcile, tool_stats

@@ -17,8 +17,8 @@ import math
 import sys
 from typing import Any
 
+from ...core.provenance import FileRecord
 from ...errors import InputError
-from ...provenance import FileRecord
 from .._runs import build_run, reconcile, tool_stats, unbounded_rate
 from ..base import Format, ParsedInput, Probe, item_id, require_completed, with_tool
 from ..models import (

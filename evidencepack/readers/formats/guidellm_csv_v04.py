@@ -30,8 +30,8 @@ import json
 import math
 from typing import Any
 
+from ...core.provenance import FileRecord
 from ...errors import InputError
-from ...provenance import FileRecord
 from .._json import Node
 from .._runs import build_run, reconcile
 from ..base import Format, ParsedInput, Probe, item_id, require_completed

@@ -16,8 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ...core.provenance import FileRecord
 from ...errors import InputError
-from ...provenance import FileRecord
 from .._yaml_doc import load_yaml_document, top_level_keys
 from ..base import Format, ParsedInput, Probe
 from . import guidellm

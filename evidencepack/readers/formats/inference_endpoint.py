@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...provenance import FileRecord
+from ...core.provenance import FileRecord
 from .._json import Node
 from .._runs import unbounded_rate
 from ..base import Format, ParsedInput, Probe, item_id

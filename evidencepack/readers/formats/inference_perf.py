@@ -26,8 +26,8 @@ import re
 from pathlib import PurePath
 from typing import Any
 
+from ...core.provenance import FileRecord
 from ...errors import InputError
-from ...provenance import FileRecord
 from .._json import Node
 from .._runs import build_run, goodput_fields, one_run, reconcile, tool_stats
 from ..base import Format, ParsedInput, Probe, item_id, require_completed

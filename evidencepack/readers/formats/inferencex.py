@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...provenance import FileRecord
+from ...core.provenance import FileRecord
 from .._json import Node, text_or_none
 from ..base import Format, ParsedInput, Probe, item_id
 from ..models import LatencyMetric, LatencyStats, ReferenceFigures, ReferenceLoad, ReferencePoint

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ...core.provenance import FileRecord
 from ...errors import InputError
-from ...provenance import FileRecord
 from ...staging.items import ItemStaging
 from .._json import Node, scalar_settings
 from .._zip import ZipReader

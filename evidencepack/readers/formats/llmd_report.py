@@ -19,8 +19,8 @@ import datetime as dt
 import re
 from typing import Any, Literal
 
+from ...core.provenance import FileRecord
 from ...errors import InputError
-from ...provenance import FileRecord
 from .._json import Node, text_or_none
 from .._runs import unbounded_rate
 from .._yaml_doc import load_yaml_document, top_level_keys

@@ -9,7 +9,7 @@ marked ``itl_incl_first``.
 
 from __future__ import annotations
 
-from ...provenance import FileRecord
+from ...core.provenance import FileRecord
 from ...staging.stage import Staging, max_object_size
 from ...store.connection import literal_path
 from .._json import Node

@@ -16,8 +16,8 @@ import re
 from pathlib import PurePath
 from typing import Any
 
+from ...core.provenance import FileRecord
 from ...errors import InputError
-from ...provenance import FileRecord
 from ...staging.items import ItemStaging
 from ...store.connection import literal_path
 from .._json import Node, text_or_none

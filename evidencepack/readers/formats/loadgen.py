@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ...core.provenance import FileRecord
 from ...errors import InputError
 from ...mlperf.loadgen_log import LoadgenLog, parse_detail
 from ...mlperf.loadgen_summary import parse_summary_raw
-from ...provenance import FileRecord
 from .._runs import build_run, one_run, reconcile, tool_stats
 from ..base import Format, ParsedInput, Probe, item_id, require_completed, with_tool
 from ..models import Identity, LatencyMetric, LatencyStats, Load, RunFinding, TokenStats

@@ -16,9 +16,9 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import JsonValue, ValidationError
 
+from ...core.provenance import FileRecord
 from ...errors import InputError
 from ...mlperf.measure_record import RECORD_SCHEMA, MeasureRunRecord
-from ...provenance import FileRecord
 from ...staging.stage import Staging
 from ...store.connection import literal_path
 from .._json import load_json_document

@@ -39,7 +39,7 @@ from typing import Literal
 
 from pydantic import Field, ValidationError
 
-from ..._models import StrictModel
+from ...core._models import StrictModel
 from ...errors import InputError
 from .._json import load_json_document
 from ..models import ServingRun

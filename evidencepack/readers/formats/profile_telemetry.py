@@ -23,8 +23,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from ...core.provenance import FileRecord
 from ...errors import InputError
-from ...provenance import FileRecord
 from .._json import Node, text_or_none
 from ..base import ParsedInput, Probe, item_id
 from ..models import ReferenceFigures, ReferenceLoad, ReferencePoint

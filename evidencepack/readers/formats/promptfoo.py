@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from ...core.provenance import FileRecord
 from ...errors import InputError
-from ...provenance import FileRecord
 from ...staging.items import ItemStaging
 from .._json import Node
 from ..base import Format, ParsedInput, Probe, item_id, with_tool

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...provenance import FileRecord
+from ...core.provenance import FileRecord
 from ..base import Format, ParsedInput, Probe
 from . import _serve_bench
 

@@ -10,7 +10,7 @@ throughput counts the first token, as every other tool's does.
 
 from __future__ import annotations
 
-from ...provenance import FileRecord
+from ...core.provenance import FileRecord
 from .._json import Node
 from .._runs import build_run, one_run, reconcile, tool_stats
 from ..base import Format, ParsedInput, Probe, item_id, require_completed

@@ -8,9 +8,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from evidencepack.core.resources import schemas_dir
 from evidencepack.errors import InputError
 from evidencepack.readers.registry import read_input
-from evidencepack.resources import schemas_dir
 
 DIGEST = "9b2d4e6f8a0c1e3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f"
 HEADER = {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import CouldNotRun
+from ..errors import CouldNotRun
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent  # evidencepack/, above core/
 
 
 def resource_dir(name: str) -> Path:

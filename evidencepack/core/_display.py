@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from ..errors import EvidencePackError
 from ._text import is_misleading
-from .errors import EvidencePackError
 
 
 def _hidden(char: str) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ._models import StrictModel
+from ..core._models import StrictModel
 
 
 class BuildReport(StrictModel):

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from .errors import CouldNotRun
+from ..errors import CouldNotRun
 
 PUBLIC_MODE = 0o644
 PRIVATE_MODE = 0o600

@@ -16,8 +16,8 @@ from typing import TypeVar
 
 from pydantic import Field
 
+from ..errors import InputError
 from ._models import Sha256Hex, StrictModel
-from .errors import InputError
 
 _CHUNK = 1 << 20
 _THREAD = threading.local()

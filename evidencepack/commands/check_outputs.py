@@ -17,12 +17,12 @@ import re
 import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
 
-from .diff.summary import md
+from ..diff.summary import md
 
 if TYPE_CHECKING:
-    from .analyze.models import CheckResult, DecisionDocument
-    from .pipeline import BuildResult
-    from .problems import ValidationReport
+    from ..analyze.models import CheckResult, DecisionDocument
+    from ..core.problems import ValidationReport
+    from ..pipeline import BuildResult
 
 DECISION_SUITE = "decision"
 

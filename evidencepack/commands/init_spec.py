@@ -16,17 +16,17 @@ from pathlib import Path
 
 import yaml
 
-from ._atomic import atomic_write
-from .errors import InputError, InvalidRequest, option
-from .mlperf.loadgen_log import DETAIL_NAME, SUMMARY_NAME
-from .mlperf.tree import DIVISIONS
-from .readers.base import ParsedInput
-from .readers.clients import is_client
-from .readers.models import Identity
-from .readers.registry import UnknownFormat, read_input
-from .spec.fit import fit_lines
-from .spec.located import is_hidden
-from .spec.models import API_VERSION
+from ..core._atomic import atomic_write
+from ..errors import InputError, InvalidRequest, option
+from ..mlperf.loadgen_log import DETAIL_NAME, SUMMARY_NAME
+from ..mlperf.tree import DIVISIONS
+from ..readers.base import ParsedInput
+from ..readers.clients import is_client
+from ..readers.models import Identity
+from ..readers.registry import UnknownFormat, read_input
+from ..spec.fit import fit_lines
+from ..spec.located import is_hidden
+from ..spec.models import API_VERSION
 
 TODO = "TODO"
 MAX_FILES = 5000
@@ -212,8 +212,8 @@ def _is_mlperf_tree(folder: Path) -> bool:
 
 def _mlperf_ref(folder: Path, base: Path, skipped: list[str]) -> Ref | None:
     """An MLPerf results tree, imported into a throw-away store for its result keys."""
-    from .mlperf.importer import import_path
-    from .store import Store
+    from ..mlperf.importer import import_path
+    from ..store import Store
 
     rel = _rel(folder, base)
     try:

@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from .errors import EvidencePackError, InputError
+from ..errors import EvidencePackError, InputError
 
 MAX_SPEC_BYTES = 1 << 20
 """A pack spec is a few KiB; 1 MiB is far past any real one."""

@@ -14,8 +14,13 @@ SHARED_DATA = Path(os.environ.get("EVIDENCEPACK_SHARED_DATA", REPO_ROOT.parent /
 SAMPLE_SPEC = REPO_ROOT / "samples" / "pack.yaml"
 
 # Sample packs, a local Sigstore instance and signed packs for the signing tests; the `serial`
-# marker's lock under pytest-xdist.
-pytest_plugins = ["tests.packs", "tests.sigstore_testing.fixtures", "tests.serial"]
+# marker's lock under pytest-xdist; the session's cache of rendered report PDFs (`real_pdf`).
+pytest_plugins = [
+    "tests.packs",
+    "tests.sigstore_testing.fixtures",
+    "tests.serial",
+    "tests.pdf_cache",
+]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

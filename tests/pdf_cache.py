@@ -13,6 +13,10 @@ What the cache cannot show is WeasyPrint giving other bytes for the same inputs.
 are about that (two renders or two builds compared, a rebuild reproducing the report byte for
 byte) and those about the renderer itself are marked ``real_pdf`` and render every time.
 
+A test that builds a pack of its own (another spec: a render nobody shares) only to read its
+``report.html`` or ``decision.json`` is marked ``no_pdf``: its builds write a placeholder
+``report.pdf`` (``PLACEHOLDER_PDF``) instead of rendering one.
+
 The entries are files in one folder that pytest-xdist's controller makes and hands to each worker
 (as ``tests/serial.py`` does its locks), so both workers share the sample's render; without
 xdist the folder belongs to the session. It is removed at the end of the run.
@@ -37,7 +41,9 @@ from evidencepack.render.pdf import Attachment
 
 _KEY = "evidencepack_pdf_cache"
 _real_render = pdf_module.render_pdf
-_state: dict[str, Any] = {"folder": None, "enabled": True}
+_state: dict[str, Any] = {"folder": None, "mode": "cache"}
+
+PLACEHOLDER_PDF = b"%PDF-1.7\n% not rendered: the test reads no PDF (tests/pdf_cache.py)\n%%EOF\n"
 
 
 def _digest(html: str, attachments: Sequence[Attachment], created: dt.datetime) -> str:
@@ -54,7 +60,9 @@ def _digest(html: str, attachments: Sequence[Attachment], created: dt.datetime) 
 
 def _cached_render(html: str, *, attachments: Sequence[Attachment], created: dt.datetime) -> bytes:
     folder: Path | None = _state["folder"]
-    if folder is None or not _state["enabled"]:
+    if _state["mode"] == "none":
+        return PLACEHOLDER_PDF
+    if folder is None or _state["mode"] == "real":
         return _real_render(html, attachments=attachments, created=created)
     entry = folder / _digest(html, attachments, created)
     if entry.is_file():
@@ -87,6 +95,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "real_pdf: renders every report PDF with WeasyPrint, never from the session's cache "
         "(tests/pdf_cache.py): the test is about the renderer or about reproducing its bytes",
     )
+    config.addinivalue_line(
+        "markers",
+        "no_pdf: the test's own builds write a placeholder report.pdf, not rendered "
+        "(tests/pdf_cache.py): it reads only the pack's HTML or JSON",
+    )
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
         folder = workerinput.get(_KEY)
@@ -111,12 +124,15 @@ def pytest_configure_node(node: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _real_pdf_when_marked(request: pytest.FixtureRequest) -> Iterator[None]:
-    """A ``real_pdf`` test renders each PDF it makes itself (a session fixture's shared pack,
-    set up before this, may come from the cache: a real render, in this process or another)."""
+def _pdf_as_marked(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A ``real_pdf`` test renders each PDF it makes itself, a ``no_pdf`` test renders none (a
+    session fixture's shared pack, set up before this, is cached either way: a real render, in
+    this process or another)."""
     real = request.node.get_closest_marker("real_pdf") is not None
-    _state["enabled"] = not real
+    none = request.node.get_closest_marker("no_pdf") is not None
+    assert not (real and none), "a test is marked both real_pdf and no_pdf"
+    _state["mode"] = "real" if real else "none" if none else "cache"
     try:
         yield
     finally:
-        _state["enabled"] = True
+        _state["mode"] = "cache"

@@ -404,6 +404,7 @@ def test_only_the_cited_results_of_a_round_are_parsed(
     assert len(parsed) == 3, parsed
 
 
+@pytest.mark.no_pdf  # reads the pack's JSON, store or HTML only (tests/pdf_cache.py)
 def test_the_packed_store_names_each_file_by_its_place_in_the_pack(
     samples: Path, shared_data: Path, tmp_path: Path
 ) -> None:

@@ -49,6 +49,7 @@ def _status(finding: dict[str, Any]) -> tuple[str, str]:
     return status["state"], status["reason"]
 
 
+@pytest.mark.no_pdf  # reads the pack's JSON, store or HTML only (tests/pdf_cache.py)
 def test_a_fail_and_a_waived_fail_map_as_oscal_says(
     samples: Path, tmp_path: Path, schema_1_2_3: dict[str, Any]
 ) -> None:

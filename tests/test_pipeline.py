@@ -278,6 +278,7 @@ def _build_in_process(out: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
+# slow: two builds of the sample, each in a fresh process
 @pytest.mark.slow
 def test_two_builds_in_separate_processes_are_identical(tmp_path: Path) -> None:
     _build_in_process(tmp_path / "a")
@@ -315,6 +316,7 @@ def test_other_formats_and_unreadable_files(samples: Path, shared_data: Path) ->
     assert tool["inputs/gl.json"] == "guidellm"
 
 
+# slow: two builds with 500 and 100,000 per-request rows
 @pytest.mark.slow
 def test_report_length_does_not_grow_with_the_rows(samples: Path, tmp_path: Path) -> None:
     """The same evidence with 500 or 100,000 per-request rows gives a report of the same length:

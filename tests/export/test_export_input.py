@@ -20,6 +20,7 @@ from evidencepack.pipeline import BuildOptions, CompileOptions, build
 
 from .conftest import oscal_errors
 
+# slow: builds a variant of the sample (a FAIL and a waiver) to export it
 pytestmark = pytest.mark.slow
 
 H200_SERVER = "no-round/closed/SampleVendor/8xH200-SXM-141GB_TRT/llama2-70b-99/Server"

@@ -35,6 +35,9 @@ from ..sigstore_testing.instance import LocalSigstore
 from ..sigstore_testing.oidc import github_token_service
 from ..sigstore_testing.server import serve
 
+# slow: each test builds and signs the sample keyless over loopback (a local Sigstore)
+pytestmark = pytest.mark.slow
+
 OTHER_WORKFLOW = "acme/someone-else/.github/workflows/release.yml@refs/heads/main"
 
 

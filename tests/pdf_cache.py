@@ -11,7 +11,8 @@ refused resource, a missing library) is never stored: it raises again each time.
 
 What the cache cannot show is WeasyPrint giving other bytes for the same inputs. The tests that
 are about that (two renders or two builds compared, a rebuild reproducing the report byte for
-byte) and those about the renderer itself are marked ``real_pdf`` and render every time.
+byte) and those about the renderer itself are marked ``real_pdf`` and render every time (what
+they render is stored for the other tests).
 
 A test that builds a pack of its own (another spec: a render nobody shares) only to read its
 ``report.html`` or ``decision.json`` is marked ``no_pdf``: its builds write a placeholder
@@ -62,10 +63,10 @@ def _cached_render(html: str, *, attachments: Sequence[Attachment], created: dt.
     folder: Path | None = _state["folder"]
     if _state["mode"] == "none":
         return PLACEHOLDER_PDF
-    if folder is None or _state["mode"] == "real":
+    if folder is None:
         return _real_render(html, attachments=attachments, created=created)
     entry = folder / _digest(html, attachments, created)
-    if entry.is_file():
+    if _state["mode"] == "cache" and entry.is_file():  # a real_pdf test renders, and stores
         pages, pdf = entry.read_bytes().split(b"\n", 1)
         progress.count("pages rendered", int(pages))  # what the real render reports
         return pdf

@@ -384,3 +384,28 @@ def test_a_lone_file_that_fails_carries_no_verdict(
     code, text, document = _verify(capsys, signed["pack"] / "report.pdf", signed["pub"], *bundle)
     assert code == 0
     assert document["decision"]["verdict"] == "PASS"
+
+
+def test_a_forged_decision_is_rebuilt_once(
+    signed: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the rendered reports name the signer: when decision.json differs, a second rebuild
+    rendered for no signer (the fallback for a pack built unsigned, then signed) would differ
+    too, and is not made. The fallback itself: hostile/test_plugins.py."""
+    import evidencepack.pipeline as pipeline
+
+    forged = _copy(signed, tmp_path)
+    _edit(forged / "decision.json", RECOMMENDATION, RECOMMENDATION.replace("mi325x", "h200"))
+    plans: list[object] = []
+    real = pipeline._rebuilt
+
+    def counted(*args: Any) -> Any:
+        plans.append(args[3])
+        return real(*args)
+
+    monkeypatch.setattr(pipeline, "_rebuilt", counted)
+    outcome = pipeline.rebuild(forged)
+    assert not outcome.ok
+    assert [d.file for d in outcome.differing][:1] == ["decision.json"]
+    assert len(plans) == 1  # before: twice, the second for no signer
+    assert plans[0] is not None  # the signed pack's signer line

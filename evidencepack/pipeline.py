@@ -419,7 +419,11 @@ def rebuild(
             outside,
         )
     outcome = _rebuilt(pack_dir, spec, predicate, plan, pdf_trust_roots)
-    if not outcome.ok and plan is not None and predicate.pdf_signature is None:
+    # Only the rendered reports name the signer: when another file differs, a rebuild rendered
+    # for no signer differs too, and is not made (a second build, PDF and all).
+    rendered = {REPORT_HTML_NAME, REPORT_PDF_NAME, *predicate.rendered}
+    only_rendered = not outcome.problems and all(d.file in rendered for d in outcome.differing)
+    if not outcome.ok and only_rendered and plan is not None and predicate.pdf_signature is None:
         # ``build`` unsigned, then ``sign``: the report was rendered for no signer. The same
         # rebuild rendered so is the pack as built; the signature is verified apart.
         unsigned = _rebuilt(pack_dir, spec, predicate, None, pdf_trust_roots)

@@ -85,6 +85,7 @@ def test_recording_some_rows_keeps_the_others(
     }
 
 
+# slow: runs the quick benchmarks, each against its floor
 @pytest.mark.slow
 @pytest.mark.serial  # ratios of CPU times: a test on the other core would disturb them
 def test_quick_benchmarks_hold_the_recorded_ratios(tmp_path: Path) -> None:

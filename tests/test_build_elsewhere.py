@@ -15,6 +15,9 @@ from evidencepack.signing.keys import generate_keypair
 
 from .conftest import REPO_ROOT
 
+# Two builds compared byte for byte: each renders its PDF (tests/pdf_cache.py).
+pytestmark = pytest.mark.real_pdf
+
 BROKEN_FOCUS = "      focus: {path: bill.csv, provider: AWS}\n"
 BROKEN_QUOTE = "      quote: {path: quote.yaml, item: 8x H200 server}\n"
 

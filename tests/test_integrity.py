@@ -80,6 +80,7 @@ def _check(spec: Path, cid: str, check_id: str) -> CheckResult:
 # -- 1. each input read once ---------------------------------------------------------------------
 
 
+@pytest.mark.no_pdf  # reads the pack's JSON, store or HTML only (tests/pdf_cache.py)
 def test_a_file_swapped_between_reads_cannot_split_decision_from_pack(
     samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -109,6 +110,7 @@ def test_a_file_swapped_between_reads_cannot_split_decision_from_pack(
     assert quality.meets_bar
 
 
+@pytest.mark.no_pdf  # reads the pack's JSON, store or HTML only (tests/pdf_cache.py)
 def test_an_mlperf_log_swapped_while_it_is_parsed_cannot_split_decision_from_pack(
     samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -156,6 +158,7 @@ def test_a_cited_file_is_hashed_once_not_again_by_its_reader(
     assert len({f.sha256 for f in read}) == 18
 
 
+@pytest.mark.no_pdf  # reads the pack's JSON, store or HTML only (tests/pdf_cache.py)
 def test_a_spec_edited_while_it_is_parsed_cannot_split_decision_from_pack(
     samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -219,6 +222,7 @@ def test_a_fifo_is_refused_by_name_not_read(samples: Path) -> None:
 MI325X_SERVER = "evidence/mlperf/closed/SampleVendor/results/8xMI325X_vLLM/llama2-70b-99/Server"
 
 
+@pytest.mark.no_pdf  # reads the pack's JSON, store or HTML only (tests/pdf_cache.py)
 def test_a_link_out_of_a_cited_tree_is_refused_by_name(samples: Path, tmp_path: Path) -> None:
     secret = tmp_path / "secret.conf"
     secret.write_text("*.Server.target_qps = 1\n")
@@ -613,6 +617,7 @@ def test_the_spec_can_say_an_empty_output_is_valid(samples: Path) -> None:
 # -- 6. decision.json, the store, the report and check --json show each finding -----------------
 
 
+@pytest.mark.no_pdf  # reads the pack's JSON, store or HTML only (tests/pdf_cache.py)
 def test_findings_reach_decision_store_report_and_check_json(
     samples: Path, shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -278,6 +278,7 @@ def _build_in_process(out: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
+# slow: two builds of the sample, each in a fresh process
 @pytest.mark.slow
 def test_two_builds_in_separate_processes_are_identical(tmp_path: Path) -> None:
     _build_in_process(tmp_path / "a")
@@ -315,6 +316,7 @@ def test_other_formats_and_unreadable_files(samples: Path, shared_data: Path) ->
     assert tool["inputs/gl.json"] == "guidellm"
 
 
+# slow: two builds with 500 and 100,000 per-request rows
 @pytest.mark.slow
 def test_report_length_does_not_grow_with_the_rows(samples: Path, tmp_path: Path) -> None:
     """The same evidence with 500 or 100,000 per-request rows gives a report of the same length:
@@ -404,6 +406,7 @@ def test_only_the_cited_results_of_a_round_are_parsed(
     assert len(parsed) == 3, parsed
 
 
+@pytest.mark.no_pdf  # reads the pack's JSON, store or HTML only (tests/pdf_cache.py)
 def test_the_packed_store_names_each_file_by_its_place_in_the_pack(
     samples: Path, shared_data: Path, tmp_path: Path
 ) -> None:

@@ -65,6 +65,7 @@ def _run(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedPr
     )
 
 
+# slow: a fresh venv and pip install from a fresh copy, then the sample built
 @pytest.mark.slow
 def test_readme_quick_start_on_a_stock_interpreter(tmp_path: Path, shared_data: Path) -> None:
     if shutil.which("git") is None or not (REPO_ROOT / ".git").exists():

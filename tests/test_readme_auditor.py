@@ -18,6 +18,7 @@ from evidencepack._cli import main
 
 from .conftest import REPO_ROOT
 
+# slow: runs every command of the README's walk-through, builds and rebuilds
 pytestmark = pytest.mark.slow
 
 SECTION = "## The auditor's walk-through"

@@ -55,6 +55,7 @@ def test_the_readmes_passphrase_unlocks_the_key_the_sample_script_makes(tmp_path
     assert signer.fingerprint
 
 
+# slow: starts the sample server and measures against it for seconds
 @pytest.mark.slow
 def test_the_sample_server_starts_and_measure_runs_against_it(tmp_path: Path) -> None:
     serve = _readme_command("python samples/generate/serve.py")

@@ -13,6 +13,7 @@ import pytest
 from .conftest import REPO_ROOT
 
 
+# slow: runs a v6.0 import test in a fresh pytest process
 @pytest.mark.slow
 def test_the_v60_import_test_passes_through_a_symlinked_shared_folder(
     shared_data: Path, tmp_path: Path

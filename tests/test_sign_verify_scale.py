@@ -131,6 +131,7 @@ def _verify_peak_kib(folder: Path, public_pem: Path, *mode: str) -> int:
     return int(done.stdout.split()[-1])
 
 
+# slow: verifies packs of up to 18,000 more tiny files, twice each, in fresh processes
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmHWM from /proc")
 def test_verify_memory_per_file_is_the_statement_not_a_model_per_file(
@@ -155,6 +156,7 @@ def test_verify_memory_per_file_is_the_statement_not_a_model_per_file(
     assert 0.2 < per_file_kib < 3.9, peaks
 
 
+# slow: verifies packs of thousands of tiny files (streamed), in fresh processes
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmHWM from /proc")
 def test_streamed_verify_memory_does_not_grow_with_the_files(pack: Pack, tmp_path: Path) -> None:

@@ -139,6 +139,7 @@ def _with(step: dict[str, str], **changes: str) -> dict[str, str]:
     return {k: env.get(v, v) for k, v in step.items()} | changes
 
 
+# slow: runs the action's steps (install, check, build, verify, diff) as CI does
 @pytest.mark.slow
 def test_the_actions_steps_run_check_build_verify_and_diff(repo_copy: Path, tmp_path: Path) -> None:
     assert shutil.which("evidencepack", path=SYSTEM_PATH) is None  # the action must install it
@@ -198,6 +199,7 @@ def test_the_actions_steps_run_check_build_verify_and_diff(repo_copy: Path, tmp_
     assert "report.html" in tampered.summary
 
 
+# slow: runs the action's install and check steps as CI does
 @pytest.mark.slow
 def test_the_action_reports_an_invalid_spec_and_fails_the_step(
     repo_copy: Path, tmp_path: Path
@@ -214,6 +216,7 @@ def test_the_action_reports_an_invalid_spec_and_fails_the_step(
     assert report["problems"][0]["field"] == "traffic.utilisaton"
 
 
+# slow: runs the action's install and check steps as CI does
 @pytest.mark.slow
 def test_the_actions_no_waivers_input_fails_a_waived_gate(repo_copy: Path, tmp_path: Path) -> None:
     server = "no-round/closed/SampleVendor/8xMI325X_vLLM/llama2-70b-99/Server"
@@ -241,6 +244,7 @@ def test_the_actions_no_waivers_input_fails_a_waived_gate(repo_copy: Path, tmp_p
     assert refused.summary.splitlines()[0] in refused.stdout
 
 
+# slow: runs the action's watch command against a loopback endpoint
 @pytest.mark.slow
 def test_the_actions_watch_command_and_its_summary_in_the_log(
     repo_copy: Path, tmp_path: Path, signed_sample: SignedSample

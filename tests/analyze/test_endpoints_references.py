@@ -6,6 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
 
 from .test_fit import BASELINE, _accelerators
@@ -70,6 +72,7 @@ def test_a_preview_within_its_date_is_not_flagged(samples: Path, shared_data: Pa
     assert "publication-preview" not in c1.reason
 
 
+@pytest.mark.no_pdf  # reads the report's HTML and the decision only (tests/pdf_cache.py)
 def test_the_report_draws_the_curve_beside_the_candidates_points(
     samples: Path, shared_data: Path, tmp_path: Path
 ) -> None:

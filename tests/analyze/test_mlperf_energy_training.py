@@ -30,6 +30,7 @@ def _cite(samples: Path, extra: str) -> None:
     spec.write_text("".join(lines), encoding="utf-8")
 
 
+@pytest.mark.no_pdf  # reads the report's HTML and the decision only (tests/pdf_cache.py)
 def test_power_and_training_references(samples: Path, shared_data: Path, tmp_path: Path) -> None:
     shutil.copytree(shared_data / POWER, samples / "power")
     shutil.copytree(shared_data / TRAINING, samples / "training")

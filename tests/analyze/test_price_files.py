@@ -86,6 +86,7 @@ def test_a_focus_export_sets_the_rate(samples: Path, shared_data: Path) -> None:
     assert new.per_month != cost.per_month
 
 
+@pytest.mark.no_pdf  # verify checks the files' digests; it reads no PDF (tests/pdf_cache.py)
 def test_a_changed_row_fails_the_old_packs_verification(
     samples: Path, shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -8,6 +8,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
 
 from .test_fit import BASELINE, _accelerators
@@ -58,6 +60,7 @@ def test_public_points_are_shown_and_never_size(samples: Path, shared_data: Path
     )
 
 
+@pytest.mark.no_pdf  # reads the report's HTML and the decision only (tests/pdf_cache.py)
 def test_public_points_reach_the_report(samples: Path, shared_data: Path, tmp_path: Path) -> None:
     lines = (samples / "pack.yaml").read_text(encoding="utf-8").splitlines(keepends=True)
     anchor = "        - path: evidence/b200-trtllm/scores.jsonl\n"

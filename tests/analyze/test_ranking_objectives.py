@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from evidencepack.analyze.ranking import Standing, closeness, ranked
 from evidencepack.pipeline import BuildOptions, CompileOptions, build, check
 
@@ -80,6 +82,7 @@ def test_highest_quality_on_the_sample_is_a_tie_said_in_words(samples: Path) -> 
     assert not NEGATIVE_PERCENT.search(robust.sentence)
 
 
+@pytest.mark.no_pdf  # reads the report's HTML and the decision only (tests/pdf_cache.py)
 def test_page_one_speaks_the_objectives_unit(samples: Path, tmp_path: Path) -> None:
     spec = _objective(samples, "fewest_accelerators")
     out = tmp_path / "pack"
@@ -99,6 +102,7 @@ def test_page_one_speaks_the_objectives_unit(samples: Path, tmp_path: Path) -> N
     )
 
 
+@pytest.mark.no_pdf  # reads the report's HTML and the decision only (tests/pdf_cache.py)
 def test_highest_quality_report_has_no_negative_cost_percentage(
     samples: Path, tmp_path: Path
 ) -> None:

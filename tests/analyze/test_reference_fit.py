@@ -287,6 +287,7 @@ def test_check_json_shows_the_reference_findings(
     assert "not for sale" in c3["reason"]
 
 
+@pytest.mark.no_pdf  # reads the report's HTML and the decision only (tests/pdf_cache.py)
 def test_the_report_shows_what_a_reference_is(samples: Path, tmp_path: Path) -> None:
     _system(samples, "8xMI325X_vLLM", status="preview")
     result = build(samples / "pack.yaml", tmp_path / "pack", BuildOptions(compile=CompileOptions()))

@@ -12,6 +12,7 @@ import pytest
 from evidencepack._cli import main
 from evidencepack.pipeline import BuildResult
 
+# slow: the diff builds the watched pack again (compile, HTML, PDF)
 pytestmark = pytest.mark.slow
 
 CANDIDATE = "mi325x-vllm"

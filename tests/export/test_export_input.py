@@ -20,6 +20,7 @@ from evidencepack.pipeline import BuildOptions, CompileOptions, build
 
 from .conftest import oscal_errors
 
+# slow: builds a variant of the sample (a FAIL and a waiver) to export it
 pytestmark = pytest.mark.slow
 
 H200_SERVER = "no-round/closed/SampleVendor/8xH200-SXM-141GB_TRT/llama2-70b-99/Server"
@@ -49,6 +50,7 @@ def _status(finding: dict[str, Any]) -> tuple[str, str]:
     return status["state"], status["reason"]
 
 
+@pytest.mark.no_pdf  # reads the pack's JSON, store or HTML only (tests/pdf_cache.py)
 def test_a_fail_and_a_waived_fail_map_as_oscal_says(
     samples: Path, tmp_path: Path, schema_1_2_3: dict[str, Any]
 ) -> None:

@@ -32,6 +32,7 @@ from .conftest import (
     python_re_rejects,
 )
 
+# slow: validates the export against NIST's large OSCAL schemas; one rebuild
 pytestmark = pytest.mark.slow
 
 

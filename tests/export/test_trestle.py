@@ -26,6 +26,7 @@ trestle_oscal = pytest.importorskip(
     "pip install -e '.[trestle]'; CI does not install it)",
 )
 
+# slow: compliance-trestle's models take seconds to import and validate
 pytestmark = pytest.mark.slow
 
 

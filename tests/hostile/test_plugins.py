@@ -10,6 +10,8 @@ import os
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from evidencepack.signing.keys import generate_keypair
 from evidencepack.signing.rebuild_compare import file_difference
 
@@ -83,6 +85,8 @@ def test_a_plugin_claiming_a_built_in_id_is_warned(tmp_path: Path) -> None:
     assert "'vllm-bench-serve' is a built-in reader's" in said
 
 
+# slow: a build and a verify --rebuild, each in a fresh limited process
+@pytest.mark.slow
 def test_an_installed_plugin_is_named_in_the_pack_and_by_a_rebuild(
     tmp_path: Path, samples: Path
 ) -> None:
@@ -100,6 +104,8 @@ def test_an_installed_plugin_is_named_in_the_pack_and_by_a_rebuild(
     assert_refused(ran, 1, "reader plug-ins differ", "acme-bench-plugin 1.2.0")
 
 
+# slow: a build, a sign and a verify --rebuild, each in a fresh limited process
+@pytest.mark.slow
 def test_build_unsigned_then_sign_gives_a_pack_that_rebuilds(tmp_path: Path, samples: Path) -> None:
     keys = generate_keypair(tmp_path / "k.pem", tmp_path / "k.pub", None)
     pack = tmp_path / "pack"

@@ -122,6 +122,8 @@ def test_register_format_at_run_time(tmp_path: Path) -> None:
         read_input(tmp_path / "acme.json")
 
 
+# slow: builds the sample in a fresh process that finds the plug-in installed
+@pytest.mark.slow
 def test_an_installed_plugin_reads_a_cited_file_and_the_pack_says_so(
     samples: Path, tmp_path: Path
 ) -> None:
@@ -152,6 +154,8 @@ def test_an_installed_plugin_reads_a_cited_file_and_the_pack_says_so(
     shutil.rmtree(site)
 
 
+# slow: inspect, check and build, each in a fresh process with the broken plug-in
+@pytest.mark.slow
 def test_a_plugin_that_fails_to_load_is_a_warning_in_inspect_check_and_the_report(
     samples: Path, tmp_path: Path
 ) -> None:

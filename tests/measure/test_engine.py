@@ -221,6 +221,8 @@ def _readme_commands() -> list[str]:
     return [line.strip() for line in joined.splitlines() if line and not line.startswith("#")]
 
 
+# slow: runs the README's measurement commands against a real llama.cpp server
+@pytest.mark.slow
 def test_the_readme_remeasurement_runs_as_written(tmp_path: Path) -> None:
     require_engine()
     commands = _readme_commands()

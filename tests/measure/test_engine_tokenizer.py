@@ -362,6 +362,7 @@ def _name_tokenizer(samples: Path, tokenizer: Path, sha256: str) -> Path:
     return spec
 
 
+@pytest.mark.no_pdf  # reads the pack's JSON, store or HTML only (tests/pdf_cache.py)
 def test_the_tokenizer_the_spec_names_counts_and_is_packed(
     engine: LlamaServer, hidden: str, prompts: Path, tmp_path: Path, samples: Path
 ) -> None:

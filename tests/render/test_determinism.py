@@ -55,6 +55,7 @@ def _render(out: Path, seed: str) -> str:
     return done.stdout.strip()
 
 
+# slow: two renders of a report, each in a fresh process
 @pytest.mark.slow
 def test_two_processes_render_identical_html_and_pdf(tmp_path: Path) -> None:
     timings = [_render(tmp_path / "a", "1"), _render(tmp_path / "b", "4242")]

@@ -25,6 +25,7 @@ from evidencepack.store import Store
 from ..conftest import REPO_ROOT
 from .scan import bad_attributes, scan
 
+# slow: renders the reports of specs of 10 and 20 candidates
 pytestmark = pytest.mark.slow
 
 DIGEST = "0" * 64

@@ -18,6 +18,9 @@ from evidencepack.render.pdf import SYSTEM_PACKAGES, Attachment, render_pdf
 
 from . import fixture
 
+# The renderer itself (and its refusals): every PDF here is rendered (tests/pdf_cache.py).
+pytestmark = pytest.mark.real_pdf
+
 A4_POINTS = (595.28, 841.89)
 
 

@@ -25,6 +25,7 @@ from ..conftest import REPO_ROOT
 from .scan import scan
 from .test_html import SECTIONS as REQUIRED_SECTIONS
 
+# slow: renders the sample's 20-page PDF, and a variant with a long waiver
 pytestmark = pytest.mark.slow
 
 

@@ -25,6 +25,9 @@ from evidencepack.render.pdf import load_weasyprint, render_pdf, url_fetcher
 from . import fixture
 from .scan import bad_attributes, scan
 
+# What WeasyPrint fetches while rendering: every PDF here is rendered (tests/pdf_cache.py).
+pytestmark = pytest.mark.real_pdf
+
 
 class Loopback:
     """A bounded HTTP server on 127.0.0.1 that records every request it gets."""

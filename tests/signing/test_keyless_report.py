@@ -35,6 +35,9 @@ from ..sigstore_testing.instance import LocalSigstore
 from ..sigstore_testing.oidc import github_token_service
 from ..sigstore_testing.server import serve
 
+# slow: each test builds and signs the sample keyless over loopback (a local Sigstore)
+pytestmark = pytest.mark.slow
+
 OTHER_WORKFLOW = "acme/someone-else/.github/workflows/release.yml@refs/heads/main"
 
 
@@ -96,6 +99,7 @@ def _run_printed(command: str, pack: Path, trusted_root: Path) -> int:
     return main([str(where.get(a, a)) for a in args[1:]] + ["--trusted-root", str(trusted_root)])
 
 
+@pytest.mark.real_pdf  # the rebuild reproduces the rendered PDF byte for byte
 def test_report_names_the_certificates_signer_and_its_commands_verify(
     local_sigstore: LocalSigstore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

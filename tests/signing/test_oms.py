@@ -288,6 +288,7 @@ def test_a_spec_citing_a_keyless_model_signature_verifies_it_offline(
     assert all(f"weights signed by {IDENTITY} (issuer {ISSUER})" in c.reason for c in prov)
 
 
+# slow: a build and a verify --rebuild of the sample citing a model signature
 @pytest.mark.slow
 def test_a_pack_citing_a_model_signature_verifies_and_rebuilds(
     samples: Path, tmp_path: Path

@@ -21,6 +21,7 @@ from evidencepack.signing.verify import KeyPolicy
 
 from ..packs import SignedSample
 
+# slow: each tampered pack goes through verify, diff, warehouse add and export
 pytestmark = pytest.mark.slow
 
 INPUT = "inputs/evidence/h200-vllm/runs/qps_4.0/run.json"

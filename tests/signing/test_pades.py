@@ -226,6 +226,7 @@ def _verify(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[s
     return code, report
 
 
+@pytest.mark.real_pdf  # the rebuild reproduces the rendered PDF byte for byte
 def test_verify_rebuild_reproduces_the_rendered_part_and_checks_the_signature(
     built: dict[str, Path], pki: Pki, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -21,6 +21,7 @@ from evidencepack.spec.plan import RegisteredPlan, plan_changes, plan_of
 from ..sigstore_testing.fixtures import IDENTITY, ISSUER, WORKFLOW_REF
 from ..sigstore_testing.instance import LocalSigstore
 
+# slow: builds and signs the sample with a plan, over a local Sigstore instance
 pytestmark = pytest.mark.slow
 
 

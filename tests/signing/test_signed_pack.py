@@ -86,6 +86,7 @@ def test_added_and_removed_files_fail(signed: tuple[Path, Path], tmp_path: Path)
     assert [m.path for m in report.missing] == ["report.html"]
 
 
+@pytest.mark.real_pdf  # the rebuild reproduces the rendered PDF byte for byte
 def test_cli_verify_and_rebuild(
     signed: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -213,6 +213,7 @@ def test_a_verdict_signed_with_another_key_fails(signed: dict[str, Path], tmp_pa
     assert "does not verify with the given public key" in report.verdicts[0].problems[0]
 
 
+# slow: a second signed build of the sample, to compare its statements
 @pytest.mark.slow
 def test_two_signed_builds_sign_the_same_verdicts(signed: dict[str, Path], tmp_path: Path) -> None:
     """timeCreated is the decision's date, never the wall clock, and nothing else varies: a

@@ -75,6 +75,8 @@ def _verify(
     return code, format_report(VerifyReport.model_validate(document)), document
 
 
+# slow: two verify --rebuild runs (folder and archive), each a full build of the sample
+@pytest.mark.slow
 def test_a_resigned_pack_recommending_another_candidate_fails_the_rebuild(
     signed: dict[str, Path],
     tmp_path: Path,
@@ -157,6 +159,8 @@ def _forge_consistently(pack: Path) -> None:
     write_predicate(pack, predicate.model_copy(update={"decision": summary}))
 
 
+# slow: renders a forged report's PDF, then a verify --rebuild (a full build)
+@pytest.mark.slow
 def test_a_consistent_forgery_passes_every_level_but_the_rebuild(
     signed: dict[str, Path],
     tmp_path: Path,
@@ -252,6 +256,8 @@ def test_documents_that_contradict_each_other_fail_without_rebuild(
     assert any(expected in line for line in said), said
 
 
+# slow: a verify --rebuild: a full build of the sample
+@pytest.mark.slow
 def test_the_untouched_pack_passes_every_level_from_its_archive(
     signed: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -270,6 +276,8 @@ def test_the_untouched_pack_passes_every_level_from_its_archive(
     assert document["decision"]["recommendation"] == "mi325x-vllm"
 
 
+# slow: builds and signs a variant of the sample
+@pytest.mark.slow
 def test_a_pack_whose_spec_cites_paths_outside_it_does_not_rebuild(
     samples: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], signed: dict[str, Path]
 ) -> None:
@@ -322,6 +330,8 @@ def test_text_from_the_pack_reaches_the_terminal_visibly(
         assert char not in out
 
 
+# slow: a verify --rebuild: a full build of the sample
+@pytest.mark.slow
 def test_the_rebuild_reads_the_verified_copy_not_the_folder_again(
     signed: dict[str, Path],
     tmp_path: Path,
@@ -374,3 +384,28 @@ def test_a_lone_file_that_fails_carries_no_verdict(
     code, text, document = _verify(capsys, signed["pack"] / "report.pdf", signed["pub"], *bundle)
     assert code == 0
     assert document["decision"]["verdict"] == "PASS"
+
+
+def test_a_forged_decision_is_rebuilt_once(
+    signed: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the rendered reports name the signer: when decision.json differs, a second rebuild
+    rendered for no signer (the fallback for a pack built unsigned, then signed) would differ
+    too, and is not made. The fallback itself: hostile/test_plugins.py."""
+    import evidencepack.pipeline as pipeline
+
+    forged = _copy(signed, tmp_path)
+    _edit(forged / "decision.json", RECOMMENDATION, RECOMMENDATION.replace("mi325x", "h200"))
+    plans: list[object] = []
+    real = pipeline._rebuilt
+
+    def counted(*args: Any) -> Any:
+        plans.append(args[3])
+        return real(*args)
+
+    monkeypatch.setattr(pipeline, "_rebuilt", counted)
+    outcome = pipeline.rebuild(forged)
+    assert not outcome.ok
+    assert [d.file for d in outcome.differing][:1] == ["decision.json"]
+    assert len(plans) == 1  # before: twice, the second for no signer
+    assert plans[0] is not None  # the signed pack's signer line

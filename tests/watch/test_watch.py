@@ -24,6 +24,7 @@ from evidencepack.signing.keys import generate_keypair
 from ..conftest import REPO_ROOT
 from ..packs import SignedSample
 
+# slow: each test measures loopback endpoints for seconds and renders a watch report
 pytestmark = pytest.mark.slow
 
 GENERATE = REPO_ROOT / "samples" / "generate"

@@ -38,6 +38,11 @@ def option(name: str) -> str:
     return f"{_OPEN}{name}{_CLOSE}"
 
 
+def marked(text: str) -> bool:
+    """Whether ``text`` names an option ``option()`` marked (still to be worded)."""
+    return _OPEN in text
+
+
 def word_options(text: str, word: Callable[[str], str]) -> str:
     """``text`` with every option ``option()`` marked worded by ``word``."""
     head, *marked = text.split(_OPEN)

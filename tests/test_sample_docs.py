@@ -63,11 +63,14 @@ def test_the_sample_server_starts_and_measure_runs_against_it(tmp_path: Path) ->
     serve = [sys.executable, *serve[1:]]
     serve[serve.index("--port") + 1] = "0"  # a free port, not 8000
     serve[serve.index("--prompts") + 1] = str(tmp_path / "prompts.jsonl")
+    # The server's stderr goes to a file: a pipe nobody reads fills up (64 KiB of connection
+    # warnings on a loaded machine) and blocks the server, which then never stops.
+    server_log = (tmp_path / "serve.log").open("w", encoding="utf-8")
     server = subprocess.Popen(
         [*serve, "--seconds", "120"],
         cwd=REPO_ROOT,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=server_log,
         text=True,
     )
     try:
@@ -93,7 +96,8 @@ def test_the_sample_server_starts_and_measure_runs_against_it(tmp_path: Path) ->
         assert (tmp_path / "measured" / "mlperf_log_detail.txt").is_file()
         assert "mi325x-vllm (SAMPLE DATA)" in started
         server.send_signal(signal.SIGINT)  # Ctrl-C stops it cleanly
-        assert server.wait(30) == 0
+        assert server.wait(30) == 0, (tmp_path / "serve.log").read_text(encoding="utf-8")
     finally:
         server.kill()
         server.wait(30)
+        server_log.close()

@@ -137,7 +137,9 @@ def _verify(args: argparse.Namespace) -> int:
         rebuild=args.rebuild,
         pdf_trust_roots=tuple(args.pdf_trust_root),
     )
-    report = verify(target, policy, options)
+    from . import flag
+
+    report = verify(target, policy, options, word=flag)  # options named as their flags
     emit(
         report.model_dump(mode="json", by_alias=True),
         as_json=args.json,

@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, InvalidRequest, option
+from ..errors import InputError, InvalidRequest, marked, option, word_options
 from .options import PathLike, SignerSpec, VerifyOptions, VerifyPolicy, path_or_none
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..signing.keys import KeyPair
     from ..signing.sign import PackSigner
     from ..signing.verify import VerifyPolicy as CheckedPolicy
@@ -62,12 +64,25 @@ def verify_policy(policy: VerifyPolicy) -> CheckedPolicy:
 
 
 def verify(
-    target: PathLike, policy: VerifyPolicy, options: VerifyOptions | None = None
+    target: PathLike,
+    policy: VerifyPolicy,
+    options: VerifyOptions | None = None,
+    *,
+    word: Callable[[str], str] = str,
 ) -> VerifyReport:
     """Verify a pack (folder or ``.tar.gz``), or one file of it against the pack's bundle
     (``options.bundle``): the signature, who signed (``policy``) and every file digest; with
     ``options.rebuild`` the decision recomputed from the pack's own inputs too. A failed
-    verification is ``VerifyReport.ok`` False with its ``problems``."""
+    verification is ``VerifyReport.ok`` False with its ``problems``; an option a problem names
+    is worded by ``word`` (default: the keyword, ``any_file``; the command line: its flag)."""
+    report = _verify(target, policy, options)
+    if not any(marked(p) for p in report.problems):
+        return report
+    problems = tuple(word_options(p, word) for p in report.problems)
+    return report.model_copy(update={"problems": problems})
+
+
+def _verify(target: PathLike, policy: VerifyPolicy, options: VerifyOptions | None) -> VerifyReport:
     from ..pack.archive import is_archive
     from ..signing.verify import verify_file, verify_pack
 

@@ -26,8 +26,9 @@ from evidencepack.signing.sign import sign_pack
 from ..conftest import REPO_ROOT
 from .harness import assert_refused, run, snapshot
 
-BAD_SPEC = "apiVersion: evidencepack/v1\n"
-"""A spec that fails validation: `build` still recovers OUTDIR's journal before compiling."""
+SAMPLES = REPO_ROOT / "samples"
+"""The sample spec and its evidence: a spec that validates, so ``build`` reaches OUTDIR (its
+journal is recovered, or refused, before anything is compiled)."""
 
 
 def _dead_pid() -> int:
@@ -45,7 +46,8 @@ def _checkout(tmp_path: Path) -> tuple[Path, Path]:
     checkout = tmp_path / "checkout"
     checkout.mkdir()
     spec = checkout / "pack.yaml"
-    spec.write_text(BAD_SPEC)
+    shutil.copyfile(SAMPLES / "pack.yaml", spec)
+    shutil.copytree(SAMPLES / "evidence", checkout / "evidence")
     (tmp_path / "victim").mkdir()
     (tmp_path / "victim/thesis.tex").write_text("five years of work")
     (tmp_path / "victim.txt").write_text("notes")

@@ -55,6 +55,13 @@ def test_the_readmes_passphrase_unlocks_the_key_the_sample_script_makes(tmp_path
     assert signer.fingerprint
 
 
+def _ctrl_c_reaches_it() -> None:
+    """In the child: SIGINT back to its default, so Python turns it into KeyboardInterrupt. A
+    shell runs a background job with SIGINT ignored, and an ignored signal is inherited: a test
+    run started with `&` would otherwise send a Ctrl-C nobody hears."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 # slow: starts the sample server and measures against it for seconds
 @pytest.mark.slow
 def test_the_sample_server_starts_and_measure_runs_against_it(tmp_path: Path) -> None:
@@ -72,6 +79,7 @@ def test_the_sample_server_starts_and_measure_runs_against_it(tmp_path: Path) ->
         stdout=subprocess.PIPE,
         stderr=server_log,
         text=True,
+        preexec_fn=_ctrl_c_reaches_it,  # noqa: PLW1509 (no threads started by then)
     )
     try:
         assert server.stdout is not None

@@ -362,6 +362,9 @@ def test_ctrl_c_stops_the_run_cleanly(server: OpenAIServer, prompts: Path, workd
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        # SIGINT back to its default in the child: a test run started in the background (`&`)
+        # inherits it ignored, and the Ctrl-C below would reach no one
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
     )
     partial = out.parent / f".{out.name}.partial" / "mlperf_log_detail.txt"
     deadline = time.monotonic() + 20

@@ -145,11 +145,8 @@ def read_focus(
         record = file_record(source_file).model_copy(update={"path": str(path)})
     db = _FocusDb(path, source_file)
     with db:
-        source = _PARQUET if _is_parquet(path, source_file) else _CSV
-        described = db.execute(f"DESCRIBE SELECT * FROM {source}", [db.pattern]).fetchall()
-        columns = tuple(str(row[0]) for row in described)
+        source, columns = _columns(db, path, source_file, filters)
         present = set(columns)
-        _require(path, present, filters)
         instance_columns = _instance_columns(columns) if filters.instance_type else ()
         wanted = [
             name
@@ -295,6 +292,18 @@ def _is_parquet(path: Path, source_file: Path) -> bool:
 def _quote(name: str) -> str:
     """A column name as a SQL identifier (names are FOCUS's own or checked ``x_`` names)."""
     return '"' + name.replace('"', '""') + '"'
+
+
+def _columns(
+    db: _FocusDb, path: Path, source_file: Path, filters: FocusFilter
+) -> tuple[str, tuple[str, ...]]:
+    """The export's table expression (CSV or Parquet) and its columns, after checking it holds
+    every column ``filters`` and a rate need (InputError naming ``path``)."""
+    source = _PARQUET if _is_parquet(path, source_file) else _CSV
+    described = db.execute(f"DESCRIBE SELECT * FROM {source}", [db.pattern]).fetchall()
+    columns = tuple(str(row[0]) for row in described)
+    _require(path, set(columns), filters)
+    return source, columns
 
 
 def _require(path: Path, present: set[str], filters: FocusFilter) -> None:

@@ -21,19 +21,16 @@ from ..core.provenance import FileRecord, file_record
 from ..errors import InputError
 from ..spec.cost import FocusFilter, utc
 from .focus import (
-    _CSV,
-    _PARQUET,
     PRICE_COLUMNS,
     RATE_COLUMNS,
     REQUIRED,
     _check_period_parses,
+    _columns,
     _conditions,
     _count,
     _FocusDb,
     _instance_columns,
-    _is_parquet,
     _quote,
-    _require,
     focus_version,
 )
 from .focus_rules import ACCOUNT_COLUMNS
@@ -74,11 +71,8 @@ def read_focus_token_rates(
         record = file_record(source_file).model_copy(update={"path": str(path)})
     db = _FocusDb(path, source_file)
     with db:
-        source = _PARQUET if _is_parquet(path, source_file) else _CSV
-        described = db.execute(f"DESCRIBE SELECT * FROM {source}", [db.pattern]).fetchall()
-        columns = tuple(str(row[0]) for row in described)
+        source, columns = _columns(db, path, source_file, filters)
         present = set(columns)
-        _require(path, present, filters)
         text_columns = tuple(c for c in _instance_columns(columns) if c != "ChargeDescription")
         text_columns = (*[c for c in _TEXT_COLUMNS if c in present], *text_columns)
         text_columns = tuple(dict.fromkeys(text_columns))

@@ -118,15 +118,14 @@ def api_cost(spec: PackSpec, candidate: Candidate, capacity: Capacity, convert: 
     """The API candidate's cost from the traffic's token mix, in the decision's currency."""
     assert candidate.api is not None
     prices = candidate.api.prices
-    cached = (
-        prices.cached_input_per_million
-        if prices.cached_input_per_million is not None
-        else prices.input_per_million
-    )
-    quoted = (prices.input_per_million, cached, prices.output_per_million)
+    unread: str | None = None
+    try:
+        quoted = prices.figures()
+    except ValueError as exc:
+        quoted, unread = (0.0, 0.0, 0.0), str(exc)
     converted = [convert(spec, value, prices.currency) for value in quoted]
     currency = converted[0][1]
-    problem = next((p for _, _, p in converted if p is not None), None)
+    problem = unread or next((p for _, _, p in converted if p is not None), None)
     utilisation = spec.traffic.utilisation
     base = Cost(
         candidate=candidate.id,

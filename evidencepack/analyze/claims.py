@@ -41,7 +41,7 @@ def claims_for(
                 kind="inherited",
                 candidate=cid,
                 statement=f"price per 1M {kind.replace('_', ' ')} tokens of {candidate.api.model} "
-                "(quoted in the spec)",
+                + ("(read from the FOCUS export)" if prices.focus else "(quoted in the spec)"),
                 value=value,
                 unit=f"{prices.currency}/1M tokens",
                 evidence=(spec_link,),

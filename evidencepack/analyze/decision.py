@@ -170,13 +170,18 @@ def _record(
 def _price_claim(candidate: Candidate, source: PricedFrom) -> Claim:
     """The rate read from a cited price file, linked to that file's digest."""
     price = candidate.price
+    statement = f"price per accelerator-hour read from {source.summary}"
+    value, unit = price.per_accelerator_hour, f"{price.currency}/accelerator-hour"
+    if candidate.api is not None:
+        statement = f"price per 1M output tokens read from {source.summary}"
+        value, unit = candidate.api.prices.output_per_million, f"{price.currency}/1M tokens"
     return Claim(
         id=price_claim_id(candidate.id),
         kind="inherited",
         candidate=candidate.id,
-        statement=f"price per accelerator-hour read from {source.summary}",
-        value=price.per_accelerator_hour,
-        unit=f"{price.currency}/accelerator-hour",
+        statement=statement,
+        value=value,
+        unit=unit,
         evidence=(
             EvidenceLink(
                 row=source.file.spec_path,

@@ -111,6 +111,11 @@ def convert(spec: PackSpec, amount: float, currency: str) -> tuple[float | None,
     return amount * rate.rate, target, None
 
 
+def _unread(currency: str, what: str) -> PriceTerms:
+    """The terms of a price its cited file could not give (``what`` says which)."""
+    return PriceTerms(currency, None, None, currency, None, f"{what}: see PROV-FILES")
+
+
 def price_terms(spec: PackSpec, candidate: Candidate) -> PriceTerms:
     """The candidate's price in the decision's currency, converted at a stated rate if needed."""
     price = candidate.price
@@ -118,18 +123,17 @@ def price_terms(spec: PackSpec, candidate: Candidate) -> PriceTerms:
     if candidate.api is not None:
         # Per-token prices (analyze/api_candidate.py converts each): the terms say only
         # whether the API's currency can be taken in the decision's.
+        if (focus := candidate.api.prices.focus) is not None and not prices_read(candidate):
+            return _unread(
+                price.currency, f"no input and output prices could be read from {focus.path}"
+            )
         _, target, problem = convert(spec, 1.0, price.currency)
         found = exchange_rate(spec, price.currency, target)[0] if target != price.currency else None
         return PriceTerms(target, None, None, price.currency, found, problem)
     if price.per_accelerator_hour is None:
         cited = price.focus or price.quote
-        return PriceTerms(
-            price.currency,
-            None,
-            None,
-            price.currency,
-            None,
-            f"no rate could be read from {cited.path if cited else 'the spec'}: see PROV-FILES",
+        return _unread(
+            price.currency, f"no rate could be read from {cited.path if cited else 'the spec'}"
         )
     if currency is None:
         shown = ", ".join(sorted({f"{c.id} {c.price.currency}" for c in spec.candidates}))
@@ -229,9 +233,20 @@ def price_check(context: CandidateContext) -> CheckResult:
     return PRICE.result(candidate.id, "PASS", text, link)
 
 
+def prices_read(candidate: Candidate) -> bool:
+    """Whether an API candidate's input and output prices are known (stated, or read from
+    its FOCUS export)."""
+    return candidate.api is not None and (
+        candidate.api.prices.input_per_million is not None
+        and candidate.api.prices.output_per_million is not None
+    )
+
+
 def api_price_text(api: HostedApi) -> str:
     """A hosted API's token prices in one phrase."""
     p = api.prices
+    if p.input_per_million is None or p.output_per_million is None:
+        return f"{api.provider} {api.model} {api.version}: no token prices could be read"
     cached = f", cached input {p.cached_input_per_million:g}" if p.cached_input_per_million else ""
     source = f" ({p.source})" if p.source else ""
     return (

@@ -18,12 +18,14 @@ from ..errors import InputError
 from ..intake.collect import Collector
 from ..intake.records import FileProblem, InputFile
 from ..pricing.focus import read_focus
+from ..pricing.focus_tokens import read_focus_token_rates
 from ..pricing.quote import (
     quote_line,
     rate_per_accelerator_hour,
     rate_per_server_hour,
     read_quote,
 )
+from ..spec.api import FocusTokenPrice
 from ..spec.load import LoadedSpec
 from ..spec.models import Candidate, EvidenceRef, PackSpec
 
@@ -53,7 +55,7 @@ def read_prices(
     sources: dict[str, PricedFrom] = {}
     candidates = []
     for candidate in spec.candidates:
-        cited = candidate.price.focus or candidate.price.quote
+        cited = candidate.price.focus or candidate.price.quote or _api_focus(candidate)
         if cited is None:
             candidates.append(candidate)
             continue
@@ -79,6 +81,74 @@ def read_prices(
     return spec.model_copy(update={"candidates": candidates}), problems, sources
 
 
+def _annotate_focus(
+    collector: Collector, file: InputFile, version: str, warnings: tuple[str, ...]
+) -> None:
+    """The FOCUS export's format and version on its input record, and what the reader could
+    not use (zero-cost rows, netted refunds, rows in another unit): the report shows it."""
+    collector.annotate(
+        file.pack_path,
+        fmt=f"focus-{version}",
+        tool="FinOps FOCUS export",
+        tool_version=version,
+        warnings=warnings,
+    )
+
+
+def _api_focus(candidate: Candidate) -> FocusTokenPrice | None:
+    """The FOCUS export an API candidate's token prices are read from, if it cites one."""
+    return None if candidate.api is None else candidate.api.prices.focus
+
+
+def _read_tokens(
+    collector: Collector, candidate: Candidate, file: InputFile, focus: FocusTokenPrice
+) -> tuple[Candidate, PricedFrom]:
+    """The API candidate with the per-1M-token prices its FOCUS export's token rows give: each
+    direction's effective rate, its PricingCategory and commitment named in the source. An
+    export without input or output token rows, or whose rows blend categories or
+    commitments, fails PRICE naming it; the cached-input price, when the rows have none, is
+    the input price (as in a spec that states none)."""
+    assert candidate.api is not None
+    private = collector.result.sources[file.pack_path]
+    rates = read_focus_token_rates(
+        Path(file.pack_path), focus, record=file.as_read(), read_from=private
+    )
+    _annotate_focus(collector, file, rates.focus_version, rates.warnings)
+    failures = [
+        f"{file.pack_path}: {rate.direction} tokens: {problem}"
+        for rate in rates.rates
+        for problem in rate.problems
+    ]
+    failures += [
+        f"{file.pack_path}: no {direction} token row is kept, so the API's {direction} price "
+        "cannot be read from it"
+        for direction in ("input", "output")
+        if rates.rate(direction) is None
+    ]
+    notes = [f"{file.pack_path}: {warning}" for warning in rates.warnings]
+    summary = rates.summary()
+    figures = {
+        f"{direction}_per_million": None if rate is None else rate.rate_per_million_tokens
+        for direction in ("input", "cached_input", "output")
+        for rate in (rates.rate(direction),)
+    }
+    prices = candidate.api.prices.model_copy(
+        update={
+            **figures,
+            "currency": rates.currency,
+            "source": summary,
+            "as_of": rates.period_end.date(),
+        }
+    )
+    price = candidate.price.model_copy(
+        update={"currency": rates.currency, "source": summary, "as_of": rates.period_end.date()}
+    )
+    priced = candidate.model_copy(
+        update={"api": candidate.api.model_copy(update={"prices": prices}), "price": price}
+    )
+    return priced, PricedFrom(file, summary, tuple(failures), tuple(notes))
+
+
 def _read(
     collector: Collector, candidate: Candidate, file: InputFile
 ) -> tuple[Candidate, PricedFrom]:
@@ -87,6 +157,8 @@ def _read(
     The rate is billed by the unit the file quotes: a server-hour (or an instance of several
     accelerators) bills whole servers whatever ``billed_per`` says, and a server the
     candidate's hardware does not hold fails PRICE naming both."""
+    if (tokens := _api_focus(candidate)) is not None:
+        return _read_tokens(collector, candidate, file, tokens)
     price = candidate.price
     private = collector.result.sources[file.pack_path]
     failures: list[str] = []
@@ -100,13 +172,7 @@ def _read(
         rate = read_focus(Path(file.pack_path), focus, record=file.as_read(), read_from=private)
         summary = rate.summary()
         # What the reader could not use (zero-cost rows, netted refunds) reaches the report.
-        collector.annotate(
-            file.pack_path,
-            fmt=f"focus-{rate.focus_version}",
-            tool="FinOps FOCUS export",
-            tool_version=rate.focus_version,
-            warnings=rate.warnings,
-        )
+        _annotate_focus(collector, file, rate.focus_version, rate.warnings)
         failures += [f"{file.pack_path}: {problem}" for problem in rate.problems]
         notes += [f"{file.pack_path}: {warning}" for warning in rate.warnings]
         size = focus.accelerators_per_instance

@@ -78,11 +78,15 @@ def scaled_prices(candidate: Candidate, factor: float) -> Candidate:
             update={
                 "prices": prices.model_copy(
                     update={
-                        "input_per_million": prices.input_per_million * factor,
+                        "input_per_million": None
+                        if prices.input_per_million is None
+                        else prices.input_per_million * factor,
                         "cached_input_per_million": None
                         if prices.cached_input_per_million is None
                         else prices.cached_input_per_million * factor,
-                        "output_per_million": prices.output_per_million * factor,
+                        "output_per_million": None
+                        if prices.output_per_million is None
+                        else prices.output_per_million * factor,
                     }
                 )
             }

@@ -107,6 +107,11 @@ def stack_text(candidate: Candidate) -> str:
     s, h, p = candidate.stack, candidate.hardware, candidate.price
     if (api := candidate.api) is not None:
         q = api.prices
+        if q.focus is not None and q.input_per_million is None:
+            return (
+                f"{api.provider} {api.model} {api.version} (hosted API), prices per 1M tokens "
+                f"read from {q.focus.path}"
+            )
         return (
             f"{api.provider} {api.model} {api.version} (hosted API), {q.input_per_million:g} / "
             f"{q.output_per_million:g} {q.currency} per 1M input / output tokens"

@@ -271,3 +271,27 @@ class FocusTokenRates(StrictModel):
     def rate(self, direction: TokenDirection) -> FocusTokenRate | None:
         """The rate of one direction, if the rows have it."""
         return next((r for r in self.rates if r.direction == direction), None)
+
+    def summary(self) -> str:
+        """The rates and where they come from, in one sentence for a claim ledger: each
+        direction's price with the pricing category and commitment of its rows."""
+        start = self.period_start.strftime("%Y-%m-%d")
+        end = self.period_end.strftime("%Y-%m-%d")
+        parts = []
+        for rate in self.rates:
+            terms = [
+                f"PricingCategory {rate.pricing_category}" if rate.pricing_category else "",
+                {None: "", "none": "no commitment"}.get(
+                    rate.commitment, f"commitment {rate.commitment}"
+                ),
+            ]
+            priced = f" ({', '.join(t for t in terms if t)})" if any(terms) else ""
+            parts.append(
+                f"{rate.direction.replace('_', ' ')} {plain(rate.rate_per_million_tokens)}"
+                f"{priced} over {plain(rate.tokens)} tokens in {rate.rows} row(s)"
+            )
+        return (
+            f"{self.currency} per 1M tokens: {'; '.join(parts)}, EffectiveCost of the token rows "
+            f"of the FOCUS {self.focus_version} export {Path(self.file.path).name} (sha256 "
+            f"{self.file.sha256[:12]}), charge periods {start} to {end}"
+        )

@@ -272,6 +272,15 @@ def _year(cost: BasisCost | None) -> str:
     return f"{cost.currency} {cost.per_year:,.0f}"
 
 
+def _price_words(shown: tuple[str, ...], apis: set[str]) -> str:
+    """The quoted-price row's words: an API's quoted price is per token, not a rent."""
+    if not apis.intersection(shown):
+        return _SHORT["price"]
+    if apis.issuperset(shown):
+        return "Quoted price per token"
+    return "Quoted price (per token for the API, rented for hardware)"
+
+
 def rent_or_own(doc: DecisionDocument) -> RentOrOwn | None:
     """The recommendation and the runner-up on every stated cost basis, with one sentence per
     basis that changes the ranking (from the robustness flips); None when no candidate states a
@@ -283,10 +292,11 @@ def rent_or_own(doc: DecisionDocument) -> RentOrOwn | None:
     stated = [b for b in BASIS_WORDS if any(_per_year(doc, cid, b) is not None for cid in shown)]
     if len(stated) < 2:
         return None
+    apis = {c.id for c in doc.spec.candidates if c.api is not None}
     rows = tuple(
         BasisRow(
             b,
-            _SHORT[b],
+            _price_words(shown, apis) if b == "price" else _SHORT[b],
             b == bases.basis,
             tuple(_year(_per_year(doc, cid, b)) for cid in shown),
         )
@@ -310,6 +320,10 @@ def rent_or_own(doc: DecisionDocument) -> RentOrOwn | None:
             f"{theirs.per_year:,.0f} {theirs.currency} a year against {ours.per_year:,.0f}: "
             "the choice flips."
         )
-    if not said:
+    if not said and not any(
+        _per_year(doc, best, b) is not None for b in stated if b != bases.basis
+    ):
+        said.append(f"{best} states no other basis, so no other basis can flip it.")
+    elif not said:
         said.append(f"On every other basis {best} states, it stays first.")
     return RentOrOwn(shown, rows, " ".join(said))

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 from pydantic import Field, Strict, model_validator
 
 from ..core._models import NonEmptyStr
+from .cost import FocusExport
 from .types import Currency, SpecModel
 
 PerMillion = Annotated[float, Strict(), Field(ge=0, le=1e6, allow_inf_nan=False)]
@@ -29,17 +30,27 @@ HARDWARE_FIELDS = ("hardware", "stack", "price", "rent", "own", "power")
 """What only a hardware candidate states."""
 
 
+class FocusTokenPrice(FocusExport):
+    """Per-token prices read from the token-usage rows of a FinOps FOCUS export (FOCUS 1.3, the
+    1.5 draft's AI usage): for each of input, cached input and output, sum(EffectiveCost) per 1M
+    tokens of the rows the filter keeps, with the PricingCategory and commitment they carry."""
+
+
 class TokenPrices(SpecModel):
     """What the provider charges per 1M tokens, where that figure comes from and how long it
-    holds."""
+    holds: the figures, or a FOCUS export they are read from (``focus``)."""
 
-    input_per_million: PerMillion
-    """The price of 1M input (prompt) tokens not served from the provider's prompt cache."""
+    input_per_million: PerMillion | None = None
+    """The price of 1M input (prompt) tokens not served from the provider's prompt cache
+    (required unless ``focus`` is given)."""
     cached_input_per_million: PerMillion | None = None
     """The price of 1M input tokens served from the prompt cache (default: the input price);
     the traffic's ``cache_hit_ratio`` says which share of input tokens are."""
-    output_per_million: PerMillion
-    """The price of 1M output (completion) tokens."""
+    output_per_million: PerMillion | None = None
+    """The price of 1M output (completion) tokens (required unless ``focus`` is given)."""
+    focus: FocusTokenPrice | None = None
+    """A FOCUS export whose token rows give the three prices, their currency and dates (its
+    rows are evidence); state it instead of the figures."""
     currency: Currency = "USD"
     """ISO 4217 currency code (default USD)."""
     source: NonEmptyStr | None = None
@@ -49,6 +60,43 @@ class TokenPrices(SpecModel):
     """The date the prices were read or quoted."""
     valid_until: dt.date | None = None
     """The last date the prices hold (a contract's end; a decision dated later fails PRICE)."""
+
+    @model_validator(mode="after")
+    def _one_way(self) -> TokenPrices:
+        figures = [
+            name
+            for name in ("input_per_million", "cached_input_per_million", "output_per_million")
+            if name in self.model_fields_set and getattr(self, name) is not None
+        ]
+        if self.focus is not None and figures:
+            raise ValueError(
+                "give the prices one way: the figures or focus (a FOCUS export); found focus "
+                f"and {', '.join(figures)}"
+            )
+        if self.focus is None:
+            missing = [
+                name
+                for name in ("input_per_million", "output_per_million")
+                if getattr(self, name) is None
+            ]
+            if missing:
+                raise ValueError(
+                    f"give {' and '.join(missing)}, or focus (a FOCUS export the prices are "
+                    "read from)"
+                )
+        return self
+
+    def figures(self) -> tuple[float, float, float]:
+        """(input, cached input, output) per 1M tokens; the cached price defaults to the
+        input's (ValueError when the prices are still to be read from ``focus``)."""
+        if self.input_per_million is None or self.output_per_million is None:
+            raise ValueError("the prices are to be read from the FOCUS export: not read yet")
+        cached = self.cached_input_per_million
+        return (
+            self.input_per_million,
+            self.input_per_million if cached is None else cached,
+            self.output_per_million,
+        )
 
 
 class RateLimits(SpecModel):
@@ -141,9 +189,9 @@ def hardware_or_api(data: Any, make_price: Callable[..., Any]) -> Any:
     if not isinstance(api, dict):
         return data  # the field's own validation names what is wrong
     try:
-        prices = TokenPrices.model_validate(api.get("prices"))
+        prices: TokenPrices | None = TokenPrices.model_validate(api.get("prices"))
     except ValueError:
-        return data  # the field's own validation names what is wrong
+        prices = None  # the field's own validation names what is wrong
     provider, model, version = (str(api.get(k, "?")) for k in ("provider", "model", "version"))
     filled = {
         **data,
@@ -158,10 +206,10 @@ def hardware_or_api(data: Any, make_price: Callable[..., Any]) -> Any:
         "per_accelerator_hour": None,
         "focus": None,
         "quote": None,
-        "valid_until": prices.valid_until,
-        "currency": prices.currency,
-        "source": prices.source,
-        "as_of": prices.as_of,
+        "valid_until": prices and prices.valid_until,
+        "currency": prices.currency if prices else "USD",
+        "source": prices and prices.source,
+        "as_of": prices and prices.as_of,
         "billed_per": "accelerator",
     }
     return {**filled, "price": make_price(**price)}

@@ -214,9 +214,8 @@ class Facility(Sourced):
     """Operations (staff, support contracts), per server and year."""
 
 
-class FocusPrice(FocusFilter):
-    """A price read from a FinOps FOCUS cost-and-usage export: the effective hourly rate of the
-    rows the filter keeps (sum of EffectiveCost over sum of consumed hours)."""
+class FocusExport(FocusFilter):
+    """A FinOps FOCUS export the spec cites, and the filter of its rows."""
 
     path: NonEmptyStr = Field(
         description="the export (CSV or Parquet), relative to the spec: packed and hashed like "
@@ -226,6 +225,12 @@ class FocusPrice(FocusFilter):
         default=None,
         description="the export's sha256: the build fails (PROV-FILES) if the bytes differ",
     )
+
+
+class FocusPrice(FocusExport):
+    """A price read from a FinOps FOCUS cost-and-usage export: the effective hourly rate of the
+    rows the filter keeps (sum of EffectiveCost over sum of consumed hours)."""
+
     accelerators_per_instance: PositiveInt = Field(
         default=1,
         description="accelerators one billed instance holds: the hourly rate is divided by it",

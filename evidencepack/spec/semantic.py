@@ -52,6 +52,11 @@ def raw_paths(data: object) -> Iterator[tuple[Loc, str]]:
             cited = price.get(source) if isinstance(price, dict) else None
             if isinstance(cited, dict) and isinstance(cited.get("path"), str) and cited["path"]:
                 yield ("candidates", ci, "price", source, "path"), cited["path"]
+        api = candidate.get("api") if isinstance(candidate, dict) else None
+        prices = api.get("prices") if isinstance(api, dict) else None
+        cited = prices.get("focus") if isinstance(prices, dict) else None
+        if isinstance(cited, dict) and isinstance(cited.get("path"), str) and cited["path"]:
+            yield ("candidates", ci, "api", "prices", "focus", "path"), cited["path"]
         evidence = candidate.get("evidence") if isinstance(candidate, dict) else None
         for role in ("mlperf", "runs", "scores", "references"):
             refs = evidence.get(role) if isinstance(evidence, dict) else None

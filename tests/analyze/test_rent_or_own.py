@@ -21,6 +21,7 @@ from evidencepack.diff.summary import format_markdown, format_text
 from evidencepack.pipeline import CompileOptions, check
 from evidencepack.render.plain import rent_or_own
 
+from ..conftest import REPO_ROOT
 from .test_fit import _edit
 
 B200_PURCHASE = "      purchase_price_per_server: 420000\n"
@@ -143,3 +144,17 @@ def test_a_spec_ranked_on_owning_tries_the_quoted_price(samples: Path) -> None:
         "Renting instead of owning, mi325x-vllm would cost 228,636 USD a year against "
         "385,440: the choice flips."
     )
+
+
+def test_an_api_candidates_quoted_price_is_per_token_not_a_rent() -> None:
+    """The API sample: the hosted API (recommended) has one basis, its quoted per-token price;
+    the runner-up can also be owned. The row is not called renting, and the sentence says the
+    API states no other basis (owning the runner-up does not beat it)."""
+    doc = check(REPO_ROOT / "samples" / "pack-api.yaml", CompileOptions())
+    block = rent_or_own(doc)
+    assert block is not None
+    assert block.candidates == ("hosted-api", "mi325x-vllm")
+    price, own = block.rows
+    assert price.words == "Quoted price (per token for the API, rented for hardware)"
+    assert own.per_year[0] == "not stated"
+    assert block.sentence == "hosted-api states no other basis, so no other basis can flip it."

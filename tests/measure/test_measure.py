@@ -23,7 +23,7 @@ import pytest
 
 from evidencepack._cli import main
 from evidencepack.errors import InvalidRequest
-from evidencepack.measure.options import MeasureOptions
+from evidencepack.measure.options import MeasureOptions, points
 from evidencepack.measure.run import measure
 
 from ..conftest import REPO_ROOT
@@ -350,6 +350,42 @@ def test_refused_connection_with_nothing_listening(prompts: Path, workdir: Path)
     assert record["server"]["probe_errors"]
     assert record["requests"]["ok"] == 0
     assert "connection refused" in record["requests"]["failures"]
+
+
+def test_the_worker_exits_cleanly_and_at_once_after_a_complete_run(
+    server: OpenAIServer, prompts: Path, workdir: Path
+) -> None:
+    """The LoadGen worker of a finished point exits 0 once it has written its folder. Its thread
+    watching the parent's pipe used to hold stdin's lock, so the interpreter's shutdown waited a
+    second for it and then aborted the worker (SIGABRT, "Fatal Python error"): a second lost
+    per load point, unseen because measure reads the run record, not the exit code."""
+    out = workdir / "worker"
+    options = MeasureOptions(
+        endpoint=server.url, model=MODEL, prompts=prompts, outdir=out, scenario="offline",
+        max_tokens=4, min_duration_ms=100, min_query_count=16, expected_qps=100, timeout_s=5,
+    )  # fmt: skip
+    ((_, config),) = points(options)
+    out.mkdir()
+    config_file = workdir / "worker-config.json"
+    config_file.write_text(config.to_json(), encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evidencepack.measure.worker", str(config_file)],
+        stdin=subprocess.PIPE,  # held open, as measure holds it: the parent is alive
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (out / "run.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _record(out)["complete"] is True
+        code = proc.wait(30)
+    finally:
+        proc.kill()  # (a no-op once it has exited)
+        _, err = proc.communicate(timeout=30)
+    assert code == 0, err.decode(errors="replace")
+    assert b"Fatal Python error" not in err
 
 
 def test_ctrl_c_stops_the_run_cleanly(server: OpenAIServer, prompts: Path, workdir: Path) -> None:

@@ -2,72 +2,46 @@
 own latency model (samples/generate/simserver.py, the server its runs were measured on): one
 as fast as the pack's candidate (holds), one that serves 30% fewer requests per second than the
 decision's operating point X* needs (broken at X*), and one that disappears mid-run (could not
-run)."""
+run).
+
+Each watch spends most of a minute waiting on the clock, so the ones this module's selected
+tests need are started together when its first test starts (tests/watches.py: each in its own
+child process against its own server thread on 127.0.0.1); each test then asserts on its own."""
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
 import json
-import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from evidencepack._cli import main
 from evidencepack.errors import EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_OK
-from evidencepack.signing.keys import generate_keypair
 
-from ..conftest import REPO_ROOT
 from ..packs import SignedSample
+from ..watches import CANDIDATE, WatchRuns
 
-# slow: each test measures loopback endpoints for seconds and renders a watch report
+# slow: the watches measure loopback endpoints for 20-25 s and render a watch report
 pytestmark = pytest.mark.slow
 
-GENERATE = REPO_ROOT / "samples" / "generate"
-CANDIDATE = "mi325x-vllm"  # the sample's chosen candidate
-MODEL = "acme/contract-summariser-70b-fp8 (sample)"
+# The watches (tests/watches.py's scenarios) each test reads.
+NEEDS = {
+    "test_watch_of_the_sample_holds_and_is_signed": ("holds",),
+    "test_a_slower_endpoint_breaks_the_decision_and_dates_lapse": ("broken",),
+    "test_an_endpoint_that_disappears_could_not_run": ("gone", "unreachable"),
+}
 
 
-@pytest.fixture(scope="module")
-def generate() -> Iterator[tuple[ModuleType, ModuleType]]:
-    """samples/generate's make_evidence and simserver, imported (not run)."""
-    sys.path.insert(0, str(GENERATE))
-    try:
-        yield importlib.import_module("make_evidence"), importlib.import_module("simserver")
-    finally:
-        sys.path.remove(str(GENERATE))
-
-
-@pytest.fixture(scope="module")
-def prompts(
-    generate: tuple[ModuleType, ModuleType], tmp_path_factory: pytest.TempPathFactory
-) -> Path:
-    make_evidence, _ = generate
-    path = tmp_path_factory.mktemp("watch") / "prompts.jsonl"
-    make_evidence.write_prompts(path, make_evidence.read_dataset())
-    return path
-
-
-# At X* (1.98 requests/s, about 11.5 s a request) the chosen candidate keeps about 23 requests in
-# flight; a replica that runs only 16 at once serves 30% fewer requests per second than that.
-SLOTS_30_PERCENT_SHORT = 16
-
-
-def _server(generate: tuple[ModuleType, ModuleType], *, slots: int | None = None) -> object:
-    """One replica of the chosen candidate's simulated system, with ``slots`` sequences at once
-    (default: the candidate's own, 40)."""
-    make_evidence, simserver = generate
-    capacity = make_evidence.SWEEPS[CANDIDATE].capacity
-    if slots is not None:
-        capacity = dataclasses.replace(capacity, slots=slots)
-    inputs = {str(r["id"]): int(str(r["input_tokens"])) for r in make_evidence.read_dataset()}
-    return simserver.SimServer(
-        capacity, inputs, model=MODEL, runtime="vllm", version="0.9.2", seed=11
-    )
+@pytest.fixture(scope="module", autouse=True)
+def _watches_started(request: pytest.FixtureRequest, watch_runs: WatchRuns) -> None:
+    """Start, all at once, the watches of the tests selected in this module."""
+    here = request.node
+    names = {
+        getattr(item, "originalname", item.name)
+        for item in request.session.items
+        if item.parent is here
+    }
+    watch_runs.start(*(scenario for test in sorted(names) for scenario in NEEDS.get(test, ())))
 
 
 def _watch(signed: SignedSample, url: str, prompts: Path, out: Path, *extra: str) -> int:
@@ -96,20 +70,15 @@ def _pack_point(signed: SignedSample) -> dict[str, float]:
 
 def test_watch_of_the_sample_holds_and_is_signed(
     signed_sample: SignedSample,
-    generate: tuple[ModuleType, ModuleType],
-    prompts: Path,
+    watch_runs: WatchRuns,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    keys = generate_keypair(tmp_path / "w.pem", tmp_path / "w.pub", None)
-    out = tmp_path / "watch"
-    with _server(generate) as server:
-        code = _watch(
-            signed_sample, server.url, prompts, out,
-            "--duration", "25", "--as-of", "2026-12-04", "--sign-key", str(keys.private_key),
-        )  # fmt: skip
-    said = capsys.readouterr().out
-    assert code == EXIT_OK, said
+    watched = watch_runs.finished("holds")  # --duration 25 --as-of 2026-12-04, --sign-key
+    assert watched.keys is not None
+    _, public_key = watched.keys
+    out, said = watched.folder, watched.out
+    assert watched.code == EXIT_OK, said + watched.err
     assert said.startswith("contract-summariser-2026q4: HOLDS\n"), said
     report = json.loads((out / "watch.json").read_text())
     assert report["status"] == "holds"
@@ -134,33 +103,25 @@ def test_watch_of_the_sample_holds_and_is_signed(
     assert (out / "watch.pdf").read_bytes().startswith(b"%PDF-")
     assert "holds" in (out / "watch.md").read_text()
     # The signed statement verifies like a pack, and it says what the watch found.
-    assert main(["verify", str(out), "--key", str(keys.public_key), "--json"]) == EXIT_OK
+    assert main(["verify", str(out), "--key", str(public_key), "--json"]) == EXIT_OK
     verified = json.loads(capsys.readouterr().out)
     assert verified["ok"] is True
     assert "holds as of 2026-12-04" in verified["decision"]["summary"]
     assert report["pack"]["evidence_digest"] in verified["decision"]["question"]
     # The same pack against the same endpoint, watched with another key: refused first.
-    assert _watch(signed_sample, "http://127.0.0.1:9", prompts, tmp_path / "no", "--key",
-                  str(keys.public_key)) == EXIT_FAILED  # fmt: skip
+    assert _watch(signed_sample, "http://127.0.0.1:9", watch_runs.prompts, tmp_path / "no",
+                  "--key", str(public_key)) == EXIT_FAILED  # fmt: skip
     assert not (tmp_path / "no").exists()
 
 
 def test_a_slower_endpoint_breaks_the_decision_and_dates_lapse(
-    signed_sample: SignedSample,
-    generate: tuple[ModuleType, ModuleType],
-    prompts: Path,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+    signed_sample: SignedSample, watch_runs: WatchRuns
 ) -> None:
-    out = tmp_path / "watch"
-    with _server(generate, slots=SLOTS_30_PERCENT_SHORT) as server:
-        code = _watch(
-            signed_sample, server.url, prompts, out, "--duration", "25", "--as-of", "2027-03-01"
-        )
-    said = capsys.readouterr().out
-    assert code == EXIT_FAILED, said
+    watched = watch_runs.finished("broken")  # 16 slots, --duration 25 --as-of 2027-03-01
+    said = watched.out
+    assert watched.code == EXIT_FAILED, said + watched.err
     assert said.startswith("contract-summariser-2026q4: BROKEN\n"), said
-    report = json.loads((out / "watch.json").read_text())
+    report = json.loads((watched.folder / "watch.json").read_text())
     assert report["status"] == "broken"
     missed = [f for f in report["figures"] if f["status"] == "missed"]
     assert missed, report["figures"]
@@ -177,28 +138,13 @@ def test_a_slower_endpoint_breaks_the_decision_and_dates_lapse(
     assert "valid until 2027-02-18; it has expired by 2027-03-01" in said
 
 
-def test_an_endpoint_that_disappears_could_not_run(
-    signed_sample: SignedSample,
-    generate: tuple[ModuleType, ModuleType],
-    prompts: Path,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    out = tmp_path / "watch"
-    server = _server(generate)
-    server.__enter__()
-    stop = threading.Timer(3.0, server.__exit__, args=(None, None, None))
-    stop.start()
-    try:
-        code = _watch(
-            signed_sample, server.url, prompts, out, "--duration", "20", "--timeout-s", "8"
-        )
-    finally:
-        stop.join()
-    assert code == EXIT_COULD_NOT_RUN
-    err = capsys.readouterr().err
-    assert "cannot say whether the decision holds" in err, err
-    assert not out.exists()
+def test_an_endpoint_that_disappears_could_not_run(watch_runs: WatchRuns) -> None:
+    # The endpoint stops 3 s into the run (--duration 20 --timeout-s 8).
+    gone = watch_runs.finished("gone")
+    assert gone.code == EXIT_COULD_NOT_RUN, gone.err
+    assert "cannot say whether the decision holds" in gone.err, gone.err
+    assert not gone.folder.exists()
     # Nothing listening at all: could not run either, never "holds".
-    assert _watch(signed_sample, "http://127.0.0.1:9", prompts, out) == EXIT_COULD_NOT_RUN
-    assert not out.exists()
+    unreachable = watch_runs.finished("unreachable")
+    assert unreachable.code == EXIT_COULD_NOT_RUN, unreachable.err
+    assert not unreachable.folder.exists()

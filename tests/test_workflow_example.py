@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +135,50 @@ def _run(repo: Path, tmp_path: Path, **inputs: str) -> ActionRun:
     return run_action(repo, repo, inputs, tmp_path / "runner")
 
 
+WATCH_TEST = "test_the_actions_watch_command_and_its_summary_in_the_log"
+
+
+def _run_watch(repo: Path, folder: Path, sample: SignedSample) -> ActionRun:
+    """The action's watch command against an endpoint where nothing listens. command: watch
+    installs the measure extra too: into a venv of its own, so that it neither replaces the
+    shared one (the stamp of a venv with the extra differs) nor waits for it."""
+    prompts = folder / "prompts.jsonl"
+    prompts.write_text('{"prompt": "Summarise contract 1. [ce-0001]"}\n', encoding="utf-8")
+    inputs = {
+        "venv": str(repo.parent / "venv-watch"),
+        "command": "watch",
+        "pack": str(sample.archive),
+        "key": str(sample.pub),
+        "endpoint": "http://127.0.0.1:9",
+        "prompts": str(prompts),
+        "out": str(folder / "watched"),
+        "duration": "5",
+        "max-requests": "10",
+    }
+    return run_action(repo, repo, inputs, folder / "runner")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def watch_started(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Future[tuple[ActionRun, Path]] | None]:
+    """The watch test's action run, started in the background when the module starts (if that
+    test is selected): its install (pip, most of a minute of waiting on the package index)
+    runs while the other tests install and run the shared venv, not after them."""
+    here = request.node
+    if not any(
+        getattr(item, "originalname", "") == WATCH_TEST and item.parent is here
+        for item in request.session.items
+    ):
+        yield None
+        return
+    repo = request.getfixturevalue("repo_copy")
+    sample = request.getfixturevalue("signed_sample")
+    folder = tmp_path_factory.mktemp("action-watch")
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="action-watch") as pool:
+        yield pool.submit(lambda: (_run_watch(repo, folder, sample), folder))
+
+
 def _with(step: dict[str, str], **changes: str) -> dict[str, str]:
     """A workflow step's inputs with its ``${{ env.* }}`` values replaced for the test."""
     env = {"${{ env.SPEC }}": "samples/pack.yaml"}
@@ -247,27 +293,16 @@ def test_the_actions_no_waivers_input_fails_a_waived_gate(repo_copy: Path, tmp_p
 # slow: runs the action's watch command against a loopback endpoint
 @pytest.mark.slow
 def test_the_actions_watch_command_and_its_summary_in_the_log(
-    repo_copy: Path, tmp_path: Path, signed_sample: SignedSample
+    watch_started: Future[tuple[ActionRun, Path]] | None,
 ) -> None:
     """command: watch verifies the pack and measures the endpoint; an endpoint that does not
     answer is "could not run" (exit 3, the step fails), said in the job summary and the log."""
-    prompts = tmp_path / "prompts.jsonl"
-    prompts.write_text('{"prompt": "Summarise contract 1. [ce-0001]"}\n', encoding="utf-8")
-    run = _run(
-        repo_copy,
-        tmp_path / "watch",
-        command="watch",
-        pack=str(signed_sample.archive),
-        key=str(signed_sample.pub),
-        endpoint="http://127.0.0.1:9",
-        prompts=str(prompts),
-        out=str(tmp_path / "watched"),
-        duration="5",
-        **{"max-requests": "10"},
-    )
+    assert watch_started is not None
+    # run_action bounds each step (300 s); the install and the watch are two steps.
+    run, folder = watch_started.result(timeout=900)
     assert run.returncodes == [0, 3], run.stderr[-2000:]
     assert (run.outputs["exit-code"], run.outputs["holds"]) == ("3", "false")
     assert run.summary.startswith("### :x: evidencepack watch: could not run")
     # The log shows the summary the job summary gets.
     assert "evidencepack watch: could not run" in run.stdout
-    assert not (tmp_path / "watched").exists()
+    assert not (folder / "watched").exists()

@@ -1,7 +1,8 @@
-"""A signed watch of the signed sample, made once per session: ``evidencepack watch`` against a
-loopback endpoint (127.0.0.1) that serves the sample's latency model with 30% fewer requests per
-second than the decision's operating point needs (tests/watch/test_watch.py's slow server), so
-the decision is broken; signed with the sample's own key. Read only: copy it to change it.
+"""A signed watch of the signed sample, made once per run (tests/run_once.py): ``evidencepack
+watch`` against a loopback endpoint (127.0.0.1) that serves the sample's latency model with 30%
+fewer requests per second than the decision's operating point needs (tests/watch/test_watch.py's
+slow server), so the decision is broken; signed with the sample's own key. Read only: copy it to
+change it.
 
 The watch measures in real time (a 25 s run, then the requests in flight drain: about 45 s in
 which this process mostly waits), so ``broken_watch_started`` starts it in a background thread
@@ -28,6 +29,7 @@ from evidencepack.api.watching import watch
 from evidencepack.signing.sign import sign_pack_detailed
 
 from .packs import SignedSample, _assert_unchanged, _tree_digests
+from .run_once import made_once, run_folder
 
 BROKEN_AS_OF = "2027-03-01"
 """The broken watch's --as-of: past the chosen candidate's quote validity (2027-02-18)."""
@@ -62,15 +64,24 @@ def _broken(signed_sample: SignedSample, folder: Path) -> Path:
     return out
 
 
+def _made_once(signed_sample: SignedSample, folder: Path) -> Path:
+    """The broken watch in ``folder``: made here, or by another worker (tests/run_once.py)."""
+    with made_once("broken-watch", folder) as make:
+        if make:
+            folder.mkdir(parents=True, exist_ok=True)
+            return _broken(signed_sample, folder)
+    return folder / "watch"
+
+
 @pytest.fixture(scope="session")
 def broken_watch_started(
     signed_sample: SignedSample, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Future[Path]]:
     """The broken watch being made in a background thread (``broken_watch`` waits for it)."""
-    folder = tmp_path_factory.mktemp("broken-watch")
+    folder = run_folder("broken-watch", tmp_path_factory)
     pool = ThreadPoolExecutor(1, thread_name_prefix="broken-watch")
     try:
-        yield pool.submit(_broken, signed_sample, folder)
+        yield pool.submit(_made_once, signed_sample, folder)
     finally:
         pool.shutdown(wait=True)  # never a measurement left running after the session
 

@@ -6,12 +6,13 @@ change it.
 
 The watch measures in real time (a 25 s run, then the requests in flight drain: about 45 s in
 which this process mostly waits), so ``broken_watch_started`` starts it in a background thread
-as soon as the signed sample exists, and ``broken_watch`` waits for it: a module that needs it
-asks for ``broken_watch_started`` first, and its other session packs (the stack bump, the
-variants, the requests pack) are built while the endpoint is measured. The watch is the same
-either way: the same pack, endpoint, prompts, duration and date. It runs through the API, not
-the CLI (tests/watch/test_watch.py tests the CLI), so the thread prints nothing into another
-test's captured output.
+as soon as the signed sample exists, and ``broken_watch`` waits for it. When a test of the
+session needs it, it starts at the session's first test (``_broken_watch_early``), and the tests
+before the first that needs it run while the endpoint is measured. The watch is the same either
+way: the same pack, endpoint, prompts, duration and date. It runs through the API, not the CLI
+(tests/watch/test_watch.py tests the CLI), so the thread prints nothing into another test's
+captured output; tests/pdf_cache.py renders its PDF as for an unmarked test, one render at a
+time.
 """
 
 from __future__ import annotations
@@ -84,6 +85,13 @@ def broken_watch_started(
         yield pool.submit(_made_once, signed_sample, folder)
     finally:
         pool.shutdown(wait=True)  # never a measurement left running after the session
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _broken_watch_early(request: pytest.FixtureRequest) -> None:
+    """Start the broken watch at the session's first test if any test of the session needs it."""
+    if any("broken_watch" in getattr(item, "fixturenames", ()) for item in request.session.items):
+        request.getfixturevalue("broken_watch_started")
 
 
 @pytest.fixture(scope="session")

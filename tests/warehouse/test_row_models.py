@@ -36,8 +36,6 @@ def _described(model: type[BaseModel]) -> None:
         assert info.description, f"{model.__name__}.{name} has no description"
 
 
-# Starts the broken watch (tests/watches.py) before `built`: it measures while the packs build.
-@pytest.mark.usefixtures("broken_watch_started")
 def test_the_packs_duckdb_tables_are_the_row_models(built: Built) -> None:
     con = duckdb.connect(str(built.sample / "evidence.duckdb"), read_only=True)
     try:
@@ -67,7 +65,6 @@ def test_the_warehouse_tables_are_the_packs_own_rows_with_the_packs_key() -> Non
 
 @pytest.fixture(scope="module")
 def warehouse_with_requests(
-    broken_watch_started: object,
     built: Built,
     requests_pack: Path,
     broken_watch: Path,

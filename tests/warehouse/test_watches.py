@@ -30,8 +30,7 @@ from .test_postgres import postgres
 
 __all__ = ["postgres"]  # the fixture: a private PostgreSQL server (skipped without one)
 
-# The broken watch starts measuring before the other session packs are built (tests/watches.py).
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("broken_watch_started")]
+pytestmark = pytest.mark.slow
 
 DECISION = "contract-summariser-2026q4"
 

@@ -15,8 +15,9 @@ SAMPLE_SPEC = REPO_ROOT / "samples" / "pack.yaml"
 
 # Sample packs, a broken watch of the sample, a local Sigstore instance and signed packs for the
 # signing tests; the `serial` marker's lock under pytest-xdist; the session's cache of rendered
-# report PDFs (`real_pdf`).
+# report PDFs (`real_pdf`); session packs made once per run, not once per xdist worker.
 pytest_plugins = [
+    "tests.run_once",  # first: tests.packs and tests.watches import it
     "tests.packs",
     "tests.watches",
     "tests.sigstore_testing.fixtures",

@@ -1,6 +1,6 @@
-"""Sample packs for the tests: the real sample built once per session (unsigned, and signed
-with a passphrase-protected key), and hand-made unsigned packs from real files for the signing
-tests.
+"""Sample packs for the tests: the real sample built once per session (unsigned), and once per
+run (signed with a passphrase-protected key: tests/run_once.py), and hand-made unsigned packs
+from real files for the signing tests.
 
 A hand-made pack here is what ``evidencepack build`` will leave: the spec and real input files
 under ``inputs/``, a decision JSON, a report rendered by WeasyPrint, and ``predicate.json``.
@@ -37,6 +37,7 @@ from evidencepack.signing.keys import generate_keypair
 from evidencepack.spec.load import load_spec
 
 from .conftest import SAMPLE_SPEC
+from .run_once import made_once, run_folder
 
 # Real inputs, copied (content only: the shared copies are read-only) into each pack.
 REAL_INPUTS = {
@@ -185,14 +186,19 @@ class SignedSample:
 
 @pytest.fixture(scope="session")
 def signed_sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SignedSample]:
-    """The sample, built and key-signed once per session (see ``SignedSample``)."""
-    folder = tmp_path_factory.mktemp("sample-signed")
-    keys = generate_keypair(folder / "key.pem", folder / "key.pub", SIGNED_SAMPLE_PASSPHRASE)
-    signer = KeySigner.from_file(keys.private_key, lambda: SIGNED_SAMPLE_PASSPHRASE)
-    options = BuildOptions(compile=CompileOptions())
-    result = build(SAMPLE_SPEC, folder / "pack", options, signer, archive=True)
-    assert result.archive is not None
-    sample = SignedSample(result.out_dir, result.archive, keys.private_key, keys.public_key)
+    """The sample, built and key-signed once per run (see ``SignedSample``, tests/run_once.py)."""
+    folder = run_folder("sample-signed", tmp_path_factory)
+    sample = SignedSample(
+        folder / "pack", folder / "pack.tar.gz", folder / "key.pem", folder / "key.pub"
+    )
+    with made_once("sample-signed", folder) as make:
+        if make:
+            folder.mkdir(parents=True, exist_ok=True)
+            keys = generate_keypair(sample.key, sample.pub, SIGNED_SAMPLE_PASSPHRASE)
+            signer = KeySigner.from_file(keys.private_key, lambda: SIGNED_SAMPLE_PASSPHRASE)
+            options = BuildOptions(compile=CompileOptions())
+            result = build(SAMPLE_SPEC, sample.pack, options, signer, archive=True)
+            assert (result.out_dir, result.archive) == (sample.pack, sample.archive)
     before = _tree_digests(folder, besides=STACK_BUMP_NAME)
     yield sample
     _assert_unchanged(folder, before, besides=STACK_BUMP_NAME)
@@ -204,11 +210,14 @@ STACK_BUMP_NAME = "pack-stack-bump"
 
 @pytest.fixture(scope="session")
 def signed_stack_bump(signed_sample: SignedSample) -> Iterator[Path]:
-    """samples/pack-stack-bump.yaml (the sample after a runtime upgrade) built once per session
+    """samples/pack-stack-bump.yaml (the sample after a runtime upgrade) built once per run
     and signed with the signed sample's key, into ``pack-stack-bump`` beside its ``pack`` (as
     the docs' diff example has them). Read only: copy it to change it."""
     out = signed_sample.pack.with_name(STACK_BUMP_NAME)
-    build(STACK_BUMP_SPEC, out, BuildOptions(compile=CompileOptions()), signed_sample.signer())
+    with made_once(STACK_BUMP_NAME, out) as make:
+        if make:
+            options = BuildOptions(compile=CompileOptions())
+            build(STACK_BUMP_SPEC, out, options, signed_sample.signer())
     before = _tree_digests(out)
     yield out
     _assert_unchanged(out, before)

@@ -30,6 +30,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,9 @@ from evidencepack.render.pdf import Attachment
 _KEY = "evidencepack_pdf_cache"
 _real_render = pdf_module.render_pdf
 _state: dict[str, Any] = {"folder": None, "mode": "cache"}
+_one_render = threading.Lock()
+"""One WeasyPrint render at a time in this process (a session fixture's thread may render while
+a test does; fontconfig and Pango are not made to be driven from two threads at once)."""
 
 PLACEHOLDER_PDF = b"%PDF-1.7\n% not rendered: the test reads no PDF (tests/pdf_cache.py)\n%%EOF\n"
 
@@ -67,12 +71,16 @@ def _cached_render(
     progress: Progress = SILENT,
 ) -> bytes:
     folder: Path | None = _state["folder"]
-    if _state["mode"] == "none":
+    # The marks are the running test's: a session fixture's thread (tests/watches.py's broken
+    # watch, measured while tests run) renders as for an unmarked test, never a placeholder.
+    mode = _state["mode"] if threading.current_thread() is threading.main_thread() else "cache"
+    if mode == "none":
         return PLACEHOLDER_PDF
     if folder is None:
-        return _real_render(html, attachments=attachments, created=created, progress=progress)
+        with _one_render:
+            return _real_render(html, attachments=attachments, created=created, progress=progress)
     entry = folder / _digest(html, attachments, created)
-    if _state["mode"] == "cache" and entry.is_file():  # a real_pdf test renders, and stores
+    if mode == "cache" and entry.is_file():  # a real_pdf test renders, and stores
         pages, pdf = entry.read_bytes().split(b"\n", 1)
         progress.count("pages rendered", int(pages))  # what the real render reports
         return pdf
@@ -89,7 +97,8 @@ def _cached_render(
         def stage(self, text: str) -> None:
             progress.stage(text)
 
-    pdf = _real_render(html, attachments=attachments, created=created, progress=_Counting())
+    with _one_render:
+        pdf = _real_render(html, attachments=attachments, created=created, progress=_Counting())
     if counted:
         partial = entry.with_name(f"{entry.name}.{os.getpid()}.partial")
         partial.write_bytes(str(counted[-1]).encode() + b"\n" + pdf)

@@ -10,8 +10,11 @@ key of its own), one that serves 30% fewer requests per second than the decision
 point X* needs (broken), one that disappears mid-run and one where nothing listens (both could
 not run).
 
-``broken_watch`` is the broken watch, copied and signed with the sample's own key, once per
-session. Read only: copy it to change it.
+``broken_watch`` is the broken watch, copied and signed with the sample's own key, made once per
+test run (tests/run_once.py: under xdist one worker makes it, another waits and reads it). When a
+test of the session needs it, it starts at the session's first test (``_broken_watch_early``) in
+a background thread, so the tests before the first that needs it run while the endpoint is
+measured. Read only: copy it to change it.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -38,6 +42,7 @@ from evidencepack.signing.sign import sign_pack_detailed
 
 from .conftest import REPO_ROOT
 from .packs import SignedSample, _assert_unchanged, _tree_digests
+from .run_once import made_once, run_folder
 
 GENERATE = REPO_ROOT / "samples" / "generate"
 CANDIDATE = "mi325x-vllm"  # the sample's chosen candidate
@@ -145,6 +150,7 @@ class WatchRun:
         self._server = sim_server(scenario.slots).__enter__() if scenario.serve else None
         self._stop: threading.Timer | None = None
         self._lock = threading.Lock()  # the timer's thread and ``finished`` both stop the server
+        self._waited = threading.Lock()
         url = self._server.url if self._server is not None else UNREACHABLE
         command = [
             sys.executable, "-m", "evidencepack", "watch", str(sample.archive),
@@ -187,7 +193,12 @@ class WatchRun:
             server.__exit__(None, None, None)
 
     def finished(self) -> Watched:
-        """Wait for the watch (at most ``WAIT_S``), stop its endpoint, and say what it did."""
+        """Wait for the watch (at most ``WAIT_S``), stop its endpoint, and say what it did
+        (a second caller, in another thread, waits for the first)."""
+        with self._waited:
+            return self._finish()
+
+    def _finish(self) -> Watched:
         if self._result is None:
             try:
                 code = self._proc.wait(WAIT_S)
@@ -223,6 +234,7 @@ class WatchRuns:
         self._sample = sample
         self._root = root
         self._runs: dict[str, WatchRun] = {}
+        self._lock = threading.Lock()  # the broken watch's thread and the tests both start runs
         self._prompts = root / "prompts.jsonl"
         make_evidence, _ = generate_modules()
         make_evidence.write_prompts(self._prompts, make_evidence.read_dataset())
@@ -234,10 +246,11 @@ class WatchRuns:
 
     def start(self, *names: str) -> None:
         """Start these scenarios' watches (those not started yet), all at once."""
-        for name in names:
-            if name not in self._runs:
-                folder = self._root / name
-                self._runs[name] = WatchRun(name, self._sample, self._prompts, folder)
+        with self._lock:
+            for name in names:
+                if name not in self._runs:
+                    folder = self._root / name
+                    self._runs[name] = WatchRun(name, self._sample, self._prompts, folder)
 
     def finished(self, name: str) -> Watched:
         """The scenario's finished watch (started now if it was not)."""
@@ -262,17 +275,45 @@ def watch_runs(
         runs.end()
 
 
+def _made_once(runs: WatchRuns, sample: SignedSample, folder: Path) -> Path:
+    """The broken watch, signed with the sample's key, in ``folder/watch``: made here from the
+    ``broken`` scenario's run (which stays unsigned), or read as another worker made it."""
+    out = folder / "watch"
+    with made_once("broken-watch", folder) as make:
+        if make:
+            watched = runs.finished("broken")
+            assert watched.code == EXIT_FAILED, watched.err
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(watched.folder, out)
+            sign_pack_detailed(out, None, sample.signer())
+    return out
+
+
 @pytest.fixture(scope="session")
-def broken_watch(
+def broken_watch_started(
     watch_runs: WatchRuns, signed_sample: SignedSample, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Path]:
+) -> Iterator[Future[Path]]:
+    """The broken watch being made in a background thread (``broken_watch`` waits for it)."""
+    folder = run_folder("broken-watch", tmp_path_factory)
+    pool = ThreadPoolExecutor(1, thread_name_prefix="broken-watch")
+    try:
+        yield pool.submit(_made_once, watch_runs, signed_sample, folder)
+    finally:
+        pool.shutdown(wait=True)  # never a measurement left running after the session
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _broken_watch_early(request: pytest.FixtureRequest) -> None:
+    """Start the broken watch at the session's first test if any test of the session needs it."""
+    if any("broken_watch" in getattr(item, "fixturenames", ()) for item in request.session.items):
+        request.getfixturevalue("broken_watch_started")
+
+
+@pytest.fixture(scope="session")
+def broken_watch(broken_watch_started: Future[Path]) -> Iterator[Path]:
     """The watch folder of the signed sample against a 30% slower endpoint: broken, signed with
-    the sample's key (a copy of the ``broken`` scenario's folder, which stays unsigned)."""
-    watched = watch_runs.finished("broken")
-    assert watched.code == EXIT_FAILED, watched.err
-    out = tmp_path_factory.mktemp("broken-watch") / "watch"
-    shutil.copytree(watched.folder, out)
-    sign_pack_detailed(out, None, signed_sample.signer())
+    the sample's key. Read only: copy it to change it."""
+    out = broken_watch_started.result()
     before = _tree_digests(out)
     yield out
     _assert_unchanged(out, before)

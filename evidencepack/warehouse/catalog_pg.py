@@ -102,14 +102,26 @@ class PostgresCatalog:
     def held_files(self) -> dict[str, HeldFile]:
         """This folder's recorded Parquet files, by path under the folder."""
         with self._connect() as con:
-            rows = con.execute(
-                "SELECT file, sha256, size_bytes, packs FROM files WHERE warehouse = %s",
-                [self.folder],
-            ).fetchall()
+            return self._held_files(con)
+
+    def _held_files(self, con: psycopg.Connection[tuple[object, ...]]) -> dict[str, HeldFile]:
+        rows = con.execute(
+            "SELECT file, sha256, size_bytes, packs FROM files WHERE warehouse = %s",
+            [self.folder],
+        ).fetchall()
         return {
             str(f): HeldFile(str(f), str(s), int(str(n)), tuple(str(p).split(",")) if p else ())
             for f, s, n, p in rows
         }
+
+    def owners_and_files(self) -> tuple[set[str], dict[str, HeldFile]]:
+        """The held packs' and watches' digests and this folder's files, over one connection
+        (in one transaction: one snapshot)."""
+        with self._connect() as con:
+            digests = {str(d) for (d,) in con.execute("SELECT pack_digest FROM packs").fetchall()}
+            watches = con.execute("SELECT watch_digest FROM watches").fetchall()
+            digests |= {str(d) for (d,) in watches}
+            return digests, self._held_files(con)
 
     def swap_files(self, old: Sequence[str], new: HeldFile) -> None:
         """A compaction: ``new`` replaces the files ``old``, in one transaction."""

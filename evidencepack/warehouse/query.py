@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidRequest, StoreError
 from . import storage
-from .catalog import Catalog, open_catalog, owners
+from .catalog import Catalog, open_catalog
 from .models import TABLES, columns
 
 if TYPE_CHECKING:
@@ -40,8 +40,8 @@ def held_files_by_table(root: Path, catalog: Catalog) -> dict[str, list[str]]:
     """Each table's recorded Parquet files (absolute paths), each checked against the size and
     sha256 the catalog recorded (a rewritten file is refused, never read)."""
     by_table: dict[str, list[str]] = {}
-    digests = owners(catalog)
-    for name, held in sorted(catalog.held_files().items()):
+    digests, held_files = catalog.owners_and_files()
+    for name, held in sorted(held_files.items()):
         path = root / name
         strangers = [d for d in held.packs if d not in digests]
         if strangers:

@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,14 +28,25 @@ from .harness import assert_refused, run, snapshot
 __all__ = ["postgres"]  # the fixture: a private PostgreSQL server (skipped without one)
 
 
-@pytest.fixture
-def warehouse(tmp_path: Path, signed_sample: SignedSample) -> Path:
-    """A warehouse holding the signed sample."""
-    root = tmp_path / "wh"
+@pytest.fixture(scope="module")
+def holding_the_sample(
+    tmp_path_factory: pytest.TempPathFactory, signed_sample: SignedSample
+) -> Iterator[Path]:
+    """A warehouse holding the signed sample, added once for the module: read only."""
+    root = tmp_path_factory.mktemp("hostile-warehouse") / "wh"
     policy = KeyPolicy(load_public_key(signed_sample.pub))
     (outcome,) = add_packs(root, [signed_sample.pack], policy)
     assert outcome.status == "added"
-    return root
+    before = snapshot(root)
+    yield root
+    assert snapshot(root) == before, "a test changed the module's warehouse: copy it first"
+
+
+@pytest.fixture
+def warehouse(tmp_path: Path, holding_the_sample: Path) -> Path:
+    """A warehouse holding the signed sample: a private copy (the catalog names its files
+    relative to the folder, so the copy is the same warehouse in another place)."""
+    return Path(shutil.copytree(holding_the_sample, tmp_path / "wh"))
 
 
 def _victim(tmp_path: Path) -> Path:

@@ -33,12 +33,22 @@ GROUP BY 1, 2 ORDER BY 1, 2
 Answers = tuple[set[tuple[Any, ...]], list[tuple[Any, ...]]]
 
 
-def local_spark() -> Any:
-    """A local Spark session on one core, bound to 127.0.0.1, no UI."""
+QUICK_SPARK = {
+    "spark.sql.shuffle.partitions": "1",
+    "spark.default.parallelism": "1",
+    "spark.driver.extraJavaOptions": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+}
+"""A test's settings for a short local session (not the benchmark's): one shuffle partition on
+one core (not 200 tasks for a GROUP BY of a few rows), and the JVM's quick-starting compiler
+and collector. They change how fast Spark answers, not what it answers."""
+
+
+def local_spark(config: dict[str, str] | None = None) -> Any:
+    """A local Spark session on one core, bound to 127.0.0.1, no UI; ``config``: more settings."""
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # never another interface
-    return (
+    builder = (
         SparkSession.builder.master("local[1]")
         .appName("evidencepack-warehouse")
         .config("spark.ui.enabled", "false")
@@ -46,8 +56,10 @@ def local_spark() -> Any:
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
     )
+    for key, value in (config or {}).items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
 
 
 def spark_views(spark: Any, root: Path) -> None:

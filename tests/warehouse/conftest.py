@@ -16,6 +16,7 @@ from evidencepack.signing.verify import KeyPolicy
 
 from ..conftest import SAMPLE_SPEC
 from ..packs import SIGNED_SAMPLE_PASSPHRASE, SignedSample
+from ..run_once import made_once, run_folder
 from .variants import make_variant, variants
 
 VARIANTS = 20
@@ -84,21 +85,26 @@ def requests_pack(
     built: Built, tmp_path_factory: pytest.TempPathFactory, shared_data: Path
 ) -> Path:
     """The sample with b200-trtllm also citing a real AIPerf per-request export (read in place
-    from the shared data, outside the spec's folder), built and key-signed (about 25 s)."""
+    from the shared data, outside the spec's folder), built and key-signed once per run
+    (tests/run_once.py; about 10 s). Read only: copy it to change it."""
     import os
     import shutil
 
-    root = tmp_path_factory.mktemp("warehouse-requests")
-    samples = Path(
-        shutil.copytree(
-            SAMPLE_SPEC.parent, root / "samples", ignore=shutil.ignore_patterns("generate")
-        )
-    )
-    spec = samples / "pack.yaml"
-    cited = os.path.relpath(shared_data / AIPERF_REQUESTS, samples)
-    anchor = "        - path: evidence/b200-trtllm/runs/qps_2.0\n"
-    text = spec.read_text(encoding="utf-8")
-    assert anchor in text
-    spec.write_text(text.replace(anchor, f"{anchor}        - path: {cited}\n"), encoding="utf-8")
-    options = BuildOptions(compile=CompileOptions(allow_outside=True))
-    return build(spec, root / "pack", options, built.signer()).out_dir
+    root = run_folder("warehouse-requests", tmp_path_factory)
+    with made_once("warehouse-requests", root) as make:
+        if make:
+            samples = Path(
+                shutil.copytree(
+                    SAMPLE_SPEC.parent, root / "samples", ignore=shutil.ignore_patterns("generate")
+                )
+            )
+            spec = samples / "pack.yaml"
+            cited = os.path.relpath(shared_data / AIPERF_REQUESTS, samples)
+            anchor = "        - path: evidence/b200-trtllm/runs/qps_2.0\n"
+            text = spec.read_text(encoding="utf-8")
+            assert anchor in text
+            with_export = text.replace(anchor, f"{anchor}        - path: {cited}\n")
+            spec.write_text(with_export, encoding="utf-8")
+            options = BuildOptions(compile=CompileOptions(allow_outside=True))
+            assert build(spec, root / "pack", options, built.signer()).out_dir == root / "pack"
+    return root / "pack"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -57,12 +59,30 @@ def _raw_rows(root: Path, table: str) -> int:
     return int(duckdb.read_parquet(storage.table_glob(root, table)).shape[0])
 
 
-@pytest.fixture
-def warehouse(built: Built, requests_pack: Path, tmp_path: Path) -> Path:
-    root = tmp_path / "wh"
+@pytest.fixture(scope="module")
+def filled(
+    built: Built, requests_pack: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
+    """The warehouse every test here starts from, filled once (15 adds): read only."""
+    root = tmp_path_factory.mktemp("compact") / "wh"
     packs = [built.sample, built.stack_bump, requests_pack, *built.variants[:12]]
     assert {o.status for o in add_packs(root, packs, built.policy, requests=True)} == {"added"}
-    return root
+    before = _tree(root)
+    yield root
+    assert _tree(root) == before, "a test changed the module's warehouse: copy it first"
+
+
+@pytest.fixture
+def warehouse(filled: Path, tmp_path: Path) -> Path:
+    """A private copy of the filled warehouse (its catalog names files relative to the folder,
+    so the copy is the same warehouse in another place)."""
+    return Path(shutil.copytree(filled, tmp_path / "wh"))
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 def test_compact_leaves_one_file_per_partition_and_the_same_answers(

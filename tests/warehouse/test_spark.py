@@ -14,7 +14,7 @@ from evidencepack.warehouse.add import add_packs
 from evidencepack.warehouse.compact import compact
 from evidencepack.warehouse.query import run_query
 
-from .answers import duckdb_answers, local_spark, spark_answers
+from .answers import QUICK_SPARK, duckdb_answers, local_spark, spark_answers
 from .conftest import Built
 
 
@@ -24,7 +24,7 @@ def spark() -> Iterator[Any]:
     pytest.importorskip("pyspark.sql", reason="PySpark is not installed")
     if shutil.which("java") is None:
         pytest.skip("Spark needs Java (Debian: apt-get install default-jre-headless)")
-    session = local_spark()
+    session = local_spark(QUICK_SPARK)
     try:
         yield session
     finally:

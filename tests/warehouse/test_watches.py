@@ -24,7 +24,7 @@ from evidencepack.warehouse.compact import compact
 from evidencepack.warehouse.named import bind, named_query
 from evidencepack.warehouse.query import run_query
 
-from ..watches import BROKEN_AS_OF, WatchRuns
+from ..watches import BROKEN_AS_OF
 from .conftest import Built
 from .test_postgres import postgres
 
@@ -33,13 +33,6 @@ __all__ = ["postgres"]  # the fixture: a private PostgreSQL server (skipped with
 pytestmark = pytest.mark.slow
 
 DECISION = "contract-summariser-2026q4"
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _broken_watch_started(watch_runs: WatchRuns) -> None:
-    """The broken watch (most of a minute waiting on its loopback endpoint) starts before the
-    packs are built (``built``: session-scoped too, so this autouse one goes first), not after."""
-    watch_runs.start("broken")
 
 
 def _named(root: Path, name: str, **params: str) -> list[dict[str, object]]:

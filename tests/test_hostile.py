@@ -107,6 +107,7 @@ def _prov_files(ran: Ran, candidate: str) -> dict[str, str]:
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.no_pdf  # reads the pack's decision.json and file list only (tests/pdf_cache.py)
 def test_a_fifo_inside_a_cited_run_folder_is_named_without_blocking(
     samples: Path, tmp_path: Path
 ) -> None:
@@ -132,6 +133,7 @@ def test_a_fifo_inside_a_cited_run_folder_is_named_without_blocking(
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.no_pdf  # reads the pack's decision.json and file list only (tests/pdf_cache.py)
 def test_the_fifo_finding_carries_no_path_of_the_building_machine(
     samples: Path, tmp_path: Path
 ) -> None:

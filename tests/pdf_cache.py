@@ -29,6 +29,7 @@ A test that runs the real CLI in a child process (``tests/hostile/harness.py``) 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import os
@@ -102,6 +103,18 @@ def _cached_render(
         except OSError:  # a child under a file-size limit (a full-disk test): not stored
             partial.unlink(missing_ok=True)
     return pdf
+
+
+@contextlib.contextmanager
+def no_pdf() -> Iterator[None]:
+    """Placeholder PDFs within the block, for a module fixture whose tests read no PDF (the
+    ``no_pdf`` mark applies to a test's own builds only)."""
+    before = _state["mode"]
+    _state["mode"] = "none"
+    try:
+        yield
+    finally:
+        _state["mode"] = before
 
 
 _FOLDER_ENV = "EVIDENCEPACK_TEST_PDF_CACHE"

@@ -393,6 +393,7 @@ def test_no_absolute_path_of_the_building_machine_in_the_pack(built: tuple[Path,
             assert home not in path.read_text(errors="replace"), path  # ... without our paths
 
 
+@pytest.mark.no_pdf  # the rebuild compares every input of the PDF (HTML, decision, manifest)
 def test_a_pack_listing_input_errors_rebuilds_elsewhere(
     built: tuple[Path, Path], tmp_path: Path
 ) -> None:

@@ -26,6 +26,9 @@ REPO = Path(__file__).resolve().parent.parent
 CACHE = Path(
     os.environ.get("EVIDENCEPACK_BENCH_CACHE") or Path(__file__).resolve().parent / ".cache"
 )
+SAMPLE_PACK = CACHE / "sample-pack"
+"""The sample built unsigned by ``bench_build.py`` (``evidencepack build``), left for the rows
+after it that read a pack (``bench_startup.py``'s diff)."""
 SHARED = Path(os.environ.get("EVIDENCEPACK_SHARED_DATA") or REPO.parent / "shared" / "data")
 RESULT_PREFIX = "RESULT "
 

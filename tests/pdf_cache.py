@@ -21,10 +21,15 @@ A test that builds a pack of its own (another spec: a render nobody shares) only
 The entries are files in one folder that pytest-xdist's controller makes and hands to each worker
 (as ``tests/serial.py`` does its locks), so both workers share the sample's render; without
 xdist the folder belongs to the session. It is removed at the end of the run.
+
+A test that runs the real CLI in a child process (``tests/hostile/harness.py``) runs it as
+``python -m tests.pdf_cache_cli ARGS``: the same ``evidencepack`` entry point, with this cache
+(its folder and the test's mode, passed in ``child_env()``) in place of ``render_pdf``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import os
@@ -101,9 +106,47 @@ def _cached_render(
         pdf = _real_render(html, attachments=attachments, created=created, progress=_Counting())
     if counted:
         partial = entry.with_name(f"{entry.name}.{os.getpid()}.partial")
-        partial.write_bytes(str(counted[-1]).encode() + b"\n" + pdf)
-        partial.replace(entry)  # atomic: the other worker reads a whole entry or none
+        try:
+            partial.write_bytes(str(counted[-1]).encode() + b"\n" + pdf)
+            partial.replace(entry)  # atomic: the other worker reads a whole entry or none
+        except OSError:  # a child under a file-size limit (a full-disk test): not stored
+            partial.unlink(missing_ok=True)
     return pdf
+
+
+@contextlib.contextmanager
+def no_pdf() -> Iterator[None]:
+    """Placeholder PDFs within the block, for a module fixture whose tests read no PDF (the
+    ``no_pdf`` mark applies to a test's own builds only)."""
+    before = _state["mode"]
+    _state["mode"] = "none"
+    try:
+        yield
+    finally:
+        _state["mode"] = before
+
+
+_FOLDER_ENV = "EVIDENCEPACK_TEST_PDF_CACHE"
+_MODE_ENV = "EVIDENCEPACK_TEST_PDF_MODE"
+
+
+def child_env() -> dict[str, str]:
+    """The environment that gives a child ``python -m tests.pdf_cache_cli`` this process's
+    cache folder and the running test's mode (none without a folder: it then renders)."""
+    folder: Path | None = _state["folder"]
+    if folder is None:
+        return {}
+    return {_FOLDER_ENV: str(folder), _MODE_ENV: str(_state["mode"])}
+
+
+def install_in_child() -> None:
+    """In a child process started with ``child_env()``: render through the cache as its test
+    would in-process."""
+    folder = os.environ.get(_FOLDER_ENV)
+    if folder:
+        _state["folder"] = Path(folder)
+        _state["mode"] = os.environ.get(_MODE_ENV, "cache")
+        pdf_module.render_pdf = _cached_render  # type: ignore[assignment]
 
 
 def pytest_configure(config: pytest.Config) -> None:

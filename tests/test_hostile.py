@@ -21,6 +21,7 @@ import sys
 import tarfile
 import zipfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,7 @@ from evidencepack.pack.layout import BUNDLE_NAME
 from evidencepack.pack.publish import archive_path, publish, recover, staged_archive, staging_dir
 from evidencepack.signing.keys import generate_keypair
 
+from . import pdf_cache
 from .conftest import REPO_ROOT, SAMPLE_SPEC, without_evidence
 from .hostile.harness import SECONDS, Ran, assert_refused, run, snapshot
 from .sigstore_testing.fixtures import KeyPack
@@ -106,15 +108,45 @@ def _prov_files(ran: Ran, candidate: str) -> dict[str, str]:
     )
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def _samples_copy(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A private copy of samples/ (as the ``samples`` fixture makes), for one module fixture."""
+    target = tmp_path_factory.mktemp(name) / "samples"
+    shutil.copytree(REPO_ROOT / "samples", target, ignore=shutil.ignore_patterns("generate"))
+    return target
+
+
+@dataclass(frozen=True)
+class _FifoRuns:
+    """The sample with a FIFO in a cited run folder: ``check --json`` and ``build`` of it."""
+
+    samples: Path
+    checked: Ran
+    built: Ran
+    out: Path
+
+
+@pytest.fixture(scope="module")
+def fifo_in_runs(tmp_path_factory: pytest.TempPathFactory) -> _FifoRuns:
+    """Checked and built once (placeholder PDF: the tests read the decision and the file list),
+    for the two tests that read what they printed and wrote."""
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("needs FIFOs")
+    samples = _samples_copy(tmp_path_factory, "fifo-runs")
+    os.mkfifo(samples / RUN_FOLDER / "pipe.jsonl")
+    spec = str(samples / "pack.yaml")
+    out = samples.parent / "pack"
+    with pdf_cache.no_pdf():
+        return _FifoRuns(
+            samples, run(["check", "--json", spec]), run(["build", spec, "-o", str(out)]), out
+        )
+
+
 def test_a_fifo_inside_a_cited_run_folder_is_named_without_blocking(
-    samples: Path, tmp_path: Path
+    fifo_in_runs: _FifoRuns,
 ) -> None:
     """A FIFO among a cited folder's files is never opened (that would wait for a writer
     forever): the candidate's PROV-FILES fails naming it, and the pack holds no copy of it."""
-    os.mkfifo(samples / RUN_FOLDER / "pipe.jsonl")
-    spec = str(samples / "pack.yaml")
-    ran = run(["check", "--json", spec])
+    ran = fifo_in_runs.checked
     assert ran.code == 1, ran.err
     assert "Traceback" not in ran.err
     found = _prov_files(ran, "h200-vllm")
@@ -122,8 +154,7 @@ def test_a_fifo_inside_a_cited_run_folder_is_named_without_blocking(
     assert f"{RUN_FOLDER}/pipe.jsonl" in found["reason"]
     assert "not a regular file" in found["reason"]
     assert _prov_files(ran, "mi325x-vllm")["status"] == "PASS"
-    out = tmp_path / "pack"
-    built = run(["build", spec, "-o", str(out)])
+    built, out = fifo_in_runs.built, fifo_in_runs.out
     assert built.code == 1, built.err
     assert "Traceback" not in built.err
     assert (out / "decision.json").is_file(), built.err
@@ -131,40 +162,38 @@ def test_a_fifo_inside_a_cited_run_folder_is_named_without_blocking(
     assert not list(out.rglob("pipe.jsonl"))
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-def test_the_fifo_finding_carries_no_path_of_the_building_machine(
-    samples: Path, tmp_path: Path
-) -> None:
-    os.mkfifo(samples / RUN_FOLDER / "pipe.jsonl")
-    out = tmp_path / "pack"
-    built = run(["build", str(samples / "pack.yaml"), "-o", str(out)])
+def test_the_fifo_finding_carries_no_path_of_the_building_machine(fifo_in_runs: _FifoRuns) -> None:
+    built, out = fifo_in_runs.built, fifo_in_runs.out
     assert built.code == 1, built.err
     assert (out / "decision.json").is_file(), built.err
     decision = (out / "decision.json").read_text()
     assert f"{RUN_FOLDER}/pipe.jsonl" in decision
-    assert str(samples) not in decision
+    assert str(fifo_in_runs.samples) not in decision
 
 
-def _fifo_for_the_summary(samples: Path) -> Ran:
-    """``check`` of the sample with one cited MLPerf result's summary log replaced by a FIFO."""
+@pytest.fixture(scope="module")
+def fifo_for_the_summary(tmp_path_factory: pytest.TempPathFactory) -> Ran:
+    """``check --json`` of the sample with one cited MLPerf result's summary log replaced by a
+    FIFO, run once for the two tests that read it."""
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("needs FIFOs")
+    samples = _samples_copy(tmp_path_factory, "fifo-summary")
     summary = samples / MLPERF_RUN / "mlperf_log_summary.txt"
     summary.unlink()
     os.mkfifo(summary)
     return run(["check", "--json", str(samples / "pack.yaml")])
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-def test_a_fifo_inside_a_cited_mlperf_tree_does_not_block(samples: Path) -> None:
-    ran = _fifo_for_the_summary(samples)
+def test_a_fifo_inside_a_cited_mlperf_tree_does_not_block(fifo_for_the_summary: Ran) -> None:
+    ran = fifo_for_the_summary
     assert ran.code in (0, 1), ran.err
     assert "Traceback" not in ran.err
     assert ran.seconds < SECONDS
     assert _prov_files(ran, "mi325x-vllm")["status"] in ("PASS", "FAIL")
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-def test_a_fifo_inside_a_cited_mlperf_tree_is_named(samples: Path) -> None:
-    found = _prov_files(_fifo_for_the_summary(samples), "mi325x-vllm")
+def test_a_fifo_inside_a_cited_mlperf_tree_is_named(fifo_for_the_summary: Ran) -> None:
+    found = _prov_files(fifo_for_the_summary, "mi325x-vllm")
     assert found["status"] == "FAIL"
     assert "mlperf_log_summary.txt" in found["reason"]
 
@@ -364,6 +393,7 @@ def test_no_absolute_path_of_the_building_machine_in_the_pack(built: tuple[Path,
             assert home not in path.read_text(errors="replace"), path  # ... without our paths
 
 
+@pytest.mark.no_pdf  # the rebuild compares every input of the PDF (HTML, decision, manifest)
 def test_a_pack_listing_input_errors_rebuilds_elsewhere(
     built: tuple[Path, Path], tmp_path: Path
 ) -> None:

@@ -294,17 +294,31 @@ def _repeats_held(points: Sequence[RunPoint], loads: Sequence[LoadPoint]) -> lis
     return out
 
 
-def size_candidate(spec: PackSpec, candidate: Candidate, points: Sequence[RunPoint]) -> Capacity:
-    """The operating point and the accelerators a candidate needs for the spec's peak traffic."""
+def load_points(points: Sequence[RunPoint], slo: Slo) -> tuple[LoadPoint, ...]:
+    """Every run as a load point against ``slo``, by achieved rate: repeats at one load held to
+    the slowest, a rate at or above a break fails. What sizing reads, whatever the traffic."""
+    ordered = sorted(points, key=lambda p: (achieved_rate(p)[0], p.run))
+    return tuple(
+        _below_breaks(ordered, _repeats_held(ordered, [load_point(p, slo) for p in ordered]), slo)
+    )
+
+
+def size_candidate(
+    spec: PackSpec,
+    candidate: Candidate,
+    points: Sequence[RunPoint],
+    loads: tuple[LoadPoint, ...] | None = None,
+) -> Capacity:
+    """The operating point and the accelerators a candidate needs for the spec's peak traffic.
+
+    ``loads``: ``load_points(points, spec.slo)`` when the caller has them (a robustness search
+    sizes one candidate's points under many traffics and one SLO)."""
     hw = candidate.hardware
     peak, headroom = spec.traffic.peak_requests_per_s, spec.headroom
     required = peak * (1 + headroom)
     ordered = sorted(points, key=lambda p: (achieved_rate(p)[0], p.run))
-    loads = tuple(
-        _below_breaks(
-            ordered, _repeats_held(ordered, [load_point(p, spec.slo) for p in ordered]), spec.slo
-        )
-    )
+    if loads is None:
+        loads = load_points(points, spec.slo)
     methods = {achieved_rate(p)[1] for p in ordered}
     method: Literal["open_loop", "measured", "littles_law", "offline", "none"] = "none"
     for name in ("littles_law", "measured", "open_loop", "offline"):

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from ..spec.metrics import metric_range
 from ..spec.models import Candidate, PackSpec
 from .candidate import CandidateAnalysis
-from .capacity import size_candidate
+from .capacity import load_points, size_candidate
 from .cost import cost_of
 from .judgements import COST_BASIS, Flip, Robustness
-from .models import Capacity, CheckResult
+from .models import Capacity, CheckResult, LoadPoint
 from .ranking import Closeness, Standing, closeness, interval_of, ranked
 from .tco import basis_costs, on_basis
 
@@ -105,8 +105,16 @@ Sized = dict[tuple[object, ...], Capacity]
 """Capacities already sized in one robustness run, by candidate and sizing inputs."""
 
 
+Loads = dict[tuple[object, ...], tuple[LoadPoint, ...]]
+"""Load points already made in one robustness run, by candidate and SLO."""
+
+
 def _sized(
-    spec: PackSpec, candidate: Candidate, analysis: CandidateAnalysis, sized: Sized
+    spec: PackSpec,
+    candidate: Candidate,
+    analysis: CandidateAnalysis,
+    sized: Sized,
+    loads: Loads,
 ) -> Capacity:
     """The candidate's capacity under ``spec``, sized once per distinct sizing input within one
     robustness run (a price, billing or quality what-if leaves it as it was)."""
@@ -118,7 +126,12 @@ def _sized(
         spec.slo,
     )
     if key not in sized:
-        sized[key] = size_candidate(spec, candidate, analysis.points)
+        # the load points depend on the SLO only: sized once per run of the search, not per
+        # traffic or headroom tried
+        loads_key = (candidate.id, spec.slo)
+        if loads_key not in loads:
+            loads[loads_key] = load_points(analysis.points, spec.slo)
+        sized[key] = size_candidate(spec, candidate, analysis.points, loads[loads_key])
     return sized[key]
 
 
@@ -130,6 +143,7 @@ class _Context:
     analyses: Sequence[CandidateAnalysis]
     checks: Sequence[CheckResult]
     sized: Sized = field(default_factory=dict)
+    loads: Loads = field(default_factory=dict)
     held: dict[str, tuple[bool, bool]] = field(default_factory=dict)
     """Per candidate, what the checks found and no what-if changes: (blocked, quality waived)."""
 
@@ -177,7 +191,7 @@ def _standing(spec: PackSpec, ctx: _Context, analysis: CandidateAnalysis) -> Sta
     """One candidate's standing under ``spec``."""
     candidate = spec.candidate(analysis.candidate.id)
     blocked, quality_waived = ctx.held[candidate.id]
-    capacity = _sized(spec, candidate, analysis, ctx.sized)
+    capacity = _sized(spec, candidate, analysis, ctx.sized, ctx.loads)
     scaled, base = (
         candidate.price.per_accelerator_hour,
         analysis.candidate.price.per_accelerator_hour,

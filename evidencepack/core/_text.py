@@ -30,10 +30,15 @@ def misleading_characters(text: str) -> list[str]:
 
 
 def escape_misleading(text: str) -> str:
-    """``text`` with each misleading character written as a visible ``\\uXXXX`` escape."""
-    if not any(is_misleading(char) for char in text):
+    """``text`` with each misleading character written as a visible ``\\uXXXX`` escape.
+
+    Every value of a report goes through here: each distinct character is looked at once (a
+    report's text holds a few hundred), not each of its many thousands."""
+    if text.isprintable():  # no control or format character at all: the common case, in C
         return text
-    return "".join(f"\\u{ord(char):04x}" if is_misleading(char) else char for char in text)
+    for char in {char for char in set(text) if is_misleading(char)}:
+        text = text.replace(char, f"\\u{ord(char):04x}")  # an escape is printable ASCII
+    return text
 
 
 def unprintable_characters(text: str) -> list[str]:

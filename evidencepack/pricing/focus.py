@@ -141,11 +141,12 @@ def read_focus(
     snapshot of ``path``; messages and the record still name ``path``.
     """
     source_file = read_from or path
+    source = _table(path, source_file)  # a file that is no export is refused before hashing
     if record is None:
         record = file_record(source_file).model_copy(update={"path": str(path)})
     db = _FocusDb(path, source_file)
     with db:
-        source, columns = _columns(db, path, source_file, filters)
+        columns = _columns(db, path, source, filters)
         present = set(columns)
         instance_columns = _instance_columns(columns) if filters.instance_type else ()
         wanted = [
@@ -268,10 +269,10 @@ SNIFF_BYTES = 64 << 10
 """How much of a file is looked at before DuckDB scans it: a text export holds no NUL byte."""
 
 
-def _is_parquet(path: Path, source_file: Path) -> bool:
-    """A Parquet file starts with ``PAR1``; anything else is read as CSV (``source_file`` was
-    hashed already, so it can be opened), refused at once if its first bytes hold a NUL (a
-    sparse or binary file is no CSV: scanning gigabytes of it would only end in an error).
+def _table(path: Path, source_file: Path) -> str:
+    """The table expression that reads ``source_file``: Parquet if it starts with ``PAR1``,
+    else CSV, refused at once if its first bytes hold a NUL (a sparse or binary file is no CSV:
+    hashing or scanning gigabytes of it would only end in an error, so this comes first).
     Errors name ``path``, never the private copy."""
     try:
         with source_file.open("rb") as handle:
@@ -279,14 +280,14 @@ def _is_parquet(path: Path, source_file: Path) -> bool:
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     if head.startswith(b"PAR1"):
-        return True
+        return _PARQUET
     nul = head.find(b"\x00")
     if nul >= 0:
         raise InputError(
             f"{path}: byte {nul + 1} is a NUL: not a FOCUS export (CSV is "
             "text; Parquet starts with PAR1)"
         )
-    return False
+    return _CSV
 
 
 def _quote(name: str) -> str:
@@ -294,16 +295,13 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _columns(
-    db: _FocusDb, path: Path, source_file: Path, filters: FocusFilter
-) -> tuple[str, tuple[str, ...]]:
-    """The export's table expression (CSV or Parquet) and its columns, after checking it holds
+def _columns(db: _FocusDb, path: Path, source: str, filters: FocusFilter) -> tuple[str, ...]:
+    """The columns of the export read by ``source`` (``_table``'s), after checking it holds
     every column ``filters`` and a rate need (InputError naming ``path``)."""
-    source = _PARQUET if _is_parquet(path, source_file) else _CSV
     described = db.execute(f"DESCRIBE SELECT * FROM {source}", [db.pattern]).fetchall()
     columns = tuple(str(row[0]) for row in described)
     _require(path, set(columns), filters)
-    return source, columns
+    return columns
 
 
 def _require(path: Path, present: set[str], filters: FocusFilter) -> None:

@@ -31,6 +31,7 @@ from .focus import (
     _FocusDb,
     _instance_columns,
     _quote,
+    _table,
     focus_version,
 )
 from .focus_rules import ACCOUNT_COLUMNS
@@ -67,11 +68,12 @@ def read_focus_token_rates(
     ``filters`` keep (InputError naming the file: not FOCUS, no token row kept, a kept token
     row whose numbers are missing, several currencies, a direction at no cost)."""
     source_file = read_from or path
+    source = _table(path, source_file)  # a file that is no export is refused before hashing
     if record is None:
         record = file_record(source_file).model_copy(update={"path": str(path)})
     db = _FocusDb(path, source_file)
     with db:
-        source, columns = _columns(db, path, source_file, filters)
+        columns = _columns(db, path, source, filters)
         present = set(columns)
         text_columns = tuple(c for c in _instance_columns(columns) if c != "ChargeDescription")
         text_columns = (*[c for c in _TEXT_COLUMNS if c in present], *text_columns)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import pdf_cache
 from ..conftest import REPO_ROOT
 
 MEMORY = 3 << 30
@@ -41,13 +42,17 @@ def run(
     module: str = "evidencepack",
 ) -> Ran:
     """``python -m MODULE ARGS`` (default: evidencepack) under an address-space (and optional
-    file-size) limit."""
+    file-size) limit. ``evidencepack`` runs as ``tests.pdf_cache_cli``: the same CLI, rendering
+    report PDFs as the test's mark says (``tests/pdf_cache.py``)."""
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         if file_size is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
 
+    child_env: dict[str, str] = {}
+    if module == "evidencepack":  # the real CLI, its report PDFs from the session's cache
+        module, child_env = "tests.pdf_cache_cli", pdf_cache.child_env()
     start = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", module, *args],
@@ -56,7 +61,7 @@ def run(
         timeout=SECONDS,
         preexec_fn=limit,
         cwd=REPO_ROOT,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, **child_env, **(env or {})},
         check=False,
     )
     return Ran(done.returncode, done.stdout, done.stderr, time.monotonic() - start)

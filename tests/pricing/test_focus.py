@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from evidencepack.core.provenance import file_record
 from evidencepack.errors import InputError
 from evidencepack.pricing.focus import read_focus
 from evidencepack.pricing.focus_checks import MAX_LINE_CHARS, csv_damage
+from evidencepack.pricing.focus_tokens import read_focus_token_rates
 from evidencepack.spec.cost import FocusFilter
 from evidencepack.spec.located import load_located
 from evidencepack.spec.validation import validate_located
@@ -424,14 +426,20 @@ def test_read_from_a_private_copy_names_the_cited_path(focus_csv: Path, tmp_path
         read_focus(cited, FocusFilter(instance_type="p5.48xlarge"), read_from=copy)
 
 
-def test_a_sparse_two_gib_export_is_refused_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("reader", [read_focus, read_focus_token_rates])
+def test_a_sparse_two_gib_export_is_refused_at_once(
+    tmp_path: Path, reader: Callable[[Path, FocusFilter], object]
+) -> None:
     """A 2 GiB file of NUL bytes (sparse: no disk used) is refused from its first bytes, not
-    scanned into a MemoryError (issue 42)."""
+    scanned into a MemoryError (issue 42), nor hashed whole first (16 s, issue 45): both readers
+    look at its head before anything else."""
     sparse = tmp_path / "bill.csv"
     with sparse.open("wb") as handle:
         handle.truncate(2 << 30)
+    started = time.monotonic()
     with pytest.raises(InputError, match=r"bill.csv: byte 1 is a NUL: not a FOCUS export"):
-        read_focus(sparse, G5)
+        reader(sparse, G5)
+    assert time.monotonic() - started < 3, "the refusal read more than the file's head"
 
 
 def test_a_csv_line_past_the_bound_is_named_not_read_whole(tmp_path: Path) -> None:

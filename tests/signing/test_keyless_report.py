@@ -99,7 +99,10 @@ def _run_printed(command: str, pack: Path, trusted_root: Path) -> int:
     return main([str(where.get(a, a)) for a in args[1:]] + ["--trusted-root", str(trusted_root)])
 
 
-@pytest.mark.real_pdf  # the rebuild reproduces the rendered PDF byte for byte
+# The rebuild's report PDF comes from the session's cache when every input of its render (HTML
+# with the signer line read from the bundle, attachments, date) is the build's: exactly what a
+# keyless rebuild must reproduce. WeasyPrint's own determinism (two renders, same bytes) is
+# shown by the real_pdf rebuild tests (tests/signing/test_signed_pack.py, test_pades.py).
 def test_report_names_the_certificates_signer_and_its_commands_verify(
     local_sigstore: LocalSigstore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -211,6 +214,7 @@ def test_a_renewal_naming_someone_else_is_refused(
     assert local_sigstore.log.leaves == []
 
 
+@pytest.mark.no_pdf  # reads the report's HTML; verify hashes the pack's files (tests/pdf_cache.py)
 def test_a_hostile_identity_is_text_in_the_report_and_quoted_in_its_commands(
     local_sigstore: LocalSigstore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -120,11 +120,14 @@ def test_readme_quick_start_on_a_stock_interpreter(tmp_path: Path, shared_data: 
     )
     assert probe.stdout.strip() == "[]", probe.stdout
 
-    # The tests command, verbatim; the environment narrows it to the tests that matter here
-    # (the installed wheel, from this plain venv) so the suite does not run inside itself.
+    # The tests command, verbatim; the environment narrows it to three quick tests that run the
+    # package from this plain venv (its CLI's help, and what importing it and `check` load, in
+    # child processes of the venv's interpreter) so the suite does not run inside itself. The
+    # wheel is built and installed by tests/test_wheel.py in the suite itself.
     env["PYTEST_ADDOPTS"] = (
-        "-q -p no:cacheprovider tests/test_wheel.py "
-        "tests/test_readme.py::test_help_block_matches_cli"
+        "-q -p no:cacheprovider tests/test_readme.py::test_help_block_matches_cli "
+        "tests/test_startup.py::test_importing_evidencepack_loads_nothing_but_itself "
+        "tests/test_startup.py::test_check_imports_no_renderer_and_no_sigstore"
     )
     second = _run(tests, clone, env)
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]

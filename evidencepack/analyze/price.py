@@ -123,7 +123,7 @@ def price_terms(spec: PackSpec, candidate: Candidate) -> PriceTerms:
     if candidate.api is not None:
         # Per-token prices (analyze/api_candidate.py converts each): the terms say only
         # whether the API's currency can be taken in the decision's.
-        if (focus := candidate.api.prices.focus) is not None and not prices_read(candidate):
+        if (focus := candidate.api.prices.focus) is not None and not candidate.api.prices.known():
             return _unread(
                 price.currency, f"no input and output prices could be read from {focus.path}"
             )
@@ -233,19 +233,10 @@ def price_check(context: CandidateContext) -> CheckResult:
     return PRICE.result(candidate.id, "PASS", text, link)
 
 
-def prices_read(candidate: Candidate) -> bool:
-    """Whether an API candidate's input and output prices are known (stated, or read from
-    its FOCUS export)."""
-    return candidate.api is not None and (
-        candidate.api.prices.input_per_million is not None
-        and candidate.api.prices.output_per_million is not None
-    )
-
-
 def api_price_text(api: HostedApi) -> str:
     """A hosted API's token prices in one phrase."""
     p = api.prices
-    if p.input_per_million is None or p.output_per_million is None:
+    if not p.known():
         return f"{api.provider} {api.model} {api.version}: no token prices could be read"
     cached = f", cached input {p.cached_input_per_million:g}" if p.cached_input_per_million else ""
     source = f" ({p.source})" if p.source else ""

@@ -107,7 +107,7 @@ def stack_text(candidate: Candidate) -> str:
     s, h, p = candidate.stack, candidate.hardware, candidate.price
     if (api := candidate.api) is not None:
         q = api.prices
-        if q.focus is not None and q.input_per_million is None:
+        if q.focus is not None and not q.known():
             return (
                 f"{api.provider} {api.model} {api.version} (hosted API), prices per 1M tokens "
                 f"read from {q.focus.path}"

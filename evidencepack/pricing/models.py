@@ -102,14 +102,11 @@ class FocusRate(StrictModel):
         """The rate and where it comes from, in one sentence for a claim ledger."""
         start = self.period_start.strftime("%Y-%m-%d %H:%M")
         end = self.period_end.strftime("%Y-%m-%d %H:%M")
-        terms = [
-            f"PricingCategory {self.pricing_category}" if self.pricing_category else "",
-            {None: "", "none": "no commitment"}.get(
-                self.commitment, f"commitment {self.commitment}"
-            ),
+        priced = _terms(
+            self.pricing_category,
+            self.commitment,
             f"billing account {self.billing_account}" if self.billing_account else "",
-        ]
-        priced = f" ({', '.join(t for t in terms if t)})" if any(terms) else ""
+        )
         return (
             f"{plain(self.rate_per_hour)} {self.currency} per hour{priced}: EffectiveCost "
             f"{plain(self.effective_cost)} {self.currency} over {plain(self.hours)} hours in "
@@ -197,6 +194,16 @@ class Quote(QuoteFile):
         )
 
 
+def _terms(category: str | None, commitment: str | None, *more: str) -> str:
+    """`` (PricingCategory X, commitment Y, ...)``: the pricing a FOCUS rate came from, or ''."""
+    terms = [
+        f"PricingCategory {category}" if category else "",
+        {None: "", "none": "no commitment"}.get(commitment, f"commitment {commitment}"),
+        *more,
+    ]
+    return f" ({', '.join(t for t in terms if t)})" if any(terms) else ""
+
+
 TokenDirection = Literal["input", "cached_input", "output"]
 """What a token row bills: prompt tokens, prompt tokens read from the provider's cache, or
 generated tokens."""
@@ -279,13 +286,7 @@ class FocusTokenRates(StrictModel):
         end = self.period_end.strftime("%Y-%m-%d")
         parts = []
         for rate in self.rates:
-            terms = [
-                f"PricingCategory {rate.pricing_category}" if rate.pricing_category else "",
-                {None: "", "none": "no commitment"}.get(
-                    rate.commitment, f"commitment {rate.commitment}"
-                ),
-            ]
-            priced = f" ({', '.join(t for t in terms if t)})" if any(terms) else ""
+            priced = _terms(rate.pricing_category, rate.commitment)
             parts.append(
                 f"{rate.direction.replace('_', ' ')} {plain(rate.rate_per_million_tokens)}"
                 f"{priced} over {plain(rate.tokens)} tokens in {rate.rows} row(s)"

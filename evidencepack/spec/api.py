@@ -86,6 +86,10 @@ class TokenPrices(SpecModel):
                 )
         return self
 
+    def known(self) -> bool:
+        """Whether the input and output prices are known: stated, or read from ``focus``."""
+        return self.input_per_million is not None and self.output_per_million is not None
+
     def figures(self) -> tuple[float, float, float]:
         """(input, cached input, output) per 1M tokens; the cached price defaults to the
         input's (ValueError when the prices are still to be read from ``focus``)."""

@@ -14,14 +14,14 @@ SHARED_DATA = Path(os.environ.get("EVIDENCEPACK_SHARED_DATA", REPO_ROOT.parent /
 SAMPLE_SPEC = REPO_ROOT / "samples" / "pack.yaml"
 
 # Sample packs, a broken watch of the sample, a local Sigstore instance and signed packs for the
-# signing tests; the `serial` marker's lock under pytest-xdist; the session's cache of rendered
+# signing tests; the order of the test files under pytest-xdist; the session's cache of rendered
 # report PDFs (`real_pdf`); session packs made once per run, not once per xdist worker.
 pytest_plugins = [
     "tests.run_once",  # first: tests.packs and tests.watches import it
     "tests.packs",
     "tests.watches",
     "tests.sigstore_testing.fixtures",
-    "tests.serial",
+    "tests.ordering",
     "tests.pdf_cache",
 ]
 

@@ -19,7 +19,7 @@ A test that builds a pack of its own (another spec: a render nobody shares) only
 ``report.pdf`` (``PLACEHOLDER_PDF``) instead of rendering one.
 
 The entries are files in one folder that pytest-xdist's controller makes and hands to each worker
-(as ``tests/serial.py`` does its locks), so both workers share the sample's render; without
+(as ``tests/run_once.py`` does), so both workers share the sample's render; without
 xdist the folder belongs to the session. It is removed at the end of the run.
 
 A test that runs the real CLI in a child process (``tests/hostile/harness.py``) runs it as

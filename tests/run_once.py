@@ -2,11 +2,11 @@
 
 A session fixture runs once in each worker that needs it, and the README's test command runs two
 workers: without this, each worker builds and signs the sample, its stack-bump twin and the
-warehouse's requests pack, and measures the broken watch (about 45 s of a live endpoint), and
-the suite pays for each twice. Under xdist such a fixture makes its pack in a folder that the
-controller hands to every worker (as ``tests/serial.py`` does its locks), under an exclusive
-lock named for it: the first worker to need it makes it and marks it done; another waits for the
-lock (it would have spent that time making it) and then reads the same folder. A worker that
+warehouse's requests pack, and measures each watch (about 45 s of a live endpoint), and the
+suite pays for each twice. Under xdist such a fixture makes its pack in a folder that the
+controller hands to every worker (``pytest_configure_node``), under an exclusive lock named for
+it: the first worker to need it makes it and marks it done; another waits for the lock (it would
+have spent that time making it) and then reads the same folder. A worker that
 dies halfway leaves no mark: the next one removes what it left and makes the pack again.
 
 What is shared is what was always shared within a worker: a read-only pack each fixture checks,

@@ -87,7 +87,6 @@ def test_recording_some_rows_keeps_the_others(
 
 # slow: runs the quick benchmarks, each against its floor
 @pytest.mark.slow
-@pytest.mark.serial  # ratios of CPU times: a test on the other core would disturb them
 def test_quick_benchmarks_hold_the_recorded_ratios(tmp_path: Path) -> None:
     """Every row of the table runs to its RESULT line and none is past the recorded ratio by
     more than the margin (the verify row once stopped the run: it signed its cached pack twice

@@ -1,9 +1,12 @@
 """``evidencepack watch`` of the signed sample against loopback endpoints (127.0.0.1) that serve
-the sample's own latency model (samples/generate/simserver.py), run CONCURRENTLY: each watch
-spends most of a minute waiting on the clock (it offers load for 20-25 s, then waits for the
-requests in flight, about 11.5 s each at X*), so the watches a session needs are started
-together, each in its own child process against its own server thread, and read when a test
-needs them (``watch_runs``).
+the sample's own latency model (samples/generate/simserver.py), run CONCURRENTLY and in the
+BACKGROUND: each watch spends most of a minute waiting on the clock (it offers load for 20-25 s,
+then waits for the requests in flight, about 11.5 s each at X*), so every watch a session's tests
+read (a test's ``watches`` marker names the scenarios; ``broken_watch`` reads ``broken``) starts
+at the session's first test, each in its own child process against its own server thread, and
+runs while the other tests do; tests/ordering.py puts the files that read them last. Each
+scenario is made once per test run (tests/run_once.py: under xdist one worker measures, the
+other waits for what it wrote).
 
 The scenarios (``SCENARIOS``): an endpoint as fast as the pack's candidate (holds, signed with a
 key of its own), one that serves 30% fewer requests per second than the decision's operating
@@ -11,16 +14,14 @@ point X* needs (broken), one that disappears mid-run and one where nothing liste
 not run).
 
 ``broken_watch`` is the broken watch, copied and signed with the sample's own key, made once per
-test run (tests/run_once.py: under xdist one worker makes it, another waits and reads it). When a
-test of the session needs it, it starts at the session's first test (``_broken_watch_early``) in
-a background thread, so the tests before the first that needs it run while the endpoint is
-measured. Read only: copy it to change it.
+test run. Read only: copy it to change it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
 import os
 import shutil
 import signal
@@ -139,7 +140,7 @@ class WatchRun:
 
     def __init__(self, name: str, sample: SignedSample, prompts: Path, folder: Path) -> None:
         scenario = SCENARIOS[name]
-        folder.mkdir(parents=True)
+        folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder / "watch"
         self.keys = None
         extra = list(scenario.extra)
@@ -228,13 +229,19 @@ class WatchRun:
 
 
 class WatchRuns:
-    """The session's watches of the signed sample, one per scenario, each started once."""
+    """The session's watches of the signed sample: each scenario made once per test run
+    (tests/run_once.py: under xdist the first worker to need it measures, another waits and reads
+    what it wrote), all of them in background threads started together."""
 
-    def __init__(self, sample: SignedSample, root: Path) -> None:
+    def __init__(
+        self, sample: SignedSample, tmp_path_factory: pytest.TempPathFactory, root: Path
+    ) -> None:
         self._sample = sample
-        self._root = root
-        self._runs: dict[str, WatchRun] = {}
-        self._lock = threading.Lock()  # the broken watch's thread and the tests both start runs
+        self._factory = tmp_path_factory
+        self._futures: dict[str, Future[Watched]] = {}
+        self._running: list[WatchRun] = []
+        self._lock = threading.Lock()  # the session's first test and later tests both start runs
+        self._pool = ThreadPoolExecutor(len(SCENARIOS), thread_name_prefix="watch")
         self._prompts = root / "prompts.jsonl"
         make_evidence, _ = generate_modules()
         make_evidence.write_prompts(self._prompts, make_evidence.read_dataset())
@@ -248,19 +255,44 @@ class WatchRuns:
         """Start these scenarios' watches (those not started yet), all at once."""
         with self._lock:
             for name in names:
-                if name not in self._runs:
-                    folder = self._root / name
-                    self._runs[name] = WatchRun(name, self._sample, self._prompts, folder)
+                if name not in self._futures:
+                    self._futures[name] = self._pool.submit(self._made_once, name)
+
+    def _made_once(self, name: str) -> Watched:
+        folder = run_folder(f"watch-{name}", self._factory)
+        with made_once(f"watch-{name}", folder) as make:
+            if make:
+                run = WatchRun(name, self._sample, self._prompts, folder)
+                with self._lock:
+                    self._running.append(run)
+                watched = run.finished()
+                said = {"code": watched.code, "out": watched.out, "err": watched.err}
+                (folder / "watched.json").write_text(json.dumps(said), encoding="utf-8")
+        said = json.loads((folder / "watched.json").read_text(encoding="utf-8"))
+        keys = (folder / "w.pem", folder / "w.pub") if SCENARIOS[name].sign else None
+        return Watched(said["code"], said["out"], said["err"], folder / "watch", keys)
 
     def finished(self, name: str) -> Watched:
         """The scenario's finished watch (started now if it was not)."""
         self.start(name)
-        return self._runs[name].finished()
+        return self._futures[name].result()
 
     def end(self) -> None:
-        """Stop every child and server."""
-        for run in self._runs.values():
+        """Stop every child and server, finished or not, and the threads that wait for them."""
+        with self._lock:
+            running = list(self._running)
+        for run in running:
             run.end()
+        self._pool.shutdown(wait=True)  # never a measurement left running after the session
+
+
+def watches_read_by(item: pytest.Item) -> tuple[str, ...]:
+    """The scenarios a test reads: its ``watches`` marker's, and ``broken`` for ``broken_watch``."""
+    marker = item.get_closest_marker("watches")
+    names = tuple(marker.args) if marker is not None else ()
+    if "broken_watch" in getattr(item, "fixturenames", ()):
+        names += ("broken",)
+    return names
 
 
 @pytest.fixture(scope="session")
@@ -268,52 +300,38 @@ def watch_runs(
     signed_sample: SignedSample, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[WatchRuns]:
     """The session's concurrent watches of the signed sample (see ``WatchRuns``)."""
-    runs = WatchRuns(signed_sample, tmp_path_factory.mktemp("watches"))
+    runs = WatchRuns(signed_sample, tmp_path_factory, tmp_path_factory.mktemp("watches"))
     try:
         yield runs
     finally:
         runs.end()
 
 
-def _made_once(runs: WatchRuns, sample: SignedSample, folder: Path) -> Path:
-    """The broken watch, signed with the sample's key, in ``folder/watch``: made here from the
-    ``broken`` scenario's run (which stays unsigned), or read as another worker made it."""
+@pytest.fixture(scope="session", autouse=True)
+def _watches_early(request: pytest.FixtureRequest) -> None:
+    """Start, at the session's first test, every watch a test of the session reads (they run
+    while the other tests do; tests/ordering.py puts the tests that read them last)."""
+    names = {name for item in request.session.items for name in watches_read_by(item)}
+    if names:
+        request.getfixturevalue("watch_runs").start(*sorted(names))
+
+
+@pytest.fixture(scope="session")
+def broken_watch(
+    watch_runs: WatchRuns, signed_sample: SignedSample, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
+    """The watch folder of the signed sample against a 30% slower endpoint: broken, copied from
+    the ``broken`` scenario's (which stays unsigned) and signed with the sample's key, once per
+    run. Read only: copy it to change it."""
+    folder = run_folder("broken-watch", tmp_path_factory)
     out = folder / "watch"
+    watched = watch_runs.finished("broken")
     with made_once("broken-watch", folder) as make:
         if make:
-            watched = runs.finished("broken")
             assert watched.code == EXIT_FAILED, watched.err
             folder.mkdir(parents=True, exist_ok=True)
             shutil.copytree(watched.folder, out)
-            sign_pack_detailed(out, None, sample.signer())
-    return out
-
-
-@pytest.fixture(scope="session")
-def broken_watch_started(
-    watch_runs: WatchRuns, signed_sample: SignedSample, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Future[Path]]:
-    """The broken watch being made in a background thread (``broken_watch`` waits for it)."""
-    folder = run_folder("broken-watch", tmp_path_factory)
-    pool = ThreadPoolExecutor(1, thread_name_prefix="broken-watch")
-    try:
-        yield pool.submit(_made_once, watch_runs, signed_sample, folder)
-    finally:
-        pool.shutdown(wait=True)  # never a measurement left running after the session
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _broken_watch_early(request: pytest.FixtureRequest) -> None:
-    """Start the broken watch at the session's first test if any test of the session needs it."""
-    if any("broken_watch" in getattr(item, "fixturenames", ()) for item in request.session.items):
-        request.getfixturevalue("broken_watch_started")
-
-
-@pytest.fixture(scope="session")
-def broken_watch(broken_watch_started: Future[Path]) -> Iterator[Path]:
-    """The watch folder of the signed sample against a 30% slower endpoint: broken, signed with
-    the sample's key. Read only: copy it to change it."""
-    out = broken_watch_started.result()
+            sign_pack_detailed(out, None, signed_sample.signer())
     before = _tree_digests(out)
     yield out
     _assert_unchanged(out, before)

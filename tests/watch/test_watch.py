@@ -4,9 +4,11 @@ as fast as the pack's candidate (holds), one that serves 30% fewer requests per 
 decision's operating point X* needs (broken at X*), and one that disappears mid-run (could not
 run).
 
-Each watch spends most of a minute waiting on the clock, so the ones this module's selected
-tests need are started together when its first test starts (tests/watches.py: each in its own
-child process against its own server thread on 127.0.0.1); each test then asserts on its own."""
+Each watch spends most of a minute waiting on the clock, so the ones the session's tests read
+(their ``watches`` marker) are started together at the session's first test, each in its own
+child process against its own server thread on 127.0.0.1, made once per test run
+(tests/watches.py), and this module runs last (tests/ordering.py); each test asserts on its
+own."""
 
 from __future__ import annotations
 
@@ -23,25 +25,6 @@ from ..watches import CANDIDATE, WatchRuns
 
 # slow: the watches measure loopback endpoints for 20-25 s and render a watch report
 pytestmark = pytest.mark.slow
-
-# The watches (tests/watches.py's scenarios) each test reads.
-NEEDS = {
-    "test_watch_of_the_sample_holds_and_is_signed": ("holds",),
-    "test_a_slower_endpoint_breaks_the_decision_and_dates_lapse": ("broken",),
-    "test_an_endpoint_that_disappears_could_not_run": ("gone", "unreachable"),
-}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _watches_started(request: pytest.FixtureRequest, watch_runs: WatchRuns) -> None:
-    """Start, all at once, the watches of the tests selected in this module."""
-    here = request.node
-    names = {
-        getattr(item, "originalname", item.name)
-        for item in request.session.items
-        if item.parent is here
-    }
-    watch_runs.start(*(scenario for test in sorted(names) for scenario in NEEDS.get(test, ())))
 
 
 def _watch(signed: SignedSample, url: str, prompts: Path, out: Path, *extra: str) -> int:
@@ -68,6 +51,7 @@ def _pack_point(signed: SignedSample) -> dict[str, float]:
     return next(p for p in capacity["load_points"] if p["run"] == capacity["operating_point_run"])
 
 
+@pytest.mark.watches("holds")
 def test_watch_of_the_sample_holds_and_is_signed(
     signed_sample: SignedSample,
     watch_runs: WatchRuns,
@@ -114,6 +98,7 @@ def test_watch_of_the_sample_holds_and_is_signed(
     assert not (tmp_path / "no").exists()
 
 
+@pytest.mark.watches("broken")
 def test_a_slower_endpoint_breaks_the_decision_and_dates_lapse(
     signed_sample: SignedSample, watch_runs: WatchRuns
 ) -> None:
@@ -138,6 +123,7 @@ def test_a_slower_endpoint_breaks_the_decision_and_dates_lapse(
     assert "valid until 2027-02-18; it has expired by 2027-03-01" in said
 
 
+@pytest.mark.watches("gone", "unreachable")
 def test_an_endpoint_that_disappears_could_not_run(watch_runs: WatchRuns) -> None:
     # The endpoint stops 3 s into the run (--duration 20 --timeout-s 8).
     gone = watch_runs.finished("gone")

@@ -80,10 +80,18 @@ class Store(Connection):
 
     # -- queries ----------------------------------------------------------------------------
 
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        """One parameterised statement over many rows (small batches; bulk data uses readers)."""
+    def insert_rows(self, insert: str, rows: Sequence[Sequence[Any]]) -> None:
+        """``insert`` (``INSERT INTO t (...) VALUES (?, ...)``, one row's marks: evidencepack's
+        own SQL) for every row of ``rows`` in ONE statement: its ``VALUES`` group repeated, the
+        values flattened into the parameters (``executemany`` sent a statement per row)."""
+        if not rows:
+            return
+        head, marks = insert.rsplit(" VALUES ", 1)
         try:
-            self.con.executemany(sql, rows)
+            self.con.execute(
+                f"{head} VALUES {', '.join([marks] * len(rows))}",
+                [value for row in rows for value in row],
+            )
         except duckdb.Error as exc:
             raise self._error(exc, "insert") from exc
 

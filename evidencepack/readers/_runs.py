@@ -294,13 +294,10 @@ def request_window(staging: Staging) -> RequestWindow:
     ``e2e_ms``."""
     rows, ok = staging.counts(0)
     require_completed(staging.name, f"{rows} request record(s)", ok)
-    window = staging.execute(
-        "SELECT min(start_s), max(start_s + e2e_ms / 1000.0) FROM req WHERE ok"
-    ).fetchone()
-    assert window is not None
-    duration = (window[1] - window[0]) if window[0] is not None else None
+    first, last = staging.window(0)
+    duration = last - first if first is not None and last is not None else None
     return RequestWindow(
-        rows, ok, window[0], duration, reconcile(staging, 0, {}), staged_tokens(staging, 0)
+        rows, ok, first, duration, reconcile(staging, 0, {}), staged_tokens(staging, 0)
     )
 
 

@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import duckdb
 
@@ -100,6 +100,23 @@ Locate = Callable[[int, int, "int | None", str], str]
 """(run index, request index, source line, staged column) -> where in the file that value is."""
 
 
+class _RunSummary(NamedTuple):
+    """What one statement reads of each staged run (``Staging._summary``)."""
+
+    rows: int
+    ok: int
+    empty: int
+    mean_in: float | None
+    mean_out: float | None
+    total_in: float
+    total_out: float
+    first_start: float | None
+    last_end: float | None
+
+
+_NO_ROWS = _RunSummary(0, 0, 0, None, None, 0, 0, None, None)
+
+
 class FileStaging(Connection):
     """The rows of one input file, in temporary tables private to this staging (its own
     connection to the ``shared_staging`` database, or a database of its own), closed with it;
@@ -161,8 +178,9 @@ class FileStaging(Connection):
 class Staging(FileStaging):
     """The staged per-request rows of one file.
 
-    A run's counts and distributions are read in two statements and kept until the rows change
-    (any ``execute`` from outside): a small file's cost is its number of statements."""
+    A run's counts, token sums and window, and its distributions, are read in two statements
+    (each for every run at once) and kept until the rows change (any ``execute`` from outside):
+    a small file's cost is its number of statements."""
 
     def __init__(
         self,
@@ -174,13 +192,13 @@ class Staging(FileStaging):
         self.locate = locate
         self.context = context
         """The read's settings: whether an empty output is a success (``finish``)."""
-        self._counts: dict[int, tuple[int, int, int]] = {}
+        self._summaries: dict[int, _RunSummary] = {}
         self._distributions: dict[int, dict[str, tuple[Any, ...]]] = {}
         super().__init__(path, REQ_DDL, name)
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None) -> Any:
         """Run one statement; what was read about the rows is read again after it."""
-        self._counts.clear()
+        self._summaries.clear()
         self._distributions.clear()
         return super().execute(sql, params)
 
@@ -208,7 +226,7 @@ class Staging(FileStaging):
                     )
                     raise InputError(f"{self.name}: {where}: NaN is not a valid measurement")
         names = ", ".join(batch)  # our own column names, never input
-        self._counts.clear()
+        self._summaries.clear()
         self._distributions.clear()
         self.execute_over(
             "_batch", _as_arrays(batch), f"INSERT INTO req ({names}) SELECT {names} FROM _batch"
@@ -240,38 +258,44 @@ class Staging(FileStaging):
 
     # -- summaries --------------------------------------------------------------------------
 
-    def _run_counts(self, run_index: int) -> tuple[int, int, int]:
-        # Every run's counts in one statement, the first time any is asked for after a write: a
-        # file of 50,000 appended runs costs one statement here, not 50,000.
-        if not self._counts:
+    def _summary(self, run_index: int) -> _RunSummary:
+        # Every run's counts, token sums and window in one statement, the first time any is
+        # asked for after a write: a file of 50,000 appended runs costs one statement here, not
+        # 50,000 (nor three per run).
+        if not self._summaries:
             rows = self._read(
                 "SELECT run_index, count(*), count(*) FILTER (WHERE ok), "
-                "count(*) FILTER (WHERE error = ?) FROM req GROUP BY run_index",
+                "count(*) FILTER (WHERE error = ?), "
+                "avg(input_tokens) FILTER (WHERE ok), avg(output_tokens) FILTER (WHERE ok), "
+                "coalesce(sum(input_tokens) FILTER (WHERE ok), 0), "
+                "coalesce(sum(output_tokens) FILTER (WHERE ok), 0), "
+                "min(start_s) FILTER (WHERE ok), "
+                "max(start_s + e2e_ms / 1000.0) FILTER (WHERE ok) "
+                "FROM req GROUP BY run_index",
                 [EMPTY_OUTPUT],
             ).fetchall()
-            self._counts = {int(r[0]): (int(r[1]), int(r[2]), int(r[3])) for r in rows}
-            self._counts[-1] = (0, 0, 0)  # marks the counts as read, also for a file of no rows
-        return self._counts.get(run_index, (0, 0, 0))
+            self._summaries = {int(r[0]): _RunSummary(*r[1:]) for r in rows}
+            self._summaries[-1] = _NO_ROWS  # marks them as read, also for a file of no rows
+        return self._summaries.get(run_index, _NO_ROWS)
 
     def counts(self, run_index: int) -> tuple[int, int]:
         """(rows, ok rows) of one run."""
-        rows, ok, _ = self._run_counts(run_index)
-        return rows, ok
+        summary = self._summary(run_index)
+        return int(summary.rows), int(summary.ok)
 
     def empty_outputs(self, run_index: int) -> int:
         """Requests of one run the tool counted as successes that produced no output token."""
-        return self._run_counts(run_index)[2]
+        return int(self._summary(run_index).empty)
 
     def token_means(self, run_index: int) -> tuple[float | None, float | None, int, int]:
         """Mean and total input and output tokens over one run's successful requests."""
-        row = self._read(
-            "SELECT avg(input_tokens), avg(output_tokens), "
-            "coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0) "
-            "FROM req WHERE run_index = ? AND ok",
-            [run_index],
-        ).fetchone()
-        assert row is not None
-        return row[0], row[1], int(row[2]), int(row[3])
+        s = self._summary(run_index)
+        return s.mean_in, s.mean_out, int(s.total_in), int(s.total_out)
+
+    def window(self, run_index: int) -> tuple[float | None, float | None]:
+        """The first successful request's start and the last one's end (epoch seconds)."""
+        s = self._summary(run_index)
+        return s.first_start, s.last_end
 
     @staticmethod
     def _source(slot: str) -> str:

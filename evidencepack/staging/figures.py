@@ -9,7 +9,7 @@ models (``readers/models.py``) are built from these.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from pydantic import Field
 
@@ -104,3 +104,21 @@ class AggregateCheck(StrictModel):
     lower: float
     upper: float
     ok: bool
+
+
+class RunSummary(NamedTuple):
+    """What one statement reads of each staged run: counts, token means and sums, and the window of
+    its successful requests (``stage.Staging._summary``)."""
+
+    rows: int
+    ok: int
+    empty: int
+    mean_in: float | None
+    mean_out: float | None
+    total_in: float
+    total_out: float
+    first_start: float | None
+    last_end: float | None
+
+
+NO_ROWS = RunSummary(0, 0, 0, None, None, 0, 0, None, None)

@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import duckdb
 
@@ -26,7 +26,16 @@ from ..errors import InputError
 from ..store.connection import Connection
 from ..store.staged import StagedRows, detach
 from .context import DEFAULT, ReadContext
-from .figures import AggregateCheck, Columns, Definition, LatencyMetric, LatencyStats, Weighting
+from .figures import (
+    NO_ROWS,
+    AggregateCheck,
+    Columns,
+    Definition,
+    LatencyMetric,
+    LatencyStats,
+    RunSummary,
+    Weighting,
+)
 from .json_lines import iter_json_lines
 from .staging_db import new_catalog, staging_database
 from .staging_db import shared_staging as shared_staging
@@ -98,23 +107,6 @@ def max_object_size(size_bytes: int) -> int:
 
 Locate = Callable[[int, int, "int | None", str], str]
 """(run index, request index, source line, staged column) -> where in the file that value is."""
-
-
-class _RunSummary(NamedTuple):
-    """What one statement reads of each staged run (``Staging._summary``)."""
-
-    rows: int
-    ok: int
-    empty: int
-    mean_in: float | None
-    mean_out: float | None
-    total_in: float
-    total_out: float
-    first_start: float | None
-    last_end: float | None
-
-
-_NO_ROWS = _RunSummary(0, 0, 0, None, None, 0, 0, None, None)
 
 
 class FileStaging(Connection):
@@ -192,7 +184,7 @@ class Staging(FileStaging):
         self.locate = locate
         self.context = context
         """The read's settings: whether an empty output is a success (``finish``)."""
-        self._summaries: dict[int, _RunSummary] = {}
+        self._summaries: dict[int, RunSummary] = {}
         self._distributions: dict[int, dict[str, tuple[Any, ...]]] = {}
         super().__init__(path, REQ_DDL, name)
 
@@ -258,7 +250,7 @@ class Staging(FileStaging):
 
     # -- summaries --------------------------------------------------------------------------
 
-    def _summary(self, run_index: int) -> _RunSummary:
+    def _summary(self, run_index: int) -> RunSummary:
         # Every run's counts, token sums and window in one statement, the first time any is
         # asked for after a write: a file of 50,000 appended runs costs one statement here, not
         # 50,000 (nor three per run).
@@ -274,9 +266,9 @@ class Staging(FileStaging):
                 "FROM req GROUP BY run_index",
                 [EMPTY_OUTPUT],
             ).fetchall()
-            self._summaries = {int(r[0]): _RunSummary(*r[1:]) for r in rows}
-            self._summaries[-1] = _NO_ROWS  # marks them as read, also for a file of no rows
-        return self._summaries.get(run_index, _NO_ROWS)
+            self._summaries = {int(r[0]): RunSummary(*r[1:]) for r in rows}
+            self._summaries[-1] = NO_ROWS  # marks them as read, also for a file of no rows
+        return self._summaries.get(run_index, NO_ROWS)
 
     def counts(self, run_index: int) -> tuple[int, int]:
         """(rows, ok rows) of one run."""

@@ -58,26 +58,22 @@ def insert_runs(store: Store, runs: Sequence[tuple[FileRecord, ServingRun]]) -> 
     for start in range(0, len(runs), RUNS_PER_STATEMENT):
         part = [run for _, run in runs[start : start + RUNS_PER_STATEMENT]]
         rows = [_run_row(file, run) for file, run in runs[start : start + RUNS_PER_STATEMENT]]
-        marks = ", ".join(["(" + ", ".join("?" * len(rows[0])) + ")"] * len(rows))
-        store.execute(
-            f"INSERT INTO serving_runs ({_RUN_COLUMNS}) VALUES {marks}",
-            [value for row in rows for value in row],
-        )
+        store.insert_rows(f"INSERT INTO serving_runs ({_RUN_COLUMNS}) VALUES", rows)
         latency = [
             _latency_row(run.run_id, s)
             for run in part
             for s in (run.ttft, run.tpot, run.itl, run.e2e)
             if s
         ]
-        _insert_rows(store, "INSERT INTO run_latency VALUES", latency)
+        store.insert_rows("INSERT INTO run_latency VALUES", latency)
         checks = [_check_row(run.run_id, check, None) for run in part for check in run.checks]
-        _insert_rows(store, "INSERT INTO run_checks VALUES", checks, " ON CONFLICT DO NOTHING")
+        store.insert_rows("INSERT INTO run_checks VALUES", checks, " ON CONFLICT DO NOTHING")
         findings = [
             (run.run_id, f.kind, f.severity, f.figure, f.detail)
             for run in part
             for f in run.findings
         ]
-        _insert_rows(store, "INSERT INTO run_findings VALUES", findings)
+        store.insert_rows("INSERT INTO run_findings VALUES", findings)
 
 
 def _run_row(file: FileRecord, run: ServingRun) -> list[Any]:
@@ -119,19 +115,10 @@ def _run_row(file: FileRecord, run: ServingRun) -> list[Any]:
     ]
 
 
-def _insert_rows(store: Store, insert: str, rows: Sequence[Sequence[Any]], tail: str = "") -> None:
-    """``rows`` in one statement (``insert`` names the table; ``tail`` ends the statement): a
-    small file's cost is its number of statements, and ``executemany`` runs one per row."""
-    if not rows:
-        return
-    marks = ", ".join(["(" + ", ".join("?" * len(rows[0])) + ")"] * len(rows))
-    store.execute(f"{insert} {marks}{tail}", [value for row in rows for value in row])
-
-
 def insert_findings(store: Store, run_id: str, findings: Sequence[RunFinding]) -> None:
     """The findings of one run, as rows the PROV-DATA check reads."""
     rows = [(run_id, f.kind, f.severity, f.figure, f.detail) for f in findings]
-    _insert_rows(store, "INSERT INTO run_findings VALUES", rows)
+    store.insert_rows("INSERT INTO run_findings VALUES", rows)
 
 
 def replace_findings(store: Store, run_id: str, kind: str, findings: Sequence[RunFinding]) -> None:
@@ -189,7 +176,7 @@ def companions(store: Store, run_ids: Sequence[str]) -> dict[str, list[str]]:
 def insert_check(store: Store, run_id: str, check: AggregateCheck, against: str | None) -> None:
     """One check row; ``against`` names the run whose rows were used when it is another file."""
     rows = [_check_row(run_id, check, against)]
-    _insert_rows(store, "INSERT INTO run_checks VALUES", rows, " ON CONFLICT DO NOTHING")
+    store.insert_rows("INSERT INTO run_checks VALUES", rows, " ON CONFLICT DO NOTHING")
 
 
 def _check_row(run_id: str, check: AggregateCheck, against: str | None) -> tuple[Any, ...]:

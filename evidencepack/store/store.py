@@ -80,20 +80,15 @@ class Store(Connection):
 
     # -- queries ----------------------------------------------------------------------------
 
-    def insert_rows(self, insert: str, rows: Sequence[Sequence[Any]]) -> None:
-        """``insert`` (``INSERT INTO t (...) VALUES (?, ...)``, one row's marks: evidencepack's
-        own SQL) for every row of ``rows`` in ONE statement: its ``VALUES`` group repeated, the
-        values flattened into the parameters (``executemany`` sent a statement per row)."""
+    def insert_rows(self, insert: str, rows: Sequence[Sequence[Any]], tail: str = "") -> None:
+        """``rows`` in ONE statement: ``insert`` (evidencepack's own ``INSERT INTO t (...)
+        VALUES``) with a ``(?, ...)`` group per row, ``tail`` ending it (an ``ON CONFLICT``),
+        the values flattened into the parameters. A small file's or a decision's cost is its
+        number of statements, and ``executemany`` sent one per row."""
         if not rows:
             return
-        head, marks = insert.rsplit(" VALUES ", 1)
-        try:
-            self.con.execute(
-                f"{head} VALUES {', '.join([marks] * len(rows))}",
-                [value for row in rows for value in row],
-            )
-        except duckdb.Error as exc:
-            raise self._error(exc, "insert") from exc
+        marks = ", ".join(["(" + ", ".join("?" * len(rows[0])) + ")"] * len(rows))
+        self.execute(f"{insert} {marks}{tail}", [value for row in rows for value in row])
 
     def rows(
         self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None
@@ -184,11 +179,11 @@ class Store(Connection):
             ]
             for r in records
         ]
-        marks = ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * len(rows))
-        self.execute(
+        self.insert_rows(
             "INSERT INTO files (sha256, path, size_bytes, role, tool, tool_version, warnings) "
-            f"VALUES {marks} ON CONFLICT (sha256, path) DO NOTHING",
-            [value for row in rows for value in row],
+            "VALUES",
+            rows,
+            " ON CONFLICT (sha256, path) DO NOTHING",
         )
 
     # -- schema -----------------------------------------------------------------------------

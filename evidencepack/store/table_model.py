@@ -104,10 +104,9 @@ class Table:
         return f"CREATE TABLE IF NOT EXISTS {self.name} ({', '.join(cols)})"
 
     def insert(self) -> str:
-        """The parameterised ``INSERT`` of one row, naming every column."""
+        """``INSERT INTO <table> (<every column>) VALUES``, for ``Store.insert_rows``."""
         names = [c.name for c in table_columns(self.model)]
-        marks = ", ".join("?" for _ in names)
-        return f"INSERT INTO {self.name} ({', '.join(names)}) VALUES ({marks})"
+        return f"INSERT INTO {self.name} ({', '.join(names)}) VALUES"
 
     def values(self, rows: Sequence[BaseModel]) -> list[tuple[object, ...]]:
         """``rows`` (instances of the table's model) as parameter tuples in column order."""

@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from typing import Literal
 
 from ..intake.collect import Collector
-from ..intake.intake import FolderRows, ReadScores, take_in
+from ..intake.intake import ReadScores, take_in
 from ..intake.records import InputFile, in_spec
+from ..intake.run_folders import FolderRows
 from ..intake.stored import (
     companions,
     failed_checks,

@@ -11,8 +11,8 @@ PROV-DATA failure naming both files.
 
 from __future__ import annotations
 
-from ..intake.intake import FolderRows
 from ..intake.records import InputFile, in_spec
+from ..intake.run_folders import FolderRows
 from ..readers.formats.measure_server_metrics import client_view, cross_check
 from ..readers.models import Identity, ServingRun, TokenStats
 from .evidence import DataFinding

@@ -11,58 +11,42 @@ analysis builds its views from that and from the store, and never calls back int
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from ..errors import InputError
 from ..readers.base import ParsedInput
-from ..readers.formats.measure_server_metrics import (
-    SERVER_METRICS_FILE,
-    ServerMetricsDocument,
-    read_server_metrics,
-)
-from ..readers.models import ReferencePoint, ServingRun
+from ..readers.models import ReferencePoint
 from ..readers.reference_points import read_reference_points
 from ..readers.registry import format_by_id, read_input, stage_small_runs
 from ..spec.load import LoadedSpec
 from ..spec.models import Candidate, EvidenceRef
 from ..staging.context import ReadContext
-from ..staging.run_profile import RowProfile, profile_of
 from ..staging.stage import shared_staging
 from ..store import Store
 from .collect import Collector, input_limit
-from .crosscheck import loadgen_pair
 from .dataset_items import DatasetItems, read_dataset_items
 from .endpoints_refs import endpoints_curves, read_endpoints
 from .load import load_input, load_inputs
 from .mlperf_refs import CitedResult, CitedTraining, MlperfImports, MlperfTaken, take_mlperf
 from .records import FileProblem, InputFile, in_spec
-from .stored import replace_findings, runs_of_files
+from .run_folders import (
+    LOADGEN_DETAIL,
+    MEASURE_REQUESTS,
+    FolderRows,
+    beside_log,
+    check_loadgen_summaries,
+    folder_rows,
+    stage_beside,
+)
 
 BATCH_FILES = 256
-"""Run references read and stored together at most (``_read_small_runs``)."""
+"""Run references read and stored together at most (``_read_together``)."""
 BATCH_FILE_BYTES = 256 * 1024
 """A cited file this small is read with others: its statements cost more than its rows."""
 BATCH_BYTES = 16 << 20
 """The bytes of one such batch at most."""
-LOADGEN_DETAIL = "mlperf_log_detail.txt"
-LOADGEN_SUMMARY = "mlperf_log_summary.txt"
-MEASURE_REQUESTS = "requests.jsonl"
-
-
-@dataclass(frozen=True)
-class FolderRows:
-    """The request rows found beside a run's log: their file and the run they describe, and
-    the engine's own metrics when the run scraped them (or why they could not be read)."""
-
-    file: InputFile
-    run: ServingRun
-    metrics_file: InputFile | None = None
-    metrics: ServerMetricsDocument | None = None
-    metrics_problem: str | None = None
-    profile: RowProfile | None = None
-    """What the rows say about the run's shape: token-length tails, steady-state window."""
 
 
 @dataclass(frozen=True)
@@ -178,10 +162,10 @@ def _take_in(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str
         refs = candidate.evidence.runs
         at = 0
         while at < len(refs):
-            small = _small_files(loaded, refs[at : at + BATCH_FILES])
-            if len(small) > 1:  # read and stored together: a few statements for them all
-                _read_small_runs(loaded, store, collector, taking, small)
-                at += len(small)
+            together = _together(loaded, refs[at : at + BATCH_FILES])
+            if len(together) > 1:  # read and stored together: a few statements for them all
+                _read_together(loaded, store, collector, taking, together)
+                at += len(together)
                 continue
             ref = refs[at]
             at += 1
@@ -189,7 +173,8 @@ def _take_in(loaded: LoadedSpec, store: Store, collector: Collector) -> dict[str
             logs = [file for _, file in _read_ref(loaded, store, collector, taking, ref, "runs")]
             taking.runs += [(ref, log) for log in logs]
             added = [file for _, _, file in taking.cited[start:]]
-            taking.beside.update(_folder_rows(loaded, collector, ref, logs, added))
+            folder = beside_log(loaded.resolve(ref.path).is_dir(), logs, added)
+            taking.beside.update(folder_rows(collector, ref, folder))
         for ref in candidate.evidence.scores:
             read = _read_ref(loaded, store, collector, taking, ref, "scores")
             taking.scores += [ReadScores(ref, file, parsed, len(read)) for parsed, file in read]
@@ -214,10 +199,7 @@ def _read_ref(
     added = ref_files.files
     taking.cited += [(role, ref.path, f) for f in added]
     source = loaded.resolve(ref.path)
-    targets = [f for f in added if source.is_file() or Path(f.pack_path).name == LOADGEN_DETAIL]
-    if not targets:
-        # A measure run stopped before LoadGen's verdict holds only what the client measured.
-        targets = [f for f in added if Path(f.pack_path).name == MEASURE_REQUESTS] or added
+    targets = _targets(source, added)
     out = []
     for target in targets:
         read = _read_one(loaded, collector, ref, target)
@@ -230,57 +212,83 @@ def _read_ref(
             continue
         out.append((read, collector.result.files[target.pack_path]))
     if role == "runs" and source.is_dir():
-        _check_loadgen_summary(store, collector, candidate, added)
+        check_loadgen_summaries(store, collector, candidate, [added])
     return out
 
 
-def _small_files(loaded: LoadedSpec, refs: Sequence[EvidenceRef]) -> list[EvidenceRef]:
-    """The leading references of ``refs`` that each cite one small regular file, at most
-    ``BATCH_BYTES`` in all."""
+def _targets(source: Path, added: list[InputFile]) -> list[InputFile]:
+    """The files of a reference that are read: a cited file, or a folder's LoadGen log."""
+    targets = [f for f in added if source.is_file() or Path(f.pack_path).name == LOADGEN_DETAIL]
+    if not targets:
+        # A measure run stopped before LoadGen's verdict holds only what the client measured.
+        targets = [f for f in added if Path(f.pack_path).name == MEASURE_REQUESTS] or added
+    return targets
+
+
+def _together(loaded: LoadedSpec, refs: Sequence[EvidenceRef]) -> list[EvidenceRef]:
+    """The leading references of ``refs`` that are read together: each one small regular file
+    (``BATCH_BYTES`` in all at most), or each a folder."""
     out: list[EvidenceRef] = []
     total = 0
+    folders = None
     for ref in refs:
         try:
             source = loaded.resolve(ref.path)
             size = source.stat().st_size if source.is_file() else None
+            folder = size is None and source.is_dir()
         except OSError:
-            size = None
-        if size is None or size > BATCH_FILE_BYTES or total + size > BATCH_BYTES:
+            break
+        if folders is None:
+            folders = folder
+        if folder != folders:
+            break
+        if not folder and (size is None or size > BATCH_FILE_BYTES or total + size > BATCH_BYTES):
             break
         out.append(ref)
-        total += size
+        total += size or 0
     return out
 
 
-def _read_small_runs(
+_Took = tuple[EvidenceRef, list[FileProblem], list[InputFile]]
+"""A reference read together with others: its problems so far and its files."""
+
+
+def _read_together(
     loaded: LoadedSpec,
     store: Store,
     collector: Collector,
     taking: _Taking,
     refs: list[EvidenceRef],
 ) -> None:
-    """Consecutive run references of one small file each, taken as ``_read_ref`` takes each in
-    turn (the same files, runs, rows and problems, in the same order), with the files' rows
-    staged together (``stage_small_runs``) and their runs stored together when they can be
-    (``load_inputs``); else each file is stored alone."""
-    candidate = taking.candidate.id
-    took = []
+    """Consecutive run references (each one small file, or each a folder), taken as
+    ``_read_ref`` takes each in turn, and a folder's rows as ``folder_rows`` reads them (the
+    same files, runs, rows and problems, in the same order), with the files' rows staged
+    together (``stage_small_runs``, ``stage_beside``) and their runs stored together when they
+    can be (``load_inputs``); else each file is stored alone."""
+    candidate = taking.candidate
+    took: list[_Took] = []
     for ref in refs:
-        ref_files = collector.add_ref(ref, "runs", candidate)
+        ref_files = collector.add_ref(ref, "runs", candidate.id)
         taking.file_warnings += ref_files.hard_links + ref_files.over_default
         taking.cited += [("runs", ref.path, f) for f in ref_files.files]
         took.append((ref, list(ref_files.problems), ref_files.files))
+    sources = [loaded.resolve(ref.path) for ref in refs]
+    folders = sources[0].is_dir()
+    targets = [_targets(source, files) for source, (_, _, files) in zip(sources, took, strict=True)]
     copies = {
         collector.result.sources[f.pack_path]: collector.shown(
             collector.result.sources[f.pack_path]
         )
-        for _, _, files in took
+        for files in targets
         for f in files
     }
     spec_context = read_context(loaded)
-    batched = ReadContext(spec_context.empty_output_valid, stage_small_runs(copies, spec_context))
+    batched = ReadContext(
+        spec_context.empty_output_valid,
+        {} if folders else stage_small_runs(copies, spec_context),
+    )
     reads: list[tuple[int, InputFile, ParsedInput]] = []
-    for number, (ref, problems, files) in enumerate(took):
+    for number, ((ref, problems, _), files) in enumerate(zip(took, targets, strict=True)):
         for target in files:
             copy = collector.result.sources[target.pack_path]
             read = _read_one(loaded, collector, ref, target, copies[copy], batched)
@@ -288,6 +296,29 @@ def _read_small_runs(
                 problems.append(read)
             else:
                 reads.append((number, target, read))
+    stored = _store_together(store, collector, took, reads, candidate.id)
+    if folders:
+        check_loadgen_summaries(store, collector, candidate, [files for _, _, files in took])
+    beside = []
+    for (ref, problems, files), logs in zip(took, stored, strict=True):
+        taking.problems += problems
+        taking.runs += [(ref, file) for file in logs]
+        beside.append(beside_log(folders, logs, files))
+    context = stage_beside(collector, [b for b in beside if b is not None])
+    for (ref, _, _), folder in zip(took, beside, strict=True):
+        taking.beside.update(folder_rows(collector, ref, folder, context))
+
+
+def _store_together(
+    store: Store,
+    collector: Collector,
+    took: list[_Took],
+    reads: list[tuple[int, InputFile, ParsedInput]],
+    candidate: str,
+) -> list[list[InputFile]]:
+    """The files read (``reads``: the place of their reference in ``took``, the file, what
+    was read) stored in the order read, as many together as ``load_inputs`` takes; each
+    reference's files stored, and its problems added to its list."""
     stored: list[list[InputFile]] = [[] for _ in took]
     pending: list[tuple[int, InputFile, ParsedInput]] = []
 
@@ -321,9 +352,7 @@ def _read_small_runs(
         pending.append(item)
         flush()
     flush()
-    for (ref, problems, _), files in zip(took, stored, strict=True):
-        taking.problems += problems
-        taking.runs += [(ref, file) for file in files]
+    return stored
 
 
 def _read_one(
@@ -397,69 +426,6 @@ def _imported(
         plugin=parsed.plugin,
     )
     return None
-
-
-def _folder_rows(
-    loaded: LoadedSpec,
-    collector: Collector,
-    ref: EvidenceRef,
-    read: list[InputFile],
-    added: list[InputFile],
-) -> dict[str, FolderRows]:
-    """A cited run folder read by its LoadGen log: the request rows beside that log (``read``:
-    the files of this reference that were read, ``added``: all its files), read from the
-    build's private copy; none when the folder has none or they cannot be read (the folder's
-    log is still read)."""
-    logs = [f for f in read if Path(f.pack_path).name == LOADGEN_DETAIL]
-    if len(logs) != 1 or not loaded.resolve(ref.path).is_dir():
-        return {}
-    folder = Path(logs[0].pack_path).parent
-    beside = [f for f in added if Path(f.pack_path).parent == folder]
-    rows = next((f for f in beside if Path(f.pack_path).name == MEASURE_REQUESTS), None)
-    if rows is None:
-        return {}
-    try:
-        copy = collector.result.sources[rows.pack_path]
-        parsed = read_input(
-            copy, record=rows.as_read(), name=collector.shown(copy), max_bytes=input_limit(ref)
-        )
-    except InputError:
-        return {}
-    if len(parsed.runs) != 1:
-        return {}
-    columns = parsed.requests if isinstance(parsed.requests, Mapping) else None
-    found = FolderRows(
-        collector.result.files[rows.pack_path],
-        parsed.runs[0],
-        profile=profile_of(columns) if columns is not None else None,
-    )
-    metrics = next((f for f in beside if Path(f.pack_path).name == SERVER_METRICS_FILE), None)
-    if metrics is not None:
-        update: dict[str, Any] = {"metrics_file": collector.result.files[metrics.pack_path]}
-        try:
-            copy = collector.result.sources[metrics.pack_path]
-            update["metrics"] = read_server_metrics(copy, collector.shown(copy))
-        except InputError as exc:
-            update["metrics_problem"] = exc.message
-        found = replace(found, **update)
-    return {logs[0].pack_path: found}
-
-
-def _check_loadgen_summary(
-    store: Store, collector: Collector, candidate: Candidate, added: list[InputFile]
-) -> None:
-    """A team's own LoadGen folder: its summary checked against its detail log, the findings
-    stored on the detail log's run."""
-    by_name = {Path(f.pack_path).name: f for f in added}
-    detail, summary = by_name.get(LOADGEN_DETAIL), by_name.get(LOADGEN_SUMMARY)
-    if detail is None or summary is None:
-        return
-    copies = [collector.result.sources[f.pack_path] for f in (detail, summary)]
-    findings = loadgen_pair(
-        copies[0], copies[1], (collector.shown(copies[0]), collector.shown(copies[1]))
-    )
-    for run in runs_of_files(store, [detail.sha256], candidate.id)[detail.sha256]:
-        replace_findings(store, run.run_id, "summary-disagrees", findings)
 
 
 def _public(collector: Collector, taking: _Taking, ref: EvidenceRef) -> None:

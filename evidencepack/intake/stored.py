@@ -8,7 +8,7 @@ model identity, the tool's value and stderr).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core._models import StrictModel
@@ -121,11 +121,18 @@ def insert_findings(store: Store, run_id: str, findings: Sequence[RunFinding]) -
     store.insert_rows("INSERT INTO run_findings VALUES", rows)
 
 
-def replace_findings(store: Store, run_id: str, kind: str, findings: Sequence[RunFinding]) -> None:
-    """Set one kind of a run's findings (a cross-check made again finds the same things)."""
+def replace_many_findings(
+    store: Store, kind: str, by_run: Mapping[str, Sequence[RunFinding]]
+) -> None:
+    """Set one kind of the findings of many runs (by run id), in one transaction (a
+    cross-check made again finds the same things)."""
+    rows = [(r, f.kind, f.severity, f.figure, f.detail) for r, fs in by_run.items() for f in fs]
     with store.transaction():
-        store.execute("DELETE FROM run_findings WHERE run_id = ? AND kind = ?", [run_id, kind])
-        insert_findings(store, run_id, findings)
+        store.execute(
+            "DELETE FROM run_findings WHERE list_contains(?::VARCHAR[], run_id) AND kind = ?",
+            [list(by_run), kind],
+        )
+        store.insert_rows("INSERT INTO run_findings VALUES", rows)
 
 
 def run_findings(store: Store, run_ids: Sequence[str]) -> dict[str, list[RunFinding]]:

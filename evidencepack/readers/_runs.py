@@ -241,7 +241,7 @@ def build_run(settled: Reconciled, warnings: list[str], **fields: Any) -> Servin
     )
 
 
-def staged_tokens(staging: Staging, run_index: int) -> TokenStats:
+def staged_tokens(staging: Staging | StagedRun, run_index: int) -> TokenStats:
     """Mean and total token counts over one run's successful staged requests."""
     mean_in, mean_out, total_in, total_out = staging.token_means(run_index)
     return TokenStats(
@@ -288,12 +288,12 @@ class RequestWindow:
         }
 
 
-def request_window(staging: Staging) -> RequestWindow:
+def request_window(staging: Staging | StagedRun, name: str) -> RequestWindow:
     """Counts (refusing a file with no successful request), window, latency and tokens of the
-    one run staged (messages name ``staging.name``); rows need ``start_s`` (epoch seconds) and
-    ``e2e_ms``."""
+    one run staged, alone or in a batch (messages name the file ``name``); rows need
+    ``start_s`` (epoch seconds) and ``e2e_ms``."""
     rows, ok = staging.counts(0)
-    require_completed(staging.name, f"{rows} request record(s)", ok)
+    require_completed(name, f"{rows} request record(s)", ok)
     first, last = staging.window(0)
     duration = last - first if first is not None and last is not None else None
     return RequestWindow(

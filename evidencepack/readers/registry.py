@@ -327,10 +327,11 @@ def stage_small_runs(
     files: Mapping[Path, str], context: ReadContext = DEFAULT
 ) -> dict[Path, StagedRun]:
     """The per-request rows of those of ``files`` (path -> name) that ``read_input`` would read
-    as one vLLM or SGLang result each, staged together (``_serve_bench.stage_many``) under
+    as one vLLM or SGLang result each (``_serve_bench.stage_many``), or as an ``evidencepack
+    measure`` ``requests.jsonl`` (``measure_run.stage_many``), staged together by kind under
     ``context``; a file that cannot be probed or is of another kind is left to be read alone
     (hand the result to ``read_input`` as ``ReadContext.prestaged``)."""
-    probes = []
+    serve_bench, measured = [], []
     for path, name in files.items():
         try:
             probe = probe_file(path, name)
@@ -338,8 +339,13 @@ def stage_small_runs(
         except InputError:
             continue
         if fmt in _SERVE_BENCH and probe.container == "json" and isinstance(probe.first, dict):
-            probes.append(probe)
-    return _serve_bench.stage_many(probes, context) if len(probes) > 1 else {}
+            serve_bench.append(probe)
+        elif fmt is measure_run.REQUESTS_FORMAT:
+            measured.append(path)
+    out = _serve_bench.stage_many(serve_bench, context) if len(serve_bench) > 1 else {}
+    if len(measured) > 1:
+        out |= measure_run.stage_many(measured, context)
+    return out
 
 
 def _misleading_text(parsed: ParsedInput) -> tuple[str, ...]:

@@ -25,11 +25,18 @@ import numpy as np
 
 from ..errors import InputError
 from .context import DEFAULT, ReadContext
-from .figures import AggregateCheck, Columns, Definition, LatencyMetric, LatencyStats, Weighting
+from .figures import (
+    AggregateCheck,
+    Columns,
+    Definition,
+    LatencyMetric,
+    LatencyStats,
+    RunSummary,
+    Weighting,
+)
 from .stage import (
     _COLUMN,
     _FIRST_BAD_ROW,
-    EMPTY_OUTPUT,
     PERCENTILES,
     Staging,
     compare,
@@ -56,39 +63,49 @@ def _slot_values(slot: str) -> str:
     )
 
 
-_DISTRIBUTIONS = (
-    "SELECT run_index, slot, count(x), avg(x), quantile_cont(x, ?::DOUBLE[]), min(x), max(x), "
-    "stddev_pop(x), list_sort(list(x)) FROM ("
-    + " UNION ALL ".join(_slot_values(slot) for slot in _COLUMN)
-    + ") GROUP BY run_index, slot"
-)
-_COUNTS = (
-    "SELECT run_index, count(*), count(*) FILTER (WHERE ok), "
-    "count(*) FILTER (WHERE error = ?) FROM req GROUP BY run_index"
-)
+def _distributions(sorted_values: bool) -> str:
+    """Every run's distribution of every slot, with its values sorted (``sorted_values``: for
+    ``StagedRun.check``) or without them."""
+    values = "list_sort(list(x))" if sorted_values else "NULL"
+    return (
+        "SELECT run_index, slot, count(x), avg(x), quantile_cont(x, ?::DOUBLE[]), min(x), "
+        f"max(x), stddev_pop(x), {values} FROM ("
+        + " UNION ALL ".join(_slot_values(slot) for slot in _COLUMN)
+        + ") GROUP BY run_index, slot"
+    )
 
 
 class StagedRun:
-    """One file's run, staged in a batch: what ``Staging`` answers about run 0 of the file,
-    read from the batch's results (no statement)."""
+    """One file's run, staged in a batch: what ``Staging`` answers about run 0 of the file
+    (counts, tokens, window, distributions, checks, rows), read from the batch's results (no
+    statement)."""
 
     def __init__(
         self,
-        counts: tuple[int, int, int],
+        summary: RunSummary,
         distributions: Mapping[str, tuple[Any, ...]],
         columns: Columns,
     ) -> None:
-        self._counts = counts
+        self._summary = summary
         self._distributions = distributions
         self._columns = columns
 
     def counts(self, run_index: int) -> tuple[int, int]:
         """(rows, ok rows) of the run."""
-        return self._counts[0], self._counts[1]
+        return int(self._summary.rows), int(self._summary.ok)
 
     def empty_outputs(self, run_index: int) -> int:
         """Requests the tool counted as successes that produced no output token."""
-        return self._counts[2]
+        return int(self._summary.empty)
+
+    def token_means(self, run_index: int) -> tuple[float | None, float | None, int, int]:
+        """Mean and total input and output tokens over the run's successful requests."""
+        s = self._summary
+        return s.mean_in, s.mean_out, int(s.total_in), int(s.total_out)
+
+    def window(self, run_index: int) -> tuple[float | None, float | None]:
+        """The first successful request's start and the last one's end (epoch seconds)."""
+        return self._summary.first_start, self._summary.last_end
 
     def stats(
         self,
@@ -106,7 +123,8 @@ class StagedRun:
         self, run_index: int, slot: str, ours: LatencyStats, tool: LatencyStats
     ) -> list[AggregateCheck]:
         """The tool's mean and percentiles against the recomputed distribution."""
-        ordered: list[float] = self._distributions[slot][-1]
+        ordered: list[float] | None = self._distributions[slot][-1]
+        assert ordered is not None, "staged without the sorted values (stage_batch checks=False)"
 
         def order_stats(indices: list[int]) -> list[float]:
             return [ordered[i - 1] for i in indices]  # 1-based, as DuckDB's s[i]
@@ -130,19 +148,16 @@ class BatchStaging(Staging):
         bad = self._read(_FIRST_BAD_ROW).fetchone()
         return None if bad is None else int(bad[2])
 
-    def runs(self, files: int) -> list[StagedRun] | None:
-        """Each file's run, read with three statements; None when a row would be rejected."""
+    def runs(self, files: int, sorted_values: bool = True) -> list[StagedRun] | None:
+        """Each file's run, read with three statements (summaries, distributions, rows); None
+        when a row would be rejected."""
         try:
             self.finish()
         except InputError:  # each file read alone names it and where
             return None
-        counts = {
-            int(i): (int(n), int(ok), int(empty))
-            for i, n, ok, empty in self._read(_COUNTS, [EMPTY_OUTPUT]).fetchall()
-        }
         quantiles = [q for _, q in PERCENTILES]
         distributions: list[dict[str, tuple[Any, ...]]] = [{} for _ in range(files)]
-        for row in self._read(_DISTRIBUTIONS, [quantiles]).fetchall():
+        for row in self._read(_distributions(sorted_values), [quantiles]).fetchall():
             distributions[int(row[0])][row[1]] = tuple(row[2:])
         result = self._read(f"SELECT {_ROWS_OUT} FROM req ORDER BY run_index, request_index")
         columns: Columns = result.fetchnumpy()
@@ -153,7 +168,7 @@ class BatchStaging(Staging):
                 name: values[bounds[index] : bounds[index + 1]] for name, values in columns.items()
             }
             part["run_index"] = part["run_index"] * 0  # the file's own (only) run
-            out.append(StagedRun(counts.get(index, (0, 0, 0)), distributions[index], part))
+            out.append(StagedRun(self._summary(index), distributions[index], part))
         return out
 
 
@@ -166,12 +181,15 @@ def stage_batch(
     insert: str,
     params: Callable[[Sequence[Path]], Sequence[Any]],
     context: ReadContext = DEFAULT,
+    checks: bool = True,
 ) -> dict[Path, StagedRun]:
     """Stage ``paths`` (one run each) with one ``INSERT INTO req BY NAME <insert>`` (its
     ``params`` made for the paths staged) whose rows number each file's run by its place; a
     file with a rejected row is left out (read alone, it is named with the place) and the rest
     staged again, up to ``RETRIES`` times; {} when the batch cannot be taken. ``context``: the
-    read's settings, as each file read alone would have them."""
+    read's settings, as each file read alone would have them. ``checks``: whether the readers
+    check a tool's figures against the runs (``StagedRun.check``), which needs every run's
+    values sorted in Python; a format that states no figure of its own does not."""
     left = list(paths)
     for _ in range(RETRIES + 1):
         if len(left) < 2:
@@ -183,7 +201,7 @@ def stage_batch(
         try:
             staging.insert(insert, params(left))
             rejected = staging.first_rejected()
-            runs = staging.runs(len(left)) if rejected is None else None
+            runs = staging.runs(len(left), checks) if rejected is None else None
         except InputError:  # a DuckDB error names no file: each is read alone
             return {}
         finally:

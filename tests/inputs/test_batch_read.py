@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from evidencepack.analyze.models import DecisionDocument
 from evidencepack.errors import InputError
 from evidencepack.intake import intake
 from evidencepack.pipeline import CompileOptions, check, decision_json
@@ -129,6 +131,26 @@ def statements() -> Iterator[list[int]]:
     Connection.execute = execute  # type: ignore[method-assign]
 
 
+@dataclass(frozen=True)
+class _Checked:
+    decision: DecisionDocument
+    sent: int
+    """DuckDB statements the check sent."""
+
+
+def _together_and_alone(
+    spec: Path, monkeypatch: pytest.MonkeyPatch, statements: list[int]
+) -> tuple[_Checked, _Checked]:
+    """The spec checked with its references read together, then each alone (as before)."""
+    statements[0] = 0
+    together = check(spec, CompileOptions())
+    sent = statements[0]
+    monkeypatch.setattr(intake, "BATCH_FILES", 1)
+    statements[0] = 0
+    alone = check(spec, CompileOptions())
+    return _Checked(together, sent), _Checked(alone, statements[0])
+
+
 def test_check_over_many_small_files_decides_as_one_by_one(
     samples: Path, monkeypatch: pytest.MonkeyPatch, statements: list[int]
 ) -> None:
@@ -153,19 +175,14 @@ def test_check_over_many_small_files_decides_as_one_by_one(
     names += ["evidence/many/same-bytes.json"]
     names += [f"evidence/many/{p.name}" for p in paths[7:]] + ["evidence/many/pair-detail.json"]
     spec = _cite(samples, names)
-    statements[0] = 0
-    batched = check(spec, CompileOptions())
-    sent = statements[0]
-    monkeypatch.setattr(intake, "BATCH_FILES", 1)  # every reference alone, as before
-    statements[0] = 0
-    alone = check(spec, CompileOptions())
-    assert decision_json(batched) == decision_json(alone)
-    assert sent < statements[0] - 10 * len(names)  # the batch staged and stored too
-    text = decision_json(batched).decode()
+    batched, alone = _together_and_alone(spec, monkeypatch, statements)
+    assert decision_json(batched.decision) == decision_json(alone.decision)
+    assert batched.sent < alone.sent - 10 * len(names)  # the batch staged and stored too
+    text = decision_json(batched.decision).decode()
     assert "evidence/many/run[5].json: cannot read: " in text
     assert "$.latencies[1]: negative" in text
     assert "evidence/many/notes.json: cannot read: " in text
-    subjects = {r.subject for r in batched.comparability if r.kind == "run"}
+    subjects = {r.subject for r in batched.decision.comparability if r.kind == "run"}
     assert "evidence/many/pair-detail.json" in subjects
     assert "evidence/many/pair-summary.json" not in subjects  # joined to its detail run
 
@@ -184,3 +201,75 @@ def test_statements_per_added_small_file_stay_under_one(
     statements[0] = 0
     check(spec, CompileOptions())
     assert (statements[0] - base) / len(paths) < 1.0  # about 17 per file read alone
+
+
+def _request_files(samples: Path) -> list[Path]:
+    """Every sample run folder's ``requests.jsonl``, some edited: a failed request, a success
+    that produced no token, a file of two requests."""
+    paths = sorted((samples / "evidence").glob("*/runs/*/requests.jsonl"))
+    assert len(paths) >= 10
+
+    def rows(path: Path) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in path.read_text().splitlines()]
+
+    def write(path: Path, records: list[dict[str, Any]]) -> None:
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+    failed = rows(paths[1])
+    failed[3] |= {"status": "failed", "error": "HTTP 503", "ttft_ms": None, "e2e_ms": None}
+    write(paths[1], failed)
+    empty = rows(paths[2])
+    empty[0] |= {"output_tokens": 0, "itl_gaps_ms": []}
+    write(paths[2], empty)
+    write(paths[3], rows(paths[3])[:2])
+    return paths
+
+
+def test_measure_request_files_read_in_a_batch_as_alone(samples: Path) -> None:
+    paths = _request_files(samples)
+    with shared_staging():
+        alone = [read_input(p, name=p.name) for p in paths]
+        staged = stage_small_runs({p: p.name for p in paths})
+        assert set(staged) == set(paths)
+        batched = [read_input(p, name=p.name, context=ReadContext(prestaged=staged)) for p in paths]
+    for one, other in zip(alone, batched, strict=True):
+        _same(one, other)
+    assert alone[2].runs[0].findings  # the empty output, counted as failed either way
+    assert alone[1].runs[0].requests_failed == 1
+
+
+def test_a_measure_request_file_with_a_bad_row_is_left_out_and_named_alone(
+    samples: Path,
+) -> None:
+    paths = _request_files(samples)
+    bad = paths[4]
+    lines = bad.read_text().splitlines()
+    lines[6] = lines[6].replace('"status": "ok"', '"status": "maybe"')
+    bad.write_text("\n".join(lines) + "\n")
+    with shared_staging():
+        staged = stage_small_runs({p: p.name for p in paths})
+        assert set(staged) == set(paths) - {bad}
+        with pytest.raises(InputError, match=r"requests\.jsonl: line 7\$\.status: expected ok"):
+            read_input(bad, name=bad.name, context=ReadContext(prestaged=staged))
+
+
+def test_check_over_run_folders_decides_as_one_by_one(
+    samples: Path, monkeypatch: pytest.MonkeyPatch, statements: list[int]
+) -> None:
+    """The sample's LoadGen run folders are read together: the rows beside each log staged in
+    one batch, the logs' runs stored in one transaction, the summaries checked in one; the
+    decision is the one of each folder read alone, with a folder whose rows cannot be read, one
+    whose summary contradicts its log, and edited rows."""
+    _request_files(samples)
+    runs = samples / "evidence" / "mi325x-vllm" / "runs"
+    summary = runs / "qps_2.2" / "mlperf_log_summary.txt"
+    text = summary.read_text()
+    line = next(x for x in text.splitlines() if x.startswith("Completed samples per second"))
+    summary.write_text(text.replace(line, "Completed samples per second    : 9.99"))
+    (runs / "qps_1.8" / "requests.jsonl").write_text('{"schema": "evidencepack.measure.request')
+    together, alone = _together_and_alone(samples / "pack.yaml", monkeypatch, statements)
+    assert decision_json(together.decision) == decision_json(alone.decision)
+    folders = len(list((samples / "evidence").glob("*/runs/*/mlperf_log_detail.txt")))
+    assert together.sent < alone.sent - 8 * folders
+    text = decision_json(together.decision).decode()
+    assert "samples per second is 9.99 in the summary" in text

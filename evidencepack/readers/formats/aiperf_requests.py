@@ -100,7 +100,7 @@ def parse_jsonl(probe: Probe, record: FileRecord) -> ParsedInput:
     try:
         staging.insert(_JSONL_SELECT, [literal_path(path), _JSONL_COLUMNS])
         staging.finish()
-        window = request_window(staging)
+        window = request_window(staging, staging.name)
         warnings = [
             "per-request records name no model, tool version or load; throughput is derived "
             "from the requests' own timestamps",

@@ -11,15 +11,19 @@ measurement itself, so the envelope check treats them as observed, never declare
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from pydantic import JsonValue, ValidationError
 
 from ...core.provenance import FileRecord
 from ...errors import InputError
 from ...mlperf.measure_record import RECORD_SCHEMA, MeasureRunRecord
+from ...staging.context import ReadContext
 from ...staging.stage import Staging
+from ...staging.stage_batch import StagedRun, stage_batch
 from ...store.connection import literal_path
 from .._json import load_json_document
 from .._runs import build_run, one_run, request_window
@@ -45,17 +49,27 @@ _COLUMNS = {
     "error": "VARCHAR",
 }
 
-_SELECT = """
-SELECT 0 AS run_index, line - 1 AS request_index, line,
+_FIELDS = """line - 1 AS request_index, line,
        status = 'ok' AS ok, error, input_tokens, output_tokens,
        send_time_s AS start_s, ttft_ms, e2e_ms, tpot_ms, itl_gaps_ms,
        CASE WHEN status NOT IN ('ok', 'failed') THEN '$.status: expected ok or failed, found '
                  || coalesce(status, 'nothing')
             WHEN status = 'ok' AND (ttft_ms IS NULL OR e2e_ms IS NULL)
-                 THEN '$.ttft_ms: a successful request needs ttft_ms and e2e_ms' END AS problem
+                 THEN '$.ttft_ms: a successful request needs ttft_ms and e2e_ms' END AS problem"""
+_SELECT = f"""
+SELECT 0 AS run_index, {_FIELDS}
 FROM (SELECT row_number() OVER () AS line, * FROM read_json(?, format='newline_delimited',
       columns=?))
 """
+_BATCH_SELECT = f"""
+SELECT list_position(?::VARCHAR[], filename) - 1 AS run_index, {_FIELDS}
+FROM (SELECT n - min(n) OVER (PARTITION BY filename) + 1 AS line, *
+      FROM (SELECT row_number() OVER () AS n, *
+            FROM read_json(?, format='newline_delimited', columns=?, filename=true)))
+"""
+"""Many files at once (``stage_many``): each file's run numbered by its place in the batch,
+each row's line counted within its file (rows are read in file order, as ``_SELECT`` reads
+one file's)."""
 
 
 @dataclass(frozen=True)
@@ -199,11 +213,14 @@ def parse_requests(probe: Probe, record: FileRecord) -> ParsedInput:
     def locate(run: int, request: int, line: int | None, column: str) -> str:
         return f"line {line}" if column == "problem" else f"line {line}: $.{column}"
 
-    staging = Staging(path, locate, probe.name, probe.context)
+    staged = probe.context.prestaged.get(path)  # read with a batch (``stage_many``)
+    staging = Staging(path, locate, probe.name, probe.context) if staged is None else None
     try:
-        staging.insert(_SELECT, [literal_path(path), _COLUMNS])
-        staging.finish()
-        window = request_window(staging)
+        if staging is not None:
+            staging.insert(_SELECT, [literal_path(path), _COLUMNS])
+            staging.finish()
+        rows: Staging | StagedRun = staging if staging is not None else staged  # type: ignore[assignment]
+        window = request_window(rows, probe.name)
         warnings = [
             "the client's own timing (from each request's send); LoadGen's verdict and its "
             "TTFT/TPOT (from each query's issue) are in mlperf_log_detail.txt beside it"
@@ -226,13 +243,26 @@ def parse_requests(probe: Probe, record: FileRecord) -> ParsedInput:
             load=Load(concurrency=companion.load_concurrency if companion else None),
             **window.run_fields,
         )
-        columns = staging.columns()
+        columns = rows.columns()
     finally:
-        staging.close()
+        if staging is not None:
+            staging.close()
     if (beside := metrics_warnings(path, run, probe.name)) is not None:
         warnings += beside
         run = run.model_copy(update={"warnings": (*run.warnings, *beside)})
     return one_run(REQUESTS_FORMAT.id, record, run, file_warnings=warnings, requests=columns)
+
+
+def stage_many(paths: Sequence[Path], context: ReadContext) -> dict[Path, StagedRun]:
+    """The rows of many ``requests.jsonl`` files staged together (a few statements for all)
+    under ``context``, by path; {} when they cannot be taken as one batch (each file is then
+    read alone). The file states no latency figure of its own, so nothing is checked against
+    its rows."""
+
+    def params(staged: Sequence[Path]) -> list[Any]:
+        return [[str(p) for p in staged], [literal_path(p) for p in staged], _COLUMNS]
+
+    return stage_batch(paths, _BATCH_SELECT, params, context, checks=False)  # no tool figures
 
 
 def with_companion(parsed: ParsedInput, log_path: Path, name: str) -> ParsedInput:

@@ -158,6 +158,28 @@ def _broke(point: RunPoint, slo: Slo) -> list[str]:
     return broke
 
 
+def slo_outcome(points: Sequence[RunPoint], slo: Slo) -> tuple[object, ...]:
+    """All that ``load_points(points, slo)`` reads of ``slo`` but the limits its texts quote:
+    which limits are set, the error-rate limit, and each run's verdict on each latency limit
+    (``_broke``, ``_misses``). Two SLOs of one outcome give load points whose every figure and
+    verdict are the same, so a capacity sized under one has the other's accelerators and cost
+    (a robustness search sizes once per outcome, not per SLO tried)."""
+    limits = (slo.ttft_p99_ms, slo.tpot_p99_ms, slo.e2e_p99_ms)
+    return (
+        tuple(limit is None for limit in limits),
+        slo.max_error_rate,
+        tuple(
+            tuple(
+                value is not None and limit is not None and value > limit
+                for value, limit in zip(
+                    (p.ttft_p99_ms, p.tpot_p99_ms, p.e2e_p99_ms), limits, strict=True
+                )
+            )
+            for p in points
+        ),
+    )
+
+
 def _misses(point: RunPoint, slo: Slo) -> list[str]:
     misses = []
     if point.excluded:

@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..spec.metrics import metric_range
-from ..spec.models import Candidate, PackSpec
+from ..spec.models import Candidate, PackSpec, Slo
 from .candidate import CandidateAnalysis
-from .capacity import load_points, size_candidate
+from .capacity import load_points, size_candidate, slo_outcome
 from .cost import cost_of
 from .judgements import COST_BASIS, Flip, Robustness
 from .models import Capacity, CheckResult, LoadPoint
@@ -106,33 +106,27 @@ Sized = dict[tuple[object, ...], Capacity]
 
 
 Loads = dict[tuple[object, ...], tuple[LoadPoint, ...]]
-"""Load points already made in one robustness run, by candidate and SLO."""
+"""Load points already made in one robustness run, by candidate and SLO outcome."""
 
 
 def _sized(
-    spec: PackSpec,
-    candidate: Candidate,
-    analysis: CandidateAnalysis,
-    sized: Sized,
-    loads: Loads,
+    spec: PackSpec, candidate: Candidate, analysis: CandidateAnalysis, ctx: _Context
 ) -> Capacity:
     """The candidate's capacity under ``spec``, sized once per distinct sizing input within one
-    robustness run (a price, billing or quality what-if leaves it as it was)."""
-    key = (
-        candidate.id,
-        candidate.hardware,
-        spec.traffic.peak_requests_per_s,
-        spec.headroom,
-        spec.slo,
-    )
-    if key not in sized:
-        # the load points depend on the SLO only: sized once per run of the search, not per
-        # traffic or headroom tried
-        loads_key = (candidate.id, spec.slo)
-        if loads_key not in loads:
-            loads[loads_key] = load_points(analysis.points, spec.slo)
-        sized[key] = size_candidate(spec, candidate, analysis.points, loads[loads_key])
-    return sized[key]
+    robustness run (a price, billing or quality what-if leaves it as it was). An SLO what-if
+    counts by its outcome (``slo_outcome``): a standing reads the capacity's figures, never its
+    texts, which quote the limits of the SLO it was first sized under."""
+    if (candidate.id, spec.slo) not in ctx.outcomes:
+        ctx.outcomes[(candidate.id, spec.slo)] = slo_outcome(analysis.points, spec.slo)
+    outcome = ctx.outcomes[(candidate.id, spec.slo)]
+    key = (candidate.id, candidate.hardware, spec.traffic.peak_requests_per_s, spec.headroom)
+    if (*key, outcome) not in ctx.sized:
+        # the load points depend on the SLO only: made once per outcome, not per traffic
+        if (candidate.id, outcome) not in ctx.loads:
+            ctx.loads[(candidate.id, outcome)] = load_points(analysis.points, spec.slo)
+        loaded = ctx.loads[(candidate.id, outcome)]
+        ctx.sized[(*key, outcome)] = size_candidate(spec, candidate, analysis.points, loaded)
+    return ctx.sized[(*key, outcome)]
 
 
 @dataclass(frozen=True)
@@ -144,6 +138,8 @@ class _Context:
     checks: Sequence[CheckResult]
     sized: Sized = field(default_factory=dict)
     loads: Loads = field(default_factory=dict)
+    outcomes: dict[tuple[str, Slo], tuple[object, ...]] = field(default_factory=dict)
+    """Per candidate and SLO tried, its ``slo_outcome``."""
     held: dict[str, tuple[bool, bool]] = field(default_factory=dict)
     """Per candidate, what the checks found and no what-if changes: (blocked, quality waived)."""
 
@@ -191,7 +187,7 @@ def _standing(spec: PackSpec, ctx: _Context, analysis: CandidateAnalysis) -> Sta
     """One candidate's standing under ``spec``."""
     candidate = spec.candidate(analysis.candidate.id)
     blocked, quality_waived = ctx.held[candidate.id]
-    capacity = _sized(spec, candidate, analysis, ctx.sized, ctx.loads)
+    capacity = _sized(spec, candidate, analysis, ctx)
     scaled, base = (
         candidate.price.per_accelerator_hour,
         analysis.candidate.price.per_accelerator_hour,

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from evidencepack.analyze import robustness
 from evidencepack.pipeline import CompileOptions, check
 
 from .test_fit import _edit
@@ -55,3 +58,29 @@ def test_each_scaled_flip_is_the_smallest_that_changes_the_call(samples: Path) -
         changed = f"    threshold: {0.80 * factor:.4f}\n"
         spec.write_text(original.replace("    threshold: 0.80\n", changed), encoding="utf-8")
         assert check(samples / "pack.yaml", CompileOptions()).recommendation == expected
+
+
+@pytest.mark.parametrize(
+    "slo",
+    [
+        "  ttft_p99_ms: 2000\n  tpot_p99_ms: 100\n  e2e_p99_ms: 30000\n",
+        "  ttft_p99_ms: 1100\n  tpot_p99_ms: 60\n",
+    ],
+)
+def test_slo_what_ifs_sized_once_per_outcome_flip_as_each_sized_alone(
+    samples: Path, monkeypatch: pytest.MonkeyPatch, slo: str
+) -> None:
+    """The search sizes an SLO what-if once per outcome (which runs break which limit); with
+    every SLO tried sized on its own, as before, each flip is the same."""
+    spec = samples / "pack.yaml"
+    text = spec.read_text(encoding="utf-8")
+    old = "  ttft_p99_ms: 2000\n  tpot_p99_ms: 100\n  e2e_p99_ms: 30000\n"
+    assert old in text
+    spec.write_text(text.replace(old, slo), encoding="utf-8")
+    by_outcome = check(spec, CompileOptions()).robustness
+    monkeypatch.setattr(robustness, "slo_outcome", lambda points, slo: (slo,))
+    each_alone = check(spec, CompileOptions()).robustness
+    assert by_outcome == each_alone
+    assert by_outcome is not None
+    limits = [f for f in by_outcome.flips if f.input.endswith("limit")]
+    assert any(f.becomes is not None for f in limits), limits

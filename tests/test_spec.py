@@ -7,9 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from evidencepack._cli import main
-from evidencepack.errors import SpecError
+from evidencepack.errors import InputError, SpecError
+from evidencepack.spec import located
 from evidencepack.spec.load import load_spec
 
 from .conftest import SAMPLE_SPEC
@@ -218,3 +220,45 @@ def test_unknown_chosen_comes_with_type_errors_in_one_pass(sample_text, write_sp
     assert len(problems) == 2, problems
     assert "traffic.peak_requests_per_s" in problems[0]
     assert "chosen: 'tpu' is not a candidate id" in problems[1]
+
+
+_ODD_YAML = {
+    "anchors.yaml": "a: &x {b: [1, 2.5, null, true]}\nc: *x\nd: 2026-12-05\ne: 'quoted: yes'\n",
+    "crlf.yaml": 'a: 1\r\nb:\r\n  - x\r\n  - "\\u00e9t\\u00e9"\r\n',
+    "block.yaml": "text: |\n  two\n  lines\nfolded: >\n  one\n  line\nkey with space: 0x1F\n",
+    "unicode.yaml": "\ufeffname: caf\u00e9 \u2014 \u6f22\u5b57\n",
+}
+_BAD_YAML = {
+    "unclosed.yaml": "a: [1, 2\nb: 3\n",
+    "indent.yaml": "a:\n  b: 1\n c: 2\n",
+    "two-docs.yaml": "a: 1\n---\nb: 2\n",
+    "tab.yaml": "a:\n\tb: 1\n",
+    "duplicate.yaml": "a: 1\na: 2\n",
+    "tagged.yaml": "a: !!python/object:os.system {}\n",
+}
+
+
+def _located(path: Path) -> object:
+    try:
+        doc = located.load_located(path)
+    except InputError as exc:
+        return ("error", str(exc), list(exc.problems))
+    return (doc.data, doc.value_positions, doc.key_positions)
+
+
+def test_libyamls_parse_is_pyyamls_to_the_position_and_the_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The spec is parsed by libyaml where PyYAML has it; the values, every node's line and
+    column, and every message are those of PyYAML's own parser."""
+    assert located._FAST_LOADER is not yaml.SafeLoader  # the wheel ships libyaml
+    paths = sorted(SAMPLE_SPEC.parent.glob("*.yaml"))
+    for name, text in {**_ODD_YAML, **_BAD_YAML}.items():
+        (tmp_path / name).write_bytes(text.encode("utf-8"))
+        paths.append(tmp_path / name)
+    fast = [_located(p) for p in paths]
+    monkeypatch.setattr(located, "_FAST_LOADER", yaml.SafeLoader)
+    assert fast == [_located(p) for p in paths]
+    errors = [f for f in fast if isinstance(f, tuple) and f[0] == "error"]
+    assert len(errors) == len(_BAD_YAML)
+    assert any("YAML syntax error" in str(e) for e in errors)

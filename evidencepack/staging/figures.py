@@ -108,7 +108,7 @@ class AggregateCheck(StrictModel):
 
 class RunSummary(NamedTuple):
     """What one statement reads of each staged run: counts, token means and sums, and the window of
-    its successful requests (``stage.Staging._summary``)."""
+    its successful requests (``stage.Staging.run_summary``)."""
 
     rows: int
     ok: int
@@ -122,3 +122,31 @@ class RunSummary(NamedTuple):
 
 
 NO_ROWS = RunSummary(0, 0, 0, None, None, 0, 0, None, None)
+
+
+class SummaryReads:
+    """What a staged run's ``RunSummary`` answers, for a file staged alone (``Staging``) or in a
+    batch (``StagedRun``); ``run_summary`` gives the summary of one run."""
+
+    def run_summary(self, run_index: int) -> RunSummary:
+        """The summary of one staged run."""
+        raise NotImplementedError
+
+    def counts(self, run_index: int) -> tuple[int, int]:
+        """(rows, ok rows) of one run."""
+        summary = self.run_summary(run_index)
+        return int(summary.rows), int(summary.ok)
+
+    def empty_outputs(self, run_index: int) -> int:
+        """Requests of one run the tool counted as successes that produced no output token."""
+        return int(self.run_summary(run_index).empty)
+
+    def token_means(self, run_index: int) -> tuple[float | None, float | None, int, int]:
+        """Mean and total input and output tokens over one run's successful requests."""
+        s = self.run_summary(run_index)
+        return s.mean_in, s.mean_out, int(s.total_in), int(s.total_out)
+
+    def window(self, run_index: int) -> tuple[float | None, float | None]:
+        """The first successful request's start and the last one's end (epoch seconds)."""
+        s = self.run_summary(run_index)
+        return s.first_start, s.last_end

@@ -34,6 +34,7 @@ from .figures import (
     LatencyMetric,
     LatencyStats,
     RunSummary,
+    SummaryReads,
     Weighting,
 )
 from .json_lines import iter_json_lines
@@ -167,7 +168,7 @@ class FileStaging(Connection):
         )
 
 
-class Staging(FileStaging):
+class Staging(FileStaging, SummaryReads):
     """The staged per-request rows of one file.
 
     A run's counts, token sums and window, and its distributions, are read in two statements
@@ -250,7 +251,8 @@ class Staging(FileStaging):
 
     # -- summaries --------------------------------------------------------------------------
 
-    def _summary(self, run_index: int) -> RunSummary:
+    def run_summary(self, run_index: int) -> RunSummary:
+        """The summary of one staged run (every run's read by one statement)."""
         # Every run's counts, token sums and window in one statement, the first time any is
         # asked for after a write: a file of 50,000 appended runs costs one statement here, not
         # 50,000 (nor three per run).
@@ -269,25 +271,6 @@ class Staging(FileStaging):
             self._summaries = {int(r[0]): RunSummary(*r[1:]) for r in rows}
             self._summaries[-1] = NO_ROWS  # marks them as read, also for a file of no rows
         return self._summaries.get(run_index, NO_ROWS)
-
-    def counts(self, run_index: int) -> tuple[int, int]:
-        """(rows, ok rows) of one run."""
-        summary = self._summary(run_index)
-        return int(summary.rows), int(summary.ok)
-
-    def empty_outputs(self, run_index: int) -> int:
-        """Requests of one run the tool counted as successes that produced no output token."""
-        return int(self._summary(run_index).empty)
-
-    def token_means(self, run_index: int) -> tuple[float | None, float | None, int, int]:
-        """Mean and total input and output tokens over one run's successful requests."""
-        s = self._summary(run_index)
-        return s.mean_in, s.mean_out, int(s.total_in), int(s.total_out)
-
-    def window(self, run_index: int) -> tuple[float | None, float | None]:
-        """The first successful request's start and the last one's end (epoch seconds)."""
-        s = self._summary(run_index)
-        return s.first_start, s.last_end
 
     @staticmethod
     def _source(slot: str) -> str:

@@ -32,6 +32,7 @@ from .figures import (
     LatencyMetric,
     LatencyStats,
     RunSummary,
+    SummaryReads,
     Weighting,
 )
 from .stage import (
@@ -75,7 +76,7 @@ def _distributions(sorted_values: bool) -> str:
     )
 
 
-class StagedRun:
+class StagedRun(SummaryReads):
     """One file's run, staged in a batch: what ``Staging`` answers about run 0 of the file
     (counts, tokens, window, distributions, checks, rows), read from the batch's results (no
     statement)."""
@@ -90,22 +91,9 @@ class StagedRun:
         self._distributions = distributions
         self._columns = columns
 
-    def counts(self, run_index: int) -> tuple[int, int]:
-        """(rows, ok rows) of the run."""
-        return int(self._summary.rows), int(self._summary.ok)
-
-    def empty_outputs(self, run_index: int) -> int:
-        """Requests the tool counted as successes that produced no output token."""
-        return int(self._summary.empty)
-
-    def token_means(self, run_index: int) -> tuple[float | None, float | None, int, int]:
-        """Mean and total input and output tokens over the run's successful requests."""
-        s = self._summary
-        return s.mean_in, s.mean_out, int(s.total_in), int(s.total_out)
-
-    def window(self, run_index: int) -> tuple[float | None, float | None]:
-        """The first successful request's start and the last one's end (epoch seconds)."""
-        return self._summary.first_start, self._summary.last_end
+    def run_summary(self, run_index: int) -> RunSummary:
+        """The run's summary, read with the batch's."""
+        return self._summary
 
     def stats(
         self,
@@ -168,7 +156,7 @@ class BatchStaging(Staging):
                 name: values[bounds[index] : bounds[index + 1]] for name, values in columns.items()
             }
             part["run_index"] = part["run_index"] * 0  # the file's own (only) run
-            out.append(StagedRun(self._summary(index), distributions[index], part))
+            out.append(StagedRun(self.run_summary(index), distributions[index], part))
         return out
 
 

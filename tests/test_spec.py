@@ -235,6 +235,7 @@ _BAD_YAML = {
     "tab.yaml": "a:\n\tb: 1\n",
     "duplicate.yaml": "a: 1\na: 2\n",
     "tagged.yaml": "a: !!python/object:os.system {}\n",
+    "noncharacter.yaml": "a: x\ufffey\n",
 }
 
 
